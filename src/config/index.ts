@@ -1,0 +1,22 @@
+export { loadStick, type LoadedStick, type StickFileContent } from './load-stick.js';
+export { formatKeyPath, hasErrors, Severity, type KeyPath, type Problem, type UnplacedProblem } from './problem.js';
+export {
+  StickFile,
+  stickJsonSchema,
+  SUPPORTED_VERSIONS,
+  type AclRule,
+  type Dot1x,
+  type InnerTls,
+  type Interface,
+  type Ipv4,
+  type Ipv6,
+  type MonitoringPoint,
+  type Route,
+  type Tls,
+  type Wireless,
+} from './schema.js';
+export { Secret } from './secret.js';
+export { normaliseDeviceUrl, parsePortRange } from './stick-rules.js';
+export { parseYaml, placeProblem, type ParsedYaml, type YamlSource } from './yaml-source.js';
+export { problemsFromZod } from './zod-issues.js';
+export { canonicalIp, ipFamily, ipv4PrefixToNetmask, parseCidr } from './ip-address.js';

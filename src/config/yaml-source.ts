@@ -1,0 +1,156 @@
+import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import { formatKeyPath, type KeyPath, type Problem, Severity, type UnplacedProblem } from './problem.js';
+
+/**
+ * A YAML file parsed with positions kept, so every later problem can say FILE:LINE:COL.
+ * Both the stick's file and the agent's own agent.yaml go through here.
+ */
+export interface YamlSource {
+  file: string;
+  text: string;
+  document: Document.Parsed;
+  lineCounter: LineCounter;
+}
+
+export const MAX_ALIASES = 100;
+
+export interface ParsedYaml {
+  source: YamlSource;
+  /** The plain data, or undefined when the YAML itself is broken. */
+  data: unknown;
+  problems: Problem[];
+}
+
+/** Known YAML traps get a plain sentence instead of the parser's wording. */
+const PLAIN_SENTENCES: Partial<Record<string, { message: string; hint?: string }>> = {
+  TAB_AS_INDENT: { message: 'tabs are not allowed for indentation', hint: 'indent with spaces' },
+  DUPLICATE_KEY: { message: 'this key appears twice in the same map', hint: 'remove or merge one of them' },
+  MULTIPLE_DOCS: { message: 'the file holds more than one YAML document', hint: 'remove the extra "---" line' },
+  BAD_INDENT: { message: 'the indentation here does not line up with the keys around it', hint: 'align it with its sibling keys, using spaces' },
+  MULTILINE_IMPLICIT_KEY: { message: 'a key must fit on one line; a ":" may be missing on the line before', hint: 'check the previous line for a missing ":" or quote' },
+  BLOCK_AS_IMPLICIT_KEY: { message: 'a key must fit on one line; a ":" may be missing on the line before', hint: 'check the previous line for a missing ":" or quote' },
+};
+
+export function parseYaml(file: string, text: string): ParsedYaml {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
+  const source: YamlSource = { file, text, document, lineCounter };
+  const problems: Problem[] = [];
+
+  for (const error of document.errors) {
+    const plain = PLAIN_SENTENCES[error.code];
+    const { line, col } = lineCounter.linePos(error.pos[0]);
+    problems.push({
+      severity: Severity.Error,
+      file,
+      line,
+      column: col,
+      path: keyPathAtOffset(document, error.pos[0]),
+      message: plain?.message ?? `YAML syntax: ${firstSentence(error.message)}`,
+      ...(plain?.hint === undefined ? {} : { hint: plain.hint }),
+    });
+  }
+  if (problems.length > 0) return { source, data: undefined, problems };
+
+  // Count aliases ourselves, so the problem can point at the alias that crossed the limit.
+  let aliases = 0;
+  let tooMany: Node | undefined;
+  visit(document, {
+    Alias(_key, node) {
+      aliases += 1;
+      if (aliases > MAX_ALIASES && tooMany === undefined) tooMany = node;
+    },
+  });
+  if (tooMany !== undefined) {
+    const { line, col } = lineCounter.linePos(tooMany.range?.[0] ?? 0);
+    problems.push({
+      severity: Severity.Error,
+      file,
+      line,
+      column: col,
+      path: keyPathAtOffset(document, tooMany.range?.[0] ?? 0),
+      message: `the file uses more than ${MAX_ALIASES} YAML aliases (*name)`,
+      hint: 'write the values out instead of repeating aliases',
+    });
+    return { source, data: undefined, problems };
+  }
+  return { source, data: document.toJS({ maxAliasCount: -1 }), problems };
+}
+
+function firstSentence(message: string): string {
+  return message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? message;
+}
+
+/** Places problems found on the data at the YAML node their key path names. */
+export function placeProblem(source: YamlSource, problem: UnplacedProblem): Problem {
+  const { offset } = locate(source.document, problem.path, problem.atKey === true);
+  const { line, col } = source.lineCounter.linePos(offset);
+  return {
+    severity: problem.severity,
+    file: source.file,
+    line,
+    column: col,
+    path: formatKeyPath(problem.path),
+    message: problem.message,
+    ...(problem.hint === undefined ? {} : { hint: problem.hint }),
+  };
+}
+
+/**
+ * Finds the offset of the node at `path`: its value, or its key with `atKey`. A path that does not
+ * exist (a missing required key) points at the nearest ancestor that does.
+ */
+function locate(document: Document.Parsed, path: KeyPath, atKey: boolean): { offset: number } {
+  let node: unknown = document.contents;
+  let offset = document.contents?.range?.[0] ?? 0;
+  for (let i = 0; i < path.length; i++) {
+    const part = path[i];
+    const last = i === path.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(part));
+      if (pair === undefined) return { offset };
+      const keyNode = pair.key as Node;
+      if (last && atKey) return { offset: keyNode.range?.[0] ?? offset };
+      node = pair.value;
+      const valueStart = (pair.value as Node | null)?.range?.[0];
+      offset = valueStart ?? keyNode.range?.[0] ?? offset;
+    } else if (isSeq(node) && typeof part === 'number') {
+      const item = node.items[part] as Node | undefined;
+      if (item === undefined) return { offset };
+      node = item;
+      offset = item.range?.[0] ?? offset;
+    } else {
+      return { offset };
+    }
+  }
+  return { offset };
+}
+
+/** The key path of the deepest node that contains `offset`, for syntax errors. */
+function keyPathAtOffset(document: Document.Parsed, offset: number): string {
+  const path: (string | number)[] = [];
+  let node: unknown = document.contents;
+  for (;;) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => {
+        const start = (p.key as Node | null)?.range?.[0] ?? Infinity;
+        const end = (p.value as Node | null)?.range?.[2] ?? (p.key as Node | null)?.range?.[2] ?? -1;
+        return isPair(p) && start <= offset && offset <= end;
+      });
+      if (pair === undefined || !isScalar(pair.key)) break;
+      path.push(String(pair.key.value));
+      node = pair.value;
+    } else if (isSeq(node)) {
+      const index = node.items.findIndex((item) => {
+        const range = (item as Node | null)?.range;
+        return range != null && range[0] <= offset && offset <= range[2];
+      });
+      if (index < 0) break;
+      path.push(index);
+      node = node.items[index];
+    } else {
+      break;
+    }
+  }
+  return formatKeyPath(path);
+}

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import { didYouMean } from './did-you-mean.js';
+import { type KeyPath, Severity, type UnplacedProblem } from './problem.js';
+
+/**
+ * Turns zod's issues into problems a field technician can act on: one sentence, a hint, and the
+ * key path. Values are quoted back only for keys that can never hold a secret.
+ */
+
+const SECRET_KEYS = new Set(['password', 'passphrase', 'private_key_password']);
+
+export function isSecretKey(key: string | number | undefined): boolean {
+  return typeof key === 'string' && SECRET_KEYS.has(key);
+}
+
+export function problemsFromZod(error: z.ZodError, data: unknown, schema: z.ZodType): UnplacedProblem[] {
+  return error.issues.flatMap((issue) => fromIssue(issue, data, schema));
+}
+
+function fromIssue(issue: z.core.$ZodIssue, data: unknown, schema: z.ZodType): UnplacedProblem[] {
+  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+  const value = valueAt(data, path);
+  const key = path[path.length - 1];
+  const problem = (message: string, hint?: string, extra?: Partial<UnplacedProblem>): UnplacedProblem => ({
+    severity: Severity.Error,
+    path,
+    message,
+    ...(hint === undefined ? {} : { hint }),
+    ...extra,
+  });
+
+  switch (issue.code) {
+    case 'invalid_type': {
+      if (value === undefined) {
+        return [problem(`missing required key '${String(key)}'`, `add ${String(key)}: to this block`)];
+      }
+      if (value === null) {
+        return [problem(`'${String(key)}' is empty`, 'give it a value, or remove the key')];
+      }
+      return [problem(`must be ${article(issue.expected)}, not ${article(kindOf(value))}`, typeHint(issue.expected, value))];
+    }
+    case 'unrecognized_keys': {
+      const known = knownKeysAt(schema, path);
+      return issue.keys.map((unknownKey) => {
+        const suggestion = didYouMean(unknownKey, known);
+        const hint = suggestion !== undefined ? `did you mean '${suggestion}'?` : `keys allowed here: ${known.join(', ')}`;
+        return problem(`unknown key '${unknownKey}'`, hint, { path: [...path, unknownKey], atKey: true });
+      });
+    }
+    case 'invalid_value': {
+      if (path.length === 1 && key === 'version') {
+        return [
+          problem(
+            `version ${JSON.stringify(value)} is not supported; this build of mpprov reads version ${issue.values.join(', ')}`,
+            'write version: 1, or use a newer mpprov',
+          ),
+        ];
+      }
+      const allowed = issue.values.map(String);
+      const shown = isSecretKey(key) ? '' : `${JSON.stringify(value)} `;
+      const suggestion = typeof value === 'string' ? didYouMean(value, allowed) : undefined;
+      let hint = suggestion !== undefined ? `did you mean '${suggestion}'?` : undefined;
+      if (key === 'method' && value === 'auto') hint = 'auto (SLAAC) exists only for ipv6; use dhcp for IPv4';
+      return [problem(`${shown}is not one of: ${allowed.join(', ')}`, hint)];
+    }
+    case 'too_small':
+    case 'too_big':
+      return [problem(sizeMessage(issue))];
+    case 'invalid_union': {
+      if (key === 'ports') return [problem('must be a port or a port range', 'write it like "8443" or "8000-8100"')];
+      return [problem(`has the wrong type (${kindOf(value)})`)];
+    }
+    case 'custom': {
+      const shown = typeof value === 'string' && !isSecretKey(key) ? `'${value}' ` : '';
+      const hint = typeof issue.params?.hint === 'string' ? issue.params.hint : undefined;
+      return [problem(`${shown}${issue.message}`, hint)];
+    }
+    default:
+      return [problem(issue.message)];
+  }
+}
+
+function sizeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string {
+  const small = issue.code === 'too_small';
+  const bound = Number(small ? (issue as z.core.$ZodIssueTooSmall).minimum : (issue as z.core.$ZodIssueTooBig).maximum);
+  switch (issue.origin) {
+    case 'string':
+      return small && bound === 1 ? 'must not be empty' : `must be ${small ? 'at least' : 'at most'} ${bound} characters long`;
+    case 'array':
+      return `needs ${small ? 'at least' : 'at most'} ${bound} ${bound === 1 ? 'entry' : 'entries'}`;
+    default:
+      return `must be ${small ? 'at least' : 'at most'} ${bound}`;
+  }
+}
+
+function typeHint(expected: string, value: unknown): string | undefined {
+  if (expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')) {
+    return 'put the value in quotes so YAML reads it as text';
+  }
+  if (expected === 'boolean' && typeof value === 'string') return 'write true or false, without quotes';
+  if (expected === 'number' && typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value))) {
+    return 'remove the quotes around the number';
+  }
+  if (expected === 'object' && Array.isArray(value)) return 'write a block of keys here, not a list';
+  if (expected === 'array' && typeof value !== 'object') return 'write a list here, e.g. [a, b]';
+  return undefined;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'empty value';
+  if (Array.isArray(value)) return 'list';
+  if (typeof value === 'object') return 'block of keys';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'whole number' : 'number';
+  return typeof value === 'boolean' ? 'true/false value' : 'text';
+}
+
+function article(kind: string): string {
+  const names: Record<string, string> = {
+    string: 'text',
+    number: 'number',
+    int: 'whole number',
+    boolean: 'true/false value',
+    object: 'block of keys',
+    array: 'list',
+  };
+  const name = names[kind] ?? kind;
+  if (name === 'text') return name;
+  return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
+}
+
+function valueAt(data: unknown, path: KeyPath): unknown {
+  let node: unknown = data;
+  for (const part of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string | number, unknown>)[part];
+  }
+  return node;
+}
+
+/** The keys an object schema allows at `path`, walking through optionals, arrays and records. */
+function knownKeysAt(schema: z.ZodType, path: KeyPath): string[] {
+  let current: z.ZodType | undefined = unwrap(schema);
+  for (const part of path) {
+    if (current instanceof z.ZodObject) current = unwrap(current.shape[String(part)] as z.ZodType | undefined);
+    else if (current instanceof z.ZodArray) current = unwrap(current.element as z.ZodType);
+    else if (current instanceof z.ZodRecord) current = unwrap(current.valueType as z.ZodType);
+    else return [];
+  }
+  return current instanceof z.ZodObject ? Object.keys(current.shape) : [];
+}
+
+function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+  let current = schema;
+  while (current instanceof z.ZodOptional || current instanceof z.ZodDefault || current instanceof z.ZodNullable) {
+    current = current.unwrap() as z.ZodType;
+  }
+  return current;
+}

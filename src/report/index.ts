@@ -1,0 +1,1 @@
+export { formatProblem, summarizeProblems } from './format-problems.js';
