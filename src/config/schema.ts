@@ -70,7 +70,7 @@ export const Dot1x = z
   .strictObject({
     eap: z.enum(['peap', 'tls', 'md5']),
     inner: z.enum(['mschapv2', 'tls']).optional().describe('peap only: the inner (phase 2) method'),
-    peap_version: z.union([z.literal(0), z.literal(1)]).optional().describe('peap only; default 0 (phase1 "peapver=0")'),
+    peap_version: z.literal([0, 1]).optional().describe('peap only; default 0 (phase1 "peapver=0")'),
     identity: z.string().min(1),
     anonymous_identity: z.string().min(1).optional(),
     password: secret.optional(),

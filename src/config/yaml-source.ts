@@ -22,14 +22,31 @@ export interface ParsedYaml {
 }
 
 /** Known YAML traps get a plain sentence instead of the parser's wording. */
-const PLAIN_SENTENCES: Partial<Record<string, { message: string; hint?: string }>> = {
-  TAB_AS_INDENT: { message: 'tabs are not allowed for indentation', hint: 'indent with spaces' },
-  DUPLICATE_KEY: { message: 'this key appears twice in the same map', hint: 'remove or merge one of them' },
-  MULTIPLE_DOCS: { message: 'the file holds more than one YAML document', hint: 'remove the extra "---" line' },
-  BAD_INDENT: { message: 'the indentation here does not line up with the keys around it', hint: 'align it with its sibling keys, using spaces' },
-  MULTILINE_IMPLICIT_KEY: { message: 'a key must fit on one line; a ":" may be missing on the line before', hint: 'check the previous line for a missing ":" or quote' },
-  BLOCK_AS_IMPLICIT_KEY: { message: 'a key must fit on one line; a ":" may be missing on the line before', hint: 'check the previous line for a missing ":" or quote' },
-};
+function plainSentence(code: string, message: string): { message: string; hint?: string } | undefined {
+  switch (code) {
+    case 'TAB_AS_INDENT':
+      return { message: 'tabs are not allowed for indentation', hint: 'indent with spaces' };
+    case 'DUPLICATE_KEY':
+      return { message: 'this key appears twice in the same map', hint: 'remove or merge one of them' };
+    case 'MULTIPLE_DOCS':
+      return { message: 'the file holds more than one YAML document', hint: 'remove the extra "---" line' };
+    case 'MULTILINE_IMPLICIT_KEY':
+      return { message: 'a key must fit on one line; a ":" or a quote may be missing', hint: 'check this line and the one before for a missing ":" or quote' };
+    case 'BLOCK_AS_IMPLICIT_KEY':
+      return { message: 'a key is indented under a key that already has a value on its line', hint: 'fix the indentation, or move the value onto its own lines' };
+    case 'MISSING_CHAR':
+      if (message.includes('closing')) return { message: 'a quoted value is not closed', hint: 'add the closing quote' };
+      return { message: 'a key is missing its ":"', hint: 'write key: value' };
+    case 'BAD_INDENT':
+      if (/^Flow (map|sequence)/.test(message)) {
+        const close = message.startsWith('Flow map') ? '}' : ']';
+        return { message: `a ${close === '}' ? '{ ... }' : '[ ... ]'} value is not closed before the file or block ends`, hint: `add the closing ${close}, and indent continuation lines further than the key` };
+      }
+      return { message: 'the indentation here does not line up with the keys around it', hint: 'align it with its sibling keys, using spaces' };
+    default:
+      return undefined;
+  }
+}
 
 export function parseYaml(file: string, text: string): ParsedYaml {
   const lineCounter = new LineCounter();
@@ -38,7 +55,7 @@ export function parseYaml(file: string, text: string): ParsedYaml {
   const problems: Problem[] = [];
 
   for (const error of document.errors) {
-    const plain = PLAIN_SENTENCES[error.code];
+    const plain = plainSentence(error.code, error.message);
     const { line, col } = lineCounter.linePos(error.pos[0]);
     problems.push({
       severity: Severity.Error,

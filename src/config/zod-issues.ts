@@ -49,6 +49,7 @@ function fromIssue(issue: z.core.$ZodIssue, data: unknown, schema: z.ZodType): U
     }
     case 'invalid_value': {
       if (path.length === 1 && key === 'version') {
+        if (value === undefined) return [problem("missing required key 'version'", 'add version: 1 as the first line')];
         return [
           problem(
             `version ${JSON.stringify(value)} is not supported; this build of mpprov reads version ${issue.values.join(', ')}`,
