@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { registerSchemaCommand } from './schema-command.js';
+import { registerValidateCommand } from './validate-command.js';
+import { packageVersion } from './package-version.js';
+
+/** The `mpprov` command: a thin shell that parses arguments and hands over to the pipeline. */
+const program = new Command()
+  .name('mpprov')
+  .description('Provision Monitoring Points from a USB stick or a profile through the Admin API v1')
+  .version(packageVersion())
+  .showHelpAfterError();
+
+registerValidateCommand(program);
+registerSchemaCommand(program);
+
+await program.parseAsync(process.argv);

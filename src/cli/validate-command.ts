@@ -1,0 +1,55 @@
+import { stat } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { hasErrors, type Problem } from '../config/index.js';
+import { findConfigFile } from '../ingest/index.js';
+import { ExitStatus } from '../errors.js';
+import { formatProblem, summarizeProblems } from '../report/index.js';
+import { validateStick } from '../certs/index.js';
+
+export function registerValidateCommand(program: Command): void {
+  program
+    .command('validate')
+    .description('check a configuration file (or a stick folder) and every certificate and key it names')
+    .argument('<file>', 'mpprov.yaml, or a folder that holds one')
+    .option('--json', 'print a machine-readable report')
+    .action(async (target: string, options: { json?: boolean }) => {
+      process.exitCode = await runValidate(target, options.json === true);
+    });
+}
+
+async function runValidate(target: string, json: boolean): Promise<number> {
+  const file = await configFileOf(target);
+  const validated = await validateStick(file);
+  const problems = validated.problems;
+  const valid = !hasErrors(problems);
+  if (json) {
+    process.stdout.write(`${JSON.stringify(jsonReport(file, valid, problems), null, 2)}\n`);
+  } else {
+    const context = process.stdout.isTTY
+      ? { sourceText: validated.text, secretValues: [...validated.secrets.values()].map((s) => s.reveal()) }
+      : undefined;
+    for (const problem of problems) process.stdout.write(`${formatProblem(problem, context)}\n`);
+    process.stdout.write(`${file}: ${valid ? 'valid' : 'INVALID'} (${summarizeProblems(problems)})\n`);
+  }
+  return valid ? ExitStatus.Ok : ExitStatus.Failure;
+}
+
+/** A folder means the stick's root: find mpprov.yaml or mpprov.yml in it. */
+async function configFileOf(target: string): Promise<string> {
+  try {
+    if ((await stat(target)).isDirectory()) return (await findConfigFile(target)) ?? `${target.replace(/\/$/, '')}/mpprov.yaml`;
+  } catch {
+    // not there: loading it reports that the file does not exist
+  }
+  return target;
+}
+
+function jsonReport(file: string, valid: boolean, problems: readonly Problem[]): unknown {
+  return {
+    file,
+    valid,
+    errors: problems.filter((p) => p.severity === 'error').length,
+    warnings: problems.filter((p) => p.severity === 'warning').length,
+    problems,
+  };
+}
