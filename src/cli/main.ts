@@ -1,5 +1,8 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
+import { registerApplyCommands } from './apply-command.js';
+import { registerRunCommand } from './run-command.js';
+import { registerStatusCommand } from './status-command.js';
 import { registerSchemaCommand } from './schema-command.js';
 import { registerValidateCommand } from './validate-command.js';
 import { packageVersion } from './package-version.js';
@@ -12,6 +15,9 @@ const program = new Command()
   .showHelpAfterError();
 
 registerValidateCommand(program);
+registerApplyCommands(program);
 registerSchemaCommand(program);
+registerRunCommand(program);
+registerStatusCommand(program);
 
 await program.parseAsync(process.argv);

@@ -20,3 +20,14 @@ export { normaliseDeviceUrl, parsePortRange } from './stick-rules.js';
 export { parseYaml, placeProblem, type ParsedYaml, type YamlSource } from './yaml-source.js';
 export { problemsFromZod } from './zod-issues.js';
 export { canonicalIp, ipFamily, ipv4PrefixToNetmask, parseCidr } from './ip-address.js';
+export {
+  AgentConfigFile,
+  agentConfigPath,
+  DEFAULT_AGENT_CONFIG_PATH,
+  defaultAgentConfig,
+  loadAgentConfig,
+  type AgentConfig,
+  type DeviceDefaults,
+  type LoadedAgentConfig,
+} from './agent-config.js';
+export { resolveDeviceAccess, type DeviceAccess, type DeviceTrustSpec } from './device-access.js';

@@ -1,1 +1,33 @@
 export { formatProblem, summarizeProblems } from './format-problems.js';
+export { createProgressDisplay, type ProgressDisplay } from './progress-display.js';
+export { renderPlan } from './render-plan.js';
+export { createAgentLogger, isJournal, LogLevel, type AgentLogger, type AgentLoggerOptions } from './agent-logger.js';
+export { appendDurably, classifyStickError, replaceDurably, StickProblem, type AppendMethod } from './durable-write.js';
+export { createJobLog, type JobLog, type JobLogOptions } from './job-log.js';
+export {
+  concludeJob,
+  createEventFormatter,
+  deviceWords,
+  formatInvalidLine,
+  formatJobHeader,
+  formatJobLine,
+  formatLocalTime,
+  formatProblemLine,
+  formatResultLine,
+  resultWord,
+  type JobConclusion,
+  type JobHeader,
+  type LogLine,
+  type ResultWord,
+} from './job-log-format.js';
+export { createSecretValues, REDACTED, redactText, redactValue, SECRET_KEY, type SecretValues } from './redact.js';
+export { resultDocument, type ResultDocument } from './result-document.js';
+export {
+  createUsbLogWriter,
+  RESULT_FILE_NAME,
+  stickProblemText,
+  USB_LOG_NAME,
+  type StickStatus,
+  type UsbLogWriter,
+  type UsbLogWriterOptions,
+} from './usb-log-writer.js';

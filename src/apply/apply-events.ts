@@ -1,0 +1,59 @@
+import type { Plan } from '../plan/index.js';
+
+/**
+ * What a device's provisioning reports as it goes: the CLI turns these into a live step list or
+ * JSON lines, the daemon into usb.log sections. No event carries a secret.
+ */
+
+export const Outcome = { Changed: 'changed', NoChange: 'no-change', Failed: 'failed' } as const;
+export type Outcome = (typeof Outcome)[keyof typeof Outcome];
+
+export interface StepRecord {
+  index: number;
+  description: string;
+  status: 'done' | 'failed' | 'skipped';
+  elapsedMs: number;
+  error?: string;
+}
+
+export interface RollbackReport {
+  outcome: 'restored' | 'failed' | 'partial';
+  message: string;
+}
+
+export interface DeviceResult {
+  device: string;
+  url: string;
+  outcome: Outcome;
+  /** One sentence: what happened, or what failed and what to check. */
+  message: string;
+  /** Stable error code when the outcome is failed. */
+  code?: string;
+  steps: StepRecord[];
+  lastSucceededStep?: string;
+  rollback?: RollbackReport;
+  /** True when the device stopped answering and never came back. */
+  deviceLost?: boolean;
+  warnings: string[];
+  durationMs: number;
+}
+
+export type ApplyEvent =
+  | { type: 'device-start'; device: string; url: string }
+  | { type: 'plan'; device: string; steps: string[]; hasChanges: boolean; refusals: string[] }
+  | { type: 'step-start'; device: string; index: number; total: number; description: string }
+  | { type: 'step-done'; device: string; index: number; description: string; elapsedMs: number }
+  | { type: 'step-failed'; device: string; index: number; description: string; error: string; elapsedMs: number }
+  | { type: 'waiting'; device: string; description: string; elapsedMs: number; reason: string }
+  | { type: 'warning'; device: string; message: string }
+  | { type: 'rollback'; device: string; message: string }
+  | { type: 'device-result'; result: DeviceResult };
+
+export type ApplyEventSink = (event: ApplyEvent) => void;
+
+export interface PlanReport {
+  device: string;
+  url: string;
+  plan?: Plan;
+  error?: { code: string; message: string };
+}

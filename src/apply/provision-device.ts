@@ -1,0 +1,226 @@
+import type { AdminApi } from '../client/index.js';
+import { ErrorCode, isMpprovError } from '../errors.js';
+import {
+  buildPlan,
+  type DesiredDevice,
+  describeStep,
+  type DeviceInterfaceView,
+  type DeviceSnapshot,
+  type Plan,
+  SECRET_FIELDS,
+  stanzaKey,
+  type Step,
+} from '../plan/index.js';
+import { type ApplyEventSink, type DeviceResult, Outcome, type StepRecord } from './apply-events.js';
+import { rollBack } from './roll-back.js';
+import type { SecretsRecord } from './secrets-record.js';
+import { restartAndWait, stepFailure } from './run-step.js';
+import { verifyView } from './verify-view.js';
+
+export interface ProvisionOptions {
+  dryRun: boolean;
+  allowDisconnect: boolean;
+  discardPending: boolean;
+  rollback: boolean;
+  restartTimeoutMs: number;
+  /** Aborted on SIGTERM: finish the request under way, start no networking restart. */
+  signal?: AbortSignal;
+  onEvent: ApplyEventSink;
+}
+
+/**
+ * Provisions one device: read its state, plan, and (unless dry-run) run the plan, ride out the
+ * restart, verify the active view, and roll back to the snapshot if the device answers wrongly.
+ * `mpprov plan` is this function's first half. Never throws: every failure is a result.
+ */
+export async function provisionDevice(
+  desired: DesiredDevice,
+  api: AdminApi,
+  record: SecretsRecord,
+  options: ProvisionOptions,
+): Promise<{ result: DeviceResult; plan?: Plan }> {
+  const started = Date.now();
+  const steps: StepRecord[] = [];
+  const warnings: string[] = [];
+  const emit = options.onEvent;
+  const device = desired.name;
+  const finish = (outcome: DeviceResult['outcome'], message: string, extra: Partial<DeviceResult> = {}): DeviceResult => {
+    const lastDone = [...steps].reverse().find((s) => s.status === 'done');
+    const result: DeviceResult = {
+      device,
+      url: desired.url,
+      outcome,
+      message,
+      steps,
+      warnings,
+      durationMs: Date.now() - started,
+      ...(lastDone === undefined ? {} : { lastSucceededStep: lastDone.description }),
+      ...extra,
+    };
+    emit({ type: 'device-result', result });
+    return result;
+  };
+  emit({ type: 'device-start', device, url: desired.url });
+
+  let snapshot: DeviceSnapshot;
+  try {
+    snapshot = await readSnapshot(api, desired.acl !== undefined);
+  } catch (error) {
+    return { result: finish(Outcome.Failed, sentenceOf(error), { code: codeOf(error) }) };
+  }
+  const plan = buildPlan(desired, snapshot, {
+    allowDisconnect: options.allowDisconnect,
+    discardPending: options.discardPending,
+    secretKnown: (key, field, value) => record.known(desired.url, key, field, value),
+  });
+  emit({ type: 'plan', device, steps: plan.steps.map(describeStep), hasChanges: plan.hasChanges, refusals: plan.refusals.map((r) => r.message) });
+  if (plan.refusals.length > 0) {
+    const message = `refused before any change: ${plan.refusals.map((r) => r.message).join('; ')}`;
+    return { result: finish(Outcome.Failed, message, { code: ErrorCode.PlanRefused }), plan };
+  }
+  if (options.dryRun) return { result: finish(plan.hasChanges ? Outcome.Changed : Outcome.NoChange, plan.hasChanges ? `${plan.steps.length} step(s) would run` : 'already matches: nothing to do'), plan };
+  if (!plan.hasChanges) return { result: finish(Outcome.NoChange, 'already matches the configuration: nothing to do, no restart'), plan };
+
+  const total = plan.steps.length;
+  let restarted = false;
+  for (const [index, step] of plan.steps.entries()) {
+    const description = describeStep(step);
+    if (options.signal?.aborted === true) {
+      steps.push({ index, description, status: 'skipped', elapsedMs: 0 });
+      return { result: finish(Outcome.Failed, `stopped before "${description}" because the agent is shutting down; nothing after that step was sent`, { code: ErrorCode.ApplyFailed }), plan };
+    }
+    emit({ type: 'step-start', device, index, total, description });
+    const stepStarted = Date.now();
+    try {
+      await runStep(step, api, options, (reason, elapsedMs) => emit({ type: 'waiting', device, description, elapsedMs, reason }));
+      if (step.kind === 'restart-networking') restarted = true;
+      const elapsedMs = Date.now() - stepStarted;
+      steps.push({ index, description, status: 'done', elapsedMs });
+      emit({ type: 'step-done', device, index, description, elapsedMs });
+    } catch (error) {
+      const elapsedMs = Date.now() - stepStarted;
+      const failure = stepFailure(error, step, description, options.restartTimeoutMs);
+      steps.push({ index, description, status: 'failed', elapsedMs, error: failure.message });
+      emit({ type: 'step-failed', device, index, description, error: failure.message, elapsedMs });
+      if (failure.deviceLost) {
+        return { result: finish(Outcome.Failed, failure.message, { code: failure.code, deviceLost: true }), plan };
+      }
+      if (failure.wrongResult && restarted && options.rollback) {
+        emit({ type: 'rollback', device, message: 'rolling back to the configuration before this run' });
+        const rollback = await rollBack(api, snapshot, plan, options, (reason, ms) => emit({ type: 'waiting', device, description: 'roll back', elapsedMs: ms, reason }));
+        emit({ type: 'rollback', device, message: rollback.message });
+        return { result: finish(Outcome.Failed, `${failure.message}; ${rollback.message}`, { code: failure.code, rollback }), plan };
+      }
+      return { result: finish(Outcome.Failed, failure.message, { code: failure.code }), plan };
+    }
+  }
+  await rememberSecrets(record, desired, plan);
+  return { result: finish(Outcome.Changed, `applied and verified: ${changeSummary(plan)}`), plan };
+}
+
+async function readSnapshot(api: AdminApi, withAcl: boolean): Promise<DeviceSnapshot> {
+  const active = await api.listInterfaces('active');
+  const pending = await api.listInterfaces('pending');
+  const capability = await api.getCapability();
+  const acl = withAcl ? await api.listAcl() : undefined;
+  return {
+    active: active as DeviceInterfaceView[],
+    pending: pending as DeviceInterfaceView[],
+    capability: capability as DeviceSnapshot['capability'],
+    acl: acl as DeviceSnapshot['acl'],
+  };
+}
+
+async function runStep(
+  step: Step,
+  api: AdminApi,
+  options: ProvisionOptions,
+  onWait: (reason: string, elapsedMs: number) => void,
+): Promise<void> {
+  switch (step.kind) {
+    case 'upload-files':
+      await api.uploadFiles(step.files.map((f) => ({ slot: f.slot, filename: f.filename, bytes: f.bytes })));
+      return;
+    case 'delete-stanza':
+      await api.deleteStanza(step.name, step.family);
+      return;
+    case 'restore-stanza':
+      await api.postStanza({ ...step.fields, name: step.name, family: step.family } as Parameters<AdminApi['postStanza']>[0]);
+      return;
+    case 'post-stanza':
+      await api.postStanza({ ...step.stanza.fields, ...step.stanza.secrets, name: step.stanza.name, family: step.stanza.family } as Parameters<AdminApi['postStanza']>[0]);
+      return;
+    case 'verify-pending': {
+      const problems = verifyView((await api.listInterfaces('pending')) as DeviceInterfaceView[], step.expected, { dot1x: false });
+      if (problems.length > 0) throw new VerificationError('pending', problems);
+      return;
+    }
+    case 'restart-networking':
+      if (options.signal?.aborted === true) throw new VerificationError('shutdown', ['the agent is shutting down: networking was not restarted']);
+      await restartAndWait(api, options.restartTimeoutMs, onWait, options.signal, (view) => verifyView(view, step.expected, { dot1x: false }).length === 0);
+      return;
+    case 'verify-active': {
+      const active = (await api.listInterfaces('active')) as DeviceInterfaceView[];
+      const problems = verifyView(active, step.expected, { dot1x: true });
+      if (problems.length > 0) {
+        const pending = (await api.listInterfaces('pending')) as DeviceInterfaceView[];
+        const stillPending = verifyView(pending, step.expected, { dot1x: false }).length === 0;
+        throw new VerificationError(stillPending ? 'never-active' : 'active', problems);
+      }
+      return;
+    }
+    case 'add-acl-rule':
+      await api.addAcl(step.rule);
+      return;
+    case 'remove-acl-rule':
+      await api.deleteAcl(step.rule);
+      return;
+  }
+}
+
+/** The device answered, but its configuration is not what was asked for. */
+export class VerificationError extends Error {
+  constructor(
+    readonly view: 'pending' | 'active' | 'never-active' | 'shutdown',
+    readonly problems: string[],
+  ) {
+    super(problems.join('; '));
+    this.name = 'VerificationError';
+  }
+}
+
+async function rememberSecrets(record: SecretsRecord, desired: DesiredDevice, plan: Plan): Promise<void> {
+  for (const iface of desired.interfaces) {
+    for (const stanza of iface.stanzas) {
+      const key = stanzaKey(stanza.name, stanza.family);
+      for (const field of SECRET_FIELDS) {
+        const value = stanza.secrets[field];
+        if (value === undefined) record.forget(desired.url, key, field);
+        else record.remember(desired.url, key, field, value);
+      }
+    }
+  }
+  for (const change of plan.stanzas) if (change.action === 'delete') record.forget(desired.url, stanzaKey(change.name, change.family));
+  await record.save(desired.url);
+}
+
+function changeSummary(plan: Plan): string {
+  const counts = { create: 0, update: 0, delete: 0 };
+  for (const s of plan.stanzas) if (s.action !== 'unchanged') counts[s.action] += 1;
+  const acl = plan.steps.filter((s) => s.kind === 'add-acl-rule' || s.kind === 'remove-acl-rule').length;
+  const parts = [
+    counts.create > 0 ? `${counts.create} stanza(s) added` : '',
+    counts.update > 0 ? `${counts.update} changed` : '',
+    counts.delete > 0 ? `${counts.delete} removed` : '',
+    acl > 0 ? `${acl} ACL change(s)` : '',
+  ].filter((p) => p !== '');
+  return parts.length === 0 ? 'pending changes discarded' : parts.join(', ');
+}
+
+function sentenceOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function codeOf(error: unknown): string {
+  return isMpprovError(error) ? error.code : ErrorCode.Internal;
+}

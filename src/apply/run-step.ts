@@ -1,0 +1,92 @@
+import type { AdminApi } from '../client/index.js';
+import { ErrorCode, isMpprovError, MpprovError } from '../errors.js';
+import type { DeviceInterfaceView, Step } from '../plan/index.js';
+
+/** How long a device may keep answering after accepting a restart before it goes down. */
+const OUTAGE_START_GRACE_MS = 5_000;
+
+/**
+ * Restarts networking and rides out the outage (resets and refused connections are expected).
+ * Done when the active view shows the new configuration, or when the device was seen going down
+ * and answers again. Either keeps us from reading the old configuration back in the moment
+ * before the device goes down.
+ */
+export async function restartAndWait(
+  api: AdminApi,
+  timeoutMs: number,
+  onWait: (reason: string, elapsedMs: number) => void,
+  signal: AbortSignal | undefined,
+  hasRestarted: (active: DeviceInterfaceView[]) => boolean,
+): Promise<void> {
+  const started = Date.now();
+  await api.restartNetworking();
+  const graceEnd = started + Math.min(OUTAGE_START_GRACE_MS, timeoutMs);
+  while (Date.now() < graceEnd) {
+    try {
+      if (hasRestarted((await api.listInterfaces('active')) as DeviceInterfaceView[])) return;
+    } catch {
+      break; // it went down: the restart is under way
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const remaining = Math.max(1, timeoutMs - (Date.now() - started));
+  try {
+    await api.waitUntilAnswering({
+      timeoutMs: remaining,
+      onAttempt: (_elapsedMs, reason) => onWait(reason, Date.now() - started),
+      ...(signal === undefined ? {} : { signal }),
+    });
+  } catch (error) {
+    throw new DeviceLostError(timeoutMs, error);
+  }
+}
+
+export class DeviceLostError extends MpprovError {
+  constructor(readonly timeoutMs: number, cause: unknown) {
+    super(ErrorCode.DeviceUnreachable, `the device did not answer again within ${Math.round(timeoutMs / 1000)} s after the networking restart`, { cause });
+    this.name = 'DeviceLostError';
+  }
+}
+
+export interface StepFailure {
+  message: string;
+  code: string;
+  deviceLost: boolean;
+  /** The device answered but runs the wrong configuration: the case for a roll-back. */
+  wrongResult: boolean;
+}
+
+const ON_SITE_CHECKS =
+  'on site, check the link and switch-port lights, whether the switch port demands 802.1X and accepted the credentials (switch or RADIUS log), and the MP\'s console';
+
+export function stepFailure(error: unknown, step: Step, description: string, timeoutMs: number): StepFailure {
+  if (error instanceof DeviceLostError) {
+    return {
+      message: `${error.message} (no answer for ${Math.round(timeoutMs / 1000)} s); ${ON_SITE_CHECKS}`,
+      code: ErrorCode.DeviceUnreachable,
+      deviceLost: true,
+      wrongResult: false,
+    };
+  }
+  const verification = error as { name?: string; view?: string; problems?: string[] };
+  if (verification.name === 'VerificationError') {
+    const problems = (verification.problems ?? []).join('; ');
+    switch (verification.view) {
+      case 'pending':
+        return { message: `the device's pending configuration differs from what was posted, so networking was not restarted: ${problems}`, code: ErrorCode.ApplyFailed, deviceLost: false, wrongResult: false };
+      case 'never-active':
+        return { message: `the networking restart did not make the changes active (they are still pending): ${problems}; a reboot of the MP may be needed`, code: ErrorCode.ApplyFailed, deviceLost: false, wrongResult: false };
+      case 'shutdown':
+        return { message: problems, code: ErrorCode.ApplyFailed, deviceLost: false, wrongResult: false };
+      default:
+        return { message: `after the restart the device runs a different configuration than requested: ${problems}`, code: ErrorCode.ApplyFailed, deviceLost: false, wrongResult: true };
+    }
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    message: `${description} failed: ${message}`,
+    code: isMpprovError(error) ? error.code : ErrorCode.Internal,
+    deviceLost: false,
+    wrongResult: step.kind === 'verify-active',
+  };
+}

@@ -1,0 +1,79 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Secret } from '../config/index.js';
+
+/**
+ * Secrets cannot be read back from the device, so the agent keeps, per device and stanza, a keyed
+ * hash (HMAC-SHA256 with a random key of this record) of each secret it last applied. An unchanged
+ * password is then not sent again; without a record it is. The file is mode 0600 under the state
+ * directory and never holds a secret itself.
+ */
+
+interface RecordFile {
+  version: 1;
+  key: string;
+  devices: Record<string, Record<string, Record<string, string>>>;
+}
+
+export interface SecretsRecord {
+  known(deviceUrl: string, stanzaKey: string, field: string, value: Secret): boolean;
+  remember(deviceUrl: string, stanzaKey: string, field: string, value: Secret): void;
+  forget(deviceUrl: string, stanzaKey: string, field?: string): void;
+  /** Writes this device's entries, merged over what other runs wrote meanwhile. */
+  save(deviceUrl: string): Promise<void>;
+}
+
+export const SECRETS_RECORD_FILE = 'secrets-record.json';
+
+export async function openSecretsRecord(stateDir: string): Promise<SecretsRecord> {
+  const file = join(stateDir, SECRETS_RECORD_FILE);
+  let data = await readRecord(file);
+  const key = Buffer.from(data.key, 'base64');
+  const hash = (deviceUrl: string, stanzaKey: string, field: string, value: Secret): string =>
+    createHmac('sha256', key).update(`${deviceUrl}\0${stanzaKey}\0${field}\0${value.reveal()}`).digest('hex');
+  let writing = Promise.resolve();
+
+  return {
+    known: (url, stanza, field, value) => data.devices[url]?.[stanza]?.[field] === hash(url, stanza, field, value),
+    remember(url, stanza, field, value) {
+      const device = (data.devices[url] ??= {});
+      (device[stanza] ??= {})[field] = hash(url, stanza, field, value);
+    },
+    forget(url, stanza, field) {
+      const device = data.devices[url];
+      if (device === undefined) return;
+      if (field === undefined) delete device[stanza];
+      else delete device[stanza]?.[field];
+    },
+    save(url) {
+      // Saves are serialised; each re-reads the file so parallel jobs of other devices are kept.
+      writing = writing.then(async () => {
+        const onDisk = await readRecord(file, data.key);
+        const mine = data.devices[url];
+        if (mine === undefined) delete onDisk.devices[url];
+        else onDisk.devices[url] = mine;
+        await mkdir(stateDir, { recursive: true, mode: 0o700 });
+        const tmp = `${file}.${process.pid}.tmp`;
+        await writeFile(tmp, `${JSON.stringify(onDisk, null, 1)}\n`, { mode: 0o600 });
+        await rename(tmp, file);
+        // A record another process created meanwhile has its own key: our hashes then simply
+        // do not match later, and the secrets are sent again (the safe side).
+        data = { ...onDisk, key: data.key, devices: { ...onDisk.devices } };
+      });
+      return writing;
+    },
+  };
+}
+
+async function readRecord(file: string, fallbackKey?: string): Promise<RecordFile> {
+  try {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<RecordFile>;
+    if (parsed.version === 1 && typeof parsed.key === 'string' && typeof parsed.devices === 'object' && parsed.devices !== null) {
+      return parsed as RecordFile;
+    }
+  } catch {
+    // missing or unreadable: start a new record (secrets are then simply sent again)
+  }
+  return { version: 1, key: fallbackKey ?? randomBytes(32).toString('base64'), devices: {} };
+}

@@ -1,0 +1,116 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { applyStick, type ApplyEvent, type StickResult, StickOutcome } from '../apply/index.js';
+import { agentConfigPath, type AgentConfig, loadAgentConfig, type Problem } from '../config/index.js';
+import { ExitStatus } from '../errors.js';
+import { createProgressDisplay, formatProblem, renderPlan } from '../report/index.js';
+
+interface ApplyFlags {
+  agentConfig?: string;
+  stateDir?: string;
+  allowDisconnect?: boolean;
+  discardPending?: boolean;
+  rollback: boolean;
+  restartTimeout?: number;
+  concurrency?: number;
+  json?: boolean;
+}
+
+function addEngineOptions(command: Command): Command {
+  return command
+    .argument('<file>', 'the configuration file (mpprov.yaml or a profile)')
+    .option('--agent-config <file>', 'agent configuration (default $MPPROV_AGENT_CONFIG or /etc/mpprov/agent.yaml)')
+    .option('--state-dir <dir>', 'state directory (overrides agent.yaml state_dir)')
+    .option('--allow-disconnect', 'allow changes to the interface mpprov reaches the device through')
+    .option('--discard-pending', 'drop pending changes on the device that mpprov did not make')
+    .addOption(new Option('--restart-timeout <seconds>', 'how long to wait for a device to come back').argParser(positiveNumber))
+    .addOption(new Option('--concurrency <n>', 'devices provisioned at once').argParser(positiveNumber))
+    .option('--json', 'one JSON event per line and a final result object');
+}
+
+export function registerApplyCommands(program: Command): void {
+  addEngineOptions(program.command('plan').description('show what apply would change, without changing anything (exit 0: nothing, 2: changes, 1: error)'))
+    .action(async (file: string, flags: ApplyFlags) => {
+      process.exitCode = await run(file, { ...flags, rollback: true }, true);
+    });
+  addEngineOptions(program.command('apply').description('configure every Monitoring Point in the file and verify the result'))
+    .option('--no-rollback', 'keep a wrong result instead of rolling back to the previous configuration')
+    .action(async (file: string, flags: ApplyFlags) => {
+      process.exitCode = await run(file, flags, false);
+    });
+}
+
+async function run(file: string, flags: ApplyFlags, dryRun: boolean): Promise<number> {
+  const json = flags.json === true;
+  const emitJson = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value)}\n`);
+  const agentFile = agentConfigPath(flags.agentConfig);
+  const loaded = await loadAgentConfig(agentFile);
+  if (loaded.problems.length > 0) {
+    for (const problem of loaded.problems) (json ? emitJson({ type: 'problem', ...problem }) : console.log(formatProblem(problem)));
+    return ExitStatus.Failure;
+  }
+  const agent: AgentConfig = { ...loaded.config, ...(flags.stateDir === undefined ? {} : { stateDir: flags.stateDir }) };
+
+  const abort = new AbortController();
+  const onSignal = (): void => abort.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const display = json || dryRun ? undefined : createProgressDisplay(process.stdout);
+  const onEvent = (event: ApplyEvent): void => {
+    if (json) emitJson(event);
+    else if (event.type === 'warning' && dryRun) console.log(`WARNING: ${event.device}: ${event.message}`);
+    else display?.onEvent(event);
+  };
+  const onProblem = (problem: Problem): void => {
+    if (json) emitJson({ type: 'problem', ...problem });
+    else console.log(formatProblem(problem));
+  };
+
+  let result: StickResult;
+  try {
+    result = await applyStick(file, {
+      agent,
+      label: file,
+      dryRun,
+      allowDisconnect: flags.allowDisconnect === true,
+      discardPending: flags.discardPending === true,
+      rollback: flags.rollback,
+      restartTimeoutMs: (flags.restartTimeout ?? agent.restartTimeoutMs / 1000) * 1000,
+      concurrency: flags.concurrency ?? agent.concurrency,
+      signal: abort.signal,
+      onEvent,
+      onProblem,
+    });
+  } finally {
+    display?.stop();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+
+  if (json) emitJson({ type: 'result', file, outcome: result.outcome, devices: result.devices });
+  else if (dryRun) for (const plan of result.plans) if (plan !== undefined) console.log(renderPlan(plan));
+  if (!json && result.outcome === StickOutcome.Invalid) console.log(`${file}: INVALID, nothing was sent to any device`);
+  else if (!json && !dryRun) console.log(`RESULT: ${resultWord(result)}`);
+  else if (!json) for (const d of result.devices) if (d.outcome === 'failed') console.log(`${d.device}: FAILED: ${d.message}`);
+
+  if (result.outcome === StickOutcome.Invalid || result.outcome === StickOutcome.Failed) return ExitStatus.Failure;
+  if (dryRun) return result.plans.some((p) => p?.hasChanges === true) ? ExitStatus.Changes : ExitStatus.Ok;
+  return ExitStatus.Ok;
+}
+
+function resultWord(result: StickResult): string {
+  const counts = result.devices.map((d) => `${d.device} ${d.outcome}`).join(', ');
+  switch (result.outcome) {
+    case StickOutcome.Changed:
+      return `CHANGED (${counts})`;
+    case StickOutcome.NoChange:
+      return `NO CHANGE (${counts})`;
+    default:
+      return `FAILED (${counts})`;
+  }
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`'${value}' is not a positive number`);
+  return n;
+}

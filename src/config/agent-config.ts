@@ -1,0 +1,197 @@
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import { z } from 'zod';
+import { type KeyPath, type Problem, Severity, type UnplacedProblem } from './problem.js';
+import { Secret } from './secret.js';
+import { normaliseDeviceUrl } from './stick-rules.js';
+import { parseYaml, placeProblem } from './yaml-source.js';
+import { problemsFromZod } from './zod-issues.js';
+
+/**
+ * The laptop-side agent.yaml: where sticks appear, where state lives, timeouts, and default
+ * credentials and trust per device. Every key is optional; a missing file means all defaults.
+ */
+
+export const DEFAULT_AGENT_CONFIG_PATH = '/etc/mpprov/agent.yaml';
+
+const AgentTls = z.strictObject({
+  fingerprint_sha256: z.string().optional(),
+  ca: z.string().min(1).optional().describe('absolute path of a CA certificate file'),
+  insecure: z.boolean().optional(),
+});
+
+const AgentCredentials = z.strictObject({
+  username: z.string().min(1).optional(),
+  password_file: z.string().min(1).optional(),
+  password_credential: z.string().min(1).optional().describe('file name in $CREDENTIALS_DIRECTORY (systemd LoadCredential)'),
+  tls: AgentTls.optional(),
+});
+
+export const AgentConfigFile = z.strictObject({
+  version: z.literal(1).optional(),
+  media_roots: z.array(z.string().min(1)).optional(),
+  profiles_dirs: z.array(z.string().min(1)).optional(),
+  state_dir: z.string().min(1).optional(),
+  log_level: z.enum(['error', 'warn', 'info', 'debug']).optional(),
+  concurrency: z.number().int().min(1).max(256).optional(),
+  timeouts: z
+    .strictObject({
+      request_s: z.number().positive().max(3600).optional(),
+      restart_s: z.number().positive().max(3600).optional(),
+    })
+    .optional(),
+  defaults: AgentCredentials.optional(),
+  devices: z.record(z.string(), AgentCredentials).optional(),
+});
+export type AgentConfigFile = z.infer<typeof AgentConfigFile>;
+
+export interface DeviceDefaults {
+  username?: string;
+  password?: Secret;
+  tls?: { fingerprintSha256?: string; caPem?: string; insecure?: boolean };
+}
+
+export interface AgentConfig {
+  file: string | undefined;
+  mediaRoots: string[];
+  profilesDirs: string[];
+  stateDir: string;
+  logLevel: 'error' | 'warn' | 'info' | 'debug';
+  concurrency: number;
+  requestTimeoutMs: number;
+  restartTimeoutMs: number;
+  defaults: DeviceDefaults;
+  /** Keyed by normalised device URL (`https://host[:port]`). */
+  devices: Map<string, DeviceDefaults>;
+}
+
+export interface LoadedAgentConfig {
+  config: AgentConfig;
+  problems: Problem[];
+}
+
+export function defaultAgentConfig(): AgentConfig {
+  return {
+    file: undefined,
+    mediaRoots: ['/media', '/run/media', '/mnt'],
+    profilesDirs: [],
+    stateDir: '/var/lib/mpprov',
+    logLevel: 'info',
+    concurrency: 8,
+    requestTimeoutMs: 30_000,
+    restartTimeoutMs: 120_000,
+    defaults: {},
+    devices: new Map(),
+  };
+}
+
+/** Which agent.yaml to read: the flag, then MPPROV_AGENT_CONFIG, then the default path. */
+export function agentConfigPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return flag ?? env.MPPROV_AGENT_CONFIG ?? DEFAULT_AGENT_CONFIG_PATH;
+}
+
+/** Loads agent.yaml with the same located problems as a stick's file. Never throws for bad input. */
+export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedAgentConfig> {
+  const config = defaultAgentConfig();
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { config, problems: [] };
+    return { config, problems: [topProblem(file, `the agent configuration cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`)] };
+  }
+  config.file = file;
+  const parsed = parseYaml(file, text);
+  if (parsed.problems.length > 0) return { config, problems: parsed.problems };
+  if (parsed.data === undefined || parsed.data === null) return { config, problems: [] };
+  const checked = AgentConfigFile.safeParse(parsed.data);
+  if (!checked.success) {
+    return { config, problems: problemsFromZod(checked.error, parsed.data, AgentConfigFile).map((p) => placeProblem(parsed.source, p)) };
+  }
+  const data = checked.data;
+  const unplaced: UnplacedProblem[] = [];
+  if (data.media_roots !== undefined) config.mediaRoots = data.media_roots;
+  if (data.profiles_dirs !== undefined) config.profilesDirs = data.profiles_dirs;
+  if (data.state_dir !== undefined) config.stateDir = data.state_dir;
+  if (data.log_level !== undefined) config.logLevel = data.log_level;
+  if (data.concurrency !== undefined) config.concurrency = data.concurrency;
+  if (data.timeouts?.request_s !== undefined) config.requestTimeoutMs = data.timeouts.request_s * 1000;
+  if (data.timeouts?.restart_s !== undefined) config.restartTimeoutMs = data.timeouts.restart_s * 1000;
+  if (data.defaults !== undefined) config.defaults = await resolveCredentials(data.defaults, ['defaults'], env, unplaced);
+  for (const [url, entry] of Object.entries(data.devices ?? {})) {
+    const key = normaliseDeviceUrl(url);
+    if (key === undefined) {
+      unplaced.push({ severity: Severity.Error, path: ['devices', url], message: `'${url}' is not a device URL`, hint: 'write it like https://192.0.2.10', atKey: true });
+      continue;
+    }
+    config.devices.set(key, await resolveCredentials(entry, ['devices', url], env, unplaced));
+  }
+  return { config, problems: unplaced.map((p) => placeProblem(parsed.source, p)) };
+}
+
+async function resolveCredentials(
+  entry: z.infer<typeof AgentCredentials>,
+  path: KeyPath,
+  env: NodeJS.ProcessEnv,
+  problems: UnplacedProblem[],
+): Promise<DeviceDefaults> {
+  const out: DeviceDefaults = {};
+  const fail = (at: KeyPath, message: string, hint?: string): void => {
+    problems.push({ severity: Severity.Error, path: at, message, ...(hint === undefined ? {} : { hint }) });
+  };
+  if (entry.username !== undefined) out.username = entry.username;
+  if (entry.password_file !== undefined && entry.password_credential !== undefined) {
+    fail([...path, 'password_credential'], 'password is given twice, as password_file and as password_credential', 'keep one of them');
+  } else if (entry.password_file !== undefined) {
+    const secret = await readSecretFile(entry.password_file);
+    if (typeof secret === 'string') fail([...path, 'password_file'], secret);
+    else out.password = secret;
+  } else if (entry.password_credential !== undefined) {
+    const dir = env.CREDENTIALS_DIRECTORY;
+    if (dir === undefined || dir === '') {
+      fail([...path, 'password_credential'], `credential '${entry.password_credential}' needs $CREDENTIALS_DIRECTORY, which is not set`, 'run under systemd with LoadCredential=, or use password_file');
+    } else if (entry.password_credential.includes('/')) {
+      fail([...path, 'password_credential'], 'a credential is a file name, not a path');
+    } else {
+      const secret = await readSecretFile(join(dir, entry.password_credential));
+      if (typeof secret === 'string') fail([...path, 'password_credential'], secret);
+      else out.password = secret;
+    }
+  }
+  if (entry.tls !== undefined) {
+    const tls: NonNullable<DeviceDefaults['tls']> = {};
+    const chosen = [entry.tls.fingerprint_sha256, entry.tls.ca, entry.tls.insecure === true ? true : undefined].filter((v) => v !== undefined);
+    if (chosen.length > 1) fail([...path, 'tls'], 'tls takes exactly one of fingerprint_sha256, ca, insecure: true');
+    if (entry.tls.fingerprint_sha256 !== undefined) {
+      if (!/^(?:[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){31}|[0-9a-fA-F]{64})$/.test(entry.tls.fingerprint_sha256)) {
+        fail([...path, 'tls', 'fingerprint_sha256'], 'a SHA-256 fingerprint is 32 bytes in hex (64 hex digits, colons optional)');
+      } else tls.fingerprintSha256 = entry.tls.fingerprint_sha256;
+    }
+    if (entry.tls.ca !== undefined) {
+      if (!isAbsolute(entry.tls.ca)) fail([...path, 'tls', 'ca'], 'the CA file must be an absolute path in agent.yaml');
+      else {
+        try {
+          tls.caPem = await readFile(entry.tls.ca, 'utf8');
+        } catch (error) {
+          fail([...path, 'tls', 'ca'], `CA file ${entry.tls.ca} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+        }
+      }
+    }
+    if (entry.tls.insecure === true) tls.insecure = true;
+    out.tls = tls;
+  }
+  return out;
+}
+
+async function readSecretFile(file: string): Promise<Secret | string> {
+  try {
+    const value = (await readFile(file, 'utf8')).replace(/\r?\n$/, '');
+    return value === '' ? `secret file ${file} is empty` : new Secret(value);
+  } catch (error) {
+    return `secret file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
+}
+
+function topProblem(file: string, message: string): Problem {
+  return { severity: Severity.Error, file, line: 1, column: 1, path: '', message };
+}

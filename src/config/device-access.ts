@@ -1,0 +1,85 @@
+import { X509Certificate } from 'node:crypto';
+import type { AgentConfig } from './agent-config.js';
+import type { LoadedStick } from './load-stick.js';
+import { formatKeyPath, type KeyPath, Severity, type UnplacedProblem } from './problem.js';
+import type { MonitoringPoint } from './schema.js';
+import type { Secret } from './secret.js';
+import { normaliseDeviceUrl } from './stick-rules.js';
+
+export type DeviceTrustSpec =
+  | { kind: 'fingerprint'; sha256: string }
+  | { kind: 'ca'; caPem: string }
+  | { kind: 'insecure' };
+
+/** How to reach one device: URL, credentials and TLS trust, after precedence is applied. */
+export interface DeviceAccess {
+  name: string;
+  url: string;
+  username: string;
+  password: Secret;
+  trust: DeviceTrustSpec;
+}
+
+/**
+ * Precedence for credentials and trust: the stick's file, then agent.yaml's `devices[url]`, then
+ * its `defaults`. A device without a password or without trust is a problem, located at the entry.
+ */
+export function resolveDeviceAccess(
+  loaded: LoadedStick,
+  index: number,
+  agent: AgentConfig,
+): { access: DeviceAccess } | { problem: UnplacedProblem } {
+  const mp = loaded.stick?.monitoring_points[index] as MonitoringPoint;
+  const at: KeyPath = ['monitoring_points', index];
+  const url = normaliseDeviceUrl(mp.url) ?? mp.url;
+  const perDevice = agent.devices.get(url) ?? {};
+  const defaults = agent.defaults;
+
+  const password = loaded.secrets.get(formatKeyPath([...at, 'password'])) ?? perDevice.password ?? defaults.password;
+  if (password === undefined) {
+    return missing(at, `no admin password for ${url}`, 'add password_file: to the stick, or a password for this device in agent.yaml');
+  }
+  const username = mp.username ?? perDevice.username ?? defaults.username ?? 'admin';
+
+  let trust: DeviceTrustSpec | undefined;
+  if (mp.tls !== undefined) trust = trustFromStick(loaded, at, mp);
+  trust ??= trustFromAgent(perDevice.tls) ?? trustFromAgent(defaults.tls);
+  if (trust === undefined) {
+    return missing(at, `no TLS trust for ${url}`, 'add tls: { fingerprint_sha256: ... } to the stick, or trust for this device in agent.yaml');
+  }
+  return { access: { name: mp.name, url, username, password, trust } };
+}
+
+function missing(path: KeyPath, message: string, hint: string): { problem: UnplacedProblem } {
+  return { problem: { severity: Severity.Error, path, message, hint } };
+}
+
+function trustFromStick(loaded: LoadedStick, at: KeyPath, mp: MonitoringPoint): DeviceTrustSpec | undefined {
+  const tls = mp.tls;
+  if (tls?.fingerprint_sha256 !== undefined) return { kind: 'fingerprint', sha256: tls.fingerprint_sha256 };
+  if (tls?.ca !== undefined) {
+    const file = loaded.files.get(formatKeyPath([...at, 'tls', 'ca']));
+    if (file === undefined) return undefined;
+    return { kind: 'ca', caPem: toPem(file.bytes) };
+  }
+  if (tls?.insecure === true) return { kind: 'insecure' };
+  return undefined;
+}
+
+function trustFromAgent(tls: { fingerprintSha256?: string; caPem?: string; insecure?: boolean } | undefined): DeviceTrustSpec | undefined {
+  if (tls?.fingerprintSha256 !== undefined) return { kind: 'fingerprint', sha256: tls.fingerprintSha256 };
+  if (tls?.caPem !== undefined) return { kind: 'ca', caPem: toPem(Buffer.from(tls.caPem)) };
+  if (tls?.insecure === true) return { kind: 'insecure' };
+  return undefined;
+}
+
+/** TLS wants PEM; a stick may carry the CA as DER. */
+function toPem(bytes: Buffer): string {
+  const text = bytes.toString('latin1');
+  if (text.includes('-----BEGIN CERTIFICATE-----')) return text;
+  try {
+    return new X509Certificate(bytes).toString();
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,180 @@
+import { checkAgainstDevice } from './device-checks.js';
+import { compareStanza } from './compare-stanzas.js';
+import { foreignPendingSteps } from './foreign-pending.js';
+import { dangerousChanges, managementInterface } from './lockout-guard.js';
+import type { DeviceSnapshot, ExpectedStanza, Plan, PlanOptions, PlanRefusal, StanzaChange, Step } from './plan-types.js';
+import {
+  type DesiredAclRule,
+  type DesiredDevice,
+  type DesiredFile,
+  type DesiredStanza,
+  type DeviceInterfaceView,
+  type DeviceStanza,
+  type Family,
+  FILE_SLOTS,
+  SECRET_FIELDS,
+  stanzaKey,
+} from './stanza.js';
+
+/**
+ * Computes the ordered steps that take the device from `snapshot` to `desired`, following the
+ * vendor's rules: files before the stanzas that name them, 802.1X off by re-posting without wpa_*,
+ * an SSID change as delete/restart/add/restart, VLANs after their parents, and no networking
+ * restart when nothing changes. Pure: `mpprov plan` prints it, `mpprov apply` runs it.
+ */
+export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, options: PlanOptions): Plan {
+  const active = indexStanzas(snapshot.active);
+  const refusals: PlanRefusal[] = [];
+  const steps: Step[] = [];
+  const managed = new Set(desired.interfaces.map((i) => i.name));
+  const desiredByKey = new Map<string, DesiredStanza>();
+  for (const iface of desired.interfaces) for (const s of iface.stanzas) desiredByKey.set(stanzaKey(s.name, s.family), s);
+
+  const pending = foreignPendingSteps(snapshot, desiredByKey, options.discardPending);
+  refusals.push(...pending.refusals);
+  steps.push(...pending.steps);
+  refusals.push(...checkAgainstDevice(desired, snapshot));
+
+  // What changes, stanza by stanza.
+  const stanzas: StanzaChange[] = [];
+  for (const [key, stanza] of desiredByKey) {
+    const current = active.get(key)?.stanza;
+    const changes = compareStanza(stanza, current, (field, value) => options.secretKnown(key, field, value));
+    const action = current == null ? 'create' : changes.length > 0 ? 'update' : 'unchanged';
+    const unchangedSecrets = SECRET_FIELDS.filter((f) => stanza.secrets[f] !== undefined && !changes.some((c) => c.field === f));
+    stanzas.push({ name: stanza.name, family: stanza.family, action, changes, unchangedSecrets });
+  }
+  for (const [key, { name, family, stanza }] of active) {
+    if (desiredByKey.has(key)) continue;
+    if (managed.has(name) || (desired.prune && stanza != null)) {
+      stanzas.push({ name, family, action: 'delete', changes: compareStanza(undefined, stanza, () => false), unchangedSecrets: [] });
+    }
+  }
+
+  const mgmt = managementInterface(snapshot.active, desired.url);
+  if (!desired.allowDisconnect && !options.allowDisconnect && mgmt !== undefined) {
+    const risky = stanzas.filter((s) => s.name === mgmt && s.action !== 'unchanged' && s.action !== 'create');
+    const kinds = [...new Set(risky.flatMap((s) => dangerousChanges(s.changes, s.action === 'delete')))];
+    if (kinds.length > 0) {
+      refusals.push({
+        reason: 'lockout',
+        message:
+          `this changes the ${kinds.join(' and ')} of ${mgmt}, the interface mpprov reaches the device through; ` +
+          'if the switch port or network does not accept the new settings the device drops off the network until someone fixes it on site ' +
+          '(set allow_disconnect: true in the file, or pass --allow-disconnect, if that is intended)',
+      });
+    }
+  }
+
+  const toPost = stanzas.filter((s) => s.action === 'create' || s.action === 'update');
+  const toDelete = stanzas.filter((s) => s.action === 'delete');
+  const parentFirst = (a: { name: string }, b: { name: string }): number => vlanDepth(a.name) - vlanDepth(b.name) || a.name.localeCompare(b.name);
+
+  const uploads = filesToUpload(desired, toPost, desiredByKey, snapshot.active);
+  if (uploads.length > 0) steps.push({ kind: 'upload-files', files: uploads });
+
+  // An SSID cannot be changed in place: delete, restart, add, restart (vendor procedure).
+  const ssidChanged = new Set(
+    toPost.filter((s) => s.action === 'update' && s.changes.some((c) => c.field === 'ssid' && c.from !== undefined)).map((s) => s.name),
+  );
+  if (ssidChanged.size > 0) {
+    const removed: ExpectedStanza[] = [];
+    for (const [, { name, family }] of active) {
+      if (!ssidChanged.has(name)) continue;
+      steps.push({ kind: 'delete-stanza', name, family, reason: 'the SSID changes: the old network is removed first' });
+      removed.push({ name, family, stanza: null });
+    }
+    steps.push({ kind: 'verify-pending', expected: removed });
+    steps.push({ kind: 'restart-networking', reason: `remove the old SSID of ${[...ssidChanged].join(', ')}`, expected: removed });
+    steps.push({ kind: 'verify-active', expected: removed });
+  }
+
+  for (const s of [...toDelete].sort((a, b) => -parentFirst(a, b))) {
+    steps.push({ kind: 'delete-stanza', name: s.name, family: s.family, reason: managed.has(s.name) ? 'not in the file for this interface' : 'prune: interface not in the file' });
+  }
+  for (const s of [...toPost].sort(parentFirst)) {
+    const stanza = desiredByKey.get(stanzaKey(s.name, s.family)) as DesiredStanza;
+    const action = ssidChanged.has(s.name) ? 'create' : (s.action as 'create' | 'update');
+    steps.push({ kind: 'post-stanza', stanza, action });
+  }
+
+  const restartNeeded = toPost.length > 0 || toDelete.length > 0 || pending.steps.length > 0;
+  if (restartNeeded) {
+    const expected: ExpectedStanza[] = [
+      ...toPost.map((s) => ({ name: s.name, family: s.family, stanza: desiredByKey.get(stanzaKey(s.name, s.family)) ?? null })),
+      ...toDelete.map((s) => ({ name: s.name, family: s.family, stanza: null })),
+    ];
+    steps.push({ kind: 'verify-pending', expected });
+    steps.push({ kind: 'restart-networking', reason: `${toPost.length + toDelete.length} stanza change(s)`, expected });
+    steps.push({ kind: 'verify-active', expected });
+  }
+
+  // ACL changes take effect at once; they go last so a rule cannot cut the agent off mid-plan.
+  if (desired.acl !== undefined) {
+    const have = snapshot.acl ?? [];
+    for (const rule of desired.acl) if (!have.some((r) => sameRule(r, rule))) steps.push({ kind: 'add-acl-rule', rule });
+    for (const rule of have) if (!desired.acl.some((r) => sameRule(r, rule))) steps.push({ kind: 'remove-acl-rule', rule });
+  }
+
+  return {
+    device: { name: desired.name, url: desired.url },
+    managementInterface: mgmt,
+    stanzas,
+    steps,
+    refusals,
+    hasChanges: steps.length > 0,
+  };
+}
+
+interface IndexedStanza {
+  name: string;
+  family: Family;
+  stanza: DeviceStanza | null;
+}
+
+export function indexStanzas(view: readonly DeviceInterfaceView[]): Map<string, IndexedStanza> {
+  const out = new Map<string, IndexedStanza>();
+  for (const iface of view) {
+    for (const family of ['inet', 'inet6'] as const) {
+      const stanza = iface.families[family];
+      if (stanza === undefined) continue;
+      out.set(stanzaKey(iface.name, family), { name: iface.name, family, stanza });
+    }
+  }
+  return out;
+}
+
+function vlanDepth(name: string): number {
+  return name.includes('.') ? 1 : 0;
+}
+
+/** Files named by stanzas about to be posted that the device does not already hold under that name. */
+function filesToUpload(
+  desired: DesiredDevice,
+  toPost: StanzaChange[],
+  desiredByKey: Map<string, DesiredStanza>,
+  activeView: readonly DeviceInterfaceView[],
+): DesiredFile[] {
+  const onDevice = new Set<string>();
+  for (const iface of activeView) {
+    for (const stanza of Object.values(iface.families)) {
+      if (stanza == null) continue;
+      for (const slot of FILE_SLOTS) if (typeof stanza[slot] === 'string') onDevice.add(`${slot}/${String(stanza[slot])}`);
+    }
+  }
+  const needed = new Set<string>();
+  for (const s of toPost) {
+    const fields = desiredByKey.get(stanzaKey(s.name, s.family))?.fields ?? {};
+    for (const slot of FILE_SLOTS) {
+      const name = fields[slot];
+      if (typeof name === 'string' && !onDevice.has(`${slot}/${name}`)) needed.add(`${slot}/${name}`);
+    }
+  }
+  return desired.files.filter((f) => needed.has(`${f.slot}/${f.filename}`));
+}
+
+function sameRule(a: DesiredAclRule, b: DesiredAclRule): boolean {
+  const norm = (r: DesiredAclRule) =>
+    JSON.stringify([r.protocol, r.from_port, r.to_port, [...r.source_addresses].sort(), [...r.interfaces].sort()]);
+  return norm(a) === norm(b);
+}

@@ -1,0 +1,52 @@
+import type { DeviceSnapshot, PlanRefusal } from './plan-types.js';
+import type { DesiredDevice, DeviceInterfaceView, DeviceStanza } from './stanza.js';
+
+/**
+ * Rules that need the device's own facts (its interfaces and capabilities, its pending view), so
+ * the file alone could not check them. Each would otherwise come back as a 400 halfway through.
+ */
+export function checkAgainstDevice(desired: DesiredDevice, snapshot: DeviceSnapshot): PlanRefusal[] {
+  const refusals: PlanRefusal[] = [];
+  const refuse = (message: string): void => {
+    refusals.push({ reason: 'device-rule', message });
+  };
+  const capability = snapshot.capability?.interfaces;
+  const desiredNames = new Set(desired.interfaces.map((i) => i.name));
+
+  for (const iface of desired.interfaces) {
+    const physical = iface.vlanParent ?? iface.name;
+    const caps = capability?.[physical];
+    if (capability !== undefined && caps === undefined && physical !== 'bridge1') {
+      refuse(`the device has no interface ${physical} (it has ${Object.keys(capability).join(', ')})`);
+      continue;
+    }
+    const fields = iface.stanzas[0]?.fields ?? {};
+    if (caps !== undefined) {
+      if (iface.wireless && caps.wireless !== true) refuse(`${iface.name} is not a wireless interface on this device`);
+      if (!iface.wireless && caps.wireless === true && fields.wpa_key_mgmt === 'IEEE8021X') {
+        refuse(`${iface.name} is wireless: 802.1X there needs a wireless block with security: wpa2-enterprise`);
+      }
+      if (typeof fields.link_speed === 'number' && caps.speeds !== undefined && !caps.speeds.includes(fields.link_speed)) {
+        refuse(`${iface.name} cannot run at ${fields.link_speed} Mb/s (it supports ${caps.speeds.join(', ')})`);
+      }
+      if (typeof fields.link_duplex === 'string' && caps.duplex !== undefined && !caps.duplex.includes(fields.link_duplex)) {
+        refuse(`${iface.name} does not support ${fields.link_duplex} duplex`);
+      }
+    }
+    // Vendor rule, judged on what the next restart makes active: the parent's pending view.
+    if (iface.vlanParent !== undefined && fields.wpa_key_mgmt !== undefined && !desiredNames.has(iface.vlanParent)) {
+      const parent = stanzasOf(snapshot.pending, iface.vlanParent) ?? stanzasOf(snapshot.active, iface.vlanParent) ?? [];
+      const ok = parent.some((s) => (s.method === 'dhcp' || s.method === 'static') && typeof s.wpa_key_mgmt === 'string');
+      if (!ok) {
+        refuse(`802.1X on VLAN ${iface.name} needs its parent ${iface.vlanParent} on dhcp or static with 802.1X on the device; add ${iface.vlanParent} with its dot1x block to the file`);
+      }
+    }
+  }
+  return refusals;
+}
+
+function stanzasOf(view: readonly DeviceInterfaceView[], name: string): DeviceStanza[] | undefined {
+  const iface = view.find((i) => i.name === name);
+  if (iface === undefined) return undefined;
+  return Object.values(iface.families).filter((s): s is DeviceStanza => s != null);
+}

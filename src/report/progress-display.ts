@@ -1,0 +1,145 @@
+import type { ApplyEvent } from '../apply/index.js';
+
+/**
+ * Shows a long apply as it happens. On a terminal: a step list per device with elapsed time,
+ * redrawn in place. Otherwise: plain lines, one per finished step, and a waiting line at most
+ * every few seconds, so logs stay readable.
+ */
+export interface ProgressDisplay {
+  onEvent(event: ApplyEvent): void;
+  stop(): void;
+}
+
+interface DeviceLines {
+  header: string;
+  steps: { text: string; state: 'running' | 'done' | 'failed'; started: number; elapsedMs?: number; note?: string }[];
+  result?: string;
+}
+
+export function createProgressDisplay(stream: NodeJS.WritableStream & { isTTY?: boolean }, options: { tty?: boolean } = {}): ProgressDisplay {
+  const tty = options.tty ?? stream.isTTY === true;
+  return tty ? terminalDisplay(stream) : plainDisplay(stream);
+}
+
+function plainDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
+  const lastWait = new Map<string, number>();
+  const write = (line: string): void => void stream.write(`${line}\n`);
+  return {
+    onEvent(event) {
+      switch (event.type) {
+        case 'device-start':
+          write(`[${event.device}] connecting to ${event.url}`);
+          break;
+        case 'plan':
+          write(`[${event.device}] ${event.hasChanges ? `${event.steps.length} step(s) to run` : 'nothing to change'}`);
+          for (const refusal of event.refusals) write(`[${event.device}] REFUSED: ${refusal}`);
+          break;
+        case 'step-start':
+          write(`[${event.device}] ${event.index + 1}/${event.total} ${event.description} ...`);
+          break;
+        case 'step-done':
+          write(`[${event.device}] ${event.index + 1} done (${seconds(event.elapsedMs)})`);
+          break;
+        case 'step-failed':
+          write(`[${event.device}] ${event.index + 1} FAILED after ${seconds(event.elapsedMs)}: ${event.error}`);
+          break;
+        case 'waiting': {
+          const last = lastWait.get(event.device) ?? 0;
+          if (event.elapsedMs - last >= 5_000 || last === 0) {
+            lastWait.set(event.device, Math.max(1, event.elapsedMs));
+            write(`[${event.device}] waiting for the device (${seconds(event.elapsedMs)}): ${event.reason}`);
+          }
+          break;
+        }
+        case 'warning':
+          write(`[${event.device}] WARNING: ${event.message}`);
+          break;
+        case 'rollback':
+          write(`[${event.device}] ${event.message}`);
+          break;
+        case 'device-result':
+          write(`[${event.result.device}] ${event.result.outcome.toUpperCase()}: ${event.result.message}`);
+          break;
+      }
+    },
+    stop() {},
+  };
+}
+
+function terminalDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
+  const devices = new Map<string, DeviceLines>();
+  const warnings: string[] = [];
+  let drawn = 0;
+  const draw = (): void => {
+    const now = Date.now();
+    const lines: string[] = [...warnings.map((w) => `! ${w}`)];
+    for (const d of devices.values()) {
+      lines.push(d.header);
+      for (const s of d.steps) {
+        const mark = s.state === 'done' ? '[x]' : s.state === 'failed' ? '[!]' : '[~]';
+        const elapsed = seconds(s.elapsedMs ?? now - s.started);
+        lines.push(`  ${mark} ${s.text}  ${elapsed}${s.note === undefined ? '' : `  ${s.note}`}`);
+      }
+      if (d.result !== undefined) lines.push(`  ${d.result}`);
+    }
+    let out = drawn > 0 ? `\x1b[${drawn}A` : '';
+    for (const line of lines) out += `\x1b[2K${line}\n`;
+    stream.write(out);
+    drawn = lines.length;
+  };
+  const timer = setInterval(draw, 250);
+  timer.unref();
+  const device = (name: string): DeviceLines => {
+    let d = devices.get(name);
+    if (d === undefined) devices.set(name, (d = { header: name, steps: [] }));
+    return d;
+  };
+  return {
+    onEvent(event) {
+      switch (event.type) {
+        case 'device-start':
+          device(event.device).header = `${event.device} (${event.url})`;
+          break;
+        case 'plan':
+          if (!event.hasChanges) device(event.device).header += ': nothing to change';
+          break;
+        case 'step-start':
+          device(event.device).steps.push({ text: event.description, state: 'running', started: Date.now() });
+          break;
+        case 'step-done':
+        case 'step-failed': {
+          const step = device(event.device).steps.at(-1);
+          if (step !== undefined) {
+            step.state = event.type === 'step-done' ? 'done' : 'failed';
+            step.elapsedMs = event.elapsedMs;
+            step.note = event.type === 'step-failed' ? event.error : undefined;
+          }
+          break;
+        }
+        case 'waiting': {
+          const step = device(event.device).steps.at(-1);
+          if (step !== undefined) step.note = `waiting: ${event.reason}`;
+          break;
+        }
+        case 'warning':
+          warnings.push(`${event.device}: ${event.message}`);
+          break;
+        case 'rollback':
+          device(event.device).steps.push({ text: event.message, state: 'done', started: Date.now(), elapsedMs: 0 });
+          break;
+        case 'device-result':
+          device(event.result.device).result = `${event.result.outcome.toUpperCase()}: ${event.result.message}`;
+          break;
+      }
+      draw();
+    },
+    stop() {
+      clearInterval(timer);
+      draw();
+    },
+  };
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}

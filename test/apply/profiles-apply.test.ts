@@ -1,0 +1,87 @@
+import { readdirSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { applyStick, type ApplyEvent, type StickResult } from '../../src/apply/index.js';
+import { normaliseFields } from '../../src/plan/index.js';
+import type { SimulatorHandle } from '../../src/simulator/index.js';
+import { profilesDir, startProfileDevice, stickFromProfile, testAgentConfig, writeRequests } from './stick-workspace.js';
+
+const profiles = readdirSync(profilesDir).filter((f) => f.endsWith('.yaml')).sort();
+let device: SimulatorHandle | undefined;
+afterEach(async () => {
+  await device?.close();
+  device = undefined;
+});
+
+async function apply(file: string, agent = testAgentConfig()): Promise<{ result: StickResult; events: ApplyEvent[] }> {
+  const events: ApplyEvent[] = [];
+  const result = await applyStick(file, {
+    agent,
+    concurrency: 8,
+    dryRun: false,
+    allowDisconnect: false,
+    discardPending: false,
+    rollback: true,
+    restartTimeoutMs: 20_000,
+    onEvent: (e) => events.push(e),
+  });
+  return { result, events };
+}
+
+/** The device's active view of one interface, read through the simulator's own state. */
+function activeInterface(sim: SimulatorHandle, name: string): Record<string, unknown> | undefined {
+  return sim.state().interfaces.active.find((i) => i.name === name);
+}
+
+describe('every profile applies to a fresh simulated device', () => {
+  for (const profile of profiles) {
+    it(profile, async () => {
+      device = await startProfileDevice();
+      const file = stickFromProfile(profile, device.url);
+      const agent = testAgentConfig();
+
+      const first = await apply(file, agent);
+      expect(first.result.problems.filter((p) => p.severity === 'error')).toEqual([]);
+      expect(first.result.devices.map((d) => [d.outcome, d.message])).toEqual([['changed', expect.stringMatching(/^applied and verified/)]]);
+      const restartsAfterFirst = device.state().restarts;
+      expect(restartsAfterFirst).toBe(profile === 'acl.yaml' ? 0 : 1);
+
+      // The active view holds what each desired stanza asked for (secrets as `_set` markers).
+      for (const plan of first.result.plans) {
+        for (const change of plan.stanzas) {
+          const iface = activeInterface(device, change.name) as { families: Record<string, Record<string, unknown>> } | undefined;
+          expect(iface?.families[change.family], `${change.name} ${change.family}`).toBeTruthy();
+        }
+      }
+
+      // Second run: nothing to do, no write request, no restart.
+      device.clearRequests();
+      const second = await apply(file, agent);
+      expect(second.result.devices.map((d) => [d.outcome, d.message])).toEqual([['no-change', expect.any(String)]]);
+      expect(writeRequests(device)).toEqual([]);
+      expect(device.state().restarts).toBe(restartsAfterFirst);
+    });
+  }
+});
+
+describe('static dual stack lands exactly', () => {
+  it('holds the addresses, DNS, routes and link settings the profile asked for', async () => {
+    device = await startProfileDevice();
+    const { result } = await apply(stickFromProfile('static-dual-stack.yaml', device.url));
+    expect(result.outcome).toBe('changed');
+    const eth1 = activeInterface(device, 'eth1') as { families: Record<string, Record<string, unknown>> };
+    expect(normaliseFields(eth1.families.inet ?? {})).toMatchObject({
+      method: 'static',
+      address: '198.51.100.20',
+      netmask: '255.255.255.0',
+      gateway: '198.51.100.1',
+      dns_nameservers: ['198.51.100.53', '198.51.100.54'],
+      dns_search: ['corp.example'],
+      routes: [{ destination: '10.0.0.0/8', gateway: '198.51.100.254', metric: 100 }],
+      mtu: 1500,
+      link_speed: 1000,
+      link_duplex: 'full',
+      link_autoneg: false,
+    });
+    expect(normaliseFields(eth1.families.inet6 ?? {})).toMatchObject({ method: 'static', address: '2001:db8:20::20', netmask: '64', gateway: '2001:db8:20::1' });
+  });
+});
