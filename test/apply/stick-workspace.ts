@@ -41,3 +41,36 @@ export function testAgentConfig(overrides: Partial<AgentConfig> = {}): AgentConf
 export function writeRequests(device: SimulatorHandle): { method: string; path: string }[] {
   return device.requests().filter((r) => r.method !== 'GET').map((r) => ({ method: r.method, path: r.path }));
 }
+
+/** A stick folder with the profiles' certificates and `config` as mpprov.yaml; returns the file. */
+export function stickWithConfig(config: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mpprov-stick-'));
+  cpSync(join(profilesDir, 'certs'), join(dir, 'certs'), { recursive: true });
+  cpSync(join(profilesDir, 'secrets'), join(dir, 'secrets'), { recursive: true });
+  const file = join(dir, 'mpprov.yaml');
+  writeFileSync(file, config);
+  return file;
+}
+
+/** The top of a stick file for one simulated device, trusting it by its pinned fingerprint. */
+export function stickHead(device: SimulatorHandle, extra = ''): string {
+  return `version: 1
+monitoring_points:
+  - name: mp1
+    url: ${device.url}
+    password_file: secrets/admin.pw
+    tls: { fingerprint_sha256: "${device.fingerprintSha256}" }
+${extra}`;
+}
+
+/** Write requests as `METHOD path [name family]`, the order the documentation prescribes. */
+export function writeSequence(device: SimulatorHandle): string[] {
+  return device
+    .requests()
+    .filter((r) => r.method !== 'GET')
+    .map((r) => {
+      const body = (r.body ?? {}) as Record<string, unknown>;
+      const what = typeof body.name === 'string' ? ` ${body.name} ${String(body.family)}` : r.query.family !== undefined ? ` family=${r.query.family}` : '';
+      return `${r.method} ${r.path}${what}`;
+    });
+}
