@@ -1,6 +1,6 @@
 import type { AdminApi } from '../client/index.js';
 import { ErrorCode, isMpprovError, MpprovError } from '../errors.js';
-import type { DeviceInterfaceView, Step } from '../plan/index.js';
+import { configFields, type DeviceInterfaceView, normaliseFields, type Step } from '../plan/index.js';
 
 /** How long a device may keep answering after accepting a restart before it goes down. */
 const OUTAGE_START_GRACE_MS = 5_000;
@@ -19,11 +19,14 @@ export async function restartAndWait(
   hasRestarted: (active: DeviceInterfaceView[]) => boolean,
 ): Promise<void> {
   const started = Date.now();
+  // Any change of the active configuration also shows the restart happened (even a wrong one).
+  const before = configurationOf((await api.listInterfaces('active')) as DeviceInterfaceView[]);
   await api.restartNetworking();
   const graceEnd = started + Math.min(OUTAGE_START_GRACE_MS, timeoutMs);
   while (Date.now() < graceEnd) {
     try {
-      if (hasRestarted((await api.listInterfaces('active')) as DeviceInterfaceView[])) return;
+      const view = (await api.listInterfaces('active')) as DeviceInterfaceView[];
+      if (hasRestarted(view) || configurationOf(view) !== before) return;
     } catch {
       break; // it went down: the restart is under way
     }
@@ -39,6 +42,15 @@ export async function restartAndWait(
   } catch (error) {
     throw new DeviceLostError(timeoutMs, error);
   }
+}
+
+/** The configuration in a view, without what changes on its own (addresses in use, 802.1X state). */
+function configurationOf(view: readonly DeviceInterfaceView[]): string {
+  return JSON.stringify(
+    [...view]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((iface) => [iface.name, Object.entries(iface.families).map(([family, stanza]) => [family, stanza == null ? null : normaliseFields(configFields(stanza))])]),
+  );
 }
 
 export class DeviceLostError extends MpprovError {

@@ -106,7 +106,8 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
   if (parsed.data === undefined || parsed.data === null) return { config, problems: [] };
   const checked = AgentConfigFile.safeParse(parsed.data);
   if (!checked.success) {
-    return { config, problems: problemsFromZod(checked.error, parsed.data, AgentConfigFile).map((p) => placeProblem(parsed.source, p)) };
+    const problems = problemsFromZod(checked.error, parsed.data, AgentConfigFile).map((p) => placeProblem(parsed.source, p));
+    return { config, problems: problems.sort((a, b) => a.line - b.line || a.column - b.column) };
   }
   const data = checked.data;
   const unplaced: UnplacedProblem[] = [];

@@ -90,6 +90,7 @@ function sizeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): 
     case 'array':
       return `needs ${small ? 'at least' : 'at most'} ${bound} ${bound === 1 ? 'entry' : 'entries'}`;
     default:
+      if (issue.inclusive === false) return `must be ${small ? 'more' : 'less'} than ${bound}`;
       return `must be ${small ? 'at least' : 'at most'} ${bound}`;
   }
 }

@@ -1,0 +1,69 @@
+import { writeFileSync } from 'node:fs';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SimulatorHandle } from '../../src/simulator/index.js';
+import { applyFile } from './apply-helpers.js';
+import { PROFILE_ADMIN_PASSWORD, startProfileDevice, stickHead, stickWithConfig, testAgentConfig, writeSequence } from './stick-workspace.js';
+import { Agent } from 'undici';
+
+let device: SimulatorHandle | undefined;
+afterEach(async () => {
+  await device?.close();
+  device = undefined;
+});
+
+/** Someone else's change, made straight through the Admin API, left pending on the device. */
+async function postForeignStanza(sim: SimulatorHandle, body: Record<string, unknown>): Promise<void> {
+  const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
+  const response = await request(`${sim.apiUrl}/interface/`, {
+    method: 'POST',
+    dispatcher,
+    headers: { authorization: `Basic ${Buffer.from(`admin:${PROFILE_ADMIN_PASSWORD}`).toString('base64')}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(response.statusCode).toBe(200);
+  await response.body.text();
+  await dispatcher.close();
+}
+
+const eth1 = '    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n';
+
+describe('pending changes mpprov did not make', () => {
+  it('stop the plan with a clear message', async () => {
+    device = await startProfileDevice();
+    await postForeignStanza(device, { name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'Other', security: 'open' });
+    device.clearRequests();
+    const { result } = await applyFile(stickWithConfig(stickHead(device, eth1)));
+    expect(result.devices[0]?.message).toBe(
+      'refused before any change: the device has pending changes that mpprov did not make (wlan0 inet); they would become active at the next networking restart (review them on the device, or re-run with --discard-pending to drop them)',
+    );
+    expect(writeSequence(device)).toEqual([]);
+  });
+
+  it('are dropped with --discard-pending, and only the file\'s changes become active', async () => {
+    device = await startProfileDevice();
+    await postForeignStanza(device, { name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'Other', security: 'open' });
+    device.clearRequests();
+    const { result } = await applyFile(stickWithConfig(stickHead(device, eth1)), { discardPending: true });
+    expect(result.outcome).toBe('changed');
+    expect(writeSequence(device)).toEqual(['DELETE /api/v1/interface/wlan0/ family=inet', 'POST /api/v1/interface/ eth1 inet', 'PUT /api/v1/service/networking/']);
+    expect(device.state().interfaces.active.map((i) => i.name).sort()).toEqual(['eth0', 'eth1']);
+  });
+});
+
+describe('--no-rollback', () => {
+  it('keeps a wrong result and says so', async () => {
+    device = await startProfileDevice();
+    const agent = testAgentConfig();
+    const file = stickWithConfig(stickHead(device, eth1));
+    expect((await applyFile(file, { agent })).result.outcome).toBe('changed');
+    writeFileSync(file, stickHead(device, '    interfaces:\n      eth1:\n        ipv4: { method: dhcp, nameservers: [198.51.100.53] }\n'));
+    device.setFaults(['drop-field=dns_nameservers,times=1']);
+    const { result } = await applyFile(file, { agent, rollback: false });
+    expect(result.devices[0]?.rollback).toBeUndefined();
+    expect(result.devices[0]?.message).toBe(
+      'after the restart the device runs a different configuration than requested: eth1 inet: dns_nameservers is (none), expected ["198.51.100.53"]',
+    );
+    expect(device.state().restarts).toBe(2);
+  });
+});

@@ -1,0 +1,81 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { agentConfigPath, loadAgentConfig, loadStick, resolveDeviceAccess } from '../../src/config/index.js';
+
+function folder(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mpprov-agent-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+const PIN = '5E:1F:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD';
+
+describe('agent.yaml', () => {
+  it('is optional: a missing file means every default', async () => {
+    const { config, problems } = await loadAgentConfig('/nonexistent/agent.yaml');
+    expect(problems).toEqual([]);
+    expect(config).toMatchObject({ mediaRoots: ['/media', '/run/media', '/mnt'], stateDir: '/var/lib/mpprov', concurrency: 8, requestTimeoutMs: 30_000, restartTimeoutMs: 120_000 });
+  });
+
+  it('takes its path from the flag, then MPPROV_AGENT_CONFIG, then /etc/mpprov/agent.yaml', () => {
+    expect(agentConfigPath('/a.yaml', { MPPROV_AGENT_CONFIG: '/b.yaml' })).toBe('/a.yaml');
+    expect(agentConfigPath(undefined, { MPPROV_AGENT_CONFIG: '/b.yaml' })).toBe('/b.yaml');
+    expect(agentConfigPath(undefined, {})).toBe('/etc/mpprov/agent.yaml');
+  });
+
+  it('reports problems with the same located messages as a stick', async () => {
+    const dir = folder({ 'agent.yaml': 'version: 1\nlog_levle: debug\ntimeouts: { restart_s: -1 }\n' });
+    const { problems } = await loadAgentConfig(join(dir, 'agent.yaml'));
+    expect(problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message} (${p.hint ?? ''})`)).toEqual([
+      "2:1 log_levle unknown key 'log_levle' (did you mean 'log_level'?)",
+      '3:24 timeouts.restart_s must be more than 0 ()',
+    ]);
+  });
+
+  it('reads a password from $CREDENTIALS_DIRECTORY (systemd LoadCredential)', async () => {
+    const creds = folder({ 'mp1-admin': 'cred-SeCrEt-1\n' });
+    const dir = folder({ 'agent.yaml': `devices:\n  "https://192.0.2.10":\n    password_credential: mp1-admin\n    tls: { fingerprint_sha256: "${PIN}" }\n` });
+    const { config, problems } = await loadAgentConfig(join(dir, 'agent.yaml'), { CREDENTIALS_DIRECTORY: creds });
+    expect(problems).toEqual([]);
+    expect(config.devices.get('https://192.0.2.10')?.password?.reveal()).toBe('cred-SeCrEt-1');
+  });
+
+  it('says what is missing when a credential is asked for outside systemd', async () => {
+    const dir = folder({ 'agent.yaml': 'defaults:\n  password_credential: admin-pw\n' });
+    const { problems } = await loadAgentConfig(join(dir, 'agent.yaml'), {});
+    expect(problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      "2:24 defaults.password_credential credential 'admin-pw' needs $CREDENTIALS_DIRECTORY, which is not set",
+    ]);
+  });
+
+  it('applies precedence: the stick, then devices[url], then defaults', async () => {
+    const secrets = folder({ 'default.pw': 'default-SeCrEt\n', 'device.pw': 'device-SeCrEt\n' });
+    const agentDir = folder({
+      'agent.yaml': `defaults:\n  username: fieldadmin\n  password_file: ${join(secrets, 'default.pw')}\n  tls: { insecure: true }\ndevices:\n  "https://192.0.2.10/":\n    password_file: ${join(secrets, 'device.pw')}\n    tls: { fingerprint_sha256: "${PIN}" }\n`,
+    });
+    const { config } = await loadAgentConfig(join(agentDir, 'agent.yaml'));
+    const stickDir = folder({
+      'mpprov.yaml': `version: 1\nmonitoring_points:\n  - { name: a, url: "https://192.0.2.10" }\n  - { name: b, url: "https://192.0.2.11" }\n  - { name: c, url: "https://192.0.2.12", username: tech, password: "stick-SeCrEt" }\n`,
+    });
+    const stick = await loadStick(join(stickDir, 'mpprov.yaml'));
+    const access = [0, 1, 2].map((i) => resolveDeviceAccess(stick, i, config)).map((r) => ('access' in r ? r.access : r.problem));
+    expect(access.map((a) => ('url' in a ? [a.username, a.password.reveal(), a.trust.kind] : a))).toEqual([
+      ['fieldadmin', 'device-SeCrEt', 'fingerprint'],
+      ['fieldadmin', 'default-SeCrEt', 'insecure'],
+      ['tech', 'stick-SeCrEt', 'insecure'],
+    ]);
+  });
+
+  it('a device with no password anywhere is a located problem', async () => {
+    const stickDir = folder({ 'mpprov.yaml': `version: 1\nmonitoring_points:\n  - name: a\n    url: https://192.0.2.10\n    tls: { fingerprint_sha256: "${PIN}" }\n` });
+    const stick = await loadStick(join(stickDir, 'mpprov.yaml'), { label: 'mpprov.yaml' });
+    const resolved = resolveDeviceAccess(stick, 0, (await loadAgentConfig('/nonexistent')).config);
+    expect('problem' in resolved && stick.place(resolved.problem)).toEqual({
+      severity: 'error', file: 'mpprov.yaml', line: 3, column: 5, path: 'monitoring_points[0]',
+      message: 'no admin password for https://192.0.2.10',
+      hint: 'add password_file: to the stick, or a password for this device in agent.yaml',
+    });
+  });
+});
