@@ -1,0 +1,32 @@
+/**
+ * The Monitoring Point simulator: a faithful Admin API v1 device (admin-api-model.md) for tests
+ * of the provisioning engine and for field staff rehearsing a stick. Only this file is public.
+ */
+export { startSimulator, type SimulatorHandle, type SimulatorOptions } from './simulator.js';
+export { startFleet, type Fleet, type FleetManifest, type FleetManifestDevice } from './fleet.js';
+export type { SimulatorState } from './simulator-state.js';
+export type { RequestLogEntry } from './request-log.js';
+export type { ResetOptions } from './simulated-device.js';
+export { parseFault, formatFault, FaultSyntaxError, FAULT_KINDS, type FaultKind, type FaultSpec } from './faults.js';
+export type { RateLimit } from './rate-limiter.js';
+export { loadDeviceDescription, describeBuiltInModel, type DeviceDescription } from './device-description.js';
+export { BUILT_IN_MODELS, DEFAULT_MODEL, type DeviceModel, type PhysicalPort } from './device-model.js';
+export {
+  loadAuthenticatorProfile,
+  parseAuthenticatorProfile,
+  EAP_METHODS,
+  USER_METHODS,
+  type AuthenticatorProfile,
+  type EapMethod,
+  type UserMethod,
+} from './authenticator-profile.js';
+export type { Dot1xBackend, Dot1xFiles, Dot1xResult } from './dot1x-backend.js';
+export { modelDot1xBackend } from './dot1x-model-backend.js';
+export {
+  createSelfSignedCertificate,
+  generateEcKeyPair,
+  fingerprintOfDer,
+  type EcKeyPair,
+  type SelfSignedCertificate,
+  type SelfSignedCertificateOptions,
+} from './self-signed-certificate.js';

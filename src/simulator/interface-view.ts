@@ -1,0 +1,53 @@
+import type { ConfigState, DeviceConfig } from './device-config.js';
+import type { NetworkStatus } from './network-status.js';
+import { isWriteOnlyField, stanzaKey, type Family, type Stanza } from './stanza.js';
+
+/**
+ * The `families` shape of GET /interface/ (admin-api-model.md): per family the stanza without
+ * name and family, write-only fields replaced by `<field>_set: true`; in the active view each
+ * stanza also carries `in_use` and the interface its `dot1x_state`.
+ */
+
+export function redactStanza(stanza: Stanza): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(stanza)) {
+    if (field === 'name' || field === 'family' || value === undefined) continue;
+    if (isWriteOnlyField(field)) out[`${field}_set`] = true;
+    else out[field] = structuredClone(value);
+  }
+  return out;
+}
+
+export function renderInterface(
+  config: DeviceConfig,
+  network: NetworkStatus,
+  name: string,
+  state: ConfigState,
+): Record<string, unknown> | undefined {
+  const stanzas = config.stanzasOf(name, state);
+  const entries = Object.entries(stanzas) as [Family, Stanza | null][];
+  if (entries.length === 0) return undefined;
+  const families: Record<string, unknown> = {};
+  for (const [family, stanza] of entries) {
+    if (stanza === null) {
+      families[family] = null;
+      continue;
+    }
+    const view = redactStanza(stanza);
+    if (state === 'active') {
+      const inUse = network.inUse.get(stanzaKey(name, family));
+      if (inUse !== undefined) view['in_use'] = { ...inUse };
+    }
+    families[family] = view;
+  }
+  const out: Record<string, unknown> = { name, config_state: state, families };
+  if (state === 'active') out['dot1x_state'] = network.interfaces.get(name)?.dot1xState ?? 'disabled';
+  return out;
+}
+
+export function renderInterfaces(config: DeviceConfig, network: NetworkStatus, state: ConfigState): Record<string, unknown>[] {
+  return config
+    .interfaceNames(state)
+    .map((name) => renderInterface(config, network, name, state))
+    .filter((v): v is Record<string, unknown> => v !== undefined);
+}

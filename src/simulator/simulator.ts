@@ -1,0 +1,194 @@
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { ErrorCode, MpprovError } from '../errors.js';
+import type { AuthenticatorProfile } from './authenticator-profile.js';
+import { startControlServer, type ControlServer } from './control-server.js';
+import { describeBuiltInModel, type DeviceDescription } from './device-description.js';
+import type { Dot1xBackend } from './dot1x-backend.js';
+import { modelDot1xBackend } from './dot1x-model-backend.js';
+import type { FaultSpec } from './faults.js';
+import { DEFAULT_SERVICE_RATE_LIMIT, type RateLimit } from './rate-limiter.js';
+import type { RequestLogEntry } from './request-log.js';
+import { createSelfSignedCertificate, fingerprintOfCertificate, type EcKeyPair } from './self-signed-certificate.js';
+import { SimulatedDevice, type DeviceTls, type ResetOptions } from './simulated-device.js';
+import type { SimulatorState } from './simulator-state.js';
+
+export interface SimulatorOptions {
+  /** Default 127.0.0.1; anything but loopback needs allowRemote. */
+  host?: string;
+  /** Default 0: a free port. In fleet mode, device n listens on port + n (0: each a free port). */
+  port?: number;
+  allowRemote?: boolean;
+  /** The device's TLS certificate and key (PEM); default a self-issued EC certificate. */
+  certificatePem?: string;
+  privateKeyPem?: string;
+  /** Default "admin". */
+  username?: string;
+  /** Default random. */
+  password?: string;
+  /** A built-in model (m50, m22, m70, virtual); default m50. Ignored when `device` is given. */
+  model?: string;
+  /** Model, ports and starting configuration, e.g. from loadDeviceDescription(). */
+  device?: DeviceDescription;
+  /** The interface the client talks through; default eth0. */
+  managementInterface?: string;
+  /** Switch ports that demand 802.1X, by physical interface. */
+  switchPorts?: Readonly<Record<string, AuthenticatorProfile>>;
+  /** Outage after a networking restart; default 3000 ms. */
+  restartMs?: number;
+  /** Outage after a reboot; default 15000 ms. */
+  rebootMs?: number;
+  faults?: readonly (string | FaultSpec)[];
+  /** Limit on PUT /service/...; default 1 per second and 12 per minute; false switches it off. */
+  serviceRateLimit?: RateLimit | false;
+  /** Port of the control server (test-only, loopback); default 0: a free port. */
+  controlPort?: number;
+  /** Default: the in-process model backend. */
+  dot1xBackend?: Dot1xBackend;
+  /** Request log entries kept per device; default 1000. */
+  requestLogLimit?: number;
+}
+
+export interface SimulatorHandle {
+  /** https://127.0.0.1:PORT, the URL a stick names. */
+  readonly url: string;
+  /** `${url}/api/v1` */
+  readonly apiUrl: string;
+  readonly port: number;
+  readonly username: string;
+  readonly password: string;
+  /** Of the certificate presented now (changes with the new-cert fault). */
+  readonly fingerprintSha256: string;
+  readonly certificatePem: string;
+  /** Control base of this device; append /state, /requests, /faults or /reset. */
+  readonly controlUrl: string;
+  state(): SimulatorState;
+  requests(): RequestLogEntry[];
+  clearRequests(): void;
+  setFaults(faults: readonly (string | FaultSpec)[]): void;
+  reset(options?: ResetOptions): Promise<void>;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+export function checkHost(host: string, allowRemote: boolean): void {
+  if (isIP(host) === 0 && host !== 'localhost') {
+    throw new MpprovError(ErrorCode.Usage, `--host must be an IP address; "${host}" is not one.`);
+  }
+  if (!LOOPBACK(host) && !allowRemote) {
+    throw new MpprovError(ErrorCode.Usage, `Refusing to listen on ${host}: the simulator listens on loopback unless --allow-remote is given.`);
+  }
+}
+
+/** Starts one simulated Monitoring Point and its control server. */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
+  const host = resolveHost(options);
+  const device = createDevice(options, 0, host, undefined);
+  await device.start();
+  let control: ControlServer;
+  try {
+    control = await startControlServer([device], { host: controlHost(host), port: options.controlPort ?? 0 });
+  } catch (error) {
+    await device.close();
+    throw error;
+  }
+  return handleOf(device, control, async () => {
+    await device.close();
+    await control.close();
+  });
+}
+
+export function resolveHost(options: SimulatorOptions): string {
+  const host = options.host ?? '127.0.0.1';
+  checkHost(host, options.allowRemote === true);
+  return host === 'localhost' ? '127.0.0.1' : host;
+}
+
+/** The control server stays on loopback even when the device listens elsewhere. */
+export function controlHost(host: string): string {
+  return host === '::1' ? '::1' : '127.0.0.1';
+}
+
+export function createDevice(options: SimulatorOptions, index: number, host: string, keyPair: EcKeyPair | undefined): SimulatedDevice {
+  const switchPorts = new Map(Object.entries(options.switchPorts ?? {}));
+  const description = options.device ?? defaultDescription(options.model, host);
+  for (const port of switchPorts.keys()) {
+    if (!Object.hasOwn(description.model.interfaces, port)) {
+      throw new MpprovError(ErrorCode.Usage, `Switch port "${port}" is not a physical interface of model ${description.model.model}.`);
+    }
+  }
+  const basePort = options.port ?? 0;
+  return new SimulatedDevice({
+    index,
+    host,
+    port: basePort === 0 ? 0 : basePort + index,
+    username: options.username ?? 'admin',
+    password: options.password ?? randomBytes(12).toString('base64url'),
+    tls: deviceTls(options, index, keyPair),
+    keyPair,
+    description,
+    managementInterface: options.managementInterface ?? 'eth0',
+    switchPorts,
+    dot1xBackend: options.dot1xBackend ?? modelDot1xBackend,
+    restartMs: options.restartMs ?? 3000,
+    rebootMs: options.rebootMs ?? 15000,
+    faults: options.faults ?? [],
+    serviceRateLimit: options.serviceRateLimit ?? DEFAULT_SERVICE_RATE_LIMIT,
+    requestLogLimit: options.requestLogLimit ?? 1000,
+  });
+}
+
+/** A built-in model; listening on IPv6, eth0 also gets its inet6 address (SLAAC) from the start. */
+function defaultDescription(model: string | undefined, host: string): DeviceDescription {
+  const description = describeBuiltInModel(model);
+  if (isIP(host) === 6) description.active.push({ name: 'eth0', family: 'inet6', method: 'auto' });
+  return description;
+}
+
+function deviceTls(options: SimulatorOptions, index: number, keyPair: EcKeyPair | undefined): DeviceTls {
+  if (options.certificatePem !== undefined || options.privateKeyPem !== undefined) {
+    if (options.certificatePem === undefined || options.privateKeyPem === undefined) {
+      throw new MpprovError(ErrorCode.Usage, '--cert and --key go together.');
+    }
+    return {
+      certificatePem: options.certificatePem,
+      privateKeyPem: options.privateKeyPem,
+      fingerprintSha256: fingerprintOfCertificate(options.certificatePem),
+    };
+  }
+  const certificate = createSelfSignedCertificate({
+    commonName: `mpprov simulated Monitoring Point ${index}`,
+    ...(keyPair !== undefined ? { keyPair } : {}),
+  });
+  return { certificatePem: certificate.certificatePem, privateKeyPem: certificate.privateKeyPem, fingerprintSha256: certificate.fingerprintSha256 };
+}
+
+export function handleOf(device: SimulatedDevice, control: ControlServer, close: () => Promise<void>): SimulatorHandle {
+  return {
+    get url() {
+      return device.url;
+    },
+    get apiUrl() {
+      return `${device.url}/api/v1`;
+    },
+    get port() {
+      return device.port;
+    },
+    username: device.settings.username,
+    password: device.settings.password,
+    get fingerprintSha256() {
+      return device.tls.fingerprintSha256;
+    },
+    get certificatePem() {
+      return device.tls.certificatePem;
+    },
+    controlUrl: control.deviceBase(device.settings.index),
+    state: () => device.state(),
+    requests: () => device.log.list(),
+    clearRequests: () => device.log.clear(),
+    setFaults: (faults) => device.faults.set(faults),
+    reset: (options) => device.reset(options),
+    close,
+  };
+}

@@ -1,0 +1,81 @@
+import type { Stanza } from './stanza-schema.js';
+
+/**
+ * Vocabulary of the interface resource (admin-api-model.md, "Interface resource"): address
+ * families, file slots, which fields are write-only and which describe the interface rather than
+ * one address family.
+ */
+
+export const FAMILIES = ['inet', 'inet6'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+export const FILE_SLOTS = [
+  'wpa_ca_cert',
+  'wpa_client_cert',
+  'wpa_private_key',
+  'wpa_ca_cert2',
+  'wpa_client_cert2',
+  'wpa_private_key2',
+] as const;
+export type FileSlot = (typeof FILE_SLOTS)[number];
+
+export function isFileSlot(value: string): value is FileSlot {
+  return (FILE_SLOTS as readonly string[]).includes(value);
+}
+
+/** Slots that must hold a certificate; the others hold a private key. */
+export const CERTIFICATE_SLOTS: readonly FileSlot[] = ['wpa_ca_cert', 'wpa_client_cert', 'wpa_ca_cert2', 'wpa_client_cert2'];
+
+/** Never returned by the device: a GET shows `<field>_set: true` instead. */
+export const WRITE_ONLY_FIELDS = ['wpa_password', 'passphrase', 'wpa_private_key_passwd', 'wpa_private_key2_passwd'] as const;
+
+export function isWriteOnlyField(field: string): boolean {
+  return (WRITE_ONLY_FIELDS as readonly string[]).includes(field);
+}
+
+/** One flat stanza as POST /interface/ takes it; the type comes from its zod schema. */
+export type { Route, Stanza } from './stanza-schema.js';
+
+export type StanzaField = keyof Stanza;
+
+/** Every `wpa_*` field, in the order the model lists them (error messages name the first). */
+export const WPA_FIELDS = [
+  'wpa_key_mgmt',
+  'wpa_eap',
+  'wpa_identity',
+  'wpa_anonymous_identity',
+  'wpa_password',
+  'wpa_phase1',
+  'wpa_phase2',
+  'wpa_ca_cert',
+  'wpa_client_cert',
+  'wpa_private_key',
+  'wpa_private_key_passwd',
+  'wpa_ca_cert2',
+  'wpa_client_cert2',
+  'wpa_private_key2',
+  'wpa_private_key2_passwd',
+] as const satisfies readonly StanzaField[];
+
+/**
+ * Fields that describe the interface, not the address family: every stanza of one interface
+ * must carry the same values.
+ */
+export const INTERFACE_LEVEL_FIELDS = [
+  'mtu',
+  'link_speed',
+  'link_duplex',
+  'link_autoneg',
+  'ssid',
+  'security',
+  'passphrase',
+  ...WPA_FIELDS,
+] as const satisfies readonly StanzaField[];
+
+export function stanzaKey(name: string, family: Family): string {
+  return `${name}/${family}`;
+}
+
+export function hasDot1x(stanza: Stanza): boolean {
+  return stanza.wpa_key_mgmt !== undefined;
+}

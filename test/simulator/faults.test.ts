@@ -1,0 +1,160 @@
+import { connect } from 'node:tls';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FaultSyntaxError, formatFault, parseFault, startSimulator, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/index.js';
+import { apiClient, restartNetworking, STANZA, waitForPhase, type ApiClient } from './sim-client.js';
+
+/** Fault injection: per request (latency, 500s, dropped connections) and per restart. */
+
+describe('the fault syntax KIND[=VALUE][,times=N][@[METHOD ]PATH]', () => {
+  it.each([
+    ['latency=250ms', { kind: 'latency', value: 250 }],
+    ['latency=2s@GET /api/v1/interface/*', { kind: 'latency', value: 2000, method: 'GET', path: '/api/v1/interface/*' }],
+    ['error=30%,times=5@/api/v1/interface/', { kind: 'error', value: 0.3, times: 5, path: '/api/v1/interface/' }],
+    ['drop=1,times=1@put /api/v1/service/*', { kind: 'drop', value: 1, times: 1, method: 'PUT', path: '/api/v1/service/*' }],
+    ['restart-delay=1m', { kind: 'restart-delay', value: 60_000 }],
+    ['no-return', { kind: 'no-return' }],
+    ['pending-stuck,times=1', { kind: 'pending-stuck', times: 1 }],
+    ['drop-field=gateway', { kind: 'drop-field', value: 'gateway' }],
+    ['new-cert', { kind: 'new-cert' }],
+  ])('parses %s', (text, spec) => {
+    expect(parseFault(text)).toEqual(spec);
+    expect(parseFault(formatFault(parseFault(text)))).toEqual(spec);
+  });
+
+  it.each([
+    ['explode', 'Fault "explode": unknown kind "explode" (known: latency, error, drop, restart-delay, no-return, pending-stuck, drop-field, new-cert). Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
+    ['latency', 'Fault "latency": "latency" needs a value. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
+    ['latency=soon', 'Fault "latency=soon": "soon" is not a duration such as 250ms or 2s. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
+    ['error=2', 'Fault "error=2": "2" is not a rate from 0 to 1 or a percentage. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
+    ['no-return=1', 'Fault "no-return=1": "no-return" takes no value. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
+    ['error=1,often', 'Fault "error=1,often": unknown option "often". Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
+    ['new-cert@/api/v1/', 'Fault "new-cert@/api/v1/": "new-cert" is global; only latency, error and drop take @METHOD PATH. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
+  ])('refuses %s', (text, message) => {
+    expect(() => parseFault(text)).toThrow(FaultSyntaxError);
+    expect(() => parseFault(text)).toThrow(message);
+  });
+});
+
+let sim: SimulatorHandle | undefined;
+let api: ApiClient | undefined;
+
+async function start(options: SimulatorOptions = {}): Promise<{ sim: SimulatorHandle; api: ApiClient }> {
+  sim = await startSimulator({ restartMs: 50, serviceRateLimit: false, ...options });
+  api = apiClient(sim);
+  return { sim, api };
+}
+
+afterEach(async () => {
+  await api?.close();
+  await sim?.close();
+  sim = undefined;
+  api = undefined;
+});
+
+describe('request faults', () => {
+  it('answers 500 to the matching requests, as many times as asked', async () => {
+    const { sim, api } = await start({ faults: ['error=1,times=1@POST /api/v1/interface/'] });
+    expect((await api.get('/interface/')).status).toBe(200);
+    const failed = await api.post('/interface/', STANZA.eth1Dhcp);
+    expect(failed.status).toBe(500);
+    expect(failed.body).toEqual({ success: false, error: 'Internal server error (injected fault).' });
+    expect((await api.post('/interface/', STANZA.eth1Dhcp)).status).toBe(200);
+    expect(sim.requests().map((r) => `${r.method} ${r.status} ${r.fault ?? ''}`)).toEqual(['GET 200 ', 'POST 500 error', 'POST 200 ']);
+    expect(sim.state().faults).toEqual([]);
+  });
+
+  it('drops the connection without an answer', async () => {
+    const { sim, api } = await start({ faults: ['drop=1,times=1@GET /api/v1/interface/*'] });
+    await expect(api.get('/interface/eth0/')).rejects.toThrow();
+    expect((await api.get('/interface/eth0/')).status).toBe(200);
+    expect(sim.requests()[0]).toMatchObject({ method: 'GET', path: '/api/v1/interface/eth0/', status: null, fault: 'drop' });
+  });
+
+  it('adds latency and still answers', async () => {
+    const { sim, api } = await start();
+    sim.setFaults(['latency=200ms@GET /api/v1/appliance/capability']);
+    expect((await api.get('/appliance/capability')).status).toBe(200);
+    expect((await api.get('/interface/')).status).toBe(200);
+    expect(sim.requests().map((r) => r.fault)).toEqual(['latency=200ms', undefined]);
+  });
+
+  it('applies a global fault to every request, before authentication', async () => {
+    const { api } = await start({ faults: ['error=1'] });
+    const client = apiClient(sim!, { password: 'wrong' });
+    try {
+      expect((await client.get('/interface/')).status).toBe(500);
+      expect((await api.get('/appliance/capability')).status).toBe(500);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('leaves requests alone at rate 0', async () => {
+    const { api } = await start({ faults: ['error=0', 'drop=0%'] });
+    for (let i = 0; i < 5; i++) expect((await api.get('/interface/')).status).toBe(200);
+  });
+});
+
+describe('restart faults', () => {
+  it('restart-delay: the outage lasts far longer than the restart time', async () => {
+    const { sim, api } = await start({ faults: ['restart-delay=60s'] });
+    expect((await api.put('/service/networking/?action=restart', {})).status).toBe(202);
+    await waitForPhase(sim, 'restarting');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(sim.state().phase).toBe('restarting');
+    await expect(api.get('/interface/')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await sim.reset();
+    expect((await api.get('/interface/')).status).toBe(200);
+  });
+
+  it('no-return: the device never comes back until reset', async () => {
+    const { sim, api } = await start({ faults: ['no-return'] });
+    await api.put('/service/networking/?action=restart', {});
+    await waitForPhase(sim, 'gone');
+    await expect(api.get('/interface/')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await sim.reset();
+    expect((await api.get('/interface/')).status).toBe(200);
+  });
+
+  it('pending-stuck: pending does not become active', async () => {
+    const { sim, api } = await start({ faults: ['pending-stuck,times=1'] });
+    await api.post('/interface/', STANZA.eth1Static);
+    await restartNetworking(sim, api);
+    expect((await api.get('/interface/eth1/?config_state=active')).status).toBe(404);
+    expect((await api.get('/interface/eth1/?config_state=pending')).status).toBe(200);
+    await restartNetworking(sim, api);
+    expect((await api.get('/interface/eth1/?config_state=active')).status).toBe(200);
+  });
+
+  it('drop-field: the active configuration comes back without a field', async () => {
+    const { sim, api } = await start({ faults: ['drop-field=gateway'] });
+    await api.post('/interface/', STANZA.eth1Static);
+    await restartNetworking(sim, api);
+    const active = await api.get('/interface/eth1/?config_state=active');
+    expect(active.body.interface.families.inet).toEqual({
+      method: 'static', address: '192.0.2.10', netmask: '255.255.255.0', in_use: { address: '192.0.2.10', netmask: '255.255.255.0' },
+    });
+  });
+
+  it('new-cert: the device presents another certificate after the restart, and a pinned client fails', async () => {
+    const { sim, api } = await start({ faults: ['new-cert,times=1'] });
+    const before = sim.fingerprintSha256;
+    const oldPem = sim.certificatePem;
+    await restartNetworking(sim, api);
+    expect(sim.fingerprintSha256).not.toBe(before);
+    expect(sim.state().fingerprint_sha256).toBe(sim.fingerprintSha256);
+    // The client pinned to the old certificate cannot talk to the device any more.
+    await expect(api.get('/interface/')).rejects.toThrow();
+    const presented = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port: sim.port, rejectUnauthorized: false }, () => {
+        resolve(socket.getPeerCertificate().fingerprint256);
+        socket.end();
+      });
+      socket.on('error', reject);
+    });
+    expect(presented).toBe(sim.fingerprintSha256);
+    expect(sim.certificatePem).not.toBe(oldPem);
+    await sim.reset();
+    expect(sim.fingerprintSha256).toBe(before);
+  });
+});
