@@ -1,0 +1,136 @@
+import { X509Certificate } from 'node:crypto';
+import { Client } from 'undici';
+import { ErrorCode, MpprovError } from '../errors.js';
+import { addAcl, deleteAcl, listAcl } from './acl-endpoints.js';
+import type { AclRule } from './acl-rule.js';
+import type { Capability } from './capability.js';
+import type { ConfigState, DeviceInterface } from './device-interface.js';
+import type { DeviceConnection } from './device-request.js';
+import type { ClientOptions, DeviceTarget } from './device-target.js';
+import { deleteStanza, getInterface, listInterfaces, postStanza, updateStanza } from './interface-endpoints.js';
+import { getCapability, reboot, restartNetworking } from './service-endpoints.js';
+import type { FileSlot, Family, PostedStanza, StanzaUpdate } from './stanza.js';
+import { createConnector } from './tls-connector.js';
+import { uploadFiles, type UploadedFile } from './upload-files.js';
+import { waitUntilAnswering, type WaitOptions } from './wait-until-answering.js';
+
+/** The Admin API v1 of one Monitoring Point. Passed in to whoever needs it, never a singleton. */
+export interface AdminApi {
+  /** `https://host:port` */
+  readonly url: string;
+  listInterfaces(state: ConfigState): Promise<DeviceInterface[]>;
+  /** Undefined when the device has no stanza of that interface in that state (404). */
+  getInterface(name: string, state: ConfigState): Promise<DeviceInterface | undefined>;
+  /** POST /interface/: creates or replaces one family stanza; it becomes pending. */
+  postStanza(stanza: PostedStanza): Promise<void>;
+  /** PUT /interface/{name}/: changes fields of an existing (wireless) stanza. */
+  updateStanza(name: string, fields: StanzaUpdate): Promise<void>;
+  /** DELETE /interface/{name}/?family=: marks the stanza for removal at the next restart. */
+  deleteStanza(name: string, family: Family): Promise<void>;
+  /** POST /interface/file/: every file in one multipart request; returns the stored name per slot. */
+  uploadFiles(files: readonly UploadedFile[]): Promise<Partial<Record<FileSlot, string>>>;
+  /** PUT /service/networking/?action=restart (202); a 429 is waited out (Retry-After), a bounded number of times. */
+  restartNetworking(): Promise<void>;
+  /** PUT /appliance/?action=reboot (202). */
+  reboot(): Promise<void>;
+  getCapability(): Promise<Capability>;
+  listAcl(): Promise<AclRule[]>;
+  addAcl(rule: AclRule): Promise<void>;
+  deleteAcl(rule: AclRule): Promise<void>;
+  /**
+   * After a restart: polls a cheap idempotent GET (250 ms doubling to 2 s) until the device answers
+   * or `timeoutMs` passes (DeviceNotAnsweringError). Refused, reset and timed-out attempts are
+   * expected meanwhile and reported through `onAttempt`; TLS, pin and credential failures end it.
+   */
+  waitUntilAnswering(options: WaitOptions): Promise<void>;
+  /** Closes the device's connection once running requests are done. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * One client per device: one keep-alive HTTPS connection (an undici Client, requests one at a
+ * time), HTTP Basic on every request, the certificate checked as `target.trust` says. Throws a
+ * ConfigInvalid MpprovError for an unusable target (URL, pin, CA, user name).
+ */
+export function createAdminClient(target: DeviceTarget, options: ClientOptions = {}): AdminApi {
+  const url = deviceOrigin(target.url);
+  checkTarget(target);
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const dispatcher = new Client(url, {
+    connect: createConnector(target.trust, connectTimeoutMs),
+    pipelining: 1,
+    headersTimeout: requestTimeoutMs,
+    bodyTimeout: requestTimeoutMs,
+  });
+  if (target.trust.kind === 'insecure') {
+    options.onWarning?.(
+      `WARNING: TLS certificate verification is OFF for ${url}: anything on the network path can pose as this device ` +
+        `and capture the password of ${target.username}; pin the device's SHA-256 certificate fingerprint or configure its CA instead`,
+    );
+  }
+  const connection: DeviceConnection = {
+    url,
+    dispatcher,
+    username: target.username,
+    password: target.password,
+    connectTimeoutMs,
+    requestTimeoutMs,
+    onRetry: options.onRetry,
+  };
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    listInterfaces: (state) => listInterfaces(connection, state),
+    getInterface: (name, state) => getInterface(connection, name, state),
+    postStanza: (stanza) => postStanza(connection, stanza),
+    updateStanza: (name, fields) => updateStanza(connection, name, fields),
+    deleteStanza: (name, family) => deleteStanza(connection, name, family),
+    uploadFiles: (files) => uploadFiles(connection, files),
+    restartNetworking: () => restartNetworking(connection),
+    reboot: () => reboot(connection),
+    getCapability: () => getCapability(connection),
+    listAcl: () => listAcl(connection),
+    addAcl: (rule) => addAcl(connection, rule),
+    deleteAcl: (rule) => deleteAcl(connection, rule),
+    waitUntilAnswering: (waitOptions) => waitUntilAnswering(connection, waitOptions),
+    close: () => (closing ??= dispatcher.close()),
+  };
+}
+
+const invalid = (message: string) => new MpprovError(ErrorCode.ConfigInvalid, message);
+
+/** `https://host[:port]` with nothing else; the canonical origin (no trailing slash). */
+function deviceOrigin(text: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    throw invalid(`the device URL "${text}" is not a URL; expected https://host[:port]`);
+  }
+  // Credentials in the URL would end up in messages and logs; the target carries them instead.
+  if (parsed.username !== '' || parsed.password !== '') throw invalid('the device URL must not contain a user name or password');
+  if (parsed.protocol !== 'https:') throw invalid(`the device URL "${text}" must start with https://`);
+  if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') {
+    throw invalid(`the device URL "${text}" must be https://host[:port] without a path; the client adds /api/v1`);
+  }
+  return parsed.origin;
+}
+
+function checkTarget(target: DeviceTarget): void {
+  // RFC 7617: the user-id of Basic credentials cannot contain a colon.
+  if (target.username === '' || target.username.includes(':')) {
+    throw invalid(`the device user name "${target.username}" must be non-empty and without ":"`);
+  }
+  if (target.trust.kind === 'ca') {
+    try {
+      new X509Certificate(target.trust.caPem);
+    } catch {
+      throw invalid(`the CA configured for ${target.url} is not a PEM certificate`);
+    }
+  }
+  // A fingerprint is checked by createConnector (normaliseFingerprint throws ConfigInvalid).
+}

@@ -1,0 +1,129 @@
+import { errors as undiciErrors } from 'undici';
+import {
+  CertificateProblem,
+  ConnectionProblem,
+  DeviceCertificateError,
+  DevicePinMismatchError,
+  DeviceResponseError,
+  DeviceTimeoutError,
+  DeviceUnreachableError,
+  ErrorCode,
+  MpprovError,
+  type DeviceOperation,
+} from '../errors.js';
+import { CertificateNameMismatch, failedWhileConnecting, PinMismatch } from './tls-connector.js';
+
+/**
+ * Turns what undici or Node threw during one exchange into one typed error. Decided by `code`
+ * (undici's UND_ERR_*, Node's errno and OpenSSL names), never by message text.
+ */
+
+export interface FailureContext {
+  url: string;
+  operation: DeviceOperation;
+  /** Whether our own per-request deadline fired (the abort error itself says nothing useful). */
+  deadlineFired: boolean;
+  requestTimeoutMs: number;
+  connectTimeoutMs: number;
+}
+
+/** Node: the chain does not lead to the configured CA. */
+const UNTRUSTED = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_REVOKED',
+  'INVALID_CA',
+  'PATH_LENGTH_EXCEEDED',
+  'INVALID_PURPOSE',
+]);
+const VALIDITY = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERROR_IN_CERT_NOT_BEFORE_FIELD', 'ERROR_IN_CERT_NOT_AFTER_FIELD']);
+
+const CONNECTION: Record<string, ConnectionProblem> = {
+  ECONNREFUSED: ConnectionProblem.Refused,
+  ECONNRESET: ConnectionProblem.Reset,
+  ECONNABORTED: ConnectionProblem.Reset,
+  EPIPE: ConnectionProblem.Reset,
+  UND_ERR_SOCKET: ConnectionProblem.Closed,
+  EHOSTUNREACH: ConnectionProblem.HostUnreachable,
+  EHOSTDOWN: ConnectionProblem.HostUnreachable,
+  ENETUNREACH: ConnectionProblem.NetworkUnreachable,
+  ENETDOWN: ConnectionProblem.NetworkUnreachable,
+  ENOTFOUND: ConnectionProblem.NameNotFound,
+  EAI_AGAIN: ConnectionProblem.NameNotFound,
+  ETIMEDOUT: ConnectionProblem.TimedOut,
+};
+
+export function classifyFailure(error: unknown, context: FailureContext): MpprovError {
+  const data = { url: context.url, ...context.operation };
+  const options = { cause: error };
+  if (error instanceof PinMismatch) {
+    return new DevicePinMismatchError({ ...data, presented: error.presented, pinned: error.pinned }, options);
+  }
+  if (error instanceof CertificateNameMismatch) {
+    return certificate(data, CertificateProblem.WrongName, error.message, error.tlsCode, error);
+  }
+  if (context.deadlineFired) {
+    return new DeviceTimeoutError({ ...data, phase: 'response', timeoutMs: context.requestTimeoutMs }, options);
+  }
+  const code = codeOf(error);
+  const reason = error instanceof Error ? error.message : String(error);
+  // llhttp's parse errors (HPE_*, though "not HTTP at all" comes without a code), and a body
+  // longer or shorter than its Content-Length.
+  const notHttp = error instanceof undiciErrors.HTTPParserError || code?.startsWith('HPE_') === true;
+  if (notHttp || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
+    return new DeviceResponseError({ ...data, problem: 'not-http', detail: reason }, options);
+  }
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return new DeviceTimeoutError({ ...data, phase: 'connect', timeoutMs: context.connectTimeoutMs }, options);
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return new DeviceTimeoutError({ ...data, phase: 'response', timeoutMs: context.requestTimeoutMs }, options);
+    case 'UND_ERR_CLOSED':
+    case 'UND_ERR_DESTROYED':
+      return new MpprovError(
+        ErrorCode.Internal,
+        `the Admin API client for ${context.url} was closed before ${data.method} ${data.path} finished`,
+        options,
+      );
+  }
+  if (code === undefined) return internal(data, reason, error);
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return certificate(data, CertificateProblem.WrongName, reason, code, error);
+  if (UNTRUSTED.has(code)) return certificate(data, CertificateProblem.Untrusted, reason, code, error);
+  if (VALIDITY.has(code)) return certificate(data, CertificateProblem.Validity, reason, code, error);
+  if (code.startsWith('ERR_SSL_') || code === 'EPROTO' || code.startsWith('ERR_TLS_')) {
+    return certificate(data, CertificateProblem.Handshake, reason, code, error);
+  }
+  const problem = CONNECTION[code];
+  // Any other errno (E...) is still the network; anything else (an invalid argument, say) is ours.
+  if (problem === undefined && !/^E[A-Z]+$/.test(code)) return internal(data, reason, error);
+  return new DeviceUnreachableError(
+    { ...data, problem: problem ?? ConnectionProblem.Other, socketCode: code, requestSent: !failedWhileConnecting(error) },
+    options,
+  );
+}
+
+function certificate(data: { url: string } & DeviceOperation, problem: CertificateProblem, reason: string, tlsCode: string, cause: unknown) {
+  return new DeviceCertificateError({ ...data, problem, reason, tlsCode }, { cause });
+}
+
+/** Not the device's doing: a bug here or in undici. Said as such, not dressed up as a network failure. */
+function internal(data: { url: string } & DeviceOperation, reason: string, cause: unknown): MpprovError {
+  return new MpprovError(ErrorCode.Internal, `the Admin API client failed on ${data.method} ${data.path} to ${data.url}: ${reason}`, { cause });
+}
+
+/** The first `code` along the cause chain (undici sometimes wraps the socket's error). */
+function codeOf(error: unknown): string | undefined {
+  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

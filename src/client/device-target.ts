@@ -1,0 +1,38 @@
+import type { Secret } from '../config/secret.js';
+
+/** How the client trusts the device's TLS certificate. Verification is on unless `insecure`. */
+export type DeviceTrust =
+  /** The SHA-256 fingerprint of the device's own certificate: 64 hex digits, colons optional, any case. */
+  | { kind: 'fingerprint'; sha256: string }
+  /** Verify the device's certificate chain and name against this CA (PEM). */
+  | { kind: 'ca'; caPem: string }
+  /** No verification at all; only when the operator asks, and said out loud (onWarning). */
+  | { kind: 'insecure' };
+
+export interface DeviceTarget {
+  /** `https://host[:port]`, no path. */
+  url: string;
+  username: string;
+  password: Secret;
+  trust: DeviceTrust;
+}
+
+export interface RetryInfo {
+  method: string;
+  /** Relative to /api/v1, with the query. */
+  path: string;
+  /** The attempt that failed (1 = the first). */
+  attempt: number;
+  reason: string;
+  delayMs: number;
+}
+
+export interface ClientOptions {
+  /** TCP and TLS handshake, default 10 000 ms. */
+  connectTimeoutMs?: number;
+  /** Overall deadline of one HTTP exchange (each retry gets its own), default 30 000 ms. */
+  requestTimeoutMs?: number;
+  /** Called once at creation for a dangerous setting (TLS verification off). */
+  onWarning?: (message: string) => void;
+  onRetry?: (info: RetryInfo) => void;
+}

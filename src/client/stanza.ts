@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import type { Secret } from '../config/secret.js';
+
+/**
+ * One address-family stanza as the device shows it (admin-api-model.md, "Interface resource").
+ * Known fields are typed by their JSON type only, not narrowed to today's values, and unknown
+ * fields are kept: a real device may add fields or values, and the plan compares what it finds.
+ */
+
+export const FAMILIES = ['inet', 'inet6'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+export const FILE_SLOTS = [
+  'wpa_ca_cert',
+  'wpa_client_cert',
+  'wpa_private_key',
+  'wpa_ca_cert2',
+  'wpa_client_cert2',
+  'wpa_private_key2',
+] as const;
+export type FileSlot = (typeof FILE_SLOTS)[number];
+
+/** Never returned by the device; a GET shows `<field>_set: true` instead. */
+export const WRITE_ONLY_FIELDS = ['passphrase', 'wpa_password', 'wpa_private_key_passwd', 'wpa_private_key2_passwd'] as const;
+export type WriteOnlyField = (typeof WRITE_ONLY_FIELDS)[number];
+
+export const Route = z.looseObject({
+  destination: z.string(),
+  gateway: z.string(),
+  metric: z.number().optional(),
+});
+export type Route = z.infer<typeof Route>;
+
+export const InUse = z.looseObject({
+  address: z.string().optional(),
+  netmask: z.string().optional(),
+  gateway: z.string().optional(),
+});
+export type InUse = z.infer<typeof InUse>;
+
+const text = z.string().optional();
+const flag = z.boolean().optional();
+
+export const Stanza = z.looseObject({
+  method: text,
+  address: text,
+  netmask: text,
+  gateway: text,
+  dns_nameservers: z.array(z.string()).optional(),
+  dns_search: z.array(z.string()).optional(),
+  routes: z.array(Route).optional(),
+  mtu: z.number().optional(),
+  link_speed: z.number().optional(),
+  link_duplex: text,
+  link_autoneg: flag,
+  vlan_raw_device: text,
+  ssid: text,
+  security: text,
+  passphrase: text,
+  passphrase_set: flag,
+  wpa_key_mgmt: text,
+  wpa_eap: text,
+  wpa_identity: text,
+  wpa_anonymous_identity: text,
+  wpa_password: text,
+  wpa_password_set: flag,
+  wpa_phase1: text,
+  wpa_phase2: text,
+  wpa_ca_cert: text,
+  wpa_client_cert: text,
+  wpa_private_key: text,
+  wpa_private_key_passwd: text,
+  wpa_private_key_passwd_set: flag,
+  wpa_ca_cert2: text,
+  wpa_client_cert2: text,
+  wpa_private_key2: text,
+  wpa_private_key2_passwd: text,
+  wpa_private_key2_passwd_set: flag,
+  /** Active view only: the address the interface really holds now. */
+  in_use: InUse.optional(),
+});
+export type Stanza = z.infer<typeof Stanza>;
+
+/**
+ * What the client sends: the flat fields of a stanza. Write-only values may stay `Secret`s until
+ * the body is serialised (json-body.ts reveals them there and nowhere else), so a stanza can be
+ * logged or kept in a plan without leaking a password.
+ */
+export type StanzaFields = { [K in keyof Stanza]: K extends WriteOnlyField ? string | Secret | undefined : Stanza[K] };
+
+/** POST /interface/ body: one family stanza of one interface. */
+export type PostedStanza = StanzaFields & { name: string; family: Family };
+
+/** PUT /interface/{name}/ body: the fields to change, with `family`; `null` removes a field. */
+export type StanzaUpdate = { [K in keyof StanzaFields]?: StanzaFields[K] | null } & { family: Family };

@@ -1,0 +1,41 @@
+import { File } from 'node:buffer';
+import { z } from 'zod';
+import { FormData, Response } from 'undici';
+import { request, type DeviceConnection } from './device-request.js';
+import { FILE_SLOTS, type FileSlot } from './stanza.js';
+import { parseWire } from './wire-shape.js';
+
+export interface UploadedFile {
+  slot: FileSlot;
+  filename: string;
+  bytes: Uint8Array;
+}
+
+const UploadAnswer = z.looseObject({ files: z.record(z.string(), z.string()) });
+
+/**
+ * POST /interface/file/: every file in one multipart request, part name = slot. The body is
+ * encoded up front into bytes with a Content-Length (undici's Response does the multipart
+ * encoding), rather than streamed chunked: the device wants a plain body and no `Expect` header,
+ * and undici never sends `Expect: 100-continue`.
+ */
+export async function uploadFiles(connection: DeviceConnection, files: readonly UploadedFile[]): Promise<Partial<Record<FileSlot, string>>> {
+  if (files.length === 0) return {};
+  const form = new FormData();
+  for (const file of files) form.append(file.slot, new File([file.bytes], file.filename));
+  const encoded = new Response(form);
+  const contentType = encoded.headers.get('content-type') ?? 'multipart/form-data';
+  const bytes = new Uint8Array(await encoded.arrayBuffer());
+  const answer = await request(connection, {
+    method: 'POST',
+    path: '/interface/file/',
+    subject: files.map((f) => `${f.slot} ${f.filename}`).join(', '),
+    body: { multipart: { bytes, contentType } },
+  });
+  return answer.read((json) => {
+    const stored = parseWire(UploadAnswer, json).files;
+    const out: Partial<Record<FileSlot, string>> = {};
+    for (const slot of FILE_SLOTS) if (stored[slot] !== undefined) out[slot] = stored[slot];
+    return out;
+  });
+}
