@@ -7,22 +7,8 @@ import type { Secret } from '../config/secret.js';
  * fields are kept: a real device may add fields or values, and the plan compares what it finds.
  */
 
-export const FAMILIES = ['inet', 'inet6'] as const;
-export type Family = (typeof FAMILIES)[number];
-
-export const FILE_SLOTS = [
-  'wpa_ca_cert',
-  'wpa_client_cert',
-  'wpa_private_key',
-  'wpa_ca_cert2',
-  'wpa_client_cert2',
-  'wpa_private_key2',
-] as const;
-export type FileSlot = (typeof FILE_SLOTS)[number];
-
-/** Never returned by the device; a GET shows `<field>_set: true` instead. */
-export const WRITE_ONLY_FIELDS = ['passphrase', 'wpa_password', 'wpa_private_key_passwd', 'wpa_private_key2_passwd'] as const;
-export type WriteOnlyField = (typeof WRITE_ONLY_FIELDS)[number];
+export { FAMILIES, FILE_SLOTS, WRITE_ONLY_FIELDS, type Family, type FileSlot, type WriteOnlyField } from '../admin-api-vocabulary.js';
+import { FAMILIES, WRITE_ONLY_FIELDS, type Family, type WriteOnlyField } from '../admin-api-vocabulary.js';
 
 export const Route = z.looseObject({
   destination: z.string(),

@@ -17,7 +17,6 @@ export {
   FILE_SLOTS,
   Family,
   SECRET_FIELDS,
-  isInterfaceLevelField,
   stanzaKey,
   type DesiredAclRule,
   type DesiredDevice,

@@ -1,3 +1,4 @@
+import type { Family as AdminFamily } from '../admin-api-vocabulary.js';
 import type { Secret } from '../config/index.js';
 
 /**
@@ -6,7 +7,7 @@ import type { Secret } from '../config/index.js';
  */
 
 export const Family = { Inet: 'inet', Inet6: 'inet6' } as const;
-export type Family = (typeof Family)[keyof typeof Family];
+export type Family = AdminFamily;
 
 export interface RouteField {
   destination: string;
@@ -18,16 +19,8 @@ export type FieldValue = string | number | boolean | string[] | RouteField[];
 export type StanzaFields = Record<string, FieldValue>;
 
 /** Write-only fields: never returned by the device, never logged by us. */
-export const SECRET_FIELDS = ['wpa_password', 'passphrase', 'wpa_private_key_passwd', 'wpa_private_key2_passwd'] as const;
-export type SecretField = (typeof SECRET_FIELDS)[number];
-
-export const FILE_SLOTS = ['wpa_ca_cert', 'wpa_client_cert', 'wpa_private_key', 'wpa_ca_cert2', 'wpa_client_cert2', 'wpa_private_key2'] as const;
-export type FileSlot = (typeof FILE_SLOTS)[number];
-
-/** Fields that describe the interface rather than the family: sent in every stanza of it. */
-export function isInterfaceLevelField(field: string): boolean {
-  return field === 'mtu' || field === 'ssid' || field === 'security' || field === 'passphrase' || field.startsWith('link_') || field.startsWith('wpa_');
-}
+export { WRITE_ONLY_FIELDS as SECRET_FIELDS, type WriteOnlyField as SecretField, FILE_SLOTS, type FileSlot } from '../admin-api-vocabulary.js';
+import type { FileSlot, WriteOnlyField as SecretField } from '../admin-api-vocabulary.js';
 
 /** Fields the device adds to its views that are not configuration. */
 export const VIEW_ONLY_FIELDS = new Set(['name', 'family', 'config_state', 'in_use', 'dot1x_state']);

@@ -6,32 +6,11 @@ import type { Stanza } from './stanza-schema.js';
  * one address family.
  */
 
-export const FAMILIES = ['inet', 'inet6'] as const;
-export type Family = (typeof FAMILIES)[number];
-
-export const FILE_SLOTS = [
-  'wpa_ca_cert',
-  'wpa_client_cert',
-  'wpa_private_key',
-  'wpa_ca_cert2',
-  'wpa_client_cert2',
-  'wpa_private_key2',
-] as const;
-export type FileSlot = (typeof FILE_SLOTS)[number];
-
-export function isFileSlot(value: string): value is FileSlot {
-  return (FILE_SLOTS as readonly string[]).includes(value);
-}
+export { FAMILIES, FILE_SLOTS, WRITE_ONLY_FIELDS, isFileSlot, isWriteOnlyField, type Family, type FileSlot } from '../admin-api-vocabulary.js';
+import type { Family, FileSlot } from '../admin-api-vocabulary.js';
 
 /** Slots that must hold a certificate; the others hold a private key. */
 export const CERTIFICATE_SLOTS: readonly FileSlot[] = ['wpa_ca_cert', 'wpa_client_cert', 'wpa_ca_cert2', 'wpa_client_cert2'];
-
-/** Never returned by the device: a GET shows `<field>_set: true` instead. */
-export const WRITE_ONLY_FIELDS = ['wpa_password', 'passphrase', 'wpa_private_key_passwd', 'wpa_private_key2_passwd'] as const;
-
-export function isWriteOnlyField(field: string): boolean {
-  return (WRITE_ONLY_FIELDS as readonly string[]).includes(field);
-}
 
 /** One flat stanza as POST /interface/ takes it; the type comes from its zod schema. */
 export type { Route, Stanza } from './stanza-schema.js';

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyStick, type ApplyEvent, type StickResult } from '../../src/apply/index.js';
+import { applyFile } from './apply-helpers.js';
 import { normaliseFields } from '../../src/plan/index.js';
 import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { profilesDir, startProfileDevice, stickFromProfile, testAgentConfig, writeRequests } from './stick-workspace.js';
@@ -12,20 +12,7 @@ afterEach(async () => {
   device = undefined;
 });
 
-async function apply(file: string, agent = testAgentConfig()): Promise<{ result: StickResult; events: ApplyEvent[] }> {
-  const events: ApplyEvent[] = [];
-  const result = await applyStick(file, {
-    agent,
-    concurrency: 8,
-    dryRun: false,
-    allowDisconnect: false,
-    discardPending: false,
-    rollback: true,
-    restartTimeoutMs: 20_000,
-    onEvent: (e) => events.push(e),
-  });
-  return { result, events };
-}
+const apply = (file: string, agent = testAgentConfig()) => applyFile(file, { agent });
 
 /** The device's active view of one interface, read through the simulator's own state. */
 function activeInterface(sim: SimulatorHandle, name: string): Record<string, unknown> | undefined {
