@@ -162,12 +162,13 @@ async function runStep(
     case 'verify-active': {
       const active = (await api.listInterfaces('active')) as DeviceInterfaceView[];
       const problems = verifyView(active, step.expected, { dot1x: true });
-      if (problems.length > 0) {
-        const pending = (await api.listInterfaces('pending')) as DeviceInterfaceView[];
-        const stillPending = verifyView(pending, step.expected, { dot1x: false }).length === 0;
-        throw new VerificationError(stillPending ? 'never-active' : 'active', problems);
-      }
-      return;
+      if (problems.length === 0) return;
+      // Settings not active while still pending: the restart did not take. Settings active but
+      // 802.1X refused by the switch port: a wrong result, which is rolled back.
+      const settingsActive = verifyView(active, step.expected, { dot1x: false }).length === 0;
+      const pending = settingsActive ? [] : ((await api.listInterfaces('pending')) as DeviceInterfaceView[]);
+      const stillPending = !settingsActive && verifyView(pending, step.expected, { dot1x: false }).length === 0;
+      throw new VerificationError(stillPending ? 'never-active' : 'active', problems);
     }
     case 'add-acl-rule':
       await api.addAcl(step.rule);

@@ -4,6 +4,7 @@ import { registerApplyCommands } from './apply-command.js';
 import { registerRunCommand } from './run-command.js';
 import { registerStatusCommand } from './status-command.js';
 import { registerSchemaCommand } from './schema-command.js';
+import { registerSimulateCommand } from './simulate-command.js';
 import { registerValidateCommand } from './validate-command.js';
 import { packageVersion } from './package-version.js';
 
@@ -19,5 +20,6 @@ registerApplyCommands(program);
 registerSchemaCommand(program);
 registerRunCommand(program);
 registerStatusCommand(program);
+registerSimulateCommand(program);
 
 await program.parseAsync(process.argv);

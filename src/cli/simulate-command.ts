@@ -2,12 +2,16 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ErrorCode, ExitStatus, MpprovError, exitStatusFor, isMpprovError } from '../errors.js';
 import {
+  createRealDot1xBackend,
+  DOT1X_BACKENDS,
   loadAuthenticatorProfile,
   loadDeviceDescription,
   parseFault,
   startFleet,
   startSimulator,
   type AuthenticatorProfile,
+  type Dot1xBackendName,
+  type RealDot1xBackend,
   type SimulatorOptions,
 } from '../simulator/index.js';
 
@@ -36,6 +40,7 @@ interface SimulateFlags {
   manifest?: string;
   json?: boolean;
   rateLimit: boolean;
+  dot1xBackend: string;
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -55,6 +60,11 @@ export function registerSimulateCommand(program: Command): void {
     .option('--device <file>', 'device file (YAML or JSON): model, interfaces, starting configuration')
     .option('--mgmt <interface>', 'the interface clients reach the device through', 'eth0')
     .option('--switch <port=spec>', 'switch port facing a physical port: eth0=dot1x:PROFILE.yaml or eth0=open (repeatable)', collect, [])
+    .option(
+      '--dot1x-backend <name>',
+      'who decides 802.1X on those ports: model (in-process) or real (hostapd and wpa_supplicant in network namespaces; needs root)',
+      'model',
+    )
     .option('--restart-ms <ms>', 'outage after a networking restart', '3000')
     .option('--reboot-ms <ms>', 'outage after a reboot', '15000')
     .option('--fault <spec>', 'inject a fault: KIND[=VALUE][,times=N][@[METHOD ]PATH] (repeatable)', collect, [])
@@ -80,7 +90,22 @@ async function runSimulate(flags: SimulateFlags): Promise<number> {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
+  const backendName = dot1xBackendName(flags.dot1xBackend);
   const options = await simulatorOptions(flags);
+  // Created here rather than by the simulator so that a fleet shares it; closed on every way out.
+  // (Its namespaces are also removed on a signal or exit before this finally runs: netns-lab.ts.)
+  const backend = backendName === 'real' ? await createRealDot1xBackend() : undefined;
+  try {
+    if (backend !== undefined) options.dot1xBackend = backend;
+    return await serve(flags, options, backend, stopped);
+  } finally {
+    await backend?.close();
+  }
+}
+
+async function serve(flags: SimulateFlags, options: SimulatorOptions, backend: RealDot1xBackend | undefined, stopped: Promise<void>): Promise<number> {
+  const backendLine = backend?.describe() ?? 'model: decided in-process from certificates and passwords (--dot1x-backend real runs hostapd and wpa_supplicant)';
+  const backendName = backend === undefined ? 'model' : 'real';
   let close: () => Promise<void>;
   if (flags.devices !== undefined) {
     const fleet = await startFleet(integer('--devices', flags.devices, 1, 2000), options);
@@ -88,10 +113,14 @@ async function runSimulate(flags: SimulateFlags): Promise<number> {
     if (flags.manifest !== undefined) {
       // The manifest holds every device's password: readable by its owner only.
       await writeFile(flags.manifest, `${JSON.stringify(fleet.manifest, null, 2)}\n`, { mode: 0o600 });
-      const line = { devices: fleet.devices.length, manifest: flags.manifest, control_url: fleet.manifest.control_url };
-      process.stdout.write(flags.json === true ? `${JSON.stringify(line)}\n` : `${fleet.devices.length} simulated devices; manifest written to ${flags.manifest}\n`);
+      const line = { devices: fleet.devices.length, manifest: flags.manifest, control_url: fleet.manifest.control_url, dot1x_backend: backendName };
+      process.stdout.write(
+        flags.json === true
+          ? `${JSON.stringify(line)}\n`
+          : `${fleet.devices.length} simulated devices; manifest written to ${flags.manifest}; 802.1X: ${backendLine}\n`,
+      );
     } else {
-      process.stdout.write(`${JSON.stringify(fleet.manifest)}\n`);
+      process.stdout.write(`${JSON.stringify({ ...fleet.manifest, dot1x_backend: backendName })}\n`);
     }
   } else {
     const sim = await startSimulator(options);
@@ -106,6 +135,7 @@ async function runSimulate(flags: SimulateFlags): Promise<number> {
         fingerprint_sha256: sim.fingerprintSha256,
         control_url: sim.controlUrl,
         model,
+        dot1x_backend: sim.dot1xBackend,
       };
       process.stdout.write(`${JSON.stringify(line)}\n`);
     } else {
@@ -118,6 +148,7 @@ async function runSimulate(flags: SimulateFlags): Promise<number> {
           `  password:     ${sim.password}`,
           `  fingerprint:  ${sim.fingerprintSha256}`,
           `  control:      ${sim.controlUrl}  (test-only, unauthenticated)`,
+          `  802.1X:       ${backendLine}`,
           'Stop with Ctrl-C.',
           '',
         ].join('\n'),
@@ -172,6 +203,12 @@ async function switchPorts(specs: readonly string[]): Promise<Record<string, Aut
     else if (profile !== undefined) ports[port] = await loadAuthenticatorProfile(profile);
   }
   return ports;
+}
+
+function dot1xBackendName(text: string): Dot1xBackendName {
+  const name = DOT1X_BACKENDS.find((b) => b === text);
+  if (name === undefined) throw new MpprovError(ErrorCode.Usage, `--dot1x-backend must be ${DOT1X_BACKENDS.join(' or ')}; "${text}" is not.`);
+  return name;
 }
 
 function integer(flag: string, text: string, min: number, max: number): number {

@@ -11,7 +11,8 @@ import type { FileSlot, Stanza } from './stanza.js';
  * certificate from another CA, expired or not-yet-valid client certificate, key not matching the
  * certificate, EAP type the server does not offer, a RADIUS certificate the stanza's CA did not
  * issue. Not modelled: server name matching (the model has no domain_suffix_match field) and
- * chains longer than the files carry.
+ * chains longer than the files carry. Cases are checked against the real backend
+ * (dot1x-real-backend.ts) by test/dot1x: both must agree.
  */
 export const modelDot1xBackend: Dot1xBackend = {
   async authenticate(profile, stanza, files) {
@@ -29,10 +30,16 @@ function decide(profile: AuthenticatorProfile, s: Stanza, files: Dot1xFiles, now
   }
   const method: UserMethod =
     outer === 'peap' ? (s.wpa_phase2 === 'auth=TLS' ? 'peap-tls' : 'peap-mschapv2') : outer;
-  const identity = s.wpa_identity ?? '';
-  const user = profile.users.find((u) => u.identity === identity);
-  if (user === undefined) return deny(`identity "${identity}" is unknown to the authentication server`);
-  if (!user.methods.includes(method)) return deny(`identity "${identity}" may not use ${method}`);
+  // The identity the server decides on. PEAP: the inner one, inside the tunnel. EAP-TLS and MD5:
+  // the one wpa_supplicant sends, which is wpa_anonymous_identity when the stanza has one (the
+  // real backend showed it: hostapd never sees wpa_identity then).
+  const identity = (outer === 'peap' ? s.wpa_identity : (s.wpa_anonymous_identity ?? s.wpa_identity)) ?? '';
+  const entries = profile.users.filter((u) => u.identity === identity);
+  if (entries.length === 0) return deny(`identity "${identity}" is unknown to the authentication server`);
+  // Entries of one identity add up, as the eap_user lines rendered from them do; for each method
+  // the first entry listing it holds the password.
+  const user = entries.find((u) => u.methods.includes(method));
+  if (user === undefined) return deny(`identity "${identity}" may not use ${method}`);
 
   switch (method) {
     case 'md5':

@@ -2,7 +2,7 @@
  * The Monitoring Point simulator: a faithful Admin API v1 device (admin-api-model.md) for tests
  * of the provisioning engine and for field staff rehearsing a stick. Only this file is public.
  */
-export { startSimulator, type SimulatorHandle, type SimulatorOptions } from './simulator.js';
+export { startSimulator, DOT1X_BACKENDS, type Dot1xBackendName, type SimulatorHandle, type SimulatorOptions } from './simulator.js';
 export { startFleet, type Fleet, type FleetManifest, type FleetManifestDevice } from './fleet.js';
 export type { SimulatorState } from './simulator-state.js';
 export type { RequestLogEntry } from './request-log.js';
@@ -22,6 +22,15 @@ export {
 } from './authenticator-profile.js';
 export type { Dot1xBackend, Dot1xFiles, Dot1xResult } from './dot1x-backend.js';
 export { modelDot1xBackend } from './dot1x-model-backend.js';
+export {
+  createRealDot1xBackend,
+  DEFAULT_DOT1X_TIMEOUT_MS,
+  RealDot1xBackend,
+  type RealDot1xBackendOptions,
+} from './dot1x-real-backend.js';
+export { checkRealBackendPrerequisites, type PrerequisiteCheck } from './real-backend-prerequisites.js';
+export { liveLabs, LAB_PREFIX, type LabNames } from './netns-lab.js';
+export { renderWpaSupplicantConfig, WPA_SUPPLICANT_OPTIONS, type FilePathOf } from './wpa-supplicant-config.js';
 export {
   createSelfSignedCertificate,
   generateEcKeyPair,

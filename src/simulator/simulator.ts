@@ -6,6 +6,7 @@ import { startControlServer, type ControlServer } from './control-server.js';
 import { describeBuiltInModel, type DeviceDescription } from './device-description.js';
 import type { Dot1xBackend } from './dot1x-backend.js';
 import { modelDot1xBackend } from './dot1x-model-backend.js';
+import { createRealDot1xBackend, RealDot1xBackend } from './dot1x-real-backend.js';
 import type { FaultSpec } from './faults.js';
 import { DEFAULT_SERVICE_RATE_LIMIT, type RateLimit } from './rate-limiter.js';
 import type { RequestLogEntry } from './request-log.js';
@@ -43,11 +44,18 @@ export interface SimulatorOptions {
   serviceRateLimit?: RateLimit | false;
   /** Port of the control server (test-only, loopback); default 0: a free port. */
   controlPort?: number;
-  /** Default: the in-process model backend. */
-  dot1xBackend?: Dot1xBackend;
+  /**
+   * Who decides 802.1X on demanding switch ports: `model` (default, in-process), `real` (hostapd
+   * and wpa_supplicant in network namespaces the simulator creates and removes; needs root), or
+   * a backend instance, which the caller closes. A fleet takes `model` or an instance.
+   */
+  dot1xBackend?: Dot1xBackend | Dot1xBackendName;
   /** Request log entries kept per device; default 1000. */
   requestLogLimit?: number;
 }
+
+export const DOT1X_BACKENDS = ['model', 'real'] as const;
+export type Dot1xBackendName = (typeof DOT1X_BACKENDS)[number];
 
 export interface SimulatorHandle {
   /** https://127.0.0.1:PORT, the URL a stick names. */
@@ -62,6 +70,8 @@ export interface SimulatorHandle {
   readonly certificatePem: string;
   /** Control base of this device; append /state, /requests, /faults or /reset. */
   readonly controlUrl: string;
+  /** Which 802.1X backend decides its switch ports: `model`, `real` or `custom`. */
+  readonly dot1xBackend: string;
   state(): SimulatorState;
   requests(): RequestLogEntry[];
   clearRequests(): void;
@@ -84,18 +94,27 @@ export function checkHost(host: string, allowRemote: boolean): void {
 /** Starts one simulated Monitoring Point and its control server. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
   const host = resolveHost(options);
-  const device = createDevice(options, 0, host, undefined);
-  await device.start();
+  // A backend the simulator creates is its own: closed with it, and on every failure to start.
+  const owned = options.dot1xBackend === 'real' ? await createRealDot1xBackend() : undefined;
+  let device: SimulatedDevice;
   let control: ControlServer;
   try {
-    control = await startControlServer([device], { host: controlHost(host), port: options.controlPort ?? 0 });
+    device = createDevice(owned === undefined ? options : { ...options, dot1xBackend: owned }, 0, host, undefined);
+    await device.start();
+    try {
+      control = await startControlServer([device], { host: controlHost(host), port: options.controlPort ?? 0 });
+    } catch (error) {
+      await device.close();
+      throw error;
+    }
   } catch (error) {
-    await device.close();
+    await owned?.close();
     throw error;
   }
   return handleOf(device, control, async () => {
     await device.close();
     await control.close();
+    await owned?.close();
   });
 }
 
@@ -118,6 +137,13 @@ export function createDevice(options: SimulatorOptions, index: number, host: str
       throw new MpprovError(ErrorCode.Usage, `Switch port "${port}" is not a physical interface of model ${description.model.model}.`);
     }
   }
+  const dot1xBackend = backendOf(options.dot1xBackend);
+  if (dot1xBackend instanceof RealDot1xBackend) {
+    const wireless = [...switchPorts.keys()].find((port) => description.model.interfaces[port]?.kind === 'wireless');
+    if (wireless !== undefined) {
+      throw new MpprovError(ErrorCode.Usage, `Switch port "${wireless}" faces a wireless interface; the real 802.1X backend drives wired ports only.`);
+    }
+  }
   const basePort = options.port ?? 0;
   return new SimulatedDevice({
     index,
@@ -130,13 +156,26 @@ export function createDevice(options: SimulatorOptions, index: number, host: str
     description,
     managementInterface: options.managementInterface ?? 'eth0',
     switchPorts,
-    dot1xBackend: options.dot1xBackend ?? modelDot1xBackend,
+    dot1xBackend,
     restartMs: options.restartMs ?? 3000,
     rebootMs: options.rebootMs ?? 15000,
     faults: options.faults ?? [],
     serviceRateLimit: options.serviceRateLimit ?? DEFAULT_SERVICE_RATE_LIMIT,
     requestLogLimit: options.requestLogLimit ?? 1000,
   });
+}
+
+function backendOf(option: SimulatorOptions['dot1xBackend']): Dot1xBackend {
+  if (option === undefined || option === 'model') return modelDot1xBackend;
+  if (option === 'real') {
+    // Creating one takes namespaces and must be awaited and closed: startSimulator does that.
+    throw new MpprovError(ErrorCode.Usage, 'A fleet needs a real 802.1X backend instance: pass createRealDot1xBackend() as dot1xBackend and close it after the fleet.');
+  }
+  return option;
+}
+
+export function dot1xBackendName(backend: Dot1xBackend): string {
+  return backend === modelDot1xBackend ? 'model' : backend instanceof RealDot1xBackend ? 'real' : 'custom';
 }
 
 /** A built-in model; listening on IPv6, eth0 also gets its inet6 address (SLAAC) from the start. */
@@ -184,6 +223,7 @@ export function handleOf(device: SimulatedDevice, control: ControlServer, close:
       return device.tls.certificatePem;
     },
     controlUrl: control.deviceBase(device.settings.index),
+    dot1xBackend: dot1xBackendName(device.settings.dot1xBackend),
     state: () => device.state(),
     requests: () => device.log.list(),
     clearRequests: () => device.log.clear(),

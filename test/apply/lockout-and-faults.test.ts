@@ -138,3 +138,20 @@ describe('faults end with a sentence a technician understands', () => {
     expect(JSON.stringify(device.state().interfaces.active)).toBe(before);
   });
 });
+
+describe('802.1X refused by the switch port on a network port', () => {
+  it('is a wrong result: rolled back to the previous configuration and verified', async () => {
+    device = await startProfileDevice({ switchPorts: { eth1: await loadAuthenticatorProfile(switchProfile) } });
+    const file = stickWithConfig(
+      stickHead(
+        device,
+        '    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n        dot1x: { eap: md5, identity: mp01, password: "md5-SeCrEt-wrong" }\n',
+      ),
+    );
+    const { result } = await applyFile(file);
+    const mp = result.devices[0];
+    expect(mp?.rollback?.outcome).toBe('restored');
+    expect(mp?.message).toMatch(/^after the restart the device runs a different configuration than requested: eth1 inet: 802\.1X is unauthorized \(the switch port did not accept the credentials\); rolled back/);
+    expect(device.state().interfaces.active.find((i) => i.name === 'eth1')).toBeUndefined();
+  });
+});
