@@ -67,10 +67,12 @@ export async function applyStick(configFile: string, options: StickApplyOptions)
     } catch (error) {
       // provisionDevice reports failures as results; this is a bug guard, kept as one result too.
       const message = error instanceof Error ? error.message : String(error);
-      result.devices[index] = {
+      const failed: DeviceResult = {
         device: access.name, url: access.url, outcome: Outcome.Failed, message: `internal error: ${message}`,
         code: ErrorCode.Internal, steps: [], warnings: [], durationMs: 0,
       };
+      result.devices[index] = failed;
+      options.onEvent({ type: 'device-result', result: failed });
     } finally {
       await api.close().catch(() => undefined);
     }

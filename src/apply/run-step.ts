@@ -40,6 +40,7 @@ export async function restartAndWait(
       ...(signal === undefined ? {} : { signal }),
     });
   } catch (error) {
+    if (signal?.aborted === true) throw new RestartWaitAbortedError(error);
     throw new DeviceLostError(timeoutMs, error);
   }
 }
@@ -57,6 +58,14 @@ export class DeviceLostError extends MpprovError {
   constructor(readonly timeoutMs: number, cause: unknown) {
     super(ErrorCode.DeviceUnreachable, `the device did not answer again within ${Math.round(timeoutMs / 1000)} s after the networking restart`, { cause });
     this.name = 'DeviceLostError';
+  }
+}
+
+/** The agent is shutting down while a device restarts: we stop watching, the device goes on. */
+export class RestartWaitAbortedError extends MpprovError {
+  constructor(cause: unknown) {
+    super(ErrorCode.ApplyFailed, 'stopped waiting for the device because the agent is shutting down; the networking restart was already under way, so check the device when the agent runs again', { cause });
+    this.name = 'RestartWaitAbortedError';
   }
 }
 
@@ -79,6 +88,9 @@ export function stepFailure(error: unknown, step: Step, description: string, tim
       deviceLost: true,
       wrongResult: false,
     };
+  }
+  if (error instanceof RestartWaitAbortedError) {
+    return { message: error.message, code: error.code, deviceLost: false, wrongResult: false };
   }
   const verification = error as { name?: string; view?: string; problems?: string[] };
   if (verification.name === 'VerificationError') {

@@ -26,13 +26,19 @@ export interface SecretsRecord {
 
 export const SECRETS_RECORD_FILE = 'secrets-record.json';
 
+/**
+ * Saves to one record file are queued per process: the daemon runs several jobs at once, each
+ * with its own SecretsRecord, and a save re-reads the file, so queued saves never drop each
+ * other's devices. (Module state on purpose: the file is one per process, not per caller.)
+ */
+const saveQueues = new Map<string, Promise<void>>();
+
 export async function openSecretsRecord(stateDir: string): Promise<SecretsRecord> {
   const file = join(stateDir, SECRETS_RECORD_FILE);
   let data = await readRecord(file);
   const key = Buffer.from(data.key, 'base64');
   const hash = (deviceUrl: string, stanzaKey: string, field: string, value: Secret): string =>
     createHmac('sha256', key).update(`${deviceUrl}\0${stanzaKey}\0${field}\0${value.reveal()}`).digest('hex');
-  let writing = Promise.resolve();
 
   return {
     known: (url, stanza, field, value) => data.devices[url]?.[stanza]?.[field] === hash(url, stanza, field, value),
@@ -48,20 +54,22 @@ export async function openSecretsRecord(stateDir: string): Promise<SecretsRecord
     },
     save(url) {
       // Saves are serialised; each re-reads the file so parallel jobs of other devices are kept.
-      writing = writing.then(async () => {
+      const queued = (saveQueues.get(file) ?? Promise.resolve()).then(async () => {
         const onDisk = await readRecord(file, data.key);
         const mine = data.devices[url];
         if (mine === undefined) delete onDisk.devices[url];
         else onDisk.devices[url] = mine;
         await mkdir(stateDir, { recursive: true, mode: 0o700 });
-        const tmp = `${file}.${process.pid}.tmp`;
+        const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
         await writeFile(tmp, `${JSON.stringify(onDisk, null, 1)}\n`, { mode: 0o600 });
         await rename(tmp, file);
         // A record another process created meanwhile has its own key: our hashes then simply
         // do not match later, and the secrets are sent again (the safe side).
         data = { ...onDisk, key: data.key, devices: { ...onDisk.devices } };
       });
-      return writing;
+      // A failed save must not block the next one in the queue.
+      saveQueues.set(file, queued.catch(() => undefined));
+      return queued;
     },
   };
 }

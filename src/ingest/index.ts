@@ -7,3 +7,14 @@ export {
   readReferencedFile,
   type ReadResult,
 } from './stick-files.js';
+export { isUnderMediaRoot, mediaMounts, parseMountinfo, readMountTable, type MountEntry } from './mount-table.js';
+export { parseFindmntLine, watchMounts, type MountWatcher, type MountWatcherOptions } from './mount-watcher.js';
+export { isProfileName, watchProfiles, type ProfilesWatcher, type ProfilesWatcherOptions } from './profiles-watcher.js';
+export {
+  AGENT_OUTPUT_NAMES,
+  SNAPSHOT_LIMITS,
+  SnapshotError,
+  snapshotStick,
+  stickLabel,
+  type StickSnapshot,
+} from './stick-snapshot.js';

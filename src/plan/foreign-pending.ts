@@ -21,7 +21,10 @@ export function foreignPendingSteps(
     // A stanza absent from the pending view is unchanged; null there means "about to be removed".
     if (p === undefined) continue;
     const differs = p === null ? a != null : a == null || !sameStanza(a.stanza, p.stanza);
-    if (differs) {
+    // Pending exactly what this file asks for is ours, left by an interrupted run: not foreign.
+    const wanted = desired.get(key);
+    const ours = p != null && wanted !== undefined && comparable(p.stanza) === comparable(wanted.fields);
+    if (differs && !ours) {
       const ref = (p ?? a) as { name: string; family: Family };
       foreign.push({ key, name: ref.name, family: ref.family, active: a?.stanza, pending: p?.stanza ?? null });
     }
@@ -73,10 +76,11 @@ function flatten(view: readonly DeviceInterfaceView[]): Map<string, { name: stri
 
 function sameStanza(a: DeviceStanza, b: DeviceStanza): boolean {
   const setMarkers = (s: DeviceStanza) => SECRET_FIELDS.filter((f) => s[`${f}_set`] === true).join(',');
-  if (setMarkers(a) !== setMarkers(b)) return false;
-  const comparable = (s: DeviceStanza): string => {
-    const fields = normaliseFields(configFields(s));
-    return JSON.stringify(Object.keys(fields).sort().map((k) => [k, fields[k]]));
-  };
-  return comparable(a) === comparable(b);
+  return setMarkers(a) === setMarkers(b) && comparable(a) === comparable(b);
+}
+
+/** Configuration fields only, normalised, in a stable order. */
+function comparable(stanza: Record<string, unknown>): string {
+  const fields = normaliseFields(configFields(stanza));
+  return JSON.stringify(Object.keys(fields).sort().map((k) => [k, fields[k]]));
 }

@@ -2,7 +2,7 @@ export { formatProblem, summarizeProblems } from './format-problems.js';
 export { createProgressDisplay, type ProgressDisplay } from './progress-display.js';
 export { renderPlan } from './render-plan.js';
 export { createAgentLogger, isJournal, LogLevel, type AgentLogger, type AgentLoggerOptions } from './agent-logger.js';
-export { appendDurably, classifyStickError, replaceDurably, StickProblem, type AppendMethod } from './durable-write.js';
+export { appendDurably, classifyStickError, replaceDurably, StickProblem, type AppendMethod, type WriteTarget } from './durable-write.js';
 export { createJobLog, type JobLog, type JobLogOptions } from './job-log.js';
 export {
   concludeJob,
@@ -24,6 +24,7 @@ export { createSecretValues, REDACTED, redactText, redactValue, SECRET_KEY, type
 export { resultDocument, type ResultDocument } from './result-document.js';
 export {
   createUsbLogWriter,
+  createWriteQueues,
   RESULT_FILE_NAME,
   stickProblemText,
   USB_LOG_NAME,

@@ -1,0 +1,252 @@
+import { stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename, dirname } from 'node:path';
+import { createHash } from 'node:crypto';
+import { type AgentConfig, loadAgentConfig, type Secret } from '../config/index.js';
+import {
+  findConfigFile,
+  isUnderMediaRoot,
+  type MountEntry,
+  type MountWatcher,
+  type ProfilesWatcher,
+  readConfigFile,
+  stickLabel,
+  watchMounts,
+  watchProfiles,
+} from '../ingest/index.js';
+import { createAgentLogger, createSecretValues, createWriteQueues, formatProblem } from '../report/index.js';
+import { createDeviceLocks } from './device-locks.js';
+import { recoverInterruptedJobs } from './interrupted-jobs.js';
+import { newJobId } from './job-id.js';
+import { type JobRequest, type RunningJob, startJob } from './run-job.js';
+import { openStateStore, type StateStore } from './state-store.js';
+import { startNotifier } from './systemd-notify.js';
+
+/**
+ * `mpprov run`: watches for sticks and profiles and runs a job for each. Wiring only: detection
+ * lives in ingest, a job in run-job.ts, state in state-store.ts, the words in report.
+ */
+
+export interface DaemonOptions {
+  agentConfigFile: string;
+  /** --state-dir: overrides agent.yaml's state_dir, also across reloads. */
+  stateDir?: string;
+  env?: NodeJS.ProcessEnv;
+  version: string;
+  /** Where startup problems go before the logger exists. */
+  errorStream?: NodeJS.WritableStream;
+}
+
+/** How long SIGTERM waits for jobs to finish their request before the agent exits anyway. */
+const STOP_GRACE_MS = 9_000;
+
+/** Runs until SIGTERM or SIGINT; resolves with the exit status. */
+export async function runDaemon(options: DaemonOptions): Promise<number> {
+  const env = options.env ?? process.env;
+  const errors = options.errorStream ?? process.stderr;
+  const loaded = await loadAgentConfig(options.agentConfigFile, env);
+  if (loaded.problems.length > 0) {
+    for (const problem of loaded.problems) errors.write(`${formatProblem(problem)}\n`);
+    errors.write(`${options.agentConfigFile}: INVALID, the agent does not start\n`);
+    return 1;
+  }
+  let agent = withOverrides(loaded.config, options);
+  const secrets = createSecretValues();
+  let removeAgentSecrets = secrets.add(agentSecretValues(agent));
+  const logger = createAgentLogger({ level: agent.logLevel, secrets, env });
+  let state: StateStore;
+  try {
+    state = await openStateStore(agent.stateDir);
+  } catch (error) {
+    logger.log('error', `cannot use the state directory ${agent.stateDir}: ${(error as Error).message}`);
+    await logger.close();
+    return 1;
+  }
+  logger.log('info', `mpprov ${options.version} starting: agent config ${agent.file ?? `${options.agentConfigFile} (missing: defaults)`}, state ${agent.stateDir}`);
+  for (const job of await recoverInterruptedJobs(state)) {
+    logger.log('warn', `an earlier job did not finish: ${job.reason}; where it stopped: ${job.where.join('; ')}`, job.id);
+  }
+
+  const locks = createDeviceLocks();
+  const abort = new AbortController();
+  let stopping: string | undefined;
+  const running = new Map<string, RunningJob>();
+  const byKey = new Map<string, RunningJob>();
+  const detecting = new Set<string>();
+  const stickQueue = createWriteQueues();
+
+  const launch = (key: string, request: JobRequest): void => {
+    let id = newJobId();
+    while (running.has(id)) id = newJobId();
+    const forget = (): void => {
+      if (byKey.get(key) === job) byKey.delete(key);
+    };
+    const job: RunningJob = startJob(id, request, {
+      agent,
+      state,
+      logger,
+      secrets,
+      locks,
+      signal: abort.signal,
+      stopReason: () => stopping,
+      hostname: hostname(),
+      version: options.version,
+      stickQueue,
+      onSettled: forget,
+    });
+    running.set(id, job);
+    byKey.set(key, job);
+    job.done
+      .catch((error: unknown) => logger.log('error', `internal error: ${(error as Error).stack ?? String(error)}`, id))
+      .finally(() => {
+        running.delete(id);
+        forget();
+      });
+  };
+
+  const already = (key: string, what: string): boolean => {
+    const job = byKey.get(key);
+    if (job === undefined) return false;
+    logger.log('info', `${what}: the same configuration is already being applied by this job; not started twice`, job.id);
+    if (job.log.stick !== undefined && !job.log.stick.status().ok) void job.log.stick.reattach();
+    return true;
+  };
+
+  const onMount = async (entry: MountEntry): Promise<void> => {
+    const root = entry.target;
+    if (stopping !== undefined || detecting.has(root)) return;
+    detecting.add(root);
+    try {
+      const configFile = await findConfigFile(root);
+      if (configFile === undefined) {
+        logger.log('debug', `${root} mounted (${entry.fstype}): no mpprov.yaml at its root, not a stick for mpprov`);
+        return;
+      }
+      const sha = await configSha256(configFile);
+      const key = `stick\0${root}\0${sha}`;
+      if (already(key, `stick at ${root}`)) return;
+      const device = (await stat(root)).dev;
+      launch(key, { kind: 'stick', root, configName: basename(configFile), label: stickLabel(root), device, configSha256: sha });
+    } catch (error) {
+      logger.log('warn', `${root}: cannot look at the stick: ${(error as Error).message}`);
+    } finally {
+      detecting.delete(root);
+    }
+  };
+
+  const onUnmount = (entry: MountEntry): void => {
+    for (const job of running.values()) {
+      if (job.request.kind === 'stick' && job.request.root === entry.target) {
+        job.log.stick?.detach();
+        logger.log('info', `the stick at ${entry.target} was unmounted; the job goes on from its copy`, job.id);
+      }
+    }
+  };
+
+  const onProfile = async (file: string): Promise<void> => {
+    if (stopping !== undefined) return;
+    const sha = await configSha256(file);
+    const key = `profile\0${file}\0${sha}`;
+    if (already(key, `profile ${file}`)) return;
+    launch(key, { kind: 'profile', root: dirname(file), configName: basename(file), label: basename(file), configSha256: sha });
+  };
+
+  const notice = (message: string): void => logger.log('warn', message);
+  // MPPROV_FINDMNT names another findmnt (a missing one forces the /proc/self/mountinfo fallback).
+  const startMounts = (roots: readonly string[]): Promise<MountWatcher> =>
+    watchMounts({ mediaRoots: roots, onMount: (e) => void onMount(e), onUnmount, onNotice: notice, ...(env.MPPROV_FINDMNT === undefined ? {} : { findmntCommand: env.MPPROV_FINDMNT }) });
+  const startProfiles = (dirs: readonly string[]): Promise<ProfilesWatcher> => watchProfiles({ dirs, onProfile: (f) => void onProfile(f), onNotice: notice });
+
+  let mounts = await startMounts(agent.mediaRoots);
+  let profiles = await startProfiles(agent.profilesDirs);
+  logger.log('info', `watching media roots ${agent.mediaRoots.join(', ')} (${mounts.mode()})${agent.profilesDirs.length > 0 ? ` and profiles ${agent.profilesDirs.join(', ')}` : ''}`);
+  // A stick that was in before the agent started is a stick too.
+  for (const entry of mounts.current()) void onMount(entry);
+
+  const notifier = startNotifier(env, notice);
+  notifier.ready('watching for sticks');
+
+  const reload = async (): Promise<void> => {
+    const next = await loadAgentConfig(options.agentConfigFile, env);
+    if (next.problems.length > 0) {
+      for (const problem of next.problems) logger.log('error', `agent config: ${formatProblem(problem)}`);
+      logger.log('error', 'SIGHUP: the agent config is invalid; keeping the one in use');
+      return;
+    }
+    const before = agent;
+    agent = withOverrides(next.config, options);
+    removeAgentSecrets();
+    removeAgentSecrets = secrets.add(agentSecretValues(agent));
+    logger.setLevel(agent.logLevel);
+    if (agent.stateDir !== before.stateDir) state = await openStateStore(agent.stateDir);
+    if (!sameList(agent.mediaRoots, before.mediaRoots)) {
+      await mounts.close();
+      mounts = await startMounts(agent.mediaRoots);
+      // A stick already in under a root that is new is a stick too, as at start-up.
+      for (const entry of mounts.current()) if (!isUnderMediaRoot(entry.target, before.mediaRoots)) void onMount(entry);
+    }
+    if (!sameList(agent.profilesDirs, before.profilesDirs)) {
+      await profiles.close();
+      profiles = await startProfiles(agent.profilesDirs);
+    }
+    logger.log('info', `SIGHUP: reloaded ${options.agentConfigFile}; media roots ${agent.mediaRoots.join(', ')}, profiles ${agent.profilesDirs.join(', ') || '(none)'}`);
+  };
+
+  let reloading = Promise.resolve();
+  const onHup = (): void => {
+    reloading = reloading.then(reload).catch((error: unknown) => logger.log('error', `SIGHUP: reload failed: ${(error as Error).message}`));
+  };
+
+  return new Promise<number>((resolve) => {
+    const stop = (signal: string): void => {
+      if (stopping !== undefined) return;
+      stopping = signal;
+      notifier.stopping();
+      logger.log('info', `${signal}: stopping; ${running.size} job(s) finish their request under way and start no networking restart`);
+      for (const job of running.values()) {
+        job.marker.stoppedBy = signal;
+        state.writeMarker(job.marker);
+      }
+      abort.abort(new Error(`stopped by ${signal}`));
+      void (async () => {
+        await Promise.allSettled([mounts.close(), profiles.close(), reloading]);
+        let timer: NodeJS.Timeout | undefined;
+        const finished = await Promise.race([
+          Promise.allSettled([...running.values()].map((j) => j.done)).then(() => true),
+          new Promise<boolean>((r) => (timer = setTimeout(() => r(false), STOP_GRACE_MS))),
+        ]);
+        clearTimeout(timer);
+        if (!finished) {
+          for (const job of running.values()) state.writeMarker(job.marker);
+          logger.log('error', `${running.size} job(s) did not finish within ${STOP_GRACE_MS / 1000} s; exiting anyway (recorded for the next start)`);
+        }
+        notifier.close();
+        process.off('SIGHUP', onHup);
+        logger.log('info', 'stopped');
+        await logger.close();
+        resolve(finished ? 0 : 1);
+      })();
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGHUP', onHup);
+  });
+}
+
+function withOverrides(config: AgentConfig, options: DaemonOptions): AgentConfig {
+  return options.stateDir === undefined ? config : { ...config, stateDir: options.stateDir };
+}
+
+function agentSecretValues(agent: AgentConfig): string[] {
+  const values: (Secret | undefined)[] = [agent.defaults.password, ...[...agent.devices.values()].map((d) => d.password)];
+  return values.filter((s): s is Secret => s !== undefined).map((s) => s.reveal());
+}
+
+async function configSha256(file: string): Promise<string> {
+  const read = await readConfigFile(file);
+  return read.ok ? createHash('sha256').update(read.bytes).digest('hex') : '';
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}

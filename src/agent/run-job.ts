@@ -1,0 +1,312 @@
+import { join } from 'node:path';
+import { type ApplyEvent, applyStick, type StickResult } from '../apply/index.js';
+import { type AgentConfig, loadStick, normaliseDeviceUrl, type Problem } from '../config/index.js';
+import { snapshotStick, type StickSnapshot } from '../ingest/index.js';
+import {
+  type AgentLogger,
+  concludeJob,
+  createEventFormatter,
+  createJobLog,
+  formatInvalidLine,
+  formatProblemLine,
+  formatResultLine,
+  type JobConclusion,
+  type JobHeader,
+  type JobLog,
+  resultDocument,
+  type SecretValues,
+  stickProblemText,
+} from '../report/index.js';
+import type { DeviceLocks } from './device-locks.js';
+import type { JobMarker, JobSourceRecord, StateStore } from './state-store.js';
+
+/**
+ * One job: snapshot the stick, validate, take the devices' locks, run the engine, and write the
+ * log and result everywhere they belong. Never throws: whatever happens ends as a RESULT line.
+ */
+
+export interface JobRequest {
+  kind: 'stick' | 'profile';
+  /** A stick's mount folder, or the profiles folder. */
+  root: string;
+  /** `mpprov.yaml` as on the stick, or the profile's file name. */
+  configName: string;
+  label: string;
+  /** Stick only: the root's device number (fs.Stats.dev) when it was detected. */
+  device?: number;
+  /** The configuration's SHA-256 when it was detected (the snapshot's own hash wins). */
+  configSha256: string;
+}
+
+export interface JobEnvironment {
+  agent: AgentConfig;
+  state: StateStore;
+  logger: AgentLogger;
+  secrets: SecretValues;
+  locks: DeviceLocks;
+  /** Aborted when the agent stops: the engine finishes the request under way and starts no restart. */
+  signal: AbortSignal;
+  /** The signal's name once the agent is stopping. */
+  stopReason: () => string | undefined;
+  hostname: string;
+  version: string;
+  /** One write at a time per stick root, across jobs. */
+  stickQueue: (root: string) => <T>(write: () => Promise<T>) => Promise<T>;
+  /**
+   * Called once the job's stick side is settled (result written, what is owed kept as a note):
+   * from then on the same stick inserted again is a new job, not this one's duplicate.
+   */
+  onSettled?: () => void;
+}
+
+export interface JobEnd {
+  conclusion: JobConclusion;
+  /** `complete`, `none` (profile), or what happened to the stick. */
+  stickLog: string;
+}
+
+export interface RunningJob {
+  readonly id: string;
+  readonly request: JobRequest;
+  readonly marker: JobMarker;
+  /** Set once the job log exists (at once, synchronously). */
+  readonly log: JobLog;
+  readonly done: Promise<JobEnd>;
+}
+
+export function startJob(id: string, request: JobRequest, env: JobEnvironment): RunningJob {
+  const jobSecrets: string[] = [];
+  const log = createJobLog({
+    jobId: id,
+    localFile: env.state.logFile(id),
+    logger: env.logger,
+    secretValues: () => [...env.secrets.values(), ...jobSecrets],
+    ...(request.kind === 'stick' && request.device !== undefined
+      ? { stick: { root: request.root, device: request.device, serialize: env.stickQueue(request.root) } }
+      : {}),
+  });
+  const marker: JobMarker = {
+    id,
+    started: new Date().toISOString(),
+    pid: process.pid,
+    source: sourceRecord(request, request.configSha256),
+    stage: 'reading the stick',
+    devices: {},
+  };
+  const job = { id, request, marker, log } as RunningJob & { done: Promise<JobEnd> };
+  job.done = runJob(job, env, jobSecrets);
+  return job;
+}
+
+function sourceRecord(request: JobRequest, sha: string): JobSourceRecord {
+  return { kind: request.kind, label: request.label, location: request.root, config: request.configName, config_sha256: sha };
+}
+
+async function runJob(job: RunningJob, env: JobEnvironment, jobSecrets: string[]): Promise<JobEnd> {
+  const { id, request, marker, log } = job;
+  const { state } = env;
+  const started = new Date(marker.started);
+  state.writeMarker(marker);
+  void state.appendHistory({ event: 'start', id, time: marker.started, source: marker.source });
+
+  const notes = request.kind === 'stick' ? await state.notesFor(request.label, request.configSha256) : [];
+  for (const note of notes) log.stick?.append(note.text);
+  if (notes.length > 0) log.writeLocal('info', `usb.log: adding the notes of earlier job(s) ${notes.map((n) => n.id).join(', ')}`);
+
+  let snapshot: StickSnapshot | undefined;
+  let failure: string | undefined;
+  try {
+    snapshot = await snapshotStick(request.root, request.configName, join(state.jobDir(id), 'stick'));
+  } catch (error) {
+    failure = `the stick could not be read (${(error as Error).message}); nothing was sent to any device`;
+  }
+  const header: JobHeader = {
+    jobId: id,
+    started,
+    agentVersion: env.version,
+    hostname: env.hostname,
+    source: request.kind,
+    label: request.label,
+    location: request.root,
+    configName: request.configName,
+    configSha256: snapshot?.configSha256 ?? request.configSha256,
+  };
+  marker.source = sourceRecord(request, header.configSha256);
+  log.header(header);
+
+  let result: StickResult | undefined;
+  let removeSecrets = (): void => undefined;
+  if (snapshot !== undefined) {
+    const kib = (snapshot.bytes / 1024).toFixed(1);
+    log.write('info', `read the ${request.kind === 'stick' ? 'stick' : 'profiles folder'}: ${snapshot.files} file(s), ${kib} KiB`);
+    for (const note of snapshot.notes) log.write('warn', `not read: ${note}`);
+    // Our own job stopped half-way on this very configuration: what it left pending on the
+    // device is this configuration's, so it is replaced rather than refused as someone else's.
+    const resuming = notes.some((n) => n.kind === 'interrupted' && n.config_sha256 === snapshot?.configSha256);
+    if (resuming) log.write('info', 'an earlier job with this configuration was interrupted: changes it left pending on the device are replaced by this run');
+    try {
+      const outcome = await applyOnce(job, env, snapshot, jobSecrets, resuming);
+      result = outcome.result;
+      failure = outcome.failure;
+      removeSecrets = outcome.removeSecrets;
+    } catch (error) {
+      failure = `internal error: ${(error as Error).message}`;
+    }
+  }
+
+  const stopReason = env.stopReason();
+  // A job that got everything done before the signal took effect was not interrupted.
+  const stopped = stopReason !== undefined && (result === undefined || result.outcome === 'failed');
+  if (stopped) {
+    marker.stoppedBy = stopReason;
+    log.write('warn', `the agent is stopping (${stopReason}): no networking restart is started after the signal; where each device stopped is recorded above`);
+  }
+  const conclusion = concludeJob({ ...(result === undefined ? {} : { result }), ...(failure === undefined ? {} : { failure }), configName: request.configName, stopped });
+  marker.stage = 'finishing';
+  log.result(formatResultLine(conclusion, id), conclusion.word === 'FAILED' ? 'error' : 'info');
+  const secretValues = [...env.secrets.values(), ...jobSecrets];
+  log.stick?.writeResult(`${JSON.stringify(resultDocument({ header, finished: new Date(), conclusion, ...(result === undefined ? {} : { result }), stopped, secretValues }), null, 2)}\n`);
+  await log.flush();
+
+  const stickLog = await settleStickLog(job, env, header, notes.map((n) => n.id));
+  env.onSettled?.();
+  await state.appendHistory({
+    event: 'end',
+    id,
+    time: new Date().toISOString(),
+    result: conclusion.word,
+    summary: conclusion.summary,
+    outcome: result?.outcome ?? 'not-run',
+    stopped,
+    devices: (result?.devices ?? []).filter((d) => d !== undefined).map((d) => ({ name: d.device, url: d.url, outcome: d.outcome, ...(d.code === undefined ? {} : { code: d.code }) })),
+    log: log.localFile,
+    stick_log: stickLog,
+  });
+  if (stopped) {
+    // Kept on purpose: the next start reports where this job stopped, and so does this stick's usb.log.
+    marker.ended = true;
+    state.writeMarker(marker);
+  } else {
+    await state.removeMarker(id);
+  }
+  removeSecrets();
+  await state.removeJobDir(id).catch(() => undefined);
+  await log.flush();
+  return { conclusion, stickLog };
+}
+
+/** Validation for the device list, the devices' locks, then the engine. */
+async function applyOnce(
+  job: RunningJob,
+  env: JobEnvironment,
+  snapshot: StickSnapshot,
+  jobSecrets: string[],
+  discardPending: boolean,
+): Promise<{ result?: StickResult; failure?: string; removeSecrets: () => void }> {
+  const { id, request, marker, log } = job;
+  marker.stage = 'validating';
+  // Only for the device list and the secret values to mask; applyStick validates fully itself.
+  const loaded = await loadStick(snapshot.configFile, { label: request.configName });
+  for (const secret of loaded.secrets.values()) jobSecrets.push(secret.reveal());
+  const removeSecrets = env.secrets.add(jobSecrets);
+  const urls = (loaded.stick?.monitoring_points ?? []).map((mp) => normaliseDeviceUrl(mp.url) ?? mp.url);
+
+  for (const [url, holder] of env.locks.holders(urls)) log.write('info', `waiting: ${url} is being configured by job ${holder}`);
+  marker.stage = 'waiting for a device';
+  let release: () => void;
+  try {
+    release = await env.locks.acquire(urls, id, env.signal);
+  } catch {
+    return { failure: 'the agent stopped before this job could start; nothing was sent to any device', removeSecrets };
+  }
+  marker.stage = 'applying';
+  env.state.writeMarker(marker);
+  const format = createEventFormatter();
+  const announced = new Set<string>();
+  try {
+    const result = await applyStick(snapshot.configFile, {
+      agent: env.agent,
+      label: request.configName,
+      concurrency: env.agent.concurrency,
+      dryRun: false,
+      allowDisconnect: false,
+      discardPending,
+      rollback: true,
+      restartTimeoutMs: env.agent.restartTimeoutMs,
+      signal: env.signal,
+      onEvent: (event) => {
+        // The marker first: on disk before the engine sends what the event announces.
+        if (trackProgress(marker, event)) env.state.writeMarker(marker);
+        if (event.type === 'device-result') announced.add(event.result.device);
+        log.writeLines(format(event));
+      },
+      onProblem: (problem: Problem) => log.writeLines([formatProblemLine(problem)]),
+    });
+    if (result.outcome === 'invalid') log.writeLines([formatInvalidLine(request.configName, result.problems)]);
+    // A device whose result came without its event (the engine's own guard against a bug) is
+    // still written down: usb.log must say why each device failed.
+    for (const device of result.devices) {
+      if (device !== undefined && !announced.has(device.device)) log.writeLines(format({ type: 'device-result', result: device }));
+    }
+    return { result, removeSecrets };
+  } finally {
+    release();
+  }
+}
+
+/** Keeps the marker's per-device progress; true when it changed enough to be saved. */
+function trackProgress(marker: JobMarker, event: ApplyEvent): boolean {
+  switch (event.type) {
+    case 'device-start':
+      marker.devices[event.device] = { url: event.url, at: 'connecting', state: 'running' };
+      return true;
+    case 'step-start': {
+      const device = marker.devices[event.device];
+      if (device !== undefined) device.at = `step ${event.index + 1}/${event.total} ${event.description}`;
+      return true;
+    }
+    case 'step-failed': {
+      const device = marker.devices[event.device];
+      if (device !== undefined) device.at = `step ${event.index + 1} ${event.description} failed: ${event.error}`;
+      return true;
+    }
+    case 'device-result': {
+      const device = marker.devices[event.result.device];
+      if (device !== undefined) {
+        device.state = event.result.outcome === 'failed' ? 'failed' : 'done';
+        const last = event.result.lastSucceededStep;
+        device.at = `${event.result.outcome}: ${event.result.message}${last === undefined ? '' : ` (last step done: ${last})`}`;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * After the job: did usb.log get everything? If not, what it lacks waits as a note for the next
+ * time this stick is seen, and the notes this job carried are settled either way.
+ */
+async function settleStickLog(job: RunningJob, env: JobEnvironment, header: JobHeader, carriedNotes: readonly string[]): Promise<string> {
+  const stick = job.log.stick;
+  if (stick === undefined) return 'none';
+  const status = stick.status();
+  const unwritten = stick.unwritten();
+  await env.state.removeNotes(carriedNotes);
+  if (status.ok && unwritten === '') return 'complete';
+  const problem = status.ok ? 'failed' : status.problem;
+  const why = status.ok ? 'the stick could not be written' : stickProblemText(status.problem);
+  job.log.writeLocal('warn', `usb.log is incomplete: ${why}; the full log is kept in ${job.log.localFile}, and the rest is written to the stick when it is next seen`);
+  if (unwritten !== '') {
+    await env.state.addNote({
+      id: job.id,
+      kind: 'unwritten',
+      created: new Date().toISOString(),
+      label: header.label,
+      config_sha256: header.configSha256,
+      text: `\nNOTE [${job.id}] what follows could not be written to this stick at the time (${why}); written late:\n${unwritten}`,
+    });
+  }
+  return problem;
+}

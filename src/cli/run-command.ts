@@ -1,0 +1,21 @@
+import type { Command } from 'commander';
+import { runDaemon } from '../agent/index.js';
+import { agentConfigPath } from '../config/index.js';
+import { packageVersion } from './package-version.js';
+
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('run as the agent (systemd service): watch for USB sticks and profiles, configure their Monitoring Points, write usb.log back')
+    .option('--agent-config <file>', 'agent configuration (default $MPPROV_AGENT_CONFIG or /etc/mpprov/agent.yaml)')
+    .option('--state-dir <dir>', 'state directory (overrides agent.yaml state_dir)')
+    .action(async (flags: { agentConfig?: string; stateDir?: string }) => {
+      const status = await runDaemon({
+        agentConfigFile: agentConfigPath(flags.agentConfig),
+        ...(flags.stateDir === undefined ? {} : { stateDir: flags.stateDir }),
+        version: packageVersion(),
+      });
+      // Exit now: a device connection still open after a forced stop must not keep the agent alive.
+      process.exit(status);
+    });
+}

@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { readStatus, renderStatus } from '../agent/index.js';
+import { agentConfigPath, loadAgentConfig } from '../config/index.js';
+import { ExitStatus } from '../errors.js';
+import { formatProblem } from '../report/index.js';
+
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description("show the agent's running and recent jobs and their results (from its state directory)")
+    .option('--agent-config <file>', 'agent configuration, for its state_dir (default $MPPROV_AGENT_CONFIG or /etc/mpprov/agent.yaml)')
+    .option('--state-dir <dir>', 'state directory (overrides agent.yaml state_dir)')
+    .option('-n, --limit <n>', 'how many recent jobs to show', count, 20)
+    .option('--json', 'print a machine-readable report')
+    .action(async (flags: { agentConfig?: string; stateDir?: string; limit: number; json?: boolean }) => {
+      let stateDir = flags.stateDir;
+      if (stateDir === undefined) {
+        const file = agentConfigPath(flags.agentConfig);
+        const loaded = await loadAgentConfig(file);
+        if (loaded.problems.length > 0) {
+          for (const problem of loaded.problems) process.stderr.write(`${formatProblem(problem)}\n`);
+          process.exitCode = ExitStatus.Failure;
+          return;
+        }
+        stateDir = loaded.config.stateDir;
+      }
+      const report = await readStatus(stateDir, flags.limit);
+      process.stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report));
+    });
+}
+
+function count(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`'${value}' is not a positive whole number`);
+  return n;
+}

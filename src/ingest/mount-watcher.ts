@@ -1,0 +1,182 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { mediaMounts, type MountEntry, readMountTable } from './mount-table.js';
+
+/**
+ * Follows the mount table as it changes and reports mounts appearing and disappearing under the
+ * media roots. `findmnt --poll` (util-linux) wakes us on every change without polling; it is
+ * restarted if it dies. Where findmnt is missing, the table is re-read once a second instead.
+ *
+ * Every change re-reads /proc/self/mountinfo and diffs it against what we knew, so a restart of
+ * findmnt, or events it coalesced, never lose a mount. findmnt's own `umount` lines are kept too:
+ * a stick pulled and put back at once can come back with the same device number, which the diff
+ * alone cannot tell from no change at all.
+ * (`--poll -J` aborts on its first event in util-linux 2.38; `-P` works.)
+ */
+
+export interface MountWatcherOptions {
+  mediaRoots: readonly string[];
+  onMount: (entry: MountEntry) => void;
+  onUnmount: (entry: MountEntry) => void;
+  /** Something worth a log line: findmnt died, fell back to polling, ... */
+  onNotice?: (message: string) => void;
+  /** Default `findmnt`; tests point it at a missing program to exercise the fallback. */
+  findmntCommand?: string;
+  /** Fallback re-read interval; default 1000 ms. */
+  pollIntervalMs?: number;
+  /** Mount table file; default /proc/self/mountinfo. */
+  mountinfoFile?: string;
+}
+
+export interface MountWatcher {
+  /** Mounts under the media roots right now (as last read). */
+  current(): MountEntry[];
+  /** 'findmnt' while findmnt --poll runs, 'polling' in the fallback. */
+  mode(): 'findmnt' | 'polling';
+  close(): Promise<void>;
+}
+
+const RESTART_DELAYS_MS = [200, 1_000, 5_000, 30_000] as const;
+
+/**
+ * Starts watching. Mounts already present are reported by `current()`, not as events: whether
+ * a stick that was in before the agent started counts is the caller's decision.
+ */
+export async function watchMounts(options: MountWatcherOptions): Promise<MountWatcher> {
+  const roots = [...options.mediaRoots];
+  const readTable = (): Promise<MountEntry[]> => readMountTable(options.mountinfoFile);
+  let known = mediaMounts(await readTable(), roots);
+  let closed = false;
+  let mode: 'findmnt' | 'polling' = 'findmnt';
+  let child: ChildProcess | undefined;
+  let restartTimer: NodeJS.Timeout | undefined;
+  let pollTimer: NodeJS.Timeout | undefined;
+  let failures = 0;
+
+  // Re-reads are serialised and coalesced: a burst of findmnt lines costs one or two reads.
+  let rescanning: Promise<void> | undefined;
+  let rescanAgain = false;
+  /** Targets findmnt saw unmounted since the last read: gone, whatever the table says now. */
+  const unmounted = new Set<string>();
+  const rescan = (): void => {
+    if (closed) return;
+    if (rescanning !== undefined) {
+      rescanAgain = true;
+      return;
+    }
+    rescanning = (async () => {
+      do {
+        rescanAgain = false;
+        let now: Map<string, MountEntry>;
+        try {
+          now = mediaMounts(await readTable(), roots);
+        } catch (error) {
+          options.onNotice?.(`cannot read the mount table: ${(error as Error).message}`);
+          return;
+        }
+        const before = new Map(known);
+        known = now;
+        for (const target of unmounted) {
+          const entry = before.get(target);
+          if (entry !== undefined) options.onUnmount(entry);
+          before.delete(target);
+        }
+        unmounted.clear();
+        for (const [target, entry] of before) {
+          const after = now.get(target);
+          if (after === undefined || after.device !== entry.device) options.onUnmount(entry);
+        }
+        for (const [target, entry] of now) {
+          const previous = before.get(target);
+          if (previous === undefined || previous.device !== entry.device) options.onMount(entry);
+        }
+      } while (rescanAgain && !closed);
+    })().finally(() => {
+      rescanning = undefined;
+    });
+  };
+
+  const startPolling = (): void => {
+    mode = 'polling';
+    const interval = options.pollIntervalMs ?? 1_000;
+    pollTimer = setInterval(rescan, interval);
+  };
+
+  /** Resolves once findmnt runs, or the fallback has taken over. */
+  const startFindmnt = (): Promise<void> => {
+    if (closed) return Promise.resolve();
+    const command = options.findmntCommand ?? 'findmnt';
+    const proc = spawn(command, ['--poll', '-P', '-o', 'ACTION,TARGET,OLD-TARGET'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    child = proc;
+    let spawned = false;
+    proc.once('spawn', () => {
+      spawned = true;
+      // Closes the gap between our first read and findmnt's: anything mounted meanwhile shows up.
+      rescan();
+    });
+    createInterface({ input: proc.stdout! }).on('line', (line) => {
+      failures = 0;
+      const event = parseFindmntLine(line);
+      if (event.ACTION === 'umount' || event.ACTION === 'move') {
+        if (event.TARGET !== undefined) unmounted.add(event.TARGET);
+        if (event['OLD-TARGET'] !== undefined && event['OLD-TARGET'] !== '') unmounted.add(event['OLD-TARGET']);
+      }
+      rescan();
+    });
+    proc.once('error', (error: NodeJS.ErrnoException) => {
+      if (!spawned) {
+        // Missing (ENOENT) or not runnable: either way the mount table is read on a timer instead.
+        child = undefined;
+        const why = error.code === 'ENOENT' ? 'is not installed' : `cannot be started (${error.code ?? error.message})`;
+        options.onNotice?.(`${command} ${why}: re-reading ${options.mountinfoFile ?? '/proc/self/mountinfo'} every ${options.pollIntervalMs ?? 1000} ms instead`);
+        startPolling();
+      } else {
+        options.onNotice?.(`${command} --poll failed: ${error.message}`);
+      }
+    });
+    proc.once('exit', (code, signal) => {
+      if (child === proc) child = undefined;
+      if (closed || mode === 'polling' || !spawned) return;
+      const delay = RESTART_DELAYS_MS[Math.min(failures, RESTART_DELAYS_MS.length - 1)] ?? 30_000;
+      failures += 1;
+      options.onNotice?.(`${command} --poll exited (${signal ?? `status ${code}`}); restarting it in ${delay} ms`);
+      restartTimer = setTimeout(() => {
+        restartTimer = undefined;
+        void startFindmnt();
+      }, delay);
+    });
+    return new Promise<void>((resolve) => {
+      proc.once('spawn', () => resolve());
+      proc.once('error', () => resolve());
+    });
+  };
+
+  await startFindmnt();
+
+  return {
+    current: () => [...known.values()],
+    mode: () => mode,
+    async close() {
+      closed = true;
+      if (restartTimer !== undefined) clearTimeout(restartTimer);
+      if (pollTimer !== undefined) clearInterval(pollTimer);
+      const proc = child;
+      child = undefined;
+      if (proc !== undefined && proc.exitCode === null && proc.signalCode === null) {
+        const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+        proc.kill('SIGTERM');
+        await exited;
+      }
+      await rescanning;
+    },
+  };
+}
+
+/** `ACTION="umount" TARGET="/media/x\x20y"` (findmnt -P: hex escapes) to its fields. */
+export function parseFindmntLine(line: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const match of line.matchAll(/([A-Z:-]+)="((?:[^"\\]|\\.)*)"/g)) {
+    fields[match[1] ?? ''] = (match[2] ?? '').replace(/\\x([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  }
+  return fields;
+}

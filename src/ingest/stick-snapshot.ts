@@ -1,0 +1,215 @@
+import { createHash } from 'node:crypto';
+import { link, lstat, mkdir, readdir, readFile, realpath, stat, truncate, writeFile } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { MAX_CONFIG_BYTES, MAX_REFERENCED_BYTES } from './stick-files.js';
+
+/**
+ * Reads a whole stick into a job folder at the start of a job, so pulling the stick afterwards
+ * cannot break the job. The rule is deliberately simple rather than config-driven: every regular
+ * file under the root up to depth 4, each at most 1 MiB (the configuration file 256 KiB), at most
+ * 32 MiB in all, no link leading out, and not the agent's own usb.log / mpprov-result.json.
+ * A file over its limit is kept as a sparse placeholder of the same size, so validation still
+ * says "is N bytes; the limit is 1 MiB" rather than "does not exist".
+ */
+
+export const SNAPSHOT_LIMITS = { maxDepth: 4, maxFileBytes: MAX_REFERENCED_BYTES, maxTotalBytes: 32 * 1024 * 1024 } as const;
+
+/** Files the agent writes on a stick: never part of its input. */
+export const AGENT_OUTPUT_NAMES = ['usb.log', 'mpprov-result.json'] as const;
+
+/** Folders operating systems leave on sticks; nothing a configuration names lives there. */
+const SYSTEM_FOLDERS = new Set(['system volume information', '$recycle.bin', '.trashes', '.spotlight-v100', '.fseventsd', 'lost+found']);
+
+export interface StickSnapshot {
+  /** The copied configuration file, inside `dir`. */
+  configFile: string;
+  /** The configuration file's name as on the stick, e.g. `mpprov.yaml`. */
+  configName: string;
+  configSha256: string;
+  dir: string;
+  files: number;
+  bytes: number;
+  /** What was left out and why, one sentence each (for the job log). */
+  notes: string[];
+}
+
+export class SnapshotError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SnapshotError';
+  }
+}
+
+/**
+ * Copies `root` (a stick's root or a profiles folder) with `configName` in it to `destDir`.
+ * Throws SnapshotError when the configuration file itself cannot be read (stick pulled, I/O error).
+ */
+export async function snapshotStick(root: string, configName: string, destDir: string): Promise<StickSnapshot> {
+  await mkdir(destDir, { recursive: true, mode: 0o700 });
+  const notes: string[] = [];
+  let realRoot: string;
+  let configBytes: Buffer;
+  try {
+    realRoot = await realpath(root);
+    configBytes = await readFile(join(root, configName));
+  } catch (error) {
+    throw new SnapshotError(`cannot read ${configName} on ${root} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
+  }
+  const configFile = join(destDir, configName);
+  const state = { files: 0, bytes: 0, full: false };
+  if (configBytes.length > MAX_CONFIG_BYTES) await placeholder(configFile, configBytes.length);
+  else await writeFile(configFile, configBytes, { mode: 0o600 });
+  state.files += 1;
+  state.bytes += Math.min(configBytes.length, MAX_CONFIG_BYTES);
+
+  const caseInsensitive = await isCaseInsensitive(root, configName);
+  const sameName = (a: string, b: string): boolean => (caseInsensitive ? a.toLowerCase() === b.toLowerCase() : a === b);
+  const copied: string[] = [];
+
+  const walk = async (dir: string, rel: string, depth: number): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      notes.push(`folder ${rel === '' ? '(root)' : rel} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      return;
+    }
+    for (const entry of entries) {
+      const name = entry.name;
+      const relPath = rel === '' ? name : `${rel}/${name}`;
+      const source = join(dir, name);
+      if (rel === '' && (sameName(name, configName) || AGENT_OUTPUT_NAMES.some((n) => n === name.toLowerCase()))) continue;
+      if (entry.isDirectory()) {
+        if (SYSTEM_FOLDERS.has(name.toLowerCase())) continue;
+        if (depth >= SNAPSHOT_LIMITS.maxDepth) {
+          notes.push(`folder ${relPath} is deeper than ${SNAPSHOT_LIMITS.maxDepth} levels: not read`);
+          continue;
+        }
+        await mkdir(join(destDir, relPath), { recursive: true, mode: 0o700 });
+        await walk(source, relPath, depth + 1);
+        continue;
+      }
+      let from = source;
+      if (entry.isSymbolicLink()) {
+        const target = await realpath(source).catch(() => undefined);
+        const inside = target === undefined ? undefined : relative(realRoot, target);
+        if (inside === undefined || inside === '' || inside.startsWith(`..${sep}`) || inside === '..' || isAbsolute(inside)) {
+          notes.push(`${relPath} is a link that leads outside the stick: not read`);
+          continue;
+        }
+        from = target as string;
+      }
+      const info = await stat(from).catch(() => undefined);
+      if (info === undefined || !info.isFile()) continue; // links to folders, sockets, vanished files
+      await copyOne(from, relPath, info.size);
+    }
+  };
+
+  const copyOne = async (from: string, relPath: string, size: number): Promise<void> => {
+    const to = join(destDir, relPath);
+    if (size > SNAPSHOT_LIMITS.maxFileBytes) {
+      await placeholder(to, size);
+      notes.push(`${relPath} is ${size} bytes, over the 1 MiB limit: not read`);
+      return;
+    }
+    if (state.bytes + size > SNAPSHOT_LIMITS.maxTotalBytes) {
+      if (!state.full) notes.push('the stick holds more than 32 MiB of files: the rest was not read');
+      state.full = true;
+      return;
+    }
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(from);
+    } catch (error) {
+      notes.push(`${relPath} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      return;
+    }
+    await writeFile(to, bytes, { mode: 0o600 });
+    state.files += 1;
+    state.bytes += bytes.length;
+    copied.push(relPath);
+  };
+
+  await walk(root, '', 0);
+  if (caseInsensitive) await addSpellings(configBytes, copied, destDir);
+  return {
+    configFile,
+    configName,
+    configSha256: createHash('sha256').update(configBytes).digest('hex'),
+    dir: destDir,
+    files: state.files,
+    bytes: state.bytes,
+    notes,
+  };
+}
+
+async function placeholder(file: string, size: number): Promise<void> {
+  await writeFile(file, '', { mode: 0o600 });
+  await truncate(file, size);
+}
+
+/**
+ * FAT (vfat, fusefat, exFAT) ignores case, and may list `admin.pw` as `ADMIN.PW`. The copy sits on
+ * a case-sensitive disk, so every path the configuration spells differently from the listing gets
+ * a hard link under the configuration's spelling: the file it names is found, as on the stick.
+ */
+async function addSpellings(configBytes: Buffer, copied: readonly string[], destDir: string): Promise<void> {
+  const byLower = new Map(copied.map((p) => [p.toLowerCase(), p]));
+  for (const value of stringsIn(configBytes.toString('utf8'))) {
+    const wanted = value.replace(/^\.\//, '');
+    const actual = byLower.get(wanted.toLowerCase());
+    if (actual === undefined || actual === wanted) continue;
+    const to = join(destDir, wanted);
+    if (relative(destDir, to).startsWith('..')) continue;
+    try {
+      await mkdir(dirname(to), { recursive: true, mode: 0o700 });
+      await link(join(destDir, actual), to);
+    } catch {
+      // already there under this spelling, or a folder of another spelling: validation says so
+    }
+  }
+}
+
+/** Every string scalar in a YAML text, however broken the rest of it is. */
+function stringsIn(text: string): Set<string> {
+  const out = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (typeof node === 'string') out.add(node);
+    else if (Array.isArray(node)) node.forEach(visit);
+    else if (node !== null && typeof node === 'object') Object.values(node).forEach(visit);
+  };
+  try {
+    for (const doc of parseAllDocuments(text) as unknown as { toJS(options: { maxAliasCount: number }): unknown }[]) {
+      try {
+        visit(doc.toJS({ maxAliasCount: 100 }));
+      } catch {
+        // a broken document: validation reports it
+      }
+    }
+  } catch {
+    // not YAML at all: validation reports it
+  }
+  return out;
+}
+
+/**
+ * True when the filesystem under `root` finds `name` under another case: FAT and friends. (Inode
+ * numbers cannot tell: FUSE gives each looked-up name its own.) Case-insensitive means the other
+ * spelling is found although no entry of that exact name is listed.
+ */
+async function isCaseInsensitive(root: string, name: string): Promise<boolean> {
+  const swapped = [...name].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
+  if (swapped === name) return false;
+  try {
+    await lstat(join(root, swapped));
+    return !(await readdir(root)).includes(swapped);
+  } catch {
+    return false;
+  }
+}
+
+/** The stick's label as a person reads it: the mount folder's name (udisks names it after the label). */
+export function stickLabel(root: string): string {
+  return basename(root) || root;
+}

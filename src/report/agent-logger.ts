@@ -1,0 +1,90 @@
+import winston from 'winston';
+import { redactText, redactValue, type SecretValues } from './redact.js';
+
+/**
+ * The daemon's own log (the journal under systemd, a terminal otherwise), on winston. Redaction is
+ * the first format, so no transport ever sees a secret. Under journald (JOURNAL_STREAM set) each
+ * line starts with a `<N>` syslog priority (sd-daemon(3)) and has no colours or timestamps: the
+ * journal keeps its own. Every line of a job carries the job's id.
+ */
+
+export const LogLevel = { Error: 'error', Warn: 'warn', Info: 'info', Debug: 'debug' } as const;
+export type LogLevel = (typeof LogLevel)[keyof typeof LogLevel];
+
+/** winston's formatted-output key (triple-beam's MESSAGE), without importing triple-beam. */
+const MESSAGE = Symbol.for('message');
+
+/** syslog priorities for sd-daemon's `<N>` prefixes. */
+const PRIORITY: Record<LogLevel, number> = { error: 3, warn: 4, info: 6, debug: 7 };
+const COLOUR: Record<LogLevel, string> = { error: '\x1b[31m', warn: '\x1b[33m', info: '\x1b[32m', debug: '\x1b[90m' };
+
+export interface AgentLogger {
+  log(level: LogLevel, message: string, job?: string): void;
+  setLevel(level: LogLevel): void;
+  /** Waits until every line so far has been handed to the stream. */
+  close(): Promise<void>;
+}
+
+export interface AgentLoggerOptions {
+  level: LogLevel;
+  secrets: SecretValues;
+  stream?: NodeJS.WritableStream & { isTTY?: boolean };
+  env?: NodeJS.ProcessEnv;
+}
+
+export function isJournal(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.JOURNAL_STREAM !== undefined && env.JOURNAL_STREAM !== '';
+}
+
+export function createAgentLogger(options: AgentLoggerOptions): AgentLogger {
+  const env = options.env ?? process.env;
+  const stream = options.stream ?? process.stdout;
+  const journal = isJournal(env);
+  const colour = !journal && stream.isTTY === true && env.NO_COLOR === undefined;
+
+  const redact = winston.format((info) => {
+    const values = options.secrets.values();
+    const redacted = redactValue({ ...info }, values) as Record<string, unknown>;
+    for (const key of Object.keys(redacted)) if (key !== 'level') (info as Record<string, unknown>)[key] = redacted[key];
+    info.message = redactText(String(info.message), values);
+    return info;
+  });
+
+  const line = winston.format((info) => {
+    const level = info.level as LogLevel;
+    const job = typeof info.job === 'string' ? `[${info.job}] ` : '';
+    const lines = String(info.message).split('\n');
+    const out = journal
+      ? lines.map((text) => `<${PRIORITY[level] ?? 6}>${job}${text}`)
+      : lines.map((text) => {
+          const name = colour ? `${COLOUR[level] ?? ''}${level.padEnd(5)}\x1b[0m` : level.padEnd(5);
+          return `${new Date().toISOString()} ${name} ${job}${text}`;
+        });
+    (info as Record<string | symbol, unknown>)[MESSAGE] = out.join('\n');
+    return info;
+  });
+
+  const transport = new winston.transports.Stream({ stream, eol: '\n' });
+  const logger = winston.createLogger({
+    level: options.level,
+    levels: { error: 0, warn: 1, info: 2, debug: 3 },
+    format: winston.format.combine(redact(), line()),
+    transports: [transport],
+  });
+
+  return {
+    log(level, message, job) {
+      logger.log({ level, message, ...(job === undefined ? {} : { job }) });
+    },
+    setLevel(level) {
+      logger.level = level;
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        // Stream transport writes synchronously into the stream; wait for the stream to drain.
+        if ((stream as { writableNeedDrain?: boolean }).writableNeedDrain === true) stream.once('drain', () => resolve());
+        else resolve();
+      });
+    },
+  };
+}

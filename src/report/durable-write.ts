@@ -1,0 +1,161 @@
+import { type FileHandle, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/**
+ * Writing to a stick that may be FAT through an odd driver, read-only, full, or pulled at any
+ * moment. No handle is kept open between writes (the stick can be unmounted at any time), every
+ * write is synced before it counts, and a file is never opened with O_TRUNC ('w'): on fusefat
+ * that leaves the old size and a broken cluster chain.
+ */
+
+/** How an append reached the disk: plain append, r+ at the end offset, or a rewrite and rename. */
+export type AppendMethod = 'append' | 'write-at-end' | 'rewrite';
+
+/** A file larger than this is not rewritten whole just to add a few lines. */
+const MAX_REWRITE_BYTES = 8 * 1024 * 1024;
+
+async function writeAll(handle: FileHandle, bytes: Buffer, position: number | null): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, position === null ? null : position + offset);
+    if (bytesWritten <= 0) throw Object.assign(new Error('the write made no progress'), { code: 'EIO' });
+    offset += bytesWritten;
+  }
+}
+
+/**
+ * Where the file must be: the device number of the stick's filesystem. A stick pulled between
+ * our check and our open leaves the empty mount folder on the laptop's own disk, and an open
+ * there would create usb.log on the laptop. After every open the handle's device is compared;
+ * a file created in the wrong place is removed again and the write fails as ENODEV (removed).
+ */
+export interface WriteTarget {
+  device?: number;
+}
+
+async function withHandle<T>(file: string, flags: string, use: (handle: FileHandle) => Promise<T>, target: WriteTarget, mode = 0o644): Promise<T> {
+  const handle = await open(file, flags, mode);
+  try {
+    const opened = await handle.stat();
+    if (target.device !== undefined && opened.dev !== target.device) {
+      const there = await stat(file).catch(() => undefined);
+      if (there?.ino === opened.ino && there.dev === opened.dev && opened.size === 0) await unlink(file).catch(() => undefined);
+      throw Object.assign(new Error(`${file} is no longer on the stick`), { code: 'ENODEV' });
+    }
+    // The agent runs with UMask=0077, but on a stick with Unix permissions (ext4) the technician
+    // must be able to read usb.log: a file we create gets its mode set explicitly. FAT ignores it.
+    if ((flags === 'a' || flags === 'wx') && opened.size === 0) await handle.chmod(mode).catch(() => undefined);
+    return await use(handle);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+const refused = (error: unknown): boolean => {
+  const code = (error as NodeJS.ErrnoException).code;
+  // fusefat refuses appends to a file under one cluster with EPERM; some drivers say EINVAL or ENOTSUP.
+  return code === 'EPERM' || code === 'EINVAL' || code === 'ENOTSUP' || code === 'EOPNOTSUPP';
+};
+
+/**
+ * Appends `text` to `file` (created if missing): open with 'a', write, fdatasync, close. When the
+ * driver refuses (fusefat: EPERM on small files), writes at the end offset with 'r+', and failing
+ * that writes a temporary file with the old content plus `text`, fsyncs it and renames it over.
+ * Throws the last error (EROFS, ENOSPC, ENOENT/EIO after a pull, ...) when nothing worked.
+ */
+export async function appendDurably(file: string, text: string, target: WriteTarget = {}): Promise<AppendMethod> {
+  const bytes = Buffer.from(text, 'utf8');
+  try {
+    await withHandle(
+      file,
+      'a',
+      async (handle) => {
+        await writeAll(handle, bytes, null);
+        await handle.datasync();
+      },
+      target,
+    );
+    return 'append';
+  } catch (error) {
+    if (!refused(error)) throw error;
+  }
+  try {
+    await withHandle(
+      file,
+      'r+',
+      async (handle) => {
+        const { size } = await handle.stat();
+        await writeAll(handle, bytes, size);
+        await handle.datasync();
+      },
+      target,
+    );
+    return 'write-at-end';
+  } catch (error) {
+    if (!refused(error)) throw error;
+  }
+  let old: Buffer;
+  try {
+    old = await readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    old = Buffer.alloc(0);
+  }
+  if (old.length > MAX_REWRITE_BYTES) throw Object.assign(new Error(`${file} refuses appends and is too large to rewrite`), { code: 'EFBIG' });
+  await replaceDurably(file, Buffer.concat([old, bytes]), target);
+  return 'rewrite';
+}
+
+/**
+ * Replaces `file` with `content` atomically: a temporary file beside it (never truncating one in
+ * place), fsync, rename over, then a best-effort fsync of the folder.
+ */
+export async function replaceDurably(file: string, content: string | Buffer, target: WriteTarget = {}, mode = 0o644): Promise<void> {
+  const tmp = `${file}.tmp`;
+  await unlink(tmp).catch(() => undefined);
+  try {
+    await withHandle(
+      tmp,
+      'wx',
+      async (handle) => {
+        await writeAll(handle, Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8'), null);
+        await handle.sync();
+      },
+      target,
+      mode,
+    );
+    await rename(tmp, file);
+  } catch (error) {
+    await unlink(tmp).catch(() => undefined);
+    throw error;
+  }
+  await withHandle(dirname(file), 'r', (handle) => handle.sync(), {}).catch(() => undefined);
+}
+
+/** Why a write to the stick failed, as the technician should read it. */
+export const StickProblem = { Removed: 'removed', ReadOnly: 'read-only', Full: 'full', Failed: 'failed' } as const;
+export type StickProblem = (typeof StickProblem)[keyof typeof StickProblem];
+
+export function classifyStickError(error: unknown): StickProblem {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EROFS':
+    case 'EACCES':
+    case 'EPERM':
+      return StickProblem.ReadOnly;
+    case 'ENOSPC':
+    case 'EDQUOT':
+    case 'EFBIG':
+      return StickProblem.Full;
+    case 'ENOENT':
+    case 'EIO':
+    case 'ENODEV':
+    case 'ENXIO':
+    case 'ENOTCONN':
+    case 'ECONNABORTED':
+    case 'ESTALE':
+    case 'EBADF':
+      return StickProblem.Removed;
+    default:
+      return StickProblem.Failed;
+  }
+}

@@ -1,0 +1,207 @@
+import type { ApplyEvent, DeviceResult, StickResult } from '../apply/index.js';
+import { type Problem, Severity } from '../config/index.js';
+import { ErrorCode } from '../errors.js';
+import type { LogLevel } from './agent-logger.js';
+import { formatProblem, summarizeProblems } from './format-problems.js';
+
+/**
+ * The words of a job's log: usb.log, the local copy and the journal say the same lines. Pure
+ * functions: what to write, never where.
+ *
+ *   ======== mpprov job j20261122-124800-3fa9 ========
+ *   time:    2026-11-22 12:48:00 +0000
+ *   agent:   mpprov 0.1.0 on laptop-07
+ *   stick:   MPSTICK (/media/tech/MPSTICK)
+ *   config:  mpprov.yaml, sha256 3fa9c1...
+ *   12:48:00.120 [j20261122-124800-3fa9] read the stick: 3 files, 1.2 KiB
+ *   ...
+ *   RESULT: CHANGED  branch-12-mp1: changed and verified  [j20261122-124800-3fa9]
+ */
+
+export interface JobHeader {
+  jobId: string;
+  started: Date;
+  agentVersion: string;
+  hostname: string;
+  source: 'stick' | 'profile';
+  /** The stick's label, or the profile's file name. */
+  label: string;
+  /** The stick's mount folder, or the profiles folder. */
+  location: string;
+  configName: string;
+  configSha256: string;
+}
+
+export interface LogLine {
+  level: LogLevel;
+  text: string;
+}
+
+const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+
+/** `2026-11-22 12:48:00 +0100`, in the laptop's time zone. */
+export function formatLocalTime(date: Date): string {
+  const offset = -date.getTimezoneOffset();
+  const sign = offset >= 0 ? '+' : '-';
+  const zone = `${sign}${pad(Math.floor(Math.abs(offset) / 60))}${pad(Math.abs(offset) % 60)}`;
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())} ${zone}`;
+}
+
+export function formatJobHeader(header: JobHeader): string {
+  const where = header.source === 'stick' ? `stick:   ${header.label} (${header.location})` : `profile: ${header.label} (${header.location})`;
+  return [
+    '',
+    `======== mpprov job ${header.jobId} ========`,
+    `time:    ${formatLocalTime(header.started)}`,
+    `agent:   mpprov ${header.agentVersion} on ${header.hostname}`,
+    where,
+    `config:  ${header.configName}, sha256 ${header.configSha256 === '' ? '(unreadable)' : header.configSha256}`,
+    '',
+  ].join('\n');
+}
+
+/** One body line: `12:48:00.120 [j20261122-124800-3fa9] text` (each line of a multi-line text). */
+export function formatJobLine(time: Date, jobId: string, text: string): string {
+  const stamp = `${pad(time.getHours())}:${pad(time.getMinutes())}:${pad(time.getSeconds())}.${pad(time.getMilliseconds(), 3)}`;
+  return text
+    .split('\n')
+    .map((line) => `${stamp} [${jobId}] ${line}\n`)
+    .join('');
+}
+
+export function formatProblemLine(problem: Problem): LogLine {
+  return { level: problem.severity === Severity.Error ? 'error' : 'warn', text: `problem: ${formatProblem(problem)}` };
+}
+
+export function formatInvalidLine(configName: string, problems: readonly Problem[]): LogLine {
+  return { level: 'error', text: `${configName} is INVALID (${summarizeProblems(problems)}): nothing was sent to any device` };
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/** Turns engine events into log lines; keeps the little state a readable log needs (step totals, wait throttling). */
+export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
+  const totals = new Map<string, number>();
+  const lastWait = new Map<string, number>();
+  return (event) => {
+    switch (event.type) {
+      case 'device-start':
+        return [{ level: 'info', text: `[${event.device}] connecting to ${event.url}` }];
+      case 'plan': {
+        const lines: LogLine[] = [];
+        if (event.refusals.length > 0) {
+          for (const refusal of event.refusals) lines.push({ level: 'error', text: `[${event.device}] REFUSED: ${refusal}` });
+        } else if (!event.hasChanges) {
+          lines.push({ level: 'info', text: `[${event.device}] already applied: the device matches the configuration` });
+        } else {
+          lines.push({ level: 'info', text: `[${event.device}] plan: ${event.steps.length} step(s)` });
+          event.steps.forEach((step, i) => lines.push({ level: 'info', text: `[${event.device}]   ${i + 1}. ${step}` }));
+        }
+        return lines;
+      }
+      case 'step-start':
+        totals.set(event.device, event.total);
+        return [{ level: 'info', text: `[${event.device}] step ${event.index + 1}/${event.total}: ${event.description} ...` }];
+      case 'step-done':
+        return [{ level: 'info', text: `[${event.device}] step ${event.index + 1}/${totals.get(event.device) ?? '?'} done (${seconds(event.elapsedMs)})` }];
+      case 'step-failed':
+        return [{ level: 'error', text: `[${event.device}] step ${event.index + 1}/${totals.get(event.device) ?? '?'} FAILED after ${seconds(event.elapsedMs)}: ${event.error}` }];
+      case 'waiting': {
+        const last = lastWait.get(event.device);
+        if (last !== undefined && event.elapsedMs - last < 5_000) return [];
+        lastWait.set(event.device, event.elapsedMs);
+        return [{ level: 'info', text: `[${event.device}] waiting for the device (${seconds(event.elapsedMs)}): ${event.reason}` }];
+      }
+      case 'warning':
+        return [{ level: 'warn', text: `[${event.device}] warning: ${event.message}` }];
+      case 'rollback':
+        return [{ level: 'warn', text: `[${event.device}] ROLLBACK: ${event.message}` }];
+      case 'device-result':
+        return deviceResultLines(event.result);
+    }
+  };
+}
+
+function deviceResultLines(result: DeviceResult): LogLine[] {
+  const name = `[${result.device}]`;
+  switch (result.outcome) {
+    case 'changed':
+      return [{ level: 'info', text: `${name} CHANGED: ${result.message} (${seconds(result.durationMs)})` }];
+    case 'no-change':
+      return [{ level: 'info', text: `${name} NO CHANGE: ${result.message}` }];
+    case 'failed': {
+      const lines: LogLine[] = [{ level: 'error', text: `${name} FAILED (${result.code ?? ErrorCode.Internal}): ${result.message}` }];
+      if (result.lastSucceededStep !== undefined) lines.push({ level: 'error', text: `${name} last step that succeeded: ${result.lastSucceededStep}` });
+      if (result.rollback !== undefined) lines.push({ level: 'error', text: `${name} rollback ${result.rollback.outcome}: ${result.rollback.message}` });
+      if (result.deviceLost === true) lines.push({ level: 'error', text: `${name} the device did not come back: check it on site before another attempt` });
+      return lines;
+    }
+  }
+}
+
+/** The RESULT word: CHANGED, NO CHANGE, OK (mixed), FAILED (invalid, or any device failed). */
+export type ResultWord = 'OK' | 'CHANGED' | 'NO CHANGE' | 'FAILED';
+
+export function resultWord(devices: readonly DeviceResult[], invalid: boolean): ResultWord {
+  if (invalid || devices.length === 0 || devices.some((d) => d.outcome === 'failed')) return 'FAILED';
+  if (devices.every((d) => d.outcome === 'no-change')) return 'NO CHANGE';
+  if (devices.every((d) => d.outcome === 'changed')) return 'CHANGED';
+  return 'OK';
+}
+
+const FAILURE_WORDS: Partial<Record<string, string>> = {
+  [ErrorCode.DeviceAuth]: 'wrong user name or password',
+  [ErrorCode.DeviceTls]: 'TLS certificate not trusted',
+  [ErrorCode.DevicePinMismatch]: 'certificate does not match the pinned fingerprint',
+  [ErrorCode.DeviceUnreachable]: 'cannot be reached',
+  [ErrorCode.DeviceTimeout]: 'timed out',
+  [ErrorCode.DeviceNotAnswering]: 'did not answer in time',
+  [ErrorCode.DeviceRefused]: 'refused a request',
+  [ErrorCode.DeviceHttp]: 'answered with an HTTP error',
+  [ErrorCode.DeviceResponse]: 'answered something unexpected',
+  [ErrorCode.DeviceRateLimited]: 'kept refusing as too many requests',
+  [ErrorCode.PlanRefused]: 'refused before any change (would cut off access)',
+  [ErrorCode.ApplyFailed]: 'apply failed',
+  [ErrorCode.Internal]: 'internal error in mpprov (see the log above)',
+};
+
+/** A few words per device: `mp1: changed and verified`, `mp2: failed, wrong user name or password`. */
+export function deviceWords(result: DeviceResult, stopped: boolean): string {
+  switch (result.outcome) {
+    case 'changed':
+      return `${result.device}: changed and verified`;
+    case 'no-change':
+      return `${result.device}: already applied, no restart`;
+    case 'failed': {
+      let why = FAILURE_WORDS[result.code ?? ''] ?? 'failed';
+      // The engine reports a wait cut short by the shutdown as a lost device: say what happened.
+      if (result.deviceLost === true && stopped) why = 'the agent stopped while the device was restarting: check it before running the stick again';
+      else if (result.deviceLost === true) why = 'did not come back after the networking restart';
+      else if (result.rollback !== undefined) why = `wrong result, rollback ${result.rollback.outcome}`;
+      else if (stopped) why = `stopped by the agent's shutdown${result.lastSucceededStep === undefined ? '' : ` after "${result.lastSucceededStep}"`}`;
+      return `${result.device}: failed, ${why}`;
+    }
+  }
+}
+
+export interface JobConclusion {
+  word: ResultWord;
+  /** Per device, or why the job could not run. */
+  summary: string;
+}
+
+export function concludeJob(input: { result?: StickResult; failure?: string; configName: string; stopped: boolean }): JobConclusion {
+  if (input.failure !== undefined) return { word: 'FAILED', summary: input.failure };
+  const result = input.result;
+  if (result === undefined) return { word: 'FAILED', summary: 'the job did not run' };
+  if (result.outcome === 'invalid') {
+    const errors = result.problems.filter((p) => p.severity === Severity.Error).length;
+    return { word: 'FAILED', summary: `${input.configName} is invalid (${errors} error${errors === 1 ? '' : 's'}), nothing was sent to any device` };
+  }
+  const devices = result.devices.filter((d): d is DeviceResult => d !== undefined);
+  return { word: resultWord(devices, false), summary: devices.map((d) => deviceWords(d, input.stopped)).join('; ') };
+}
+
+export function formatResultLine(conclusion: JobConclusion, jobId: string): string {
+  return `RESULT: ${conclusion.word}  ${conclusion.summary}  [${jobId}]\n`;
+}

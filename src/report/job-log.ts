@@ -1,0 +1,103 @@
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { AgentLogger, LogLevel } from './agent-logger.js';
+import { formatJobHeader, formatJobLine, type JobHeader, type LogLine } from './job-log-format.js';
+import { redactText } from './redact.js';
+import { createUsbLogWriter, stickProblemText, type UsbLogWriter } from './usb-log-writer.js';
+
+/**
+ * One job's log, written three ways at once: usb.log on the stick (when there is one), a local
+ * copy `<state dir>/logs/<job id>.log`, and the agent's log (the journal). The stick may fail at
+ * any moment; the other two never depend on it, and the local copy says when and why it failed.
+ */
+export interface JobLog {
+  readonly jobId: string;
+  readonly localFile: string;
+  /** The stick side, when the job came from a stick. */
+  readonly stick: UsbLogWriter | undefined;
+  header(header: JobHeader): void;
+  write(level: LogLevel, text: string): void;
+  writeLines(lines: readonly LogLine[]): void;
+  /** The closing `RESULT: ...` line, written without the time prefix. */
+  result(line: string, level: LogLevel): void;
+  /** Local log and agent log only (things that concern the laptop, not the stick). */
+  writeLocal(level: LogLevel, text: string): void;
+  flush(): Promise<void>;
+}
+
+export interface JobLogOptions {
+  jobId: string;
+  localFile: string;
+  logger: AgentLogger;
+  /** The secret values this job knows (stick and agent.yaml), masked wherever they appear. */
+  secretValues: () => readonly string[];
+  stick?: { root: string; device: number; serialize?: <T>(write: () => Promise<T>) => Promise<T> };
+  now?: () => Date;
+}
+
+export function createJobLog(options: JobLogOptions): JobLog {
+  const { jobId, localFile, logger } = options;
+  const now = options.now ?? (() => new Date());
+  const clean = (text: string): string => redactText(text, options.secretValues());
+  let local: Promise<void> = mkdir(dirname(localFile), { recursive: true, mode: 0o700 }).then(() => undefined);
+  let localFailed = false;
+  const toLocal = (text: string): void => {
+    local = local
+      .then(() => appendFile(localFile, text, { mode: 0o600 }))
+      .catch((error: unknown) => {
+        // The state dir failing must not stop the job either; say it once in the journal.
+        if (!localFailed) logger.log('error', `cannot write the local job log ${localFile}: ${(error as Error).message}`, jobId);
+        localFailed = true;
+      });
+  };
+
+  const stick =
+    options.stick === undefined
+      ? undefined
+      : createUsbLogWriter({
+          root: options.stick.root,
+          device: options.stick.device,
+          ...(options.stick.serialize === undefined ? {} : { serialize: options.stick.serialize }),
+          onProblem: (status) => {
+            const text = `usb.log: ${stickProblemText(status.problem)} (${status.detail}); this log was kept locally in ${localFile}`;
+            toLocal(formatJobLine(now(), jobId, text));
+            logger.log('warn', text, jobId);
+          },
+        });
+
+  const write = (level: LogLevel, text: string, localOnly = false): void => {
+    const safe = clean(text);
+    const line = formatJobLine(now(), jobId, safe);
+    toLocal(line);
+    if (!localOnly) stick?.append(line);
+    logger.log(level, safe, jobId);
+  };
+
+  return {
+    jobId,
+    localFile,
+    stick,
+    header(header) {
+      const text = clean(formatJobHeader(header));
+      toLocal(text);
+      stick?.append(text);
+      const where = header.source === 'stick' ? `stick ${header.label} at ${header.location}` : `profile ${header.location}/${header.label}`;
+      logger.log('info', `job started: ${where}, ${header.configName} sha256 ${header.configSha256.slice(0, 12)}`, jobId);
+    },
+    write: (level, text) => write(level, text),
+    writeLines(lines) {
+      for (const line of lines) write(line.level, line.text);
+    },
+    result(line, level) {
+      const safe = clean(line);
+      toLocal(safe);
+      stick?.append(safe);
+      logger.log(level, safe.trimEnd(), jobId);
+    },
+    writeLocal: (level, text) => write(level, text, true),
+    async flush() {
+      await stick?.flush();
+      await local;
+    },
+  };
+}

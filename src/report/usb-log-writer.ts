@@ -1,0 +1,167 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { appendDurably, classifyStickError, replaceDurably, StickProblem } from './durable-write.js';
+
+/**
+ * usb.log and mpprov-result.json on the stick. Writes are queued and batched so a slow stick
+ * never holds a job up; each batch is one durable append. Before every write the stick's root
+ * must still be the mount the job started on (same device number): after a pull, the empty mount
+ * folder on the laptop's own disk must not receive a usb.log. Once the stick fails (pulled,
+ * read-only, full), the text waits in memory: `reattach` (the same stick mounted again) writes it.
+ */
+
+export const USB_LOG_NAME = 'usb.log';
+export const RESULT_FILE_NAME = 'mpprov-result.json';
+
+export type StickStatus = { ok: true } | { ok: false; problem: StickProblem; detail: string };
+
+export interface UsbLogWriter {
+  readonly root: string;
+  /** Queues text (whole lines, each ending in \n) for usb.log. */
+  append(text: string): void;
+  /** Queues a replacement of mpprov-result.json. */
+  writeResult(json: string): void;
+  /** Resolves when everything queued so far is written or has failed. */
+  flush(): Promise<void>;
+  status(): StickStatus;
+  /** The mount went away (seen in the mount table): stop writing at once. */
+  detach(): void;
+  /** The same stick is mounted again: write what is waiting. */
+  reattach(): Promise<void>;
+  /** usb.log text not on the stick (because it failed); empty when all was written. */
+  unwritten(): string;
+}
+
+export interface UsbLogWriterOptions {
+  root: string;
+  /** The root's device number when the job started (fs.Stats.dev). */
+  device: number;
+  /** Told once per failure, with a sentence for the local log. */
+  onProblem?: (status: Extract<StickStatus, { ok: false }>) => void;
+  /**
+   * Runs one write at a time per stick across jobs (two jobs can share a stick: re-inserted with
+   * another configuration while the first runs). Default: this writer's own order only.
+   */
+  serialize?: <T>(write: () => Promise<T>) => Promise<T>;
+}
+
+/** One queue per key (a stick's root): `serialize` for createUsbLogWriter. */
+export function createWriteQueues(): (key: string) => <T>(write: () => Promise<T>) => Promise<T> {
+  const tails = new Map<string, Promise<unknown>>();
+  return (key) => (write) => {
+    const run = (tails.get(key) ?? Promise.resolve()).catch(() => undefined).then(write);
+    const tail = run.catch(() => undefined);
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return run;
+  };
+}
+
+const PROBLEM_TEXT: Record<StickProblem, string> = {
+  removed: 'the stick was removed',
+  'read-only': 'the stick is read-only',
+  full: 'the stick is full',
+  failed: 'the stick cannot be written',
+};
+
+export function stickProblemText(problem: StickProblem): string {
+  return PROBLEM_TEXT[problem];
+}
+
+export function createUsbLogWriter(options: UsbLogWriterOptions): UsbLogWriter {
+  const { root } = options;
+  const serialize = options.serialize ?? (<T>(write: () => Promise<T>): Promise<T> => write());
+  let device = options.device;
+  let status: StickStatus = { ok: true };
+  let pending = '';
+  let pendingResult: string | undefined;
+  let running: Promise<void> | undefined;
+
+  const fail = (problem: StickProblem, detail: string): void => {
+    if (!status.ok) return;
+    status = { ok: false, problem, detail };
+    options.onProblem?.(status);
+  };
+
+  const stillMounted = async (): Promise<boolean> => {
+    try {
+      return (await stat(root)).dev === device;
+    } catch {
+      return false;
+    }
+  };
+
+  // Drivers fail a pulled stick with many codes; whatever the code, a stick gone from its mount is removed.
+  const classify = async (error: unknown): Promise<StickProblem> => {
+    const problem = classifyStickError(error);
+    return problem !== StickProblem.Removed && !(await stillMounted()) ? StickProblem.Removed : problem;
+  };
+
+  const drain = async (): Promise<void> => {
+    while (status.ok && (pending !== '' || pendingResult !== undefined)) {
+      if (!(await stillMounted())) {
+        fail(StickProblem.Removed, `${root} is no longer the stick's mount`);
+        return;
+      }
+      if (pending !== '') {
+        const text = pending;
+        try {
+          await serialize(() => appendDurably(join(root, USB_LOG_NAME), text, { device }));
+          pending = pending.slice(text.length);
+        } catch (error) {
+          fail(await classify(error), `${USB_LOG_NAME}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          return;
+        }
+      } else if (pendingResult !== undefined) {
+        const json = pendingResult;
+        try {
+          await serialize(() => replaceDurably(join(root, RESULT_FILE_NAME), json, { device }));
+          if (pendingResult === json) pendingResult = undefined;
+        } catch (error) {
+          fail(await classify(error), `${RESULT_FILE_NAME}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          return;
+        }
+      }
+    }
+  };
+
+  const kick = (): Promise<void> => {
+    running ??= drain().finally(() => {
+      running = undefined;
+      // Text queued during the last write of a pass that has just ended.
+      if (status.ok && (pending !== '' || pendingResult !== undefined)) void kick();
+    });
+    return running;
+  };
+
+  return {
+    root,
+    append(text) {
+      pending += text;
+      if (status.ok) void kick();
+    },
+    writeResult(json) {
+      pendingResult = json;
+      if (status.ok) void kick();
+    },
+    async flush() {
+      while (running !== undefined) await running;
+    },
+    status: () => status,
+    detach() {
+      fail(StickProblem.Removed, `${root} was unmounted`);
+    },
+    async reattach() {
+      try {
+        device = (await stat(root)).dev;
+      } catch {
+        return;
+      }
+      status = { ok: true };
+      await kick();
+    },
+    unwritten: () => pending,
+  };
+}
