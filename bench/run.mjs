@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const only = process.argv.slice(2);
 let failed = 0;
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.mjs') && f !== 'run.mjs').sort()) {
+for (const file of readdirSync(dir).filter((f) => f.endsWith('.mjs') && f !== 'run.mjs' && !f.endsWith('-lib.mjs')).sort()) {
   if (only.length > 0 && !only.some((o) => file.includes(o))) continue;
   console.log(`# ${file}`);
   const result = spawnSync(process.execPath, ['--expose-gc', `${dir}${file}`], { stdio: 'inherit' });
