@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The newcomer's tour: start a simulated Monitoring Point, provision it from a profile exactly as a
-// stick would be provisioned, show the steps, the result and what the device now runs, then run
-// the same stick again to show that an unchanged stick changes nothing.
+// stick would be provisioned, show the steps, the result and what the device now runs, run the
+// same stick again to show that an unchanged stick changes nothing, then let the agent
+// (`mpprov run`) take the stick and show the usb.log it writes.
 // Run with `npm run demo` (it builds first). Everything stays on loopback and in a temp folder.
-import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,6 +57,99 @@ try {
   await cli(['apply', file, ...engine]);
   const writes = device.requests().filter((r) => r.method !== 'GET').length;
   console.log(`networking restarts on the device: ${device.state().restarts}; write requests in total: ${writes}`);
+
+  await device.reset();
+  say('8. The agent (mpprov run, as under systemd) and a stick, on the device reset to factory state');
+  await runAgentDemo(stick, file);
 } finally {
   await device.close();
+}
+
+/**
+ * The service path: `mpprov run` watching a media root. With FUSE and the FAT tools (root,
+ * /dev/fuse, dosfstools, mtools, fusefat) a real FAT image is mounted as a stick and usb.log is
+ * read back from it; otherwise the profile is dropped into a watched profiles folder and the same
+ * job log is shown from the state folder.
+ */
+async function runAgentDemo(stickDir, configFile) {
+  const world = mkdtempSync(join(tmpdir(), 'mpprov-demo-agent-'));
+  const media = join(world, 'media');
+  const profilesDir = join(world, 'profiles');
+  const state = join(world, 'state');
+  mkdirSync(media);
+  mkdirSync(profilesDir);
+  const fat = canMountFat();
+  writeFileSync(join(world, 'agent.yaml'), `version: 1\nmedia_roots: [${media}]\nprofiles_dirs: [${profilesDir}]\nstate_dir: ${state}\n`);
+  const out = join(world, 'agent.out');
+  const fd = openSync(out, 'a');
+  const agent = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'run', '--agent-config', join(world, 'agent.yaml')], { stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  const agentOutput = () => readFileSync(out, 'utf8');
+  try {
+    await until(() => agentOutput().includes('watching media roots'), 15_000, 'the agent to start');
+    let logText;
+    if (fat) {
+      console.log('FUSE and the FAT tools are here: a real FAT stick (mkfs.vfat, mcopy, fusefat)');
+      const image = join(world, 'stick.img');
+      makeFatImage(image, stickDir, configFile);
+      const mountPoint = join(media, 'MPSTICK');
+      mkdirSync(mountPoint);
+      const fuseLog = openSync(join(world, 'fusefat.log'), 'a');
+      const fuse = spawn('fusefat', ['-f', '-o', 'rw+', image, mountPoint], { stdio: ['ignore', fuseLog, fuseLog] });
+      closeSync(fuseLog);
+      await until(() => jobEnds(state) >= 1, 60_000, 'the stick job to end');
+      execFileSync('fusermount', ['-u', mountPoint]);
+      await new Promise((resolve) => fuse.once('exit', resolve));
+      logText = execFileSync('mcopy', ['-n', '-i', image, '::usb.log', '-'], { env: { ...process.env, MTOOLS_SKIP_CHECK: '1' }, encoding: 'utf8' });
+      say('usb.log, read back from the unmounted FAT image');
+    } else {
+      console.log('no FUSE/FAT tools here: the profile goes into a watched profiles folder instead');
+      cpSync(join(stickDir, 'certs'), join(profilesDir, 'certs'), { recursive: true });
+      cpSync(join(stickDir, 'secrets'), join(profilesDir, 'secrets'), { recursive: true });
+      writeFileSync(join(world, 'staged.yaml'), readFileSync(configFile));
+      renameSync(join(world, 'staged.yaml'), join(profilesDir, 'site.yaml'));
+      await until(() => jobEnds(state) >= 1, 60_000, 'the profile job to end');
+      const logs = readdirSync(join(state, 'logs'));
+      logText = readFileSync(join(state, 'logs', logs[0]), 'utf8');
+      say('the job log (what usb.log on a stick holds), from the state folder');
+    }
+    console.log(logText);
+    say('mpprov status');
+    execFileSync(process.execPath, [join(root, 'dist/cli/main.js'), 'status', '--agent-config', join(world, 'agent.yaml')], { stdio: 'inherit' });
+  } finally {
+    agent.kill('SIGTERM');
+    await new Promise((resolve) => agent.once('exit', resolve));
+  }
+}
+
+function canMountFat() {
+  if (process.env.MPPROV_DEMO_NO_FAT === '1') return false; // to show the profiles-folder path
+  const tools = ['mkfs.vfat', 'mcopy', 'mmd', 'fusefat', 'fusermount'];
+  const dirs = [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/sbin'];
+  return existsSync('/dev/fuse') && process.getuid?.() === 0 && tools.every((t) => dirs.some((d) => existsSync(join(d, t))));
+}
+
+function makeFatImage(image, stickDir, configFile) {
+  const env = { ...process.env, MTOOLS_SKIP_CHECK: '1' };
+  execFileSync('truncate', ['-s', '8M', image]);
+  execFileSync(existsSync('/usr/sbin/mkfs.vfat') ? '/usr/sbin/mkfs.vfat' : 'mkfs.vfat', ['-n', 'MPSTICK', image], { stdio: 'ignore' });
+  execFileSync('mcopy', ['-i', image, configFile, '::mpprov.yaml'], { env });
+  for (const folder of ['certs', 'secrets']) {
+    execFileSync('mmd', ['-i', image, `::${folder}`], { env });
+    for (const name of readdirSync(join(stickDir, folder))) execFileSync('mcopy', ['-i', image, join(stickDir, folder, name), `::${folder}/${name}`], { env });
+  }
+}
+
+function jobEnds(state) {
+  const history = join(state, 'jobs.jsonl');
+  if (!existsSync(history)) return 0;
+  return readFileSync(history, 'utf8').split('\n').filter((l) => l.includes('"event":"end"')).length;
+}
+
+async function until(check, timeoutMs, what) {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
