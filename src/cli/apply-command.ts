@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { applyStick, type ApplyEvent, type StickResult, StickOutcome } from '../apply/index.js';
 import { agentConfigPath, type AgentConfig, loadAgentConfig, type Problem } from '../config/index.js';
 import { ExitStatus } from '../errors.js';
+import { configFileOf } from '../ingest/index.js';
 import { createProgressDisplay, formatProblem, renderPlan } from '../report/index.js';
 
 interface ApplyFlags {
@@ -17,7 +18,7 @@ interface ApplyFlags {
 
 function addEngineOptions(command: Command): Command {
   return command
-    .argument('<file>', 'the configuration file (mpprov.yaml or a profile)')
+    .argument('<file>', 'the configuration file (mpprov.yaml, a profile, or a stick folder holding mpprov.yaml)')
     .option('--agent-config <file>', 'agent configuration (default $MPPROV_AGENT_CONFIG or /etc/mpprov/agent.yaml)')
     .option('--state-dir <dir>', 'state directory (overrides agent.yaml state_dir)')
     .option('--allow-disconnect', 'allow changes to the interface mpprov reaches the device through')
@@ -39,7 +40,8 @@ export function registerApplyCommands(program: Command): void {
     });
 }
 
-async function run(file: string, flags: ApplyFlags, dryRun: boolean): Promise<number> {
+async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<number> {
+  const file = await configFileOf(target);
   const json = flags.json === true;
   const emitJson = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value)}\n`);
   const agentFile = agentConfigPath(flags.agentConfig);

@@ -1,7 +1,6 @@
-import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { hasErrors, type Problem } from '../config/index.js';
-import { findConfigFile } from '../ingest/index.js';
+import { configFileOf } from '../ingest/index.js';
 import { ExitStatus } from '../errors.js';
 import { formatProblem, summarizeProblems } from '../report/index.js';
 import { validateStick } from '../certs/index.js';
@@ -32,16 +31,6 @@ async function runValidate(target: string, json: boolean): Promise<number> {
     process.stdout.write(`${file}: ${valid ? 'valid' : 'INVALID'} (${summarizeProblems(problems)})\n`);
   }
   return valid ? ExitStatus.Ok : ExitStatus.Failure;
-}
-
-/** A folder means the stick's root: find mpprov.yaml or mpprov.yml in it. */
-async function configFileOf(target: string): Promise<string> {
-  try {
-    if ((await stat(target)).isDirectory()) return (await findConfigFile(target)) ?? `${target.replace(/\/$/, '')}/mpprov.yaml`;
-  } catch {
-    // not there: loading it reports that the file does not exist
-  }
-  return target;
 }
 
 function jsonReport(file: string, valid: boolean, problems: readonly Problem[]): unknown {

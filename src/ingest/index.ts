@@ -2,6 +2,7 @@ export {
   CONFIG_FILE_NAMES,
   MAX_CONFIG_BYTES,
   MAX_REFERENCED_BYTES,
+  configFileOf,
   findConfigFile,
   readConfigFile,
   readReferencedFile,

@@ -26,6 +26,16 @@ export async function findConfigFile(dir: string): Promise<string | undefined> {
   return undefined;
 }
 
+/** A folder given where a configuration file is expected means the stick's root: its mpprov.yaml. */
+export async function configFileOf(target: string): Promise<string> {
+  try {
+    if ((await stat(target)).isDirectory()) return (await findConfigFile(target)) ?? join(target, CONFIG_FILE_NAMES[0]);
+  } catch {
+    // not there: loading it reports that the file does not exist
+  }
+  return target;
+}
+
 export async function readConfigFile(file: string): Promise<ReadResult> {
   return readCapped(file, MAX_CONFIG_BYTES, 'the configuration file', '256 KiB');
 }
