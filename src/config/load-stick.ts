@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { readConfigFile, readReferencedFile } from '../ingest/index.js';
 import { isValidPassphrase } from './interface-rules.js';
+import { maskSecretTokens, secretTokens } from './secret-tokens.js';
 import { formatKeyPath, type KeyPath, type Problem, Severity, type UnplacedProblem } from './problem.js';
 import { StickFile } from './schema.js';
 import { Secret } from './secret.js';
+import { salvageStick } from './salvage.js';
 import { checkStickRules } from './stick-rules.js';
 import { parseYaml, placeProblem, type YamlSource } from './yaml-source.js';
 import { problemsFromZod } from './zod-issues.js';
@@ -65,26 +67,41 @@ export async function loadStick(configFile: string, options: { label?: string } 
   const source = parsed.source;
   const place = (problem: UnplacedProblem): Problem => placeProblem(source, problem);
   const result: LoadedStick = { file, dir, sha256, text, stick: undefined, problems: parsed.problems, files, secrets, place };
-  if (parsed.problems.length > 0) return result;
+  if (parsed.problems.length > 0) return maskSecrets(result);
 
   if (parsed.data === undefined || parsed.data === null) {
     result.problems.push(unplaced('the configuration file is empty', 'start it with version: 1 and monitoring_points:'));
     return result;
   }
   const checked = StickFile.safeParse(parsed.data);
-  if (!checked.success) {
-    result.problems.push(...problemsFromZod(checked.error, parsed.data, StickFile).map(place));
-    return sortProblems(result);
+  if (!checked.success) result.problems.push(...problemsFromZod(checked.error, parsed.data, StickFile).map(place));
+  // With schema problems the rules still run on every block that parsed, but the result carries
+  // no stick: nothing may be applied from a file that is not entirely valid.
+  const checkable = checked.success ? checked.data : salvageStick(parsed.data);
+  if (checked.success) result.stick = checked.data;
+  if (checkable !== undefined) {
+    const ruleProblems = checkStickRules(checkable);
+    ruleProblems.push(...(await readReferences(dir, checkable, files, secrets)));
+    result.problems.push(...ruleProblems.map(place));
   }
-  result.stick = checked.data;
-  const ruleProblems = checkStickRules(checked.data);
-  ruleProblems.push(...(await readReferences(dir, checked.data, files, secrets)));
-  result.problems.push(...ruleProblems.map(place));
-  return sortProblems(result);
+  return maskSecrets(sortProblems(result));
 }
 
 function sortProblems(result: LoadedStick): LoadedStick {
   result.problems.sort((a, b) => a.line - b.line || a.column - b.column);
+  return result;
+}
+
+/** No problem may quote any part of what was written as a secret, however broken the YAML. */
+function maskSecrets(result: LoadedStick): LoadedStick {
+  const tokens = [...secretTokens(result.text), ...[...result.secrets.values()].map((s) => s.reveal())].filter((t) => t.length >= 4);
+  if (tokens.length === 0) return result;
+  result.problems = result.problems.map((p) => ({
+    ...p,
+    path: maskSecretTokens(p.path, tokens),
+    message: maskSecretTokens(p.message, tokens),
+    ...(p.hint === undefined ? {} : { hint: maskSecretTokens(p.hint, tokens) }),
+  }));
   return result;
 }
 

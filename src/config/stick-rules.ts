@@ -12,11 +12,13 @@ export function checkStickRules(stick: StickFile): UnplacedProblem[] {
   stick.monitoring_points.forEach((mp, index) => {
     const at: KeyPath = ['monitoring_points', index];
     problems.push(...checkMonitoringPoint(mp, at));
-    const url = normaliseDeviceUrl(mp.url);
+    // A salvaged entry (schema problems elsewhere) may lack its name or url: those were reported.
+    const url = typeof mp.url === 'string' ? normaliseDeviceUrl(mp.url) : undefined;
     const firstUrl = url === undefined ? undefined : seenUrls.get(url);
     if (firstUrl !== undefined) {
       problems.push(duplicate([...at, 'url'], `device ${url} is listed twice (also monitoring_points[${firstUrl}])`));
     } else if (url !== undefined) seenUrls.set(url, index);
+    if (typeof mp.name !== 'string') return;
     const firstName = seenNames.get(mp.name);
     if (firstName !== undefined) {
       problems.push(duplicate([...at, 'name'], `name '${mp.name}' is used twice (also monitoring_points[${firstName}])`));
@@ -31,12 +33,14 @@ function duplicate(path: KeyPath, message: string): UnplacedProblem {
 
 function checkMonitoringPoint(mp: MonitoringPoint, at: KeyPath): UnplacedProblem[] {
   const problems: UnplacedProblem[] = [];
-  const urlProblem = deviceUrlProblem(mp.url);
+  const urlProblem = typeof mp.url === 'string' ? deviceUrlProblem(mp.url) : undefined;
   if (urlProblem !== undefined) problems.push({ severity: Severity.Error, path: [...at, 'url'], ...urlProblem });
   problems.push(...atMostOneSecret(mp, 'password', at));
   if (mp.tls !== undefined) problems.push(...checkTls(mp.tls, [...at, 'tls']));
   if (mp.interfaces !== undefined) problems.push(...checkInterfaces(mp.interfaces, [...at, 'interfaces']));
-  mp.acl?.forEach((rule, index) => problems.push(...checkAclRule(rule, [...at, 'acl', index])));
+  mp.acl?.forEach((rule, index) => {
+    if (rule !== undefined) problems.push(...checkAclRule(rule, [...at, 'acl', index]));
+  });
   return problems;
 }
 
@@ -52,7 +56,8 @@ function deviceUrlProblem(text: string): { message: string; hint: string } | und
   try {
     url = new URL(text);
   } catch {
-    return { message: `'${text}' is not a URL`, hint: 'write it like https://192.0.2.10' };
+    // Quote it without any user:password@ part: a URL that does not parse may still hold one.
+    return { message: `'${withoutCredentials(text)}' is not a URL`, hint: 'write it like https://192.0.2.10' };
   }
   if (url.protocol !== 'https:') {
     return { message: `the Admin API is HTTPS only, not ${url.protocol.replace(':', '')}`, hint: `write https://${url.host}` };
@@ -65,6 +70,10 @@ function deviceUrlProblem(text: string): { message: string; hint: string } | und
     return { message: `'${text}' has a path; give only https://host[:port]`, hint: `write https://${url.host} (mpprov adds /api/v1)` };
   }
   return undefined;
+}
+
+function withoutCredentials(text: string): string {
+  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^@]*@/i, '$1(credentials removed)@');
 }
 
 const FINGERPRINT = /^(?:[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){31}|[0-9a-fA-F]{64})$/;
