@@ -3,7 +3,8 @@ import { type AdminApi, createAdminClient, type DeviceTarget } from '../client/i
 import { type AgentConfig, type DeviceAccess, hasErrors, type Problem, resolveDeviceAccess } from '../config/index.js';
 import { ErrorCode } from '../errors.js';
 import { desiredDevice, type Plan } from '../plan/index.js';
-import { type ApplyEventSink, type DeviceResult, Outcome } from './apply-events.js';
+import { type ApplyEvent, type ApplyEventSink, type DeviceResult, Outcome } from './apply-events.js';
+import { redactSecrets } from './redact-secrets.js';
 import { provisionDevice, type ProvisionOptions } from './provision-device.js';
 import { openSecretsRecord } from './secrets-record.js';
 
@@ -53,16 +54,24 @@ export async function applyStick(configFile: string, options: StickApplyOptions)
     return result;
   }
 
+  const secretValues = [
+    ...[...stick.secrets.values()].map((s) => s.reveal()),
+    // The password, and the Basic credentials as a device could echo its Authorization header.
+    ...accesses.flatMap((a) =>
+      'access' in a ? [a.access.password.reveal(), Buffer.from(`${a.access.username}:${a.access.password.reveal()}`).toString('base64')] : [],
+    ),
+  ];
+  const onEvent = (event: ApplyEvent): void => options.onEvent(redactSecrets(event, secretValues));
   const record = await openSecretsRecord(options.agent.stateDir);
   const jobs = stick.stick.monitoring_points.map((_, index) => async (): Promise<void> => {
     const { access } = accesses[index] as { access: DeviceAccess };
     const desired = desiredDevice(stick, index);
-    const onWarning = (message: string): void => options.onEvent({ type: 'warning', device: access.name, message });
+    const onWarning = (message: string): void => onEvent({ type: 'warning', device: access.name, message });
     const target: DeviceTarget = { url: access.url, username: access.username, password: access.password, trust: access.trust };
     const api = options.connect?.(target, onWarning) ?? createAdminClient(target, { requestTimeoutMs: options.agent.requestTimeoutMs, onWarning });
     try {
-      const { result: device, plan } = await provisionDevice(desired, api, record, { ...options, onEvent: options.onEvent });
-      result.devices[index] = device;
+      const { result: device, plan } = await provisionDevice(desired, api, record, { ...options, onEvent });
+      result.devices[index] = redactSecrets(device, secretValues);
       if (plan !== undefined) result.plans[index] = plan;
     } catch (error) {
       // provisionDevice reports failures as results; this is a bug guard, kept as one result too.
@@ -72,7 +81,7 @@ export async function applyStick(configFile: string, options: StickApplyOptions)
         code: ErrorCode.Internal, steps: [], warnings: [], durationMs: 0,
       };
       result.devices[index] = failed;
-      options.onEvent({ type: 'device-result', result: failed });
+      onEvent({ type: 'device-result', result: failed });
     } finally {
       await api.close().catch(() => undefined);
     }

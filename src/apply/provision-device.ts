@@ -114,7 +114,12 @@ export async function provisionDevice(
       return { result: finish(Outcome.Failed, failure.message, { code: failure.code }), plan };
     }
   }
-  await rememberSecrets(record, desired, plan);
+  const recordProblem = await rememberSecrets(record, desired, plan);
+  if (recordProblem !== undefined) {
+    // The device is configured; only the bookkeeping failed, and its cost is a re-sent secret.
+    warnings.push(recordProblem);
+    emit({ type: 'warning', device, message: recordProblem });
+  }
   return { result: finish(Outcome.Changed, `applied and verified: ${changeSummary(plan)}`), plan };
 }
 
@@ -190,7 +195,7 @@ export class VerificationError extends Error {
   }
 }
 
-async function rememberSecrets(record: SecretsRecord, desired: DesiredDevice, plan: Plan): Promise<void> {
+async function rememberSecrets(record: SecretsRecord, desired: DesiredDevice, plan: Plan): Promise<string | undefined> {
   for (const iface of desired.interfaces) {
     for (const stanza of iface.stanzas) {
       const key = stanzaKey(stanza.name, stanza.family);
@@ -202,7 +207,13 @@ async function rememberSecrets(record: SecretsRecord, desired: DesiredDevice, pl
     }
   }
   for (const change of plan.stanzas) if (change.action === 'delete') record.forget(desired.url, stanzaKey(change.name, change.family));
-  await record.save(desired.url);
+  try {
+    await record.save(desired.url);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    return `the secrets record could not be saved in the state directory (${code}); unchanged secrets will be sent again next time (use --state-dir, or run as the service user)`;
+  }
 }
 
 function changeSummary(plan: Plan): string {

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Secret } from '../config/index.js';
 
 /**
@@ -59,7 +59,7 @@ export async function openSecretsRecord(stateDir: string): Promise<SecretsRecord
         const mine = data.devices[url];
         if (mine === undefined) delete onDisk.devices[url];
         else onDisk.devices[url] = mine;
-        await mkdir(stateDir, { recursive: true, mode: 0o700 });
+        await ensureDirectory(stateDir);
         const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
         await writeFile(tmp, `${JSON.stringify(onDisk, null, 1)}\n`, { mode: 0o600 });
         await rename(tmp, file);
@@ -72,6 +72,22 @@ export async function openSecretsRecord(stateDir: string): Promise<SecretsRecord
       return queued;
     },
   };
+}
+
+/**
+ * mkdir -p, one level at a time: Node's recursive mkdir never returns for a path under /proc
+ * (seen on Node 20), and a state directory given by hand may be anything.
+ */
+async function ensureDirectory(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { mode: 0o700 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    if (code !== 'ENOENT' || dirname(dir) === dir) throw error;
+    await ensureDirectory(dirname(dir));
+    await mkdir(dir, { mode: 0o700 });
+  }
 }
 
 async function readRecord(file: string, fallbackKey?: string): Promise<RecordFile> {

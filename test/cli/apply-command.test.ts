@@ -110,3 +110,13 @@ describe('mpprov apply', () => {
     });
   });
 });
+
+describe('mpprov apply with a state directory it cannot write', () => {
+  it('still succeeds, and warns that unchanged secrets will be sent again', async () => {
+    device = await startProfileDevice();
+    const result = await runCli(['apply', stickFromProfile('dhcp.yaml', device.url), '--agent-config', '/nonexistent/agent.yaml', '--state-dir', '/proc/self/mpprov-state']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('RESULT: CHANGED (branch-12-mp1 changed)');
+    expect(result.stdout).toMatch(/WARNING: the secrets record could not be saved in the state directory \(E[A-Z]+\); unchanged secrets will be sent again next time/);
+  });
+});
