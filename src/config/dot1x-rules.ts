@@ -78,6 +78,10 @@ export function checkDot1x(dot1x: Dot1x, path: KeyPath, options: { wireless: boo
   if (dot1x.inner_tls !== undefined) {
     const inner = dot1x.inner_tls;
     problems.push(...atMostOneSecret(inner, 'private_key_password', [...path, 'inner_tls']));
+    // The device requires wpa_ca_cert2: the inner TLS verifies the server with its own CA.
+    if (inner.ca_cert === undefined) {
+      error([...path, 'inner_tls'], "PEAP with inner EAP-TLS needs 'inner_tls.ca_cert'", 'add ca_cert: to inner_tls with the CA that issued the RADIUS server certificate');
+    }
   }
   return problems;
 }

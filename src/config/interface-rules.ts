@@ -51,11 +51,16 @@ function checkName(name: string, iface: Interface, at: KeyPath, all: Record<stri
     if (name !== expected) {
       report(at, `a VLAN interface must be named <link>.<id>: '${name}' should be '${expected}'`, `rename the interface to ${expected}`, { atKey: true });
     }
-    if (VLAN_NAME.test(iface.vlan.link) || all[iface.vlan.link]?.vlan !== undefined) {
+    if (iface.vlan.link === 'bridge1') {
+      report([...at, 'vlan', 'link'], 'a VLAN cannot sit on bridge1', 'put the VLAN on a physical interface such as eth0');
+    } else if (VLAN_NAME.test(iface.vlan.link) || all[iface.vlan.link]?.vlan !== undefined) {
       report([...at, 'vlan', 'link'], `VLAN link '${iface.vlan.link}' is itself a VLAN`, 'a VLAN sits on a physical interface');
     }
     if (iface.wireless !== undefined) report([...at, 'wireless'], 'a VLAN interface cannot be wireless', undefined, { atKey: true });
     return;
+  }
+  if (name === 'bridge1' && iface.wireless !== undefined) {
+    report([...at, 'wireless'], 'bridge1 cannot be wireless', undefined, { atKey: true });
   }
   if (vlanMatch !== null) {
     report(at, `'${name}' looks like a VLAN but has no vlan block`, `add vlan: { link: ${vlanMatch[1]}, id: ${Number(vlanMatch[2])} }`, { atKey: true });
@@ -127,6 +132,13 @@ function checkLink(iface: Interface, at: KeyPath, report: Report): void {
     }
     return;
   }
+  // Transmission parameters belong to wired physical ports only.
+  if (iface.wireless !== undefined || name(at) === 'bridge1') {
+    for (const key of ['speed', 'duplex', 'autoneg'] as const) {
+      if (link[key] !== undefined) report([...linkAt, key], `'${key}' does not fit ${iface.wireless !== undefined ? 'a wireless interface' : 'bridge1'}`, 'only wired physical interfaces have transmission parameters', { atKey: true });
+    }
+    return;
+  }
   if ((link.speed !== undefined || link.duplex !== undefined) && link.autoneg !== false) {
     const key = link.speed !== undefined ? 'speed' : 'duplex';
     report([...linkAt, key], `a fixed ${key} needs autoneg: false`, 'add autoneg: false, or remove the fixed setting');
@@ -134,6 +146,10 @@ function checkLink(iface: Interface, at: KeyPath, report: Report): void {
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+function name(at: KeyPath): string {
+  return String(at[at.length - 1]);
+}
 
 function checkWireless(iface: Interface, wireless: Wireless, at: KeyPath, report: Report): void {
   const wAt = [...at, 'wireless'];

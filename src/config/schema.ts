@@ -27,7 +27,7 @@ export const Route = z
   .strictObject({
     to: z.string().describe('destination network, e.g. 10.0.0.0/8'),
     via: ip.describe('next-hop address'),
-    metric: z.number().int().min(0).max(4294967295).optional(),
+    metric: z.number().int().min(0).max(2147483647).optional(),
   })
   .describe('a static route');
 

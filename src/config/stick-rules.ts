@@ -85,6 +85,14 @@ function checkTls(tls: Tls, at: KeyPath): UnplacedProblem[] {
     tls.ca !== undefined ? 'ca' : undefined,
     tls.insecure === true ? 'insecure' : undefined,
   ].filter((k): k is string => k !== undefined);
+  if (chosen.length === 0) {
+    problems.push({
+      severity: Severity.Error,
+      path: at,
+      message: 'tls names no way to trust the device',
+      hint: 'give fingerprint_sha256, ca, or insecure: true (or leave tls out to use agent.yaml)',
+    });
+  }
   if (chosen.length > 1) {
     problems.push({
       severity: Severity.Error,
