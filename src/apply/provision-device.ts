@@ -12,7 +12,7 @@ import {
   type Step,
 } from '../plan/index.js';
 import { type ApplyEventSink, type DeviceResult, Outcome, type StepRecord } from './apply-events.js';
-import { rollBack } from './roll-back.js';
+import { rollBack, takeBackPending } from './roll-back.js';
 import type { SecretsRecord } from './secrets-record.js';
 import { restartAndWait, stepFailure } from './run-step.js';
 import { verifyView } from './verify-view.js';
@@ -111,6 +111,14 @@ export async function provisionDevice(
         emit({ type: 'rollback', device, message: rollback.message });
         return { result: finish(Outcome.Failed, `${failure.message}; ${rollback.message}`, { code: failure.code, rollback }), plan };
       }
+      // The failed step counts too when the device may have taken it (a dropped connection).
+      const upTo = failure.code === ErrorCode.DeviceRefused ? index : index + 1;
+      const touched = restarted ? [] : stanzasTouched(plan.steps.slice(0, upTo));
+      if (touched.length > 0) {
+        const takenBack = await takeBackPending(api, snapshot, touched);
+        const message = takenBack === '' ? failure.message : `${failure.message.replace(/\.$/, '')}; ${takenBack}`;
+        return { result: finish(Outcome.Failed, message, { code: failure.code }), plan };
+      }
       return { result: finish(Outcome.Failed, failure.message, { code: failure.code }), plan };
     }
   }
@@ -121,6 +129,15 @@ export async function provisionDevice(
     emit({ type: 'warning', device, message: recordProblem });
   }
   return { result: finish(Outcome.Changed, `applied and verified: ${changeSummary(plan)}`), plan };
+}
+
+/** Stanzas a run may have changed in the pending view by these steps (the failed one included). */
+function stanzasTouched(steps: readonly Step[]): { name: string; family: 'inet' | 'inet6' }[] {
+  return steps.flatMap((step) => {
+    if (step.kind === 'post-stanza') return [{ name: step.stanza.name, family: step.stanza.family }];
+    if (step.kind === 'delete-stanza' || step.kind === 'restore-stanza') return [{ name: step.name, family: step.family }];
+    return [];
+  });
 }
 
 async function readSnapshot(api: AdminApi, withAcl: boolean): Promise<DeviceSnapshot> {

@@ -1,4 +1,5 @@
 import type { AdminApi } from '../client/index.js';
+import { isDeviceError } from '../errors.js';
 import { configFields, type DeviceInterfaceView, type DeviceSnapshot, indexStanzas, normaliseFields, type Plan, SECRET_FIELDS, stanzaKey } from '../plan/index.js';
 import type { RollbackReport } from './apply-events.js';
 import type { ProvisionOptions } from './provision-device.js';
@@ -62,4 +63,34 @@ export async function rollBack(
 function comparable(fields: Record<string, unknown>): string {
   const normal = normaliseFields(fields);
   return JSON.stringify(Object.keys(normal).sort().map((k) => [k, normal[k]]));
+}
+
+/**
+ * A run that fails before its networking restart has changed only the pending view: it takes
+ * those changes back (re-post the active stanza, or delete a new one), so nothing of a failed run
+ * becomes active at someone's next restart, and the next run does not find them as foreign.
+ */
+export async function takeBackPending(api: AdminApi, snapshot: DeviceSnapshot, touched: readonly { name: string; family: 'inet' | 'inet6' }[]): Promise<string> {
+  const before = indexStanzas(snapshot.active);
+  const left: string[] = [];
+  let takenBack = 0;
+  for (const { name, family } of touched) {
+    const old = before.get(stanzaKey(name, family))?.stanza;
+    try {
+      if (old == null) {
+        await api.deleteStanza(name, family);
+        takenBack += 1;
+      } else if (SECRET_FIELDS.some((f) => old[`${f}_set`] === true)) {
+        left.push(`${name} ${family}`);
+      } else {
+        await api.postStanza({ ...configFields(old), name, family } as Parameters<AdminApi['postStanza']>[0]);
+        takenBack += 1;
+      }
+    } catch (error) {
+      // Not there at all (404): the device never took it, so there is nothing to take back.
+      if (!(isDeviceError(error) && error.data.status === 404)) left.push(`${name} ${family}`);
+    }
+  }
+  if (left.length > 0) return `left pending on the device, to be replaced by the next run: ${left.join(', ')}`;
+  return takenBack > 0 ? 'the changes already posted were taken back; nothing became active' : '';
 }

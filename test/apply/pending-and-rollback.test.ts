@@ -67,3 +67,26 @@ describe('--no-rollback', () => {
     expect(device.state().restarts).toBe(2);
   });
 });
+
+describe('a run that fails before its restart', () => {
+  it('takes back what it already posted, so the next run finds nothing foreign', async () => {
+    device = await startProfileDevice();
+    const sim = device;
+    const file = stickWithConfig(
+      stickHead(sim, '    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n        ipv6: { method: auto }\n'),
+    );
+    const { result } = await applyFile(file, {
+      onEvent: (event) => {
+        // The device starts failing right after the first stanza went in.
+        if (event.type === 'step-done' && event.description.startsWith('POST eth1 inet ')) sim.setFaults(['error=1@POST /api/v1/interface/']);
+      },
+    });
+    expect(result.devices[0]?.message).toBe(
+      'POST eth1 inet6 (create) failed: the device failed internally on POST /interface/ (eth1 inet6) (HTTP 500): Internal server error (injected fault); the changes already posted were taken back; nothing became active',
+    );
+    expect(sim.state().restarts).toBe(0);
+    sim.setFaults([]);
+    const again = await applyFile(file);
+    expect(again.result.devices[0]?.message).toMatch(/^applied and verified/);
+  });
+});
