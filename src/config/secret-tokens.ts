@@ -37,7 +37,8 @@ function split(value: string): string[] {
   return value
     .replace(/\s#.*$/, '')
     .split(/[\s,{}[\]"'|>:]+/)
-    .filter((t) => t.length >= MIN_TOKEN);
+    // YAML tags, anchors and aliases (`!!binary`, `&a`, `*a`) are syntax, not the secret.
+    .filter((t) => t.length >= MIN_TOKEN && !/^[!&*]/.test(t));
 }
 
 /** Replaces every secret token in a text; used on each problem before anyone sees it. */

@@ -44,6 +44,7 @@ function plainSentence(code: string, message: string): { message: string; hint?:
       }
       return { message: 'the indentation here does not line up with the keys around it', hint: 'align it with its sibling keys, using spaces' };
     default:
+      if (message.includes('call stack')) return { message: 'the file nests deeper than mpprov reads', hint: 'a stick file needs only a few levels of nesting' };
       return undefined;
   }
 }
@@ -63,7 +64,8 @@ export function parseYaml(file: string, text: string): ParsedYaml {
       line,
       column: col,
       path: keyPathAtOffset(document, error.pos[0]),
-      message: plain?.message ?? `YAML syntax: ${firstSentence(error.message)}`,
+      // Parser messages can quote long stretches of the file: keep one short sentence.
+      message: plain?.message ?? `YAML syntax: ${firstSentence(error.message).slice(0, 160)}`,
       ...(plain?.hint === undefined ? {} : { hint: plain.hint }),
     });
   }
@@ -147,7 +149,8 @@ function locate(document: Document.Parsed, path: KeyPath, atKey: boolean): { off
 function keyPathAtOffset(document: Document.Parsed, offset: number): string {
   const path: (string | number)[] = [];
   let node: unknown = document.contents;
-  for (;;) {
+  // A stick file is a few levels deep; a deeper path says nothing more and may be thousands long.
+  while (path.length < 12) {
     if (isMap(node)) {
       const pair = node.items.find((p) => {
         const start = (p.key as Node | null)?.range?.[0] ?? Infinity;

@@ -37,6 +37,7 @@ function fromIssue(issue: z.core.$ZodIssue, data: unknown, schema: z.ZodType): U
       if (value === null) {
         return [problem(`'${String(key)}' is empty`, 'give it a value, or remove the key')];
       }
+      if (typeof value === 'number' && !Number.isFinite(value)) return [problem('is too large a number', 'write a number in the allowed range')];
       return [problem(`must be ${article(issue.expected)}, not ${article(kindOf(value))}`, typeHint(issue.expected, value))];
     }
     case 'unrecognized_keys': {
@@ -52,7 +53,7 @@ function fromIssue(issue: z.core.$ZodIssue, data: unknown, schema: z.ZodType): U
         if (value === undefined) return [problem("missing required key 'version'", 'add version: 1 as the first line')];
         return [
           problem(
-            `version ${JSON.stringify(value)} is not supported; this build of mpprov reads version ${issue.values.join(', ')}`,
+            `version ${typeof value === 'string' ? JSON.stringify(value) : String(value)} is not supported; this build of mpprov reads version ${issue.values.join(', ')}`,
             'write version: 1, or use a newer mpprov',
           ),
         ];
@@ -66,7 +67,7 @@ function fromIssue(issue: z.core.$ZodIssue, data: unknown, schema: z.ZodType): U
     }
     case 'too_small':
     case 'too_big':
-      return [problem(sizeMessage(issue))];
+      return [problem(sizeMessage(issue), sizeHint(issue))];
     case 'invalid_union': {
       if (key === 'ports') return [problem('must be a port or a port range', 'write it like "8443" or "8000-8100"')];
       return [problem(`has the wrong type (${kindOf(value)})`)];
@@ -95,6 +96,15 @@ function sizeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): 
   }
 }
 
+function sizeHint(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string | undefined {
+  const small = issue.code === 'too_small';
+  const bound = Number(small ? (issue as z.core.$ZodIssueTooSmall).minimum : (issue as z.core.$ZodIssueTooBig).maximum);
+  if (issue.origin === 'array') return small ? 'add an entry' : 'remove entries';
+  if (issue.origin === 'string') return small ? 'give it a value' : 'shorten it';
+  if (issue.inclusive === false) return small ? `use a number above ${bound}` : `use a number below ${bound}`;
+  return small ? `use ${bound} or more` : `use ${bound} or less`;
+}
+
 function typeHint(expected: string, value: unknown): string | undefined {
   if (expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')) {
     return 'put the value in quotes so YAML reads it as text';
@@ -110,6 +120,7 @@ function typeHint(expected: string, value: unknown): string | undefined {
 
 function kindOf(value: unknown): string {
   if (value === null) return 'empty value';
+  if (value instanceof Uint8Array) return 'binary (!!binary) value';
   if (Array.isArray(value)) return 'list';
   if (typeof value === 'object') return 'block of keys';
   if (typeof value === 'number') return Number.isInteger(value) ? 'whole number' : 'number';

@@ -59,7 +59,7 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
       refusals.push({
         reason: 'lockout',
         message:
-          `this changes the ${kinds.join(' and ')} of ${mgmt}, the interface mpprov reaches the device through; ` +
+          `${kinds.includes('removal') ? `this removes ${mgmt}` : `this changes the ${kinds.join(' and ')} of ${mgmt}`}, the interface mpprov reaches the device through; ` +
           'if the switch port or network does not accept the new settings the device drops off the network until someone fixes it on site ' +
           '(set allow_disconnect: true in the file, or pass --allow-disconnect, if that is intended)',
       });

@@ -30,7 +30,7 @@ describe('agent.yaml', () => {
     const { problems } = await loadAgentConfig(join(dir, 'agent.yaml'));
     expect(problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message} (${p.hint ?? ''})`)).toEqual([
       "2:1 log_levle unknown key 'log_levle' (did you mean 'log_level'?)",
-      '3:24 timeouts.restart_s must be more than 0 ()',
+      '3:24 timeouts.restart_s must be more than 0 (use a number above 0)',
     ]);
   });
 
