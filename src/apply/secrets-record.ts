@@ -35,7 +35,7 @@ const saveQueues = new Map<string, Promise<void>>();
 
 export async function openSecretsRecord(stateDir: string): Promise<SecretsRecord> {
   const file = join(stateDir, SECRETS_RECORD_FILE);
-  let data = await readRecord(file);
+  const data = await readRecord(file);
   const key = Buffer.from(data.key, 'base64');
   const hash = (deviceUrl: string, stanzaKey: string, field: string, value: Secret): string =>
     createHmac('sha256', key).update(`${deviceUrl}\0${stanzaKey}\0${field}\0${value.reveal()}`).digest('hex');
@@ -63,9 +63,10 @@ export async function openSecretsRecord(stateDir: string): Promise<SecretsRecord
         const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
         await writeFile(tmp, `${JSON.stringify(onDisk, null, 1)}\n`, { mode: 0o600 });
         await rename(tmp, file);
-        // A record another process created meanwhile has its own key: our hashes then simply
-        // do not match later, and the secrets are sent again (the safe side).
-        data = { ...onDisk, key: data.key, devices: { ...onDisk.devices } };
+        // Only this device's entry is written; the in-memory record keeps its own entries (other
+        // devices may be remembered but not yet saved). A record another process created
+        // meanwhile has its own key: our hashes then do not match later, and the secrets are
+        // sent again (the safe side).
       });
       // A failed save must not block the next one in the queue.
       saveQueues.set(file, queued.catch(() => undefined));

@@ -25,8 +25,6 @@ describe('mpprov run with several sticks at once', () => {
 
   it('two sticks for two devices run side by side, each with its own log and result', { timeout: 60_000 }, async () => {
     // Restarts of different length: both devices are down together, but finish a second apart.
-    // (Finishing in the same millisecond trips the apply stage's secrets-record save race: see
-    // the report to the lead; src/apply/secrets-record.ts shares one temp file name per process.)
     const a = await startSimulator({ restartMs: 2000 });
     const b = await startSimulator({ restartMs: 3000 });
     sims.push(a, b);
