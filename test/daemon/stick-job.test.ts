@@ -111,7 +111,7 @@ describe('mpprov run with a real FAT stick', () => {
     const problems = usbLog.split('\n').filter((l) => l.includes(' problem: ')).map((l) => l.replace(/^.*? problem: /, ''));
     expect(problems).toEqual([
       'mpprov.yaml:9:25  monitoring_points[0].interfaces.eth1.ipv4.method  "statc" is not one of: dhcp, static, manual  (did you mean \'static\'?)',
-      'mpprov.yaml:10:22  monitoring_points[0].interfaces.eth1.link.mtu  must be at most 9000',
+      'mpprov.yaml:10:22  monitoring_points[0].interfaces.eth1.link.mtu  must be at most 9000  (use 9000 or less)',
       'mpprov.yaml:12:31  monitoring_points[0].interfaces.eth2.ipv4.gatway  unknown key \'gatway\'  (did you mean \'gateway\'?)',
     ]);
     expect(usbLog).toContain('mpprov.yaml is INVALID (3 errors, 0 warnings): nothing was sent to any device');
