@@ -1,37 +1,23 @@
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { type AgentProcess, type AgentWorld, allFiles, makeWorld, readJobs, startAgent, waitFor, waitForJobEnds } from './agent-process.js';
+import { describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.js';
+import { useStickRig } from './stick-rig.js';
+import { allFiles, makeWorld, readJobs, startAgent, waitFor, waitForJobEnds } from './agent-process.js';
 import { makeFatImage, type MountedStick, mountFat, readFatFile, requireFatTools } from './fat-stick.js';
 import { activeEth1, PEAP_PASSWORD, stickFiles } from './stick-config.js';
 
 describe('mpprov run with a real FAT stick', () => {
-  let sims: SimulatorHandle[] = [];
-  let world: AgentWorld | undefined;
-  let agent: AgentProcess | undefined;
-  let sticks: MountedStick[] = [];
-
-  beforeAll(() => requireFatTools());
-  afterEach(async () => {
-    for (const stick of sticks) await stick.unmount().catch(() => undefined);
-    await agent?.stop('SIGKILL');
-    for (const sim of sims) await sim.close();
-    await world?.cleanup();
-    sims = [];
-    sticks = [];
-    agent = undefined;
-    world = undefined;
-  });
+  const rig = useStickRig();
 
   it('configures the device, writes usb.log and mpprov-result.json on the stick, and leaks no secret', { timeout: 60_000 }, async () => {
     const sim = await startSimulator({ restartMs: 300 });
-    sims.push(sim);
-    world = await makeWorld();
-    agent = await startAgent(world);
+    rig.sims.push(sim);
+    const world = (rig.world = await makeWorld());
+    const agent = (rig.agent = await startAgent(world));
     const image = join(world.dir, 'stick.img');
     await makeFatImage(image, 'MPSTICK', stickFiles([{ name: 'mp1', sim, dot1x: true }]));
     const stick = await mountFat(image, join(world.mediaRoot, 'MPSTICK'), { logFile: join(world.dir, 'fusefat.log') });
-    sticks.push(stick);
+    rig.sticks.push(stick);
 
     const [end] = await waitForJobEnds(world, 1, agent);
     await stick.unmount();
@@ -80,9 +66,9 @@ describe('mpprov run with a real FAT stick', () => {
 
   it('a broken stick: usb.log lists every problem with its place, and the device receives nothing', { timeout: 60_000 }, async () => {
     const sim = await startSimulator({ restartMs: 300 });
-    sims.push(sim);
-    world = await makeWorld();
-    agent = await startAgent(world);
+    rig.sims.push(sim);
+    const world = (rig.world = await makeWorld());
+    const agent = (rig.agent = await startAgent(world));
     const yaml = [
       'version: 1',
       'monitoring_points:',
@@ -101,7 +87,7 @@ describe('mpprov run with a real FAT stick', () => {
     const image = join(world.dir, 'broken.img');
     await makeFatImage(image, 'BROKEN', { 'mpprov.yaml': yaml, 'secrets/mp1.pw': `${sim.password}\n` });
     const stick = await mountFat(image, join(world.mediaRoot, 'BROKEN'), { logFile: join(world.dir, 'fusefat.log') });
-    sticks.push(stick);
+    rig.sticks.push(stick);
     const [end] = await waitForJobEnds(world, 1, agent);
     await stick.unmount();
 
@@ -124,22 +110,22 @@ describe('mpprov run with a real FAT stick', () => {
   it('the same stick: not started twice while its job runs, and NO CHANGE without a restart when inserted again', { timeout: 90_000 }, async () => {
     // A restart long enough for the stick to go out and in again meanwhile.
     const sim = await startSimulator({ restartMs: 3000 });
-    sims.push(sim);
-    world = await makeWorld();
-    agent = await startAgent(world);
+    rig.sims.push(sim);
+    const world = (rig.world = await makeWorld());
+    const agent = (rig.agent = await startAgent(world));
     const image = join(world.dir, 'stick.img');
     await makeFatImage(image, 'AGAIN', stickFiles([{ name: 'mp1', sim }]));
     const mountPoint = join(world.mediaRoot, 'AGAIN');
     const fuseLog = join(world.dir, 'fusefat.log');
     let stick = await mountFat(image, mountPoint, { logFile: fuseLog });
-    sticks.push(stick);
+    rig.sticks.push(stick);
     const running = agent;
     await waitFor(async () => (await running.output()).includes('step 3/4: restart networking'), 20_000, 'the restart step', running.output);
 
     // Out and in again while the device restarts: the job goes on, no second job starts.
     await stick.unmount();
     stick = await mountFat(image, mountPoint, { logFile: fuseLog });
-    sticks.push(stick);
+    rig.sticks.push(stick);
     await waitFor(async () => (await running.output()).includes('not started twice'), 10_000, 'the second insertion to be noticed', running.output);
     const [first] = await waitForJobEnds(world, 1, agent);
     expect(first?.result).toBe('CHANGED');
@@ -148,7 +134,7 @@ describe('mpprov run with a real FAT stick', () => {
 
     // Inserted again after the job: already applied, finished quickly, no restart.
     stick = await mountFat(image, mountPoint, { logFile: fuseLog });
-    sticks.push(stick);
+    rig.sticks.push(stick);
     const ends = await waitForJobEnds(world, 2, agent);
     await stick.unmount();
     expect(ends.map((e) => e.result)).toEqual(['CHANGED', 'NO CHANGE']);
@@ -165,14 +151,14 @@ describe('mpprov run with a real FAT stick', () => {
   });
 
   it('without findmnt the agent re-reads the mount table once a second, and still finds the stick', { timeout: 60_000 }, async () => {
-    world = await makeWorld();
-    agent = await startAgent(world, { MPPROV_FINDMNT: join(world.dir, 'no-findmnt-here') });
+    const world = (rig.world = await makeWorld());
+    const agent = (rig.agent = await startAgent(world, { MPPROV_FINDMNT: join(world.dir, 'no-findmnt-here') }));
     expect(await agent.output()).toContain('(polling)');
     expect(await agent.output()).toMatch(/no-findmnt-here is not installed: re-reading \/proc\/self\/mountinfo every 1000 ms instead/);
     const image = join(world.dir, 'stick.img');
     await makeFatImage(image, 'POLLED', { 'mpprov.yml': 'version: 2\n' });
     const stick = await mountFat(image, join(world.mediaRoot, 'POLLED'), { logFile: join(world.dir, 'fusefat.log') });
-    sticks.push(stick);
+    rig.sticks.push(stick);
     const [end] = await waitForJobEnds(world, 1, agent);
     await stick.unmount();
     expect(end?.result).toBe('FAILED');

@@ -1,35 +1,21 @@
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { type AgentProcess, type AgentWorld, makeWorld, startAgent, waitFor, waitForJobEnds } from './agent-process.js';
+import { describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.js';
+import { useStickRig } from './stick-rig.js';
+import { makeWorld, startAgent, waitFor, waitForJobEnds } from './agent-process.js';
 import { makeFatImage, type MountedStick, mountFat, readFatFile, requireFatTools } from './fat-stick.js';
 import { activeEth1, stickFiles } from './stick-config.js';
 
 describe('mpprov run with several sticks at once', () => {
-  let sims: SimulatorHandle[] = [];
-  let world: AgentWorld | undefined;
-  let agent: AgentProcess | undefined;
-  let sticks: MountedStick[] = [];
-
-  beforeAll(() => requireFatTools());
-  afterEach(async () => {
-    for (const stick of sticks) await stick.unmount().catch(() => undefined);
-    await agent?.stop('SIGKILL');
-    for (const sim of sims) await sim.close();
-    await world?.cleanup();
-    sims = [];
-    sticks = [];
-    agent = undefined;
-    world = undefined;
-  });
+  const rig = useStickRig();
 
   it('two sticks for two devices run side by side, each with its own log and result', { timeout: 60_000 }, async () => {
     // Restarts of different length: both devices are down together, but finish a second apart.
     const a = await startSimulator({ restartMs: 2000 });
     const b = await startSimulator({ restartMs: 3000 });
-    sims.push(a, b);
-    const w = (world = await makeWorld());
-    agent = await startAgent(w);
+    rig.sims.push(a, b);
+    const w = (rig.world = await makeWorld());
+    const agent = (rig.agent = await startAgent(w));
     const imageA = join(w.dir, 'a.img');
     const imageB = join(w.dir, 'b.img');
     await makeFatImage(imageA, 'STICKA', stickFiles([{ name: 'mp-a', sim: a, address: '192.0.2.11' }]));
@@ -38,7 +24,7 @@ describe('mpprov run with several sticks at once', () => {
       mountFat(imageA, join(w.mediaRoot, 'STICKA'), { logFile: join(w.dir, 'fusefat-a.log') }),
       mountFat(imageB, join(w.mediaRoot, 'STICKB'), { logFile: join(w.dir, 'fusefat-b.log') }),
     ]);
-    sticks.push(stickA, stickB);
+    rig.sticks.push(stickA, stickB);
     // Both devices are restarting at the same moment: the jobs do not wait for each other.
     await waitFor(() => a.state().phase === 'restarting' && b.state().phase === 'restarting', 20_000, 'both devices to restart together', agent.output);
     const ends = await waitForJobEnds(w, 2, agent);
@@ -59,18 +45,18 @@ describe('mpprov run with several sticks at once', () => {
 
   it('two sticks for the same device: one job at a time, the second waits for the first', { timeout: 60_000 }, async () => {
     const sim = await startSimulator({ restartMs: 3000 });
-    sims.push(sim);
-    const w = (world = await makeWorld());
-    const running = (agent = await startAgent(w));
+    rig.sims.push(sim);
+    const w = (rig.world = await makeWorld());
+    const running = (rig.agent = await startAgent(w));
     const imageA = join(w.dir, 'a.img');
     const imageB = join(w.dir, 'b.img');
     await makeFatImage(imageA, 'FIRST', stickFiles([{ name: 'mp1', sim, address: '192.0.2.21' }]));
     await makeFatImage(imageB, 'SECOND', stickFiles([{ name: 'mp1', sim, address: '192.0.2.22' }]));
-    sticks.push(await mountFat(imageA, join(w.mediaRoot, 'FIRST'), { logFile: join(w.dir, 'fusefat-a.log') }));
+    rig.sticks.push(await mountFat(imageA, join(w.mediaRoot, 'FIRST'), { logFile: join(w.dir, 'fusefat-a.log') }));
     await waitFor(async () => (await running.output()).includes('[mp1] connecting to'), 20_000, 'the first job to reach the device', running.output);
-    sticks.push(await mountFat(imageB, join(w.mediaRoot, 'SECOND'), { logFile: join(w.dir, 'fusefat-b.log') }));
-    const ends = await waitForJobEnds(w, 2, agent, 40_000);
-    for (const stick of sticks) await stick.unmount();
+    rig.sticks.push(await mountFat(imageB, join(w.mediaRoot, 'SECOND'), { logFile: join(w.dir, 'fusefat-b.log') }));
+    const ends = await waitForJobEnds(w, 2, running, 40_000);
+    for (const stick of rig.sticks) await stick.unmount();
 
     expect(ends.map((e) => e.result)).toEqual(['CHANGED', 'CHANGED']);
     expect(sim.state().restarts).toBe(2);

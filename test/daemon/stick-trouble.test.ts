@@ -1,45 +1,31 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { type AgentProcess, type AgentWorld, makeWorld, startAgent, waitFor, waitForJobEnds } from './agent-process.js';
+import { describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.js';
+import { useStickRig } from './stick-rig.js';
+import { makeWorld, startAgent, waitFor, waitForJobEnds } from './agent-process.js';
 import { listFat, makeFatImage, type MountedStick, mountFat, readFatFile, requireFatTools } from './fat-stick.js';
 import { activeEth1, stickFiles } from './stick-config.js';
 
 describe('mpprov run when the stick misbehaves', () => {
-  let sims: SimulatorHandle[] = [];
-  let world: AgentWorld | undefined;
-  let agent: AgentProcess | undefined;
-  let sticks: MountedStick[] = [];
-
-  beforeAll(() => requireFatTools());
-  afterEach(async () => {
-    for (const stick of sticks) await stick.unmount().catch(() => undefined);
-    await agent?.stop('SIGKILL');
-    for (const sim of sims) await sim.close();
-    await world?.cleanup();
-    sims = [];
-    sticks = [];
-    agent = undefined;
-    world = undefined;
-  });
+  const rig = useStickRig();
 
   it('pulled during the device restart: the job completes, its log is kept locally and marked, and reaches the stick later', { timeout: 90_000 }, async () => {
     // A restart long enough that the pull surely lands inside it.
     const sim = await startSimulator({ restartMs: 3000 });
-    sims.push(sim);
-    world = await makeWorld();
-    const running = (agent = await startAgent(world));
+    rig.sims.push(sim);
+    const world = (rig.world = await makeWorld());
+    const running = (rig.agent = await startAgent(world));
     const image = join(world.dir, 'stick.img');
     await makeFatImage(image, 'PULLED', stickFiles([{ name: 'mp1', sim }]));
     const mountPoint = join(world.mediaRoot, 'PULLED');
     const fuseLog = join(world.dir, 'fusefat.log');
     const stick = await mountFat(image, mountPoint, { logFile: fuseLog });
-    sticks.push(stick);
+    rig.sticks.push(stick);
     await waitFor(async () => (await running.output()).includes('step 3/4: restart networking'), 20_000, 'the restart step', running.output);
     await stick.pull();
 
-    const [end] = await waitForJobEnds(world, 1, agent);
+    const [end] = await waitForJobEnds(world, 1, running);
     expect(end?.result).toBe('CHANGED');
     expect(end?.stick_log).toBe('removed');
     expect(activeEth1(sim)).toMatchObject({ method: 'static', address: '192.0.2.10', gateway: '192.0.2.1' });
@@ -53,8 +39,8 @@ describe('mpprov run when the stick misbehaves', () => {
 
     // The same stick again: NO CHANGE, and usb.log first receives what it missed.
     const again = await mountFat(image, mountPoint, { logFile: fuseLog });
-    sticks.push(again);
-    const ends = await waitForJobEnds(world, 2, agent);
+    rig.sticks.push(again);
+    const ends = await waitForJobEnds(world, 2, running);
     await again.unmount();
     expect(ends[1]?.result).toBe('NO CHANGE');
     expect(ends[1]?.stick_log).toBe('complete');
@@ -67,13 +53,13 @@ describe('mpprov run when the stick misbehaves', () => {
 
   it('a read-only stick: the job runs, the log is kept locally and says why', { timeout: 60_000 }, async () => {
     const sim = await startSimulator({ restartMs: 300 });
-    sims.push(sim);
-    world = await makeWorld();
-    agent = await startAgent(world);
+    rig.sims.push(sim);
+    const world = (rig.world = await makeWorld());
+    const agent = (rig.agent = await startAgent(world));
     const image = join(world.dir, 'stick.img');
     await makeFatImage(image, 'READONLY', stickFiles([{ name: 'mp1', sim }]));
     const stick = await mountFat(image, join(world.mediaRoot, 'READONLY'), { readOnly: true, logFile: join(world.dir, 'fusefat.log') });
-    sticks.push(stick);
+    rig.sticks.push(stick);
     const [end] = await waitForJobEnds(world, 1, agent);
     await stick.unmount();
 
