@@ -1,7 +1,7 @@
 import { validateStick } from '../certs/index.js';
 import { type AdminApi, createAdminClient, type DeviceTarget } from '../client/index.js';
 import { type AgentConfig, type DeviceAccess, hasErrors, type Problem, resolveDeviceAccess } from '../config/index.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../core/errors.js';
 import { desiredDevice, type Plan } from '../plan/index.js';
 import { type ApplyEvent, type ApplyEventSink, type DeviceResult, Outcome } from './apply-events.js';
 import { redactSecrets } from './redact-secrets.js';

@@ -1,5 +1,5 @@
 import type { AdminApi } from '../client/index.js';
-import { ErrorCode, isMpprovError } from '../errors.js';
+import { ErrorCode, isMpprovError } from '../core/errors.js';
 import {
   buildPlan,
   type DesiredDevice,

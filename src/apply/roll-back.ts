@@ -1,5 +1,5 @@
 import type { AdminApi } from '../client/index.js';
-import { isDeviceError } from '../errors.js';
+import { isDeviceError } from '../core/errors.js';
 import { configFields, type DeviceInterfaceView, type DeviceSnapshot, indexStanzas, normaliseFields, type Plan, SECRET_FIELDS, stanzaKey } from '../plan/index.js';
 import type { RollbackReport } from './apply-events.js';
 import type { ProvisionOptions } from './provision-device.js';

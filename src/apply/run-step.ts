@@ -1,5 +1,5 @@
 import type { AdminApi } from '../client/index.js';
-import { ErrorCode, isMpprovError, MpprovError } from '../errors.js';
+import { ErrorCode, isMpprovError, MpprovError } from '../core/errors.js';
 import { configFields, type DeviceInterfaceView, normaliseFields, type Step } from '../plan/index.js';
 
 /** How long a device may keep answering after accepting a restart before it goes down. */

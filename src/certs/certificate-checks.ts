@@ -1,5 +1,5 @@
 import type { X509Certificate } from 'node:crypto';
-import { type KeyPath, Severity, type UnplacedProblem } from '../config/problem.js';
+import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
 import type { CredentialFile } from './credential-file.js';
 import { type KeyType, keyTypeOf } from './key-type.js';
 

@@ -1,5 +1,5 @@
 import { type KeyObject, X509Certificate, createPublicKey } from 'node:crypto';
-import { type KeyPath, Severity, type UnplacedProblem } from '../config/problem.js';
+import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
 import {
   type CheckOptions,
   type LabelledCertificate,

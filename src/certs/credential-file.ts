@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type KeyPath, formatKeyPath } from '../config/problem.js';
+import { type KeyPath, formatKeyPath } from '../core/problem.js';
 
 /** A file the configuration names, already read by the loader. */
 export interface CredentialFile {

@@ -1,5 +1,5 @@
 import type { X509Certificate } from 'node:crypto';
-import { Severity, type UnplacedProblem } from '../config/problem.js';
+import { Severity, type UnplacedProblem } from '../core/problem.js';
 import { type CredentialFile, type SecretValue, keyLabel, siblingPath } from './credential-file.js';
 import { CredentialKind, derTruncation, detectCredentialKind, isCertificateKind, isPrivateKeyKind } from './detect.js';
 import { readCertificates } from './read-certificates.js';

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { applyStick, type ApplyEvent, type StickResult, StickOutcome } from '../apply/index.js';
 import { agentConfigPath, type AgentConfig, loadAgentConfig, type Problem } from '../config/index.js';
-import { ExitStatus } from '../errors.js';
+import { ExitStatus } from '../core/errors.js';
 import { configFileOf } from '../ingest/index.js';
 import { createProgressDisplay, formatProblem, renderPlan } from '../report/index.js';
 

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { ErrorCode, ExitStatus, MpprovError, exitStatusFor, isMpprovError } from '../errors.js';
+import { ErrorCode, ExitStatus, MpprovError, exitStatusFor, isMpprovError } from '../core/errors.js';
 import {
   createRealDot1xBackend,
   DOT1X_BACKENDS,

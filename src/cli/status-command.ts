@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { readStatus, renderStatus } from '../agent/index.js';
 import { agentConfigPath, loadAgentConfig } from '../config/index.js';
-import { ExitStatus } from '../errors.js';
+import { ExitStatus } from '../core/errors.js';
 import { formatProblem } from '../report/index.js';
 
 export function registerStatusCommand(program: Command): void {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { hasErrors, type Problem } from '../config/index.js';
 import { configFileOf } from '../ingest/index.js';
-import { ExitStatus } from '../errors.js';
+import { ExitStatus } from '../core/errors.js';
 import { formatProblem, summarizeProblems } from '../report/index.js';
 import { validateStick } from '../certs/index.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { AclRule, describeAclRule } from './acl-rule.js';
+import { AclRule, describeAclRule } from '../admin-api/acl-rule.js';
 import { request, type DeviceConnection } from './device-request.js';
-import { parseWire } from './wire-shape.js';
+import { parseWire } from '../admin-api/wire-shape.js';
 
 /** Access control list endpoints: changes take effect at once, without a restart. */
 

@@ -1,4 +1,4 @@
-import type { Secret } from '../config/secret.js';
+import type { Secret } from '../core/secret.js';
 
 /**
  * The Authorization header value: the one place the device password is revealed. Built per

@@ -10,7 +10,7 @@ import {
   ErrorCode,
   MpprovError,
   type DeviceOperation,
-} from '../errors.js';
+} from '../core/errors.js';
 import { CertificateNameMismatch, failedWhileConnecting, PinMismatch } from './tls-connector.js';
 
 /**

@@ -5,8 +5,8 @@ import {
   DeviceRefusedError,
   DeviceResponseError,
   type DeviceOperation,
-} from '../errors.js';
-import { parseWire, ShapeProblem } from './wire-shape.js';
+} from '../core/errors.js';
+import { parseWire, ShapeProblem } from '../admin-api/wire-shape.js';
 
 /**
  * Reading one HTTP answer of the device: the status decides success or which typed error, and

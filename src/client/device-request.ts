@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from 'undici';
-import type { Secret } from '../config/secret.js';
-import { DeviceRateLimitedError, secondsText, type DeviceOperation } from '../errors.js';
+import type { Secret } from '../core/secret.js';
+import { DeviceRateLimitedError, secondsText, type DeviceOperation } from '../core/errors.js';
 import { basicAuthorization } from './basic-authorization.js';
 import { classifyFailure } from './classify-failure.js';
 import { deviceSentence, interpretAnswer, type DeviceAnswer, type RawAnswer } from './device-answer.js';

@@ -1,4 +1,4 @@
-import type { Secret } from '../config/secret.js';
+import type { Secret } from '../core/secret.js';
 
 /** How the client trusts the device's TLS certificate. Verification is on unless `insecure`. */
 export type DeviceTrust =

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ErrorCode, MpprovError } from '../errors.js';
+import { ErrorCode, MpprovError } from '../core/errors.js';
 
 /** SHA-256 of a DER certificate as `AB:CD:...` (upper case, colons), the form openssl prints. */
 export function sha256Fingerprint(certDer: Uint8Array): string {

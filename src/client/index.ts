@@ -4,7 +4,7 @@
  */
 export { createAdminClient, type AdminApi } from './admin-client.js';
 export type { ClientOptions, DeviceTarget, DeviceTrust, RetryInfo } from './device-target.js';
-export type { ConfigState, DeviceInterface } from './device-interface.js';
+export type { ConfigState, DeviceInterface } from '../admin-api/device-interface.js';
 export type { WaitOptions } from './wait-until-answering.js';
 export type { UploadedFile } from './upload-files.js';
 export { sha256Fingerprint, normaliseFingerprint } from './fingerprint.js';
@@ -21,6 +21,6 @@ export {
   type StanzaFields,
   type PostedStanza,
   type StanzaUpdate,
-} from './stanza.js';
-export { Capability, PortCapability } from './capability.js';
-export { AclRule } from './acl-rule.js';
+} from '../admin-api/stanza.js';
+export { Capability, PortCapability } from '../admin-api/capability.js';
+export { AclRule } from '../admin-api/acl-rule.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { request, type DeviceConnection } from './device-request.js';
-import { normaliseInterfaces, normaliseOneInterface, type ConfigState, type DeviceInterface } from './device-interface.js';
-import type { Family, PostedStanza, StanzaUpdate } from './stanza.js';
-import { parseWire } from './wire-shape.js';
+import { normaliseInterfaces, normaliseOneInterface, type ConfigState, type DeviceInterface } from '../admin-api/device-interface.js';
+import type { Family, PostedStanza, StanzaUpdate } from '../admin-api/stanza.js';
+import { parseWire } from '../admin-api/wire-shape.js';
 
 /** The interface endpoints of Admin API v1, one function each. */
 

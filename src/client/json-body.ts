@@ -1,4 +1,4 @@
-import { Secret } from '../config/secret.js';
+import { Secret } from '../core/secret.js';
 
 /**
  * The JSON text of a request body. Secret values (a stanza's wpa_password, passphrase, key

@@ -1,4 +1,4 @@
-import { ConnectionProblem, DeviceTimeoutError, DeviceUnreachableError } from '../errors.js';
+import { ConnectionProblem, DeviceTimeoutError, DeviceUnreachableError } from '../core/errors.js';
 
 /**
  * When a failed exchange may be sent again. A GET changes nothing, so it is retried on refused,

@@ -1,6 +1,6 @@
 import { request, type DeviceConnection } from './device-request.js';
-import { Capability } from './capability.js';
-import { parseWire } from './wire-shape.js';
+import { Capability } from '../admin-api/capability.js';
+import { parseWire } from '../admin-api/wire-shape.js';
 
 /** Services and appliance endpoints. A 429 on a restart is waited out inside request(). */
 

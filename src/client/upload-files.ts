@@ -2,8 +2,8 @@ import { File } from 'node:buffer';
 import { z } from 'zod';
 import { FormData, Response } from 'undici';
 import { request, type DeviceConnection } from './device-request.js';
-import { FILE_SLOTS, type FileSlot } from './stanza.js';
-import { parseWire } from './wire-shape.js';
+import { FILE_SLOTS, type FileSlot } from '../admin-api/stanza.js';
+import { parseWire } from '../admin-api/wire-shape.js';
 
 export interface UploadedFile {
   slot: FileSlot;

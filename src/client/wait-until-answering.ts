@@ -8,7 +8,7 @@ import {
   DeviceUnreachableError,
   connectionProblemText,
   secondsText,
-} from '../errors.js';
+} from '../core/errors.js';
 import { request, type DeviceConnection } from './device-request.js';
 
 export interface WaitOptions {

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { type KeyPath, type Problem, Severity, type UnplacedProblem } from './problem.js';
-import { Secret } from './secret.js';
+import { type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
+import { Secret } from '../core/secret.js';
 import { normaliseDeviceUrl } from './stick-rules.js';
 import { parseYaml, placeProblem } from './yaml-source.js';
 import { problemsFromZod } from './zod-issues.js';

@@ -1,9 +1,9 @@
 import { X509Certificate } from 'node:crypto';
 import type { AgentConfig } from './agent-config.js';
 import type { LoadedStick } from './load-stick.js';
-import { formatKeyPath, type KeyPath, Severity, type UnplacedProblem } from './problem.js';
+import { formatKeyPath, type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
 import type { MonitoringPoint } from './schema.js';
-import type { Secret } from './secret.js';
+import type { Secret } from '../core/secret.js';
 import { normaliseDeviceUrl } from './stick-rules.js';
 
 export type DeviceTrustSpec =

@@ -1,5 +1,5 @@
 import type { Dot1x } from './schema.js';
-import { type KeyPath, Severity, type UnplacedProblem } from './problem.js';
+import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
 
 /**
  * Which 802.1X keys fit which EAP type. These are the device's own rules (admin-api-model.md),

@@ -1,5 +1,5 @@
 export { loadStick, type LoadedStick, type StickFileContent } from './load-stick.js';
-export { formatKeyPath, hasErrors, Severity, type KeyPath, type Problem, type UnplacedProblem } from './problem.js';
+export { formatKeyPath, hasErrors, Severity, type KeyPath, type Problem, type UnplacedProblem } from '../core/problem.js';
 export {
   StickFile,
   stickJsonSchema,
@@ -15,7 +15,7 @@ export {
   type Tls,
   type Wireless,
 } from './schema.js';
-export { Secret } from './secret.js';
+export { Secret } from '../core/secret.js';
 export { normaliseDeviceUrl, parsePortRange } from './stick-rules.js';
 export { parseYaml, placeProblem, type ParsedYaml, type YamlSource } from './yaml-source.js';
 export { problemsFromZod } from './zod-issues.js';

@@ -1,6 +1,6 @@
 import { checkDot1x, exactlyOneSecret } from './dot1x-rules.js';
 import { hasHostBits, ipFamily, parseCidr, sameSubnet } from './ip-address.js';
-import { type KeyPath, Severity, type UnplacedProblem } from './problem.js';
+import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
 import type { Interface, Ipv4, Ipv6, Wireless } from './schema.js';
 
 /** Rules that relate keys of one interface: names, VLANs, addressing, link, wireless, 802.1X. */

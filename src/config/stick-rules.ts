@@ -1,6 +1,6 @@
 import { atMostOneSecret } from './dot1x-rules.js';
 import { checkInterfaces } from './interface-rules.js';
-import { type KeyPath, Severity, type UnplacedProblem } from './problem.js';
+import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
 import type { AclRule, MonitoringPoint, StickFile, Tls } from './schema.js';
 
 /** Rules across keys of the whole file, run after the schema has accepted its shape. */

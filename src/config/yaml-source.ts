@@ -1,5 +1,5 @@
 import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
-import { formatKeyPath, type KeyPath, type Problem, Severity, type UnplacedProblem } from './problem.js';
+import { formatKeyPath, type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
 
 /**
  * A YAML file parsed with positions kept, so every later problem can say FILE:LINE:COL.

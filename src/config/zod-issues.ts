@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { didYouMean } from './did-you-mean.js';
-import { type KeyPath, Severity, type UnplacedProblem } from './problem.js';
+import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
 
 /**
  * Turns zod's issues into problems a field technician can act on: one sentence, a hint, and the

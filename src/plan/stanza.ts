@@ -1,4 +1,4 @@
-import type { Family as AdminFamily } from '../admin-api-vocabulary.js';
+import type { Family as AdminFamily } from '../admin-api/vocabulary.js';
 import type { Secret } from '../config/index.js';
 
 /**
@@ -19,8 +19,8 @@ export type FieldValue = string | number | boolean | string[] | RouteField[];
 export type StanzaFields = Record<string, FieldValue>;
 
 /** Write-only fields: never returned by the device, never logged by us. */
-export { WRITE_ONLY_FIELDS as SECRET_FIELDS, type WriteOnlyField as SecretField, FILE_SLOTS, type FileSlot } from '../admin-api-vocabulary.js';
-import type { FileSlot, WriteOnlyField as SecretField } from '../admin-api-vocabulary.js';
+export { WRITE_ONLY_FIELDS as SECRET_FIELDS, type WriteOnlyField as SecretField, FILE_SLOTS, type FileSlot } from '../admin-api/vocabulary.js';
+import type { FileSlot, WriteOnlyField as SecretField } from '../admin-api/vocabulary.js';
 
 /** Fields the device adds to its views that are not configuration. */
 export const VIEW_ONLY_FIELDS = new Set(['name', 'family', 'config_state', 'in_use', 'dot1x_state']);

@@ -1,6 +1,6 @@
 import type { ApplyEvent, DeviceResult, StickResult } from '../apply/index.js';
 import { type Problem, Severity } from '../config/index.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../core/errors.js';
 import type { LogLevel } from './agent-logger.js';
 import { formatProblem, summarizeProblems } from './format-problems.js';
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ErrorCode, MpprovError } from '../errors.js';
+import { ErrorCode, MpprovError } from '../core/errors.js';
 import { describeIssues, list, nonEmpty, oneOf } from './field-sentences.js';
 
 /**

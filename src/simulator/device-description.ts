@@ -3,7 +3,7 @@ import { dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { detectCredentialKind } from '../certs/detect.js';
-import { ErrorCode, MpprovError } from '../errors.js';
+import { ErrorCode, MpprovError } from '../core/errors.js';
 import { DeviceConfig } from './device-config.js';
 import { builtInModel, BUILT_IN_MODELS, DEFAULT_MODEL, type DeviceModel, type PhysicalPort } from './device-model.js';
 import { describeIssues, integer, list, nonEmpty, oneOf } from './field-sentences.js';

@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ErrorCode, isMpprovError } from '../errors.js';
+import { ErrorCode, isMpprovError } from '../core/errors.js';
 import type { AuthenticatorProfile } from './authenticator-profile.js';
 import type { Dot1xBackend, Dot1xFiles, Dot1xResult } from './dot1x-backend.js';
 import { runEapAttempt } from './eap-attempt.js';

@@ -1,4 +1,4 @@
-import { ErrorCode, MpprovError } from '../errors.js';
+import { ErrorCode, MpprovError } from '../core/errors.js';
 import { startControlServer } from './control-server.js';
 import { generateEcKeyPair } from './self-signed-certificate.js';
 import type { SimulatedDevice } from './simulated-device.js';

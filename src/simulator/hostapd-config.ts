@@ -1,4 +1,4 @@
-import { ErrorCode, MpprovError } from '../errors.js';
+import { ErrorCode, MpprovError } from '../core/errors.js';
 import type { AuthenticatorProfile, EapMethod, UserMethod } from './authenticator-profile.js';
 
 /**

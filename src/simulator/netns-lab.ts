@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ErrorCode, MpprovError } from '../errors.js';
+import { ErrorCode, MpprovError } from '../core/errors.js';
 import type { RealBackendCommands } from './real-backend-prerequisites.js';
 
 /**

@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { ErrorCode, MpprovError } from '../errors.js';
+import { ErrorCode, MpprovError } from '../core/errors.js';
 
 /**
  * What the real 802.1X backend needs from the machine: root (network namespaces and veths) and

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
-import { ErrorCode, MpprovError } from '../errors.js';
+import { ErrorCode, MpprovError } from '../core/errors.js';
 import { AccessControlList } from './access-control-list.js';
 import { handleAdminRequest, type AdminApiDevice, type OutageKind } from './admin-api.js';
 import type { AuthenticatorProfile } from './authenticator-profile.js';

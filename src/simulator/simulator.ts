@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { ErrorCode, MpprovError } from '../errors.js';
+import { ErrorCode, MpprovError } from '../core/errors.js';
 import type { AuthenticatorProfile } from './authenticator-profile.js';
 import { startControlServer, type ControlServer } from './control-server.js';
 import { describeBuiltInModel, type DeviceDescription } from './device-description.js';

@@ -6,8 +6,8 @@ import type { Stanza } from './stanza-schema.js';
  * one address family.
  */
 
-export { FAMILIES, FILE_SLOTS, WRITE_ONLY_FIELDS, isFileSlot, isWriteOnlyField, type Family, type FileSlot } from '../admin-api-vocabulary.js';
-import type { Family, FileSlot } from '../admin-api-vocabulary.js';
+export { FAMILIES, FILE_SLOTS, WRITE_ONLY_FIELDS, isFileSlot, isWriteOnlyField, type Family, type FileSlot } from '../admin-api/vocabulary.js';
+import type { Family, FileSlot } from '../admin-api/vocabulary.js';
 
 /** Slots that must hold a certificate; the others hold a private key. */
 export const CERTIFICATE_SLOTS: readonly FileSlot[] = ['wpa_ca_cert', 'wpa_client_cert', 'wpa_ca_cert2', 'wpa_client_cert2'];

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KeyPath } from '../../src/config/problem.js';
+import type { KeyPath } from '../../src/core/problem.js';
 import { type CredentialSet, checkCredentialSet } from '../../src/certs/index.js';
 import { DOT1X, INNER, at, credentialSet } from './credential-sets.js';
 import { type Issued, TestPki } from './openssl-pki.js';

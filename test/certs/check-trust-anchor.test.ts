@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CredentialFile, checkTrustAnchor } from '../../src/certs/index.js';
-import type { KeyPath } from '../../src/config/problem.js';
+import type { KeyPath } from '../../src/core/problem.js';
 import { TestPki, isoDay } from './openssl-pki.js';
 
 const TLS_CA: KeyPath = ['monitoring_points', 0, 'tls', 'ca'];

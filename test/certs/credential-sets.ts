@@ -1,5 +1,5 @@
 import type { CredentialFile, CredentialSet } from '../../src/certs/index.js';
-import type { KeyPath } from '../../src/config/problem.js';
+import type { KeyPath } from '../../src/core/problem.js';
 import type { TestPki } from './openssl-pki.js';
 
 export const DOT1X: KeyPath = ['monitoring_points', 0, 'interfaces', 'eth0', 'dot1x'];

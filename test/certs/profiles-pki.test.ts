@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type CredentialFile, type CredentialSet, checkCredentialSet, checkTrustAnchor } from '../../src/certs/index.js';
-import type { KeyPath } from '../../src/config/problem.js';
+import type { KeyPath } from '../../src/core/problem.js';
 import { DOT1X, INNER, at } from './credential-sets.js';
 
 /**

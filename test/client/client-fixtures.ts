@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { createServer } from 'node:net';
 import { expect } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/core/secret.js';
 import { createAdminClient, type AdminApi, type ClientOptions, type DeviceTrust, type RetryInfo } from '../../src/client/index.js';
 
 /** The password every client test uses: distinctive, so a leak is easy to find. */

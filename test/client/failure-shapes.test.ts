@@ -8,8 +8,8 @@ import {
   DeviceResponseError,
   DeviceTimeoutError,
   DeviceUnreachableError,
-} from '../../src/errors.js';
-import { Secret } from '../../src/config/secret.js';
+} from '../../src/core/errors.js';
+import { Secret } from '../../src/core/secret.js';
 import { BASIC, clientFor, closedPort, expectNoSecret, failureOf, textsOf } from './client-fixtures.js';
 import { json, startTestServer, type Handler } from './test-server.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/core/secret.js';
 import type { AdminApi } from '../../src/client/index.js';
 import { createSelfSignedCertificate } from '../../src/simulator/index.js';
 import { clientFor, closedPort, expectNoSecret, failureOf, PASSWORD, textsOf, type Recorded } from './client-fixtures.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffMs, mayRetry, retryAfterMs } from '../../src/client/retry-policy.js';
-import { DeviceTimeoutError, DeviceUnreachableError, type ConnectionProblem } from '../../src/errors.js';
+import { DeviceTimeoutError, DeviceUnreachableError, type ConnectionProblem } from '../../src/core/errors.js';
 
 const unreachable = (problem: ConnectionProblem, requestSent: boolean) =>
   new DeviceUnreachableError({ url: 'https://192.0.2.1', method: 'GET', path: '/x', problem, requestSent });

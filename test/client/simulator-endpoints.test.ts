@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/core/secret.js';
 import { createAdminClient, type AclRule, type AdminApi } from '../../src/client/index.js';
 import {
   DeviceHttpError,
@@ -7,7 +7,7 @@ import {
   DevicePinMismatchError,
   DeviceRefusedError,
   DeviceUnreachableError,
-} from '../../src/errors.js';
+} from '../../src/core/errors.js';
 import { createSelfSignedCertificate, startSimulator, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/index.js';
 import { clientFor, failureOf, PASSWORD, type Recorded } from './client-fixtures.js';
 

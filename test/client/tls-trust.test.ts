@@ -1,8 +1,8 @@
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/core/secret.js';
 import { createAdminClient, normaliseFingerprint, type AdminApi } from '../../src/client/index.js';
-import { DeviceCertificateError, DevicePinMismatchError, MpprovError } from '../../src/errors.js';
+import { DeviceCertificateError, DevicePinMismatchError, MpprovError } from '../../src/core/errors.js';
 import { createSelfSignedCertificate } from '../../src/simulator/index.js';
 import { clientFor, expectNoSecret, failureOf, PASSWORD, textsOf } from './client-fixtures.js';
 import { createTestPki, type TestPki } from './openssl-ca.js';

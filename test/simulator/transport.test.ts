@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { connect, type PeerCertificate } from 'node:tls';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorCode, MpprovError } from '../../src/errors.js';
+import { ErrorCode, MpprovError } from '../../src/core/errors.js';
 import { createSelfSignedCertificate, startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { apiClient, type ApiClient } from './sim-client.js';
 import { createTestPki, type TestPki } from './test-pki.js';

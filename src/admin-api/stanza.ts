@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Secret } from '../config/secret.js';
+import type { Secret } from '../core/secret.js';
 
 /**
  * One address-family stanza as the device shows it (admin-api-model.md, "Interface resource").
@@ -7,8 +7,8 @@ import type { Secret } from '../config/secret.js';
  * fields are kept: a real device may add fields or values, and the plan compares what it finds.
  */
 
-export { FAMILIES, FILE_SLOTS, WRITE_ONLY_FIELDS, type Family, type FileSlot, type WriteOnlyField } from '../admin-api-vocabulary.js';
-import { FAMILIES, WRITE_ONLY_FIELDS, type Family, type WriteOnlyField } from '../admin-api-vocabulary.js';
+export { FAMILIES, FILE_SLOTS, WRITE_ONLY_FIELDS, type Family, type FileSlot, type WriteOnlyField } from './vocabulary.js';
+import { FAMILIES, WRITE_ONLY_FIELDS, type Family, type WriteOnlyField } from './vocabulary.js';
 
 export const Route = z.looseObject({
   destination: z.string(),

@@ -1,0 +1,8 @@
+// The Admin API v1's vocabulary (admin-api-model.md): one zod schema and type per device thing,
+// shared by the client, the plan, apply and the simulator.
+export * from './vocabulary.js';
+export * from './stanza.js';
+export * from './device-interface.js';
+export * from './acl-rule.js';
+export * from './capability.js';
+export * from './wire-shape.js';
