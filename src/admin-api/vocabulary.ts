@@ -21,3 +21,11 @@ export type WriteOnlyField = (typeof WRITE_ONLY_FIELDS)[number];
 export function isWriteOnlyField(field: string): field is WriteOnlyField {
   return (WRITE_ONLY_FIELDS as readonly string[]).includes(field);
 }
+
+/**
+ * One stanza's identity, "eth1 inet": the key of the secrets record (state files keep it, so the
+ * spelling is stable), of the plan's and the simulator's maps, and of messages.
+ */
+export function stanzaKey(name: string, family: Family): string {
+  return `${name} ${family}`;
+}

@@ -82,6 +82,4 @@ export interface DeviceInterfaceView {
   extra?: Record<string, unknown>;
 }
 
-export function stanzaKey(name: string, family: Family): string {
-  return `${name} ${family}`;
-}
+export { stanzaKey } from '../admin-api/vocabulary.js';

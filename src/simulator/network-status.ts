@@ -28,7 +28,7 @@ export interface InUse {
 
 export interface NetworkStatus {
   interfaces: Map<string, InterfaceStatus>;
-  /** By stanza key (`eth0/inet`): the address that stanza really holds now. */
+  /** By stanza key (`eth0 inet`): the address that stanza really holds now. */
   inUse: Map<string, InUse>;
   /** Why the management interface is unreachable; undefined when it answers. */
   lockout?: string | undefined;

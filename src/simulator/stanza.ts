@@ -51,9 +51,7 @@ export const INTERFACE_LEVEL_FIELDS = [
   ...WPA_FIELDS,
 ] as const satisfies readonly StanzaField[];
 
-export function stanzaKey(name: string, family: Family): string {
-  return `${name}/${family}`;
-}
+export { stanzaKey } from '../admin-api/vocabulary.js';
 
 export function hasDot1x(stanza: Stanza): boolean {
   return stanza.wpa_key_mgmt !== undefined;
