@@ -2,8 +2,10 @@ import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname } from 'node:path';
 import { createHash } from 'node:crypto';
-import { type AgentConfig, loadAgentConfig, type Secret } from '../config/index.js';
+import { type AgentConfig, agentSecrets, loadAgentConfig } from '../config/index.js';
+import { Redactor } from '../core/redact.js';
 import {
+  fileStickReader,
   findConfigFile,
   isUnderMediaRoot,
   type MountEntry,
@@ -14,7 +16,7 @@ import {
   watchMounts,
   watchProfiles,
 } from '../ingest/index.js';
-import { createAgentLogger, createSecretValues, createWriteQueues, formatProblem } from '../report/index.js';
+import { createAgentLogger, createWriteQueues, formatProblem } from '../report/index.js';
 import { createDeviceLocks } from './device-locks.js';
 import { recoverInterruptedJobs } from './interrupted-jobs.js';
 import { newJobId } from './job-id.js';
@@ -51,12 +53,13 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     return 1;
   }
   let agent = withOverrides(loaded.config, options);
-  const secrets = createSecretValues();
-  let removeAgentSecrets = secrets.add(agentSecretValues(agent));
-  const logger = createAgentLogger({ level: agent.logLevel, secrets, env });
+  // One redactor for everything the agent writes: agent.yaml's secrets, and each job's for its lifetime.
+  const redactor = new Redactor();
+  let removeAgentSecrets = redactor.add(agentSecrets(agent));
+  const logger = createAgentLogger({ level: agent.logLevel, redactor, env });
   let state: StateStore;
   try {
-    state = await openStateStore(agent.stateDir);
+    state = await openStateStore(agent.stateDir, redactor);
   } catch (error) {
     logger.log('error', `cannot use the state directory ${agent.stateDir}: ${(error as Error).message}`);
     await logger.close();
@@ -85,7 +88,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       agent,
       state,
       logger,
-      secrets,
+      redactor,
+      reader: fileStickReader,
       locks,
       signal: abort.signal,
       stopReason: () => stopping,
@@ -176,9 +180,9 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     const before = agent;
     agent = withOverrides(next.config, options);
     removeAgentSecrets();
-    removeAgentSecrets = secrets.add(agentSecretValues(agent));
+    removeAgentSecrets = redactor.add(agentSecrets(agent));
     logger.setLevel(agent.logLevel);
-    if (agent.stateDir !== before.stateDir) state = await openStateStore(agent.stateDir);
+    if (agent.stateDir !== before.stateDir) state = await openStateStore(agent.stateDir, redactor);
     if (!sameList(agent.mediaRoots, before.mediaRoots)) {
       await mounts.close();
       mounts = await startMounts(agent.mediaRoots);
@@ -235,11 +239,6 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
 
 function withOverrides(config: AgentConfig, options: DaemonOptions): AgentConfig {
   return options.stateDir === undefined ? config : { ...config, stateDir: options.stateDir };
-}
-
-function agentSecretValues(agent: AgentConfig): string[] {
-  const values: (Secret | undefined)[] = [agent.defaults.password, ...[...agent.devices.values()].map((d) => d.password)];
-  return values.filter((s): s is Secret => s !== undefined).map((s) => s.reveal());
 }
 
 async function configSha256(file: string): Promise<string> {

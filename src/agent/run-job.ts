@@ -1,7 +1,9 @@
 import { join } from 'node:path';
-import { type ApplyEvent, applyStick, type StickResult } from '../apply/index.js';
-import { type AgentConfig, loadStick, normaliseDeviceUrl, type Problem } from '../config/index.js';
-import { snapshotStick, type StickSnapshot } from '../ingest/index.js';
+import { type ApplyEvent, applyStick, stickSecrets, type StickResult } from '../apply/index.js';
+import { validateStick } from '../certs/index.js';
+import { type AgentConfig, normaliseDeviceUrl, type Problem } from '../config/index.js';
+import type { Redactor } from '../core/redact.js';
+import { snapshotStick, type StickReader, type StickSnapshot } from '../ingest/index.js';
 import {
   type AgentLogger,
   concludeJob,
@@ -14,7 +16,6 @@ import {
   type JobHeader,
   type JobLog,
   resultDocument,
-  type SecretValues,
   stickProblemText,
 } from '../report/index.js';
 import type { DeviceLocks } from './device-locks.js';
@@ -42,7 +43,10 @@ export interface JobEnvironment {
   agent: AgentConfig;
   state: StateStore;
   logger: AgentLogger;
-  secrets: SecretValues;
+  /** The agent's one redactor: the job adds its stick's secrets for its lifetime. */
+  redactor: Redactor;
+  /** How the job reads the stick's copy: fileStickReader, or a test's counting seam. */
+  reader: StickReader;
   locks: DeviceLocks;
   /** Aborted when the agent stops: the engine finishes the request under way and starts no restart. */
   signal: AbortSignal;
@@ -75,12 +79,11 @@ export interface RunningJob {
 }
 
 export function startJob(id: string, request: JobRequest, env: JobEnvironment): RunningJob {
-  const jobSecrets: string[] = [];
   const log = createJobLog({
     jobId: id,
     localFile: env.state.logFile(id),
     logger: env.logger,
-    secretValues: () => [...env.secrets.values(), ...jobSecrets],
+    redactor: env.redactor,
     ...(request.kind === 'stick' && request.device !== undefined
       ? { stick: { root: request.root, device: request.device, serialize: env.stickQueue(request.root) } }
       : {}),
@@ -94,7 +97,7 @@ export function startJob(id: string, request: JobRequest, env: JobEnvironment): 
     devices: {},
   };
   const job = { id, request, marker, log } as RunningJob & { done: Promise<JobEnd> };
-  job.done = runJob(job, env, jobSecrets);
+  job.done = runJob(job, env);
   return job;
 }
 
@@ -102,7 +105,7 @@ function sourceRecord(request: JobRequest, sha: string): JobSourceRecord {
   return { kind: request.kind, label: request.label, location: request.root, config: request.configName, config_sha256: sha };
 }
 
-async function runJob(job: RunningJob, env: JobEnvironment, jobSecrets: string[]): Promise<JobEnd> {
+async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
   const { id, request, marker, log } = job;
   const { state } = env;
   const started = new Date(marker.started);
@@ -145,7 +148,7 @@ async function runJob(job: RunningJob, env: JobEnvironment, jobSecrets: string[]
     const resuming = notes.some((n) => n.kind === 'interrupted' && n.config_sha256 === snapshot?.configSha256);
     if (resuming) log.write('info', 'an earlier job with this configuration was interrupted: changes it left pending on the device are replaced by this run');
     try {
-      const outcome = await applyOnce(job, env, snapshot, jobSecrets, resuming);
+      const outcome = await applyOnce(job, env, snapshot, resuming);
       result = outcome.result;
       failure = outcome.failure;
       removeSecrets = outcome.removeSecrets;
@@ -164,8 +167,7 @@ async function runJob(job: RunningJob, env: JobEnvironment, jobSecrets: string[]
   const conclusion = concludeJob({ ...(result === undefined ? {} : { result }), ...(failure === undefined ? {} : { failure }), configName: request.configName, stopped });
   marker.stage = 'finishing';
   log.result(formatResultLine(conclusion, id), conclusion.word === 'FAILED' ? 'error' : 'info');
-  const secretValues = [...env.secrets.values(), ...jobSecrets];
-  log.stick?.writeResult(`${JSON.stringify(resultDocument({ header, finished: new Date(), conclusion, ...(result === undefined ? {} : { result }), stopped, secretValues }), null, 2)}\n`);
+  log.writeResult(resultDocument({ header, finished: new Date(), conclusion, ...(result === undefined ? {} : { result }), stopped }));
   await log.flush();
 
   const stickLog = await settleStickLog(job, env, header, notes.map((n) => n.id));
@@ -195,21 +197,18 @@ async function runJob(job: RunningJob, env: JobEnvironment, jobSecrets: string[]
   return { conclusion, stickLog };
 }
 
-/** Validation for the device list, the devices' locks, then the engine. */
+/** Validation (once: the engine takes its result), the devices' locks, then the engine. */
 async function applyOnce(
   job: RunningJob,
   env: JobEnvironment,
   snapshot: StickSnapshot,
-  jobSecrets: string[],
   discardPending: boolean,
 ): Promise<{ result?: StickResult; failure?: string; removeSecrets: () => void }> {
   const { id, request, marker, log } = job;
   marker.stage = 'validating';
-  // Only for the device list and the secret values to mask; applyStick validates fully itself.
-  const loaded = await loadStick(snapshot.configFile, { label: request.configName });
-  for (const secret of loaded.secrets.values()) jobSecrets.push(secret.reveal());
-  const removeSecrets = env.secrets.add(jobSecrets);
-  const urls = (loaded.stick?.monitoring_points ?? []).map((mp) => normaliseDeviceUrl(mp.url) ?? mp.url);
+  const stick = await validateStick(snapshot.configFile, { reader: env.reader, label: request.configName, agent: env.agent });
+  const removeSecrets = env.redactor.add(stickSecrets(stick, env.agent));
+  const urls = (stick.model?.monitoring_points ?? []).map((mp) => normaliseDeviceUrl(mp.url) ?? mp.url);
 
   for (const [url, holder] of env.locks.holders(urls)) log.write('info', `waiting: ${url} is being configured by job ${holder}`);
   marker.stage = 'waiting for a device';
@@ -224,9 +223,8 @@ async function applyOnce(
   const format = createEventFormatter();
   const announced = new Set<string>();
   try {
-    const result = await applyStick(snapshot.configFile, {
+    const result = await applyStick(stick, {
       agent: env.agent,
-      label: request.configName,
       concurrency: env.agent.concurrency,
       dryRun: false,
       allowDisconnect: false,

@@ -1,7 +1,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { appendFile, mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { redactValue } from '../report/index.js';
+import type { Redactor } from '../core/redact.js';
 
 /**
  * The agent's state directory (default /var/lib/mpprov), which survives restarts:
@@ -11,7 +11,7 @@ import { redactValue } from '../report/index.js';
  *   notes/<job id>.json   text owed to a stick's usb.log (interruptions, a log cut off by a pull)
  *   jobs/<job id>/stick/  the stick's copy while its job runs (removed after: it holds secrets)
  *   secrets-record.json   written by the apply stage
- * Every file is 0600 in 0700 folders, and every record passes the redaction before it is written.
+ * Every file is 0600 in 0700 folders, and every record passes the agent's redactor as it is written.
  */
 
 export interface JobSourceRecord {
@@ -102,9 +102,9 @@ export interface StateStore {
   removeJobDir(id: string): Promise<void>;
 }
 
-async function writeJson(file: string, value: unknown): Promise<void> {
+async function writeJson(file: string, text: string): Promise<void> {
   const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(redactValue(value), null, 1)}\n`, { mode: 0o600 });
+  await writeFile(tmp, text, { mode: 0o600 });
   await rename(tmp, file);
 }
 
@@ -126,8 +126,11 @@ async function readJsonFiles<T>(dir: string): Promise<T[]> {
   return out;
 }
 
-/** Creates the folders and tidies what a previous run left: old snapshots, a long history, old logs. */
-export async function openStateStore(dir: string): Promise<StateStore> {
+/**
+ * Creates the folders and tidies what a previous run left: old snapshots, a long history, old logs.
+ * `redactor` is the agent's, knowing agent.yaml's and the running jobs' secrets.
+ */
+export async function openStateStore(dir: string, redactor: Redactor): Promise<StateStore> {
   for (const sub of ['', STATE_FILES.logs, STATE_FILES.running, STATE_FILES.notes, STATE_FILES.jobs]) {
     await mkdir(join(dir, sub), { recursive: true, mode: 0o700 });
   }
@@ -145,13 +148,15 @@ export async function openStateStore(dir: string): Promise<StateStore> {
     jobDir: (id) => join(dir, STATE_FILES.jobs, id),
     logFile: (id) => join(dir, STATE_FILES.logs, `${id}.log`),
     appendHistory(record) {
-      history = history.then(() => appendFile(historyFile, `${JSON.stringify(redactValue(record))}\n`, { mode: 0o600 })).catch(() => undefined);
+      // Redacted now, while the job's secrets are still known; written in turn.
+      const line = `${redactor.json(record)}\n`;
+      history = history.then(() => appendFile(historyFile, line, { mode: 0o600 })).catch(() => undefined);
       return history;
     },
     writeMarker(marker) {
       const file = join(dir, STATE_FILES.running, `${marker.id}.json`);
       try {
-        writeFileSync(`${file}.tmp`, `${JSON.stringify(redactValue(marker), null, 1)}\n`, { mode: 0o600 });
+        writeFileSync(`${file}.tmp`, `${redactor.json(marker, 1)}\n`, { mode: 0o600 });
         renameSync(`${file}.tmp`, file);
       } catch {
         // a full or broken state dir must not stop the job; the job log still has every step
@@ -162,7 +167,7 @@ export async function openStateStore(dir: string): Promise<StateStore> {
     },
     async addNote(note) {
       const text = note.text.length > MAX_NOTE_BYTES ? `${note.text.slice(0, MAX_NOTE_BYTES)}\n(... cut: the full log is on the laptop)\n` : note.text;
-      await writeJson(join(dir, STATE_FILES.notes, `${note.id}.json`), { ...note, text });
+      await writeJson(join(dir, STATE_FILES.notes, `${note.id}.json`), `${redactor.json({ ...note, text }, 1)}\n`);
     },
     async notesFor(label, configSha256) {
       const notes = await readJsonFiles<PendingNote>(join(dir, STATE_FILES.notes));

@@ -1,20 +1,19 @@
-import { validateStick } from '../certs/index.js';
+import type { ValidatedStick } from '../certs/index.js';
 import { type AdminApi, createAdminClient, type DeviceTarget } from '../client/index.js';
-import { type AgentConfig, type DeviceAccess, hasErrors, type Problem, resolveDeviceAccess } from '../config/index.js';
-import { ErrorCode } from '../core/errors.js';
+import { type AgentConfig, agentSecrets, type DeviceAccess, hasErrors, type Problem } from '../config/index.js';
+import { ErrorCode, MpprovError } from '../core/errors.js';
+import { Redactor } from '../core/redact.js';
+import type { Secret } from '../core/secret.js';
 import { desiredDevice, type Plan } from '../plan/index.js';
 import { type ApplyEvent, type ApplyEventSink, type DeviceResult, Outcome } from './apply-events.js';
-import { redactSecrets } from './redact-secrets.js';
 import { provisionDevice, type ProvisionOptions } from './provision-device.js';
 import { openSecretsRecord } from './secrets-record.js';
 
 export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
   agent: AgentConfig;
   concurrency: number;
-  /** How the file is named in problems: as given on the command line, or as on the stick. */
-  label?: string;
   onEvent: ApplyEventSink;
-  /** Called for each validation problem as soon as it is known. */
+  /** Called first, for each of the stick's problems (they are known before anything is sent). */
   onProblem?: (problem: Problem) => void;
   /** Device client factory; the real undici client unless a caller brings its own. */
   connect?: (target: DeviceTarget, onWarning: (message: string) => void) => AdminApi;
@@ -33,53 +32,47 @@ export interface StickResult {
 }
 
 /**
- * The whole job for one configuration file: validate it and everything it names, then provision
- * every Monitoring Point in it, several at once; one failing device never stops the others.
- * Nothing reaches a device unless the whole file is valid.
+ * Every secret a run of this stick can hold: the stick's own, agent.yaml's, and per device the
+ * Basic credentials `user:password` (a device may echo its Authorization header, in base64).
  */
-export async function applyStick(configFile: string, options: StickApplyOptions): Promise<StickResult> {
-  const stick = await validateStick(configFile, options.label === undefined ? {} : { label: options.label });
+export function stickSecrets(stick: ValidatedStick, agent: AgentConfig): Secret[] {
+  const access = stick.access ?? [];
+  return [...stick.secrets, ...agentSecrets(agent), ...access.flatMap((a) => [a.password, a.password.prefixed(`${a.username}:`)])];
+}
+
+/**
+ * The whole job for one validated configuration file: provision every Monitoring Point in it,
+ * several at once; one failing device never stops the others. Nothing reaches a device unless the
+ * whole file is valid, with each device's access resolved (validateStick with `agent`).
+ */
+export async function applyStick(stick: ValidatedStick, options: StickApplyOptions): Promise<StickResult> {
   for (const problem of stick.problems) options.onProblem?.(problem);
   const result: StickResult = { file: stick.file, configSha256: stick.sha256, outcome: StickOutcome.Invalid, problems: stick.problems, devices: [], plans: [] };
-  if (hasErrors(stick.problems) || stick.stick === undefined) return result;
+  if (hasErrors(stick.problems) || stick.model === undefined) return result;
+  const accesses = stick.access;
+  if (accesses === undefined) throw new MpprovError(ErrorCode.Internal, 'applyStick needs a stick validated with the agent configuration');
 
-  const accesses: ({ access: DeviceAccess } | { problem: Problem })[] = stick.stick.monitoring_points.map((_, index) => {
-    const resolved = resolveDeviceAccess(stick, index, options.agent);
-    return 'access' in resolved ? resolved : { problem: stick.place(resolved.problem) };
-  });
-  const blocked = accesses.flatMap((a) => ('problem' in a ? [a.problem] : []));
-  if (blocked.length > 0) {
-    for (const problem of blocked) options.onProblem?.(problem);
-    result.problems = [...result.problems, ...blocked];
-    return result;
-  }
-
-  const secretValues = [
-    ...[...stick.secrets.values()].map((s) => s.reveal()),
-    // The password, and the Basic credentials as a device could echo its Authorization header.
-    ...accesses.flatMap((a) =>
-      'access' in a ? [a.access.password.reveal(), Buffer.from(`${a.access.username}:${a.access.password.reveal()}`).toString('base64')] : [],
-    ),
-  ];
-  const onEvent = (event: ApplyEvent): void => options.onEvent(redactSecrets(event, secretValues));
+  // A device may quote our own request back in an error (an echoed body, a field value, its
+  // Authorization header): every event and result leaving the engine passes the one redactor.
+  const redactor = new Redactor(stickSecrets(stick, options.agent));
+  const onEvent = (event: ApplyEvent): void => options.onEvent(redactor.value(event));
   const record = await openSecretsRecord(options.agent.stateDir);
-  const jobs = stick.stick.monitoring_points.map((_, index) => async (): Promise<void> => {
-    const { access } = accesses[index] as { access: DeviceAccess };
+  const jobs = accesses.map((access: DeviceAccess, index) => async (): Promise<void> => {
     const desired = desiredDevice(stick, index);
     const onWarning = (message: string): void => onEvent({ type: 'warning', device: access.name, message });
     const target: DeviceTarget = { url: access.url, username: access.username, password: access.password, trust: access.trust };
     const api = options.connect?.(target, onWarning) ?? createAdminClient(target, { requestTimeoutMs: options.agent.requestTimeoutMs, onWarning });
     try {
       const { result: device, plan } = await provisionDevice(desired, api, record, { ...options, onEvent });
-      result.devices[index] = redactSecrets(device, secretValues);
+      result.devices[index] = redactor.value(device);
       if (plan !== undefined) result.plans[index] = plan;
     } catch (error) {
       // provisionDevice reports failures as results; this is a bug guard, kept as one result too.
       const message = error instanceof Error ? error.message : String(error);
-      const failed: DeviceResult = {
+      const failed: DeviceResult = redactor.value({
         device: access.name, url: access.url, outcome: Outcome.Failed, message: `internal error: ${message}`,
         code: ErrorCode.Internal, steps: [], warnings: [], durationMs: 0,
-      };
+      });
       result.devices[index] = failed;
       onEvent({ type: 'device-result', result: failed });
     } finally {

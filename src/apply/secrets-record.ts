@@ -1,7 +1,7 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Secret } from '../config/index.js';
+import type { Secret } from '../core/secret.js';
 
 /**
  * Secrets cannot be read back from the device, so the agent keeps, per device and stanza, a keyed
@@ -37,8 +37,8 @@ export async function openSecretsRecord(stateDir: string): Promise<SecretsRecord
   const file = join(stateDir, SECRETS_RECORD_FILE);
   const data = await readRecord(file);
   const key = Buffer.from(data.key, 'base64');
-  const hash = (deviceUrl: string, stanzaKey: string, field: string, value: Secret): string =>
-    createHmac('sha256', key).update(`${deviceUrl}\0${stanzaKey}\0${field}\0${value.reveal()}`).digest('hex');
+  // The same bytes as ever (url NUL stanza NUL field NUL value), so records written before still match.
+  const hash = (deviceUrl: string, stanzaKey: string, field: string, value: Secret): string => value.keyedHash(key, [deviceUrl, stanzaKey, field]);
 
   return {
     known: (url, stanza, field, value) => data.devices[url]?.[stanza]?.[field] === hash(url, stanza, field, value),

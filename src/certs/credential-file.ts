@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type KeyPath, formatKeyPath } from '../core/problem.js';
+import type { Secret } from '../core/secret.js';
 
 /** A file the configuration names, already read by the loader. */
 export interface CredentialFile {
@@ -10,9 +11,9 @@ export interface CredentialFile {
   keyPath: KeyPath;
 }
 
-/** A secret from the configuration; its value never reaches a message. */
+/** A key password from the configuration, with the key that gave it; its value never reaches a message. */
 export interface SecretValue {
-  value: string;
+  value: Secret;
   keyPath: KeyPath;
 }
 

@@ -51,7 +51,8 @@ export function openPrivateKeyFile(file: CredentialFile, password: SecretValue |
     });
   }
 
-  const read = readPrivateKey(file.bytes, password?.value);
+  // The one place the key password is used: handed to the decryption in memory, nothing kept.
+  const read = password === undefined ? readPrivateKey(file.bytes) : password.value.decryptWith((value) => readPrivateKey(file.bytes, value));
   if (!isReadError(read)) return { kind, contents: read };
   const what = kind === CredentialKind.Pfx ? 'a PFX file' : 'a private key';
   switch (read.error) {

@@ -1,30 +1,67 @@
-import { formatKeyPath, type KeyPath, loadStick, type LoadedStick, type Problem, type StickFileContent } from '../config/index.js';
+import {
+  type AgentConfig,
+  type DeviceAccess,
+  formatKeyPath,
+  type InnerTls,
+  hasErrors,
+  type KeyPath,
+  loadStick,
+  type LoadedStick,
+  type Problem,
+  resolveDeviceAccess,
+  type StickFileContent,
+} from '../config/index.js';
+import type { StickReader } from '../ingest/index.js';
 import { checkCredentialSet, checkTrustAnchor, type CredentialFile, type CredentialSet } from './check-credentials.js';
+
+/** The keys of a dot1x or inner_tls block that give its private key's password. */
+type KeyPasswordKeys = Pick<InnerTls, 'private_key_password' | 'private_key_password_file'>;
 
 /** What the certificate checks learnt about one credential file, for the plan's upload step. */
 export interface CredentialFacts {
   keyHoldsCertificate: boolean;
 }
 
+/**
+ * A stick read and checked once, and everything later stages need from it: the model (secrets as
+ * Secret), every secret for the redactor, the files it names with their bytes and hashes, what the
+ * certificate checks learnt, and (validated against agent.yaml) how to reach each device. plan,
+ * apply, the daemon's job and the CLI all take this; none of them reads the stick again.
+ */
 export interface ValidatedStick extends LoadedStick {
   /** Per dot1x block (dotted key path of the block, or of its inner_tls), what the checks learnt. */
-  credentials: Map<string, CredentialFacts>;
+  credentials: ReadonlyMap<string, CredentialFacts>;
+  /**
+   * How to reach each Monitoring Point, in the file's order: given when validated with an agent
+   * configuration and the file is valid; a device without password or trust is then a problem.
+   */
+  access: readonly DeviceAccess[] | undefined;
+}
+
+export interface ValidateOptions {
+  /** How the stick's files are read: the job's seam, fileStickReader elsewhere. */
+  reader: StickReader;
+  label?: string;
+  now?: Date;
+  /** agent.yaml, for device credentials and trust; without it `access` stays undefined (mpprov validate). */
+  agent?: AgentConfig;
 }
 
 /**
  * The whole validation of a stick: the configuration (YAML, schema, rules, referenced files), then
- * every certificate and key it names. Every problem carries FILE:LINE:COL. Never throws for bad input.
+ * every certificate and key it names, then each device's access. Every problem carries
+ * FILE:LINE:COL. Never throws for bad input.
  */
-export async function validateStick(configFile: string, options: { label?: string; now?: Date } = {}): Promise<ValidatedStick> {
-  const loaded = await loadStick(configFile, options.label === undefined ? {} : { label: options.label });
+export async function validateStick(configFile: string, options: ValidateOptions): Promise<ValidatedStick> {
+  const loaded = await loadStick(configFile, { reader: options.reader, ...(options.label === undefined ? {} : { label: options.label }) });
   const credentials = new Map<string, CredentialFacts>();
-  const validated: ValidatedStick = { ...loaded, credentials };
-  const stick = loaded.stick;
-  if (stick === undefined) return validated;
+  const validated: ValidatedStick = { ...loaded, credentials, access: undefined };
+  const model = loaded.model;
+  if (model === undefined) return validated;
   const checkOptions = options.now === undefined ? {} : { now: options.now };
   const extra: Problem[] = [];
 
-  stick.monitoring_points.forEach((mp, index) => {
+  model.monitoring_points.forEach((mp, index) => {
     const mpPath: KeyPath = ['monitoring_points', index];
     const anchor = loaded.files.get(formatKeyPath([...mpPath, 'tls', 'ca']));
     if (anchor !== undefined) extra.push(...checkTrustAnchor(credentialFile(anchor), checkOptions).problems.map(loaded.place));
@@ -32,22 +69,41 @@ export async function validateStick(configFile: string, options: { label?: strin
     for (const [name, iface] of Object.entries(mp.interfaces ?? {})) {
       const dot1x = iface.dot1x;
       if (dot1x === undefined) continue;
-      const blocks: KeyPath[] = [[...mpPath, 'interfaces', name, 'dot1x']];
-      if (dot1x.inner_tls !== undefined) blocks.push([...mpPath, 'interfaces', name, 'dot1x', 'inner_tls']);
-      for (const blockPath of blocks) {
-        const set = credentialSetAt(loaded, blockPath);
+      const blocks: { path: KeyPath; block: KeyPasswordKeys }[] = [
+        { path: [...mpPath, 'interfaces', name, 'dot1x'], block: dot1x },
+      ];
+      if (dot1x.inner_tls !== undefined) blocks.push({ path: [...mpPath, 'interfaces', name, 'dot1x', 'inner_tls'], block: dot1x.inner_tls });
+      for (const { path, block } of blocks) {
+        const set = credentialSetAt(loaded, path, block);
         if (set.caCert === undefined && set.clientCert === undefined && set.privateKey === undefined) continue;
         const check = checkCredentialSet(set, checkOptions);
         extra.push(...check.problems.map(loaded.place));
-        credentials.set(formatKeyPath(blockPath), { keyHoldsCertificate: check.keyHoldsCertificate });
+        credentials.set(formatKeyPath(path), { keyHoldsCertificate: check.keyHoldsCertificate });
       }
     }
   });
   validated.problems = [...loaded.problems, ...extra].sort((a, b) => a.line - b.line || a.column - b.column);
+  if (options.agent === undefined || hasErrors(validated.problems)) return validated;
+
+  // After every other check, and appended rather than sorted in: a missing password or trust is
+  // about agent.yaml as much as about this file, and is said last.
+  const access: DeviceAccess[] = [];
+  const blocked: Problem[] = [];
+  for (const index of model.monitoring_points.keys()) {
+    const resolved = resolveDeviceAccess(loaded, index, options.agent);
+    if ('access' in resolved) access.push(resolved.access);
+    else blocked.push(loaded.place(resolved.problem));
+  }
+  validated.problems = [...validated.problems, ...blocked];
+  if (blocked.length === 0) validated.access = access;
   return validated;
 }
 
-function credentialSetAt(loaded: LoadedStick, blockPath: KeyPath): CredentialSet {
+function credentialSetAt(
+  loaded: LoadedStick,
+  blockPath: KeyPath,
+  block: KeyPasswordKeys,
+): CredentialSet {
   const file = (key: string): CredentialFile | undefined => {
     const content = loaded.files.get(formatKeyPath([...blockPath, key]));
     return content === undefined ? undefined : credentialFile(content);
@@ -59,21 +115,13 @@ function credentialSetAt(loaded: LoadedStick, blockPath: KeyPath): CredentialSet
   if (caCert !== undefined) set.caCert = caCert;
   if (clientCert !== undefined) set.clientCert = clientCert;
   if (privateKey !== undefined) set.privateKey = privateKey;
-  const password = loaded.secrets.get(formatKeyPath([...blockPath, 'private_key_password']));
+  // The model holds the key password as a Secret, inline or read from its _file.
+  const password = block.private_key_password;
   // Point a wrong or ignored password at the key the person wrote: inline or _file.
-  const fromFile = valueAt(loaded.stick, [...blockPath, 'private_key_password_file']) !== undefined;
+  const fromFile = block.private_key_password_file !== undefined;
   const passwordPath = [...blockPath, fromFile ? 'private_key_password_file' : 'private_key_password'];
-  if (password !== undefined) set.privateKeyPassword = { value: password.reveal(), keyPath: passwordPath };
+  if (password !== undefined) set.privateKeyPassword = { value: password, keyPath: passwordPath };
   return set;
-}
-
-function valueAt(data: unknown, path: KeyPath): unknown {
-  let node = data;
-  for (const part of path) {
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string | number, unknown>)[part];
-  }
-  return node;
 }
 
 function credentialFile(content: StickFileContent): CredentialFile {

@@ -1,8 +1,11 @@
+import { Writable } from 'node:stream';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { applyStick, type ApplyEvent, type StickResult, StickOutcome } from '../apply/index.js';
+import { applyStick, type ApplyEvent, stickSecrets, type StickResult, StickOutcome } from '../apply/index.js';
+import { validateStick } from '../certs/index.js';
 import { agentConfigPath, type AgentConfig, loadAgentConfig, type Problem } from '../config/index.js';
 import { ExitStatus } from '../core/errors.js';
-import { configFileOf } from '../ingest/index.js';
+import { Redactor } from '../core/redact.js';
+import { configFileOf, fileStickReader } from '../ingest/index.js';
 import { createProgressDisplay, formatProblem, renderPlan } from '../report/index.js';
 
 interface ApplyFlags {
@@ -43,35 +46,40 @@ export function registerApplyCommands(program: Command): void {
 async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<number> {
   const file = await configFileOf(target);
   const json = flags.json === true;
-  const emitJson = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value)}\n`);
+  // Every line this command prints passes the one redactor, knowing the stick's and agent.yaml's secrets.
+  const redactor = new Redactor();
+  const print = (text: string): void => void process.stdout.write(`${redactor.text(text)}\n`);
+  const emitJson = (value: unknown): void => print(JSON.stringify(value));
   const agentFile = agentConfigPath(flags.agentConfig);
   const loaded = await loadAgentConfig(agentFile);
   if (loaded.problems.length > 0) {
-    for (const problem of loaded.problems) (json ? emitJson({ type: 'problem', ...problem }) : console.log(formatProblem(problem)));
+    for (const problem of loaded.problems) (json ? emitJson({ type: 'problem', ...problem }) : print(formatProblem(problem)));
     return ExitStatus.Failure;
   }
   const agent: AgentConfig = { ...loaded.config, ...(flags.stateDir === undefined ? {} : { stateDir: flags.stateDir }) };
+  // Read and checked once; the engine takes this and reads nothing of the stick again.
+  const stick = await validateStick(file, { reader: fileStickReader, label: file, agent });
+  redactor.add(stickSecrets(stick, agent));
 
   const abort = new AbortController();
   const onSignal = (): void => abort.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const display = json || dryRun ? undefined : createProgressDisplay(process.stdout);
+  const display = json || dryRun ? undefined : createProgressDisplay(redactingStdout(redactor));
   const onEvent = (event: ApplyEvent): void => {
     if (json) emitJson(event);
-    else if (event.type === 'warning' && dryRun) console.log(`WARNING: ${event.device}: ${event.message}`);
+    else if (event.type === 'warning' && dryRun) print(`WARNING: ${event.device}: ${event.message}`);
     else display?.onEvent(event);
   };
   const onProblem = (problem: Problem): void => {
     if (json) emitJson({ type: 'problem', ...problem });
-    else console.log(formatProblem(problem));
+    else print(formatProblem(problem));
   };
 
   let result: StickResult;
   try {
-    result = await applyStick(file, {
+    result = await applyStick(stick, {
       agent,
-      label: file,
       dryRun,
       allowDisconnect: flags.allowDisconnect === true,
       discardPending: flags.discardPending === true,
@@ -89,14 +97,24 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
   }
 
   if (json) emitJson({ type: 'result', file, outcome: result.outcome, devices: result.devices });
-  else if (dryRun) for (const plan of result.plans) if (plan !== undefined) console.log(renderPlan(plan));
-  if (!json && result.outcome === StickOutcome.Invalid) console.log(`${file}: INVALID, nothing was sent to any device`);
-  else if (!json && !dryRun) console.log(`RESULT: ${resultWord(result)}`);
-  else if (!json) for (const d of result.devices) if (d.outcome === 'failed') console.log(`${d.device}: FAILED: ${d.message}`);
+  else if (dryRun) for (const plan of result.plans) if (plan !== undefined) print(renderPlan(plan));
+  if (!json && result.outcome === StickOutcome.Invalid) print(`${file}: INVALID, nothing was sent to any device`);
+  else if (!json && !dryRun) print(`RESULT: ${resultWord(result)}`);
+  else if (!json) for (const d of result.devices) if (d.outcome === 'failed') print(`${d.device}: FAILED: ${d.message}`);
 
   if (result.outcome === StickOutcome.Invalid || result.outcome === StickOutcome.Failed) return ExitStatus.Failure;
   if (dryRun) return result.plans.some((p) => p?.hasChanges === true) ? ExitStatus.Changes : ExitStatus.Ok;
   return ExitStatus.Ok;
+}
+
+/** stdout for the live step list, through the redactor; a terminal stays a terminal. */
+function redactingStdout(redactor: Redactor): NodeJS.WritableStream & { isTTY?: boolean } {
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      process.stdout.write(redactor.text(chunk.toString()), () => done());
+    },
+  });
+  return Object.assign(stream, { isTTY: process.stdout.isTTY === true });
 }
 
 function resultWord(result: StickResult): string {

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { readStatus, renderStatus } from '../agent/index.js';
-import { agentConfigPath, loadAgentConfig } from '../config/index.js';
+import { agentConfigPath, agentSecrets, loadAgentConfig } from '../config/index.js';
 import { ExitStatus } from '../core/errors.js';
+import { Redactor } from '../core/redact.js';
 import { formatProblem } from '../report/index.js';
 
 export function registerStatusCommand(program: Command): void {
@@ -15,6 +16,8 @@ export function registerStatusCommand(program: Command): void {
     .option('--json', 'print a machine-readable report')
     .action(async (flags: { agentConfig?: string; stateDir?: string; limit: number; json?: boolean }) => {
       let stateDir = flags.stateDir;
+      // The state files were redacted as they were written; what is printed passes the redactor again.
+      const redactor = new Redactor();
       if (stateDir === undefined) {
         const file = agentConfigPath(flags.agentConfig);
         const loaded = await loadAgentConfig(file);
@@ -24,9 +27,10 @@ export function registerStatusCommand(program: Command): void {
           return;
         }
         stateDir = loaded.config.stateDir;
+        redactor.add(agentSecrets(loaded.config));
       }
       const report = await readStatus(stateDir, flags.limit);
-      process.stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report));
+      process.stdout.write(redactor.text(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report)));
     });
 }
 

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { hasErrors, type Problem } from '../config/index.js';
-import { configFileOf } from '../ingest/index.js';
+import { configFileOf, fileStickReader } from '../ingest/index.js';
 import { ExitStatus } from '../core/errors.js';
+import { Redactor } from '../core/redact.js';
 import { formatProblem, summarizeProblems } from '../report/index.js';
 import { validateStick } from '../certs/index.js';
 
@@ -18,17 +19,18 @@ export function registerValidateCommand(program: Command): void {
 
 async function runValidate(target: string, json: boolean): Promise<number> {
   const file = await configFileOf(target);
-  const validated = await validateStick(file);
+  const validated = await validateStick(file, { reader: fileStickReader });
+  const redactor = new Redactor(validated.secrets);
+  const print = (text: string): void => void process.stdout.write(`${redactor.text(text)}\n`);
   const problems = validated.problems;
   const valid = !hasErrors(problems);
   if (json) {
-    process.stdout.write(`${JSON.stringify(jsonReport(file, valid, problems), null, 2)}\n`);
+    print(JSON.stringify(jsonReport(file, valid, problems), null, 2));
   } else {
-    const context = process.stdout.isTTY
-      ? { sourceText: validated.text, secretValues: [...validated.secrets.values()].map((s) => s.reveal()) }
-      : undefined;
-    for (const problem of problems) process.stdout.write(`${formatProblem(problem, context)}\n`);
-    process.stdout.write(`${file}: ${valid ? 'valid' : 'INVALID'} (${summarizeProblems(problems)})\n`);
+    // Source lines under problems on a terminal only; the stick withholds lines that hold a secret.
+    const source = process.stdout.isTTY ? validated : undefined;
+    for (const problem of problems) print(formatProblem(problem, source));
+    print(`${file}: ${valid ? 'valid' : 'INVALID'} (${summarizeProblems(problems)})`);
   }
   return valid ? ExitStatus.Ok : ExitStatus.Failure;
 }

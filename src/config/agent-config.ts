@@ -10,6 +10,8 @@ import { problemsFromZod } from './zod-issues.js';
 /**
  * The laptop-side agent.yaml: where sticks appear, where state lives, timeouts, and default
  * credentials and trust per device. Every key is optional; a missing file means all defaults.
+ * It names secrets only by file (password_file, password_credential): each becomes a Secret the
+ * moment that file is read, and no inline secret key exists for the schema to mark.
  */
 
 export const DEFAULT_AGENT_CONFIG_PATH = '/etc/mpprov/agent.yaml';
@@ -83,6 +85,12 @@ export function defaultAgentConfig(): AgentConfig {
     defaults: {},
     devices: new Map(),
   };
+}
+
+/** Every secret agent.yaml brought (its passwords), for the redactor. */
+export function agentSecrets(config: AgentConfig): Secret[] {
+  const all = [config.defaults.password, ...[...config.devices.values()].map((d) => d.password)];
+  return all.filter((s): s is Secret => s !== undefined);
 }
 
 /** Which agent.yaml to read: the flag, then MPPROV_AGENT_CONFIG, then the default path. */

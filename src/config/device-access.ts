@@ -29,13 +29,14 @@ export function resolveDeviceAccess(
   index: number,
   agent: AgentConfig,
 ): { access: DeviceAccess } | { problem: UnplacedProblem } {
-  const mp = loaded.stick?.monitoring_points[index] as MonitoringPoint;
+  const mp = loaded.model?.monitoring_points[index] as MonitoringPoint;
   const at: KeyPath = ['monitoring_points', index];
   const url = normaliseDeviceUrl(mp.url) ?? mp.url;
   const perDevice = agent.devices.get(url) ?? {};
   const defaults = agent.defaults;
 
-  const password = loaded.secrets.get(formatKeyPath([...at, 'password'])) ?? perDevice.password ?? defaults.password;
+  // The stick's own password is in the model, inline or read from password_file.
+  const password = mp.password ?? perDevice.password ?? defaults.password;
   if (password === undefined) {
     return missing(at, `no admin password for ${url}`, 'add password_file: to the stick, or a password for this device in agent.yaml');
   }

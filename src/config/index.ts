@@ -1,6 +1,7 @@
 export { loadStick, type LoadedStick, type StickFileContent } from './load-stick.js';
 export { formatKeyPath, hasErrors, Severity, type KeyPath, type Problem, type UnplacedProblem } from '../core/problem.js';
 export {
+  STICK_SECRET_KEYS,
   StickFile,
   stickJsonSchema,
   SUPPORTED_VERSIONS,
@@ -23,6 +24,7 @@ export { canonicalIp, ipFamily, ipv4PrefixToNetmask, parseCidr } from './ip-addr
 export {
   AgentConfigFile,
   agentConfigPath,
+  agentSecrets,
   DEFAULT_AGENT_CONFIG_PATH,
   defaultAgentConfig,
   loadAgentConfig,

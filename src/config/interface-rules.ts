@@ -160,7 +160,7 @@ function checkWireless(iface: Interface, wireless: Wireless, at: KeyPath, report
     const problems = exactlyOneSecret(wireless, 'passphrase', wAt, 'wpa2-personal needs a passphrase');
     for (const p of problems) report(p.path, p.message, p.hint, { atKey: p.atKey === true });
     const passphrase = wireless.passphrase;
-    if (passphrase !== undefined && !isValidPassphrase(passphrase)) {
+    if (passphrase !== undefined && !passphrase.satisfies(isValidPassphrase)) {
       report([...wAt, 'passphrase'], 'passphrase must be 8 to 63 printable ASCII characters, or 64 hex digits', 'check the passphrase length and characters');
     }
   } else {

@@ -1,17 +1,19 @@
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import { readConfigFile, readReferencedFile } from '../ingest/index.js';
-import { isValidPassphrase } from './interface-rules.js';
-import { maskSecretTokens, secretTokens } from './secret-tokens.js';
+import type { StickReader } from '../ingest/index.js';
 import { formatKeyPath, type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
-import { StickFile } from './schema.js';
+import { MIN_SECRET_LENGTH, Redactor } from '../core/redact.js';
 import { Secret } from '../core/secret.js';
+import { isValidPassphrase } from './interface-rules.js';
 import { salvageStick } from './salvage.js';
+import { STICK_SECRET_KEYS, StickFile } from './schema.js';
+import { roleOf, SchemaRole, schemaBlocks, secretKeyOfFile } from './schema-roles.js';
+import { findSecretSpans, lineHoldsSecret, maskSecretSpans, type SecretSpan } from './secret-spans.js';
 import { checkStickRules } from './stick-rules.js';
-import { parseYaml, placeProblem, type YamlSource } from './yaml-source.js';
+import { parseYaml, placeProblem } from './yaml-source.js';
 import { problemsFromZod } from './zod-issues.js';
 
-/** A file the configuration names, read into memory (so a pulled stick cannot break a job). */
+/** A file the configuration names, read into memory once (so a pulled stick cannot break a job). */
 export interface StickFileContent {
   /** The path as written in the configuration, relative to its folder. */
   name: string;
@@ -21,155 +23,181 @@ export interface StickFileContent {
 }
 
 export interface LoadedStick {
+  /** The configuration file, absolute. */
   file: string;
+  /** How problems name the file: as given on the command line, or as on the stick. */
+  label: string;
   dir: string;
   /** SHA-256 of the configuration file's bytes. */
   sha256: string;
-  /** The file's text, for showing source lines under problems (never lines that hold secrets). */
-  text: string;
-  /** The parsed file; undefined when its YAML or schema is broken. */
-  stick: StickFile | undefined;
+  /**
+   * The parsed file, undefined when its YAML or schema is broken. Every secret in it is a Secret,
+   * inline or read from its `_file` (then it sits at the inline key: one place to read it from).
+   */
+  model: StickFile | undefined;
   problems: Problem[];
+  /** Every secret the file holds, inline or from a file, also where the schema refused its block: for the redactor. */
+  secrets: readonly Secret[];
   /** Referenced certificate and key files, by the dotted key path that names them. */
-  files: Map<string, StickFileContent>;
-  /** Every password, passphrase and key password, inline or from a file, by the inline key's path. */
-  secrets: Map<string, Secret>;
+  files: ReadonlyMap<string, StickFileContent>;
+  /** A line of the file to show under a problem, or undefined when it holds any part of a secret. */
+  sourceLine(line: number): string | undefined;
   /** Attaches file, line and column to a problem found later (the certificate checks). */
   place(problem: UnplacedProblem): Problem;
 }
 
-const SECRET_KEYS = ['password', 'passphrase', 'private_key_password'] as const;
-const FILE_KEYS = ['ca_cert', 'client_cert', 'private_key'] as const;
+/** `user:password@` in a URL: a line holding one is never shown either. */
+const URL_CREDENTIALS = /[a-z][a-z0-9+.-]*:\/\/[^\s/@]*:[^\s/@]*@/i;
 
 /**
- * Loads a stick's configuration file: YAML with positions, the schema, the rules across keys, and
- * every file it names (secrets and certificates), collecting all problems rather than the first.
- * Never throws for bad input.
+ * Loads a stick's configuration file through `reader` (the job's seam: each file is read once,
+ * and the YAML parsed once, from what that read returned): YAML with positions, the schema, the
+ * rules across keys, and every file it names (secrets and certificates), collecting all problems
+ * rather than the first. Never throws for bad input.
  */
-export async function loadStick(configFile: string, options: { label?: string } = {}): Promise<LoadedStick> {
+export async function loadStick(configFile: string, options: { reader: StickReader; label?: string }): Promise<LoadedStick> {
   const file = resolve(configFile);
   // Problems name the file as the person gave it (or as the stick shows it), not the absolute path.
   const label = options.label ?? configFile;
   const dir = dirname(file);
-  const files = new Map<string, StickFileContent>();
-  const secrets = new Map<string, Secret>();
-  const read = await readConfigFile(file);
-  const unplaced = (message: string, hint?: string): Problem => ({
-    severity: Severity.Error, file: label, line: 1, column: 1, path: '', message, ...(hint === undefined ? {} : { hint }),
-  });
+  const read = await options.reader.readConfigFile(file);
   if (!read.ok) {
-    const placeAtTop = (p: UnplacedProblem): Problem => ({ ...unplaced(p.message, p.hint), severity: p.severity, path: formatKeyPath(p.path) });
-    return { file, dir, sha256: '', text: '', stick: undefined, problems: [unplaced(read.message, read.hint)], files, secrets, place: placeAtTop };
+    const top = (p: { severity: Severity; message: string; hint?: string | undefined; path?: KeyPath }): Problem => ({
+      severity: p.severity, file: label, line: 1, column: 1, path: formatKeyPath(p.path ?? []), message: p.message, ...(p.hint === undefined ? {} : { hint: p.hint }),
+    });
+    const problems = [top({ severity: Severity.Error, message: read.message, hint: read.hint })];
+    return { file, label, dir, sha256: '', model: undefined, problems, secrets: [], files: new Map(), sourceLine: () => undefined, place: top };
   }
   const sha256 = createHash('sha256').update(read.bytes).digest('hex');
   const text = read.bytes.toString('utf8');
   const parsed = parseYaml(label, text);
-  const source = parsed.source;
-  const place = (problem: UnplacedProblem): Problem => placeProblem(source, problem);
-  const result: LoadedStick = { file, dir, sha256, text, stick: undefined, problems: parsed.problems, files, secrets, place };
-  if (parsed.problems.length > 0) return maskSecrets(result);
+  const spans = findSecretSpans(parsed.source, STICK_SECRET_KEYS);
+  const secrets: Secret[] = [];
+  const files = new Map<string, StickFileContent>();
+  const redactor = new Redactor();
+  const place = (problem: UnplacedProblem): Problem => redactor.value(placeProblem(parsed.source, problem));
+  const finish = (problems: Problem[], model?: StickFile): LoadedStick => {
+    redactor.add(secrets);
+    return {
+      file, label, dir, sha256, model, secrets, files, place,
+      problems: problems.sort((a, b) => a.line - b.line || a.column - b.column).map((p) => redactor.value(p)),
+      sourceLine: (line) => sourceLine(text, line, spans, redactor),
+    };
+  };
+  if (parsed.problems.length > 0) return finish(maskSecretSpans(parsed.problems, spans, true));
 
   if (parsed.data === undefined || parsed.data === null) {
-    result.problems.push(unplaced('the configuration file is empty', 'start it with version: 1 and monitoring_points:'));
-    return result;
+    return finish([{ severity: Severity.Error, file: label, line: 1, column: 1, path: '', message: 'the configuration file is empty', hint: 'start it with version: 1 and monitoring_points:' }]);
   }
+  secrets.push(...inlineSecrets(parsed.data));
+  const unplaced: UnplacedProblem[] = [];
   const checked = StickFile.safeParse(parsed.data);
-  if (!checked.success) result.problems.push(...problemsFromZod(checked.error, parsed.data, StickFile).map(place));
+  if (!checked.success) unplaced.push(...problemsFromZod(checked.error, parsed.data, StickFile));
   // With schema problems the rules still run on every block that parsed, but the result carries
-  // no stick: nothing may be applied from a file that is not entirely valid.
+  // no model: nothing may be applied from a file that is not entirely valid.
   const checkable = checked.success ? checked.data : salvageStick(parsed.data);
-  if (checked.success) result.stick = checked.data;
   if (checkable !== undefined) {
-    const ruleProblems = checkStickRules(checkable);
-    ruleProblems.push(...(await readReferences(dir, checkable, files, secrets)));
-    result.problems.push(...ruleProblems.map(place));
+    unplaced.push(...checkStickRules(checkable));
+    unplaced.push(...shortInlineSecrets(checkable));
+    unplaced.push(...(await readReferences(options.reader, dir, checkable, files, secrets)));
   }
-  return maskSecrets(sortProblems(result));
+  const problems = maskSecretSpans(unplaced.map((p) => placeProblem(parsed.source, p)), spans, false);
+  return finish(problems, checked.success ? checked.data : undefined);
 }
 
-function sortProblems(result: LoadedStick): LoadedStick {
-  result.problems.sort((a, b) => a.line - b.line || a.column - b.column);
-  return result;
-}
-
-/** No problem may quote any part of what was written as a secret, however broken the YAML. */
-function maskSecrets(result: LoadedStick): LoadedStick {
-  const tokens = [...secretTokens(result.text), ...[...result.secrets.values()].map((s) => s.reveal())].filter((t) => t.length >= 4);
-  if (tokens.length === 0) return result;
-  result.problems = result.problems.map((p) => ({
-    ...p,
-    path: maskSecretTokens(p.path, tokens),
-    message: maskSecretTokens(p.message, tokens),
-    ...(p.hint === undefined ? {} : { hint: maskSecretTokens(p.hint, tokens) }),
-  }));
-  return result;
-}
-
-/** Every block of the file that can name secrets or credential files, with its key path. */
-function* referenceBlocks(stick: StickFile): Generator<{ block: Record<string, unknown>; path: KeyPath }> {
-  for (const [index, mp] of stick.monitoring_points.entries()) {
-    const mpPath: KeyPath = ['monitoring_points', index];
-    yield { block: mp, path: mpPath };
-    if (mp.tls !== undefined) yield { block: mp.tls, path: [...mpPath, 'tls'] };
-    for (const [name, iface] of Object.entries(mp.interfaces ?? {})) {
-      const ifPath: KeyPath = [...mpPath, 'interfaces', name];
-      if (iface.wireless !== undefined) yield { block: iface.wireless, path: [...ifPath, 'wireless'] };
-      if (iface.dot1x !== undefined) {
-        yield { block: iface.dot1x, path: [...ifPath, 'dot1x'] };
-        if (iface.dot1x.inner_tls !== undefined) yield { block: iface.dot1x.inner_tls, path: [...ifPath, 'dot1x', 'inner_tls'] };
-      }
+/**
+ * Every inline secret of the raw data, made by the secret keys' own schema, including those in
+ * blocks the schema refused as a whole: no problem about such a block may quote its secret either.
+ */
+function inlineSecrets(data: unknown): Secret[] {
+  const out: Secret[] = [];
+  for (const { block, shape } of schemaBlocks(StickFile, data)) {
+    for (const [key, schema] of Object.entries(shape)) {
+      const value = block[key];
+      if (value === undefined || roleOf(schema) !== SchemaRole.Secret) continue;
+      const parsed = schema.safeParse(value);
+      if (parsed.success && parsed.data instanceof Secret) out.push(parsed.data);
+      // YAML read `password: 12345678` as a number: the schema refuses it, and it is still a secret.
+      else if (typeof value === 'number' || typeof value === 'bigint') out.push(new Secret(String(value)));
     }
   }
+  return out;
 }
 
+/**
+ * Reads what the model names: each `<secret>_file` into a Secret at its inline key (the inline
+ * value wins; giving both is a rule problem already), each certificate or key file into `files`.
+ * Which keys are which comes from the schema's roles.
+ */
 async function readReferences(
+  reader: StickReader,
   dir: string,
-  stick: StickFile,
+  model: StickFile,
   files: Map<string, StickFileContent>,
-  secrets: Map<string, Secret>,
+  secrets: Secret[],
 ): Promise<UnplacedProblem[]> {
   const problems: UnplacedProblem[] = [];
   const fail = (path: KeyPath, message: string, hint?: string): void => {
     problems.push({ severity: Severity.Error, path, message, ...(hint === undefined ? {} : { hint }) });
   };
-
-  for (const { block, path } of referenceBlocks(stick)) {
-    for (const key of SECRET_KEYS) {
-      const inline = block[key];
-      const fileName = block[`${key}_file`];
-      const secretPath = formatKeyPath([...path, key]);
-      if (typeof inline === 'string') secrets.set(secretPath, new Secret(inline));
-      if (typeof fileName !== 'string') continue;
-      const filePath = [...path, `${key}_file`];
-      const read = await readReferencedFile(dir, fileName);
+  for (const { block, shape, path } of schemaBlocks(StickFile, model)) {
+    for (const [key, schema] of Object.entries(shape)) {
+      const fileName = block[key];
+      const role = roleOf(schema);
+      if (typeof fileName !== 'string' || (role !== SchemaRole.SecretFile && role !== SchemaRole.CredentialFile)) continue;
+      const keyPath = [...path, key];
+      const read = await reader.readReferencedFile(dir, fileName);
       if (!read.ok) {
-        fail(filePath, read.message, read.hint);
+        fail(keyPath, read.message, read.hint);
         continue;
       }
+      if (role === SchemaRole.CredentialFile) {
+        files.set(formatKeyPath(keyPath), { name: fileName, bytes: read.bytes, sha256: createHash('sha256').update(read.bytes).digest('hex'), keyPath });
+        continue;
+      }
+      const secretKey = secretKeyOfFile(key);
       // A secret file ends with one newline as editors write it; that newline is not the secret.
       const value = read.bytes.toString('utf8').replace(/\r?\n$/, '');
-      if (value === '') fail(filePath, `secret file '${fileName}' is empty`, `write the ${key} into it`);
-      else if (key === 'passphrase' && !isValidPassphrase(value)) {
-        fail(filePath, `passphrase in '${fileName}' must be 8 to 63 printable ASCII characters, or 64 hex digits`, 'check the passphrase length and characters');
-      } else if (!secrets.has(secretPath)) secrets.set(secretPath, new Secret(value));
-    }
-    const fileKeys = path[path.length - 1] === 'tls' ? (['ca'] as const) : FILE_KEYS;
-    for (const key of fileKeys) {
-      const fileName = block[key];
-      if (typeof fileName !== 'string') continue;
-      const filePath = [...path, key];
-      const read = await readReferencedFile(dir, fileName);
-      if (!read.ok) {
-        fail(filePath, read.message, read.hint);
+      if (value === '') {
+        fail(keyPath, `secret file '${fileName}' is empty`, `write the ${secretKey} into it`);
         continue;
       }
-      files.set(formatKeyPath(filePath), {
-        name: fileName,
-        bytes: read.bytes,
-        sha256: createHash('sha256').update(read.bytes).digest('hex'),
-        keyPath: filePath,
-      });
+      const secret = new Secret(value);
+      secrets.push(secret);
+      if (value.length < MIN_SECRET_LENGTH) problems.push(tooShort(keyPath, secretKey));
+      if (secretKey === 'passphrase' && !isValidPassphrase(value)) {
+        fail(keyPath, `passphrase in '${fileName}' must be 8 to 63 printable ASCII characters, or 64 hex digits`, 'check the passphrase length and characters');
+      } else if (block[secretKey] === undefined) block[secretKey] = secret;
     }
   }
   return problems;
+}
+
+/** A secret so short the redactor does not look for it (core/redact.ts says why): said, not refused. */
+function shortInlineSecrets(model: StickFile): UnplacedProblem[] {
+  const problems: UnplacedProblem[] = [];
+  for (const { block, shape, path } of schemaBlocks(StickFile, model)) {
+    for (const [key, schema] of Object.entries(shape)) {
+      const value = block[key];
+      if (roleOf(schema) === SchemaRole.Secret && value instanceof Secret && !value.satisfies((v) => v.length >= MIN_SECRET_LENGTH)) {
+        problems.push(tooShort([...path, key], key));
+      }
+    }
+  }
+  return problems;
+}
+
+function tooShort(path: KeyPath, key: string): UnplacedProblem {
+  return {
+    severity: Severity.Warning,
+    path,
+    message: `this ${key} is shorter than ${MIN_SECRET_LENGTH} characters: too short to tell apart from ordinary text, so mpprov cannot keep it out of logs`,
+    hint: `use a longer ${key}`,
+  };
+}
+
+function sourceLine(text: string, line: number, spans: readonly SecretSpan[], redactor: Redactor): string | undefined {
+  const shown = text.split(/\r?\n/)[line - 1];
+  if (shown === undefined || lineHoldsSecret(spans, line) || URL_CREDENTIALS.test(shown) || redactor.holdsSecret(shown)) return undefined;
+  return shown;
 }

@@ -1,4 +1,4 @@
-import { AclRule, Interface, type MonitoringPoint, type StickFile, Tls } from './schema.js';
+import { AclRule, Interface, MonitoringPoint, type StickFile, Tls } from './schema.js';
 
 /**
  * When the schema refuses part of a file, the rest is still checked, so one typo does not hide
@@ -16,9 +16,12 @@ export function salvageStick(data: unknown): StickFile | undefined {
 function salvageMonitoringPoint(raw: unknown): MonitoringPoint {
   const mp = (raw !== null && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const key of ['name', 'url', 'username', 'password', 'password_file'] as const) {
+  for (const key of ['name', 'url', 'username', 'password_file'] as const) {
     if (typeof mp[key] === 'string') out[key] = mp[key];
   }
+  // Through its own schema, so the password comes out a Secret as in a valid file.
+  const password = MonitoringPoint.shape.password.safeParse(mp.password);
+  if (password.success && password.data !== undefined) out.password = password.data;
   for (const key of ['allow_disconnect', 'prune'] as const) if (typeof mp[key] === 'boolean') out[key] = mp[key];
   const tls = Tls.safeParse(mp.tls);
   if (tls.success) out.tls = tls.data;

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { ipFamily, isDomainName, parseCidr } from './ip-address.js';
+import { credentialFile, secretFile, secretKeysOf, secretString } from './schema-roles.js';
 
 /**
  * The stick's configuration file (mpprov.yaml), version 1. Types and formats live here; rules that
  * relate several keys (gateway inside the subnet, which 802.1X keys fit which EAP type, ...) live in
- * the rule checks, so each message can point at the exact key. No transforms: this schema is also
- * exported as JSON Schema for editors.
+ * the rule checks, so each message can point at the exact key. The one transform turns each inline
+ * secret into a Secret as it is read (secretString); the JSON Schema for editors describes the
+ * input, where a secret is a string.
  */
 
 export const SUPPORTED_VERSIONS = [1] as const;
@@ -20,8 +22,12 @@ const cidr = z
     params: { hint: 'write it like 10.0.0.0/8 or 2001:db8::/32' },
   });
 const domain = z.string().refine(isDomainName, { error: 'is not a valid domain name' });
-const relativeFile = z.string().min(1).describe('path of a file, relative to the folder of this configuration file');
-const secret = z.string().min(1);
+const FILE_TEXT = 'path of a file, relative to the folder of this configuration file';
+/** A certificate or key, read and checked with its neighbours. */
+const relativeFile = credentialFile(FILE_TEXT);
+/** `<secret>_file`: the secret's value is the file's content. */
+const secretInFile = secretFile(FILE_TEXT);
+const secret = secretString();
 
 export const Route = z
   .strictObject({
@@ -62,7 +68,7 @@ export const InnerTls = z
     client_cert: relativeFile.optional(),
     private_key: relativeFile,
     private_key_password: secret.optional(),
-    private_key_password_file: relativeFile.optional(),
+    private_key_password_file: secretInFile.optional(),
   })
   .describe('PEAP with inner EAP-TLS: the second certificate set');
 
@@ -74,12 +80,12 @@ export const Dot1x = z
     identity: z.string().min(1),
     anonymous_identity: z.string().min(1).optional(),
     password: secret.optional(),
-    password_file: relativeFile.optional(),
+    password_file: secretInFile.optional(),
     ca_cert: relativeFile.optional().describe('CA the Monitoring Point uses to verify the RADIUS server'),
     client_cert: relativeFile.optional(),
     private_key: relativeFile.optional().describe('PEM, DER or PFX'),
     private_key_password: secret.optional(),
-    private_key_password_file: relativeFile.optional(),
+    private_key_password_file: secretInFile.optional(),
     inner_tls: InnerTls.optional(),
   })
   .describe('802.1X (EAP) settings');
@@ -89,7 +95,7 @@ export const Wireless = z
     ssid: z.string().min(1),
     security: z.enum(['open', 'wpa2-personal', 'wpa2-enterprise']),
     passphrase: secret.optional(),
-    passphrase_file: relativeFile.optional(),
+    passphrase_file: secretInFile.optional(),
   })
   .describe('wireless settings; wpa2-enterprise takes a dot1x block beside this one');
 
@@ -135,7 +141,7 @@ export const MonitoringPoint = z.strictObject({
   url: z.string().describe('https://host[:port] of the device; the Admin API is {url}/api/v1'),
   username: z.string().min(1).optional(),
   password: secret.optional(),
-  password_file: relativeFile.optional(),
+  password_file: secretInFile.optional(),
   tls: Tls.optional(),
   allow_disconnect: z.boolean().optional().describe('allow changes to the interface the agent talks through'),
   prune: z.boolean().optional().describe('remove interfaces this file does not mention'),
@@ -160,10 +166,13 @@ export type Route = z.infer<typeof Route>;
 export type AclRule = z.infer<typeof AclRule>;
 export type Tls = z.infer<typeof Tls>;
 
+/** Every key that holds an inline secret (password, passphrase, private_key_password), from the schema itself. */
+export const STICK_SECRET_KEYS = secretKeysOf(StickFile);
+
 /** JSON Schema of the stick file, for `mpprov schema` and editors' yaml-language-server. */
 export function stickJsonSchema(): Record<string, unknown> {
   return {
-    ...z.toJSONSchema(StickFile, { target: 'draft-7', unrepresentable: 'any' }),
+    ...z.toJSONSchema(StickFile, { target: 'draft-7', unrepresentable: 'any', io: 'input' }),
     $id: 'https://mpprov.invalid/schema/mpprov-v1.json',
     title: 'mpprov stick configuration (mpprov.yaml), version 1',
   };

@@ -63,7 +63,7 @@ export function parseYaml(file: string, text: string): ParsedYaml {
       file,
       line,
       column: col,
-      path: keyPathAtOffset(document, error.pos[0]),
+      path: formatKeyPath(keyPathAtOffset(document, error.pos[0])),
       // Parser messages can quote long stretches of the file: keep one short sentence.
       message: plain?.message ?? `YAML syntax: ${firstSentence(error.message).slice(0, 160)}`,
       ...(plain?.hint === undefined ? {} : { hint: plain.hint }),
@@ -87,7 +87,7 @@ export function parseYaml(file: string, text: string): ParsedYaml {
       file,
       line,
       column: col,
-      path: keyPathAtOffset(document, tooMany.range?.[0] ?? 0),
+      path: formatKeyPath(keyPathAtOffset(document, tooMany.range?.[0] ?? 0)),
       message: `the file uses more than ${MAX_ALIASES} YAML aliases (*name)`,
       hint: 'write the values out instead of repeating aliases',
     });
@@ -145,8 +145,8 @@ function locate(document: Document.Parsed, path: KeyPath, atKey: boolean): { off
   return { offset };
 }
 
-/** The key path of the deepest node that contains `offset`, for syntax errors. */
-function keyPathAtOffset(document: Document.Parsed, offset: number): string {
+/** The key path of the deepest node that contains `offset`: for syntax errors, and where a secret is written. */
+export function keyPathAtOffset(document: Document.Parsed, offset: number): KeyPath {
   const path: (string | number)[] = [];
   let node: unknown = document.contents;
   // A stick file is a few levels deep; a deeper path says nothing more and may be thousands long.
@@ -172,5 +172,5 @@ function keyPathAtOffset(document: Document.Parsed, offset: number): string {
       break;
     }
   }
-  return formatKeyPath(path);
+  return path;
 }

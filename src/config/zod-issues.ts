@@ -1,17 +1,12 @@
 import { z } from 'zod';
 import { didYouMean } from './did-you-mean.js';
 import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
+import { roleOf, SchemaRole, schemaAt } from './schema-roles.js';
 
 /**
  * Turns zod's issues into problems a field technician can act on: one sentence, a hint, and the
- * key path. Values are quoted back only for keys that can never hold a secret.
+ * key path. Values are quoted back only where the schema says the key can never hold a secret.
  */
-
-const SECRET_KEYS = new Set(['password', 'passphrase', 'private_key_password']);
-
-export function isSecretKey(key: string | number | undefined): boolean {
-  return typeof key === 'string' && SECRET_KEYS.has(key);
-}
 
 export function problemsFromZod(error: z.ZodError, data: unknown, schema: z.ZodType): UnplacedProblem[] {
   return error.issues.flatMap((issue) => fromIssue(issue, data, schema));
@@ -21,6 +16,7 @@ function fromIssue(issue: z.core.$ZodIssue, data: unknown, schema: z.ZodType): U
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   const value = valueAt(data, path);
   const key = path[path.length - 1];
+  const secret = roleOf(schemaAt(schema, path)) === SchemaRole.Secret;
   const problem = (message: string, hint?: string, extra?: Partial<UnplacedProblem>): UnplacedProblem => ({
     severity: Severity.Error,
     path,
@@ -59,7 +55,7 @@ function fromIssue(issue: z.core.$ZodIssue, data: unknown, schema: z.ZodType): U
         ];
       }
       const allowed = issue.values.map(String);
-      const shown = isSecretKey(key) ? '' : `${JSON.stringify(value)} `;
+      const shown = secret ? '' : `${JSON.stringify(value)} `;
       const suggestion = typeof value === 'string' ? didYouMean(value, allowed) : undefined;
       let hint = suggestion !== undefined ? `did you mean '${suggestion}'?` : undefined;
       if (key === 'method' && value === 'auto') hint = 'auto (SLAAC) exists only for ipv6; use dhcp for IPv4';
@@ -73,7 +69,7 @@ function fromIssue(issue: z.core.$ZodIssue, data: unknown, schema: z.ZodType): U
       return [problem(`has the wrong type (${kindOf(value)})`)];
     }
     case 'custom': {
-      const shown = typeof value === 'string' && !isSecretKey(key) ? `'${value}' ` : '';
+      const shown = typeof value === 'string' && !secret ? `'${value}' ` : '';
       const hint = typeof issue.params?.hint === 'string' ? issue.params.hint : undefined;
       return [problem(`${shown}${issue.message}`, hint)];
     }
@@ -152,20 +148,6 @@ function valueAt(data: unknown, path: KeyPath): unknown {
 
 /** The keys an object schema allows at `path`, walking through optionals, arrays and records. */
 function knownKeysAt(schema: z.ZodType, path: KeyPath): string[] {
-  let current: z.ZodType | undefined = unwrap(schema);
-  for (const part of path) {
-    if (current instanceof z.ZodObject) current = unwrap(current.shape[String(part)] as z.ZodType | undefined);
-    else if (current instanceof z.ZodArray) current = unwrap(current.element as z.ZodType);
-    else if (current instanceof z.ZodRecord) current = unwrap(current.valueType as z.ZodType);
-    else return [];
-  }
+  const current = schemaAt(schema, path);
   return current instanceof z.ZodObject ? Object.keys(current.shape) : [];
-}
-
-function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
-  let current = schema;
-  while (current instanceof z.ZodOptional || current instanceof z.ZodDefault || current instanceof z.ZodNullable) {
-    current = current.unwrap() as z.ZodType;
-  }
-  return current;
 }

@@ -1,4 +1,6 @@
-// The basics every stage shares: errors with stable codes, secrets, located problems.
+// The basics every stage shares: errors with stable codes, secrets and their one redactor, located problems.
 export * from './errors.js';
-export * from './secret.js';
+// Not `export *`: valueForRedaction is the redactor's own door to a secret, internal to core.
+export { Secret, SECRET_PLACEHOLDER } from './secret.js';
+export { ANYWHERE_LENGTH, MIN_SECRET_LENGTH, Redactor, secretForms } from './redact.js';
 export * from './problem.js';

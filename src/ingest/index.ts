@@ -3,10 +3,12 @@ export {
   MAX_CONFIG_BYTES,
   MAX_REFERENCED_BYTES,
   configFileOf,
+  fileStickReader,
   findConfigFile,
   readConfigFile,
   readReferencedFile,
   type ReadResult,
+  type StickReader,
 } from './stick-files.js';
 export { isUnderMediaRoot, mediaMounts, parseMountinfo, readMountTable, type MountEntry } from './mount-table.js';
 export { parseFindmntLine, watchMounts, type MountWatcher, type MountWatcherOptions } from './mount-watcher.js';

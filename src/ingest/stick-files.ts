@@ -13,6 +13,15 @@ export const MAX_REFERENCED_BYTES = 1024 * 1024;
 
 export type ReadResult = { ok: true; bytes: Buffer } | { ok: false; message: string; hint?: string };
 
+/**
+ * How validation reads a stick: the configuration file and the files it names. A seam so a job
+ * can be shown to read each file once (a test counts the calls); the real one is fileStickReader.
+ */
+export interface StickReader {
+  readConfigFile(file: string): Promise<ReadResult>;
+  readReferencedFile(baseDir: string, relPath: string): Promise<ReadResult>;
+}
+
 /** The configuration file in a folder (a stick's root or a profiles folder), if there is one. */
 export async function findConfigFile(dir: string): Promise<string | undefined> {
   for (const name of CONFIG_FILE_NAMES) {
@@ -62,6 +71,8 @@ export async function readReferencedFile(baseDir: string, relPath: string): Prom
   }
   return readCapped(target, MAX_REFERENCED_BYTES, `file '${relPath}'`, '1 MiB');
 }
+
+export const fileStickReader: StickReader = { readConfigFile, readReferencedFile };
 
 async function readCapped(file: string, limit: number, what: string, limitText: string): Promise<ReadResult> {
   let handle;

@@ -28,7 +28,7 @@ import {
  * the device should end up with, in the Admin API's own field names. Pure: no I/O.
  */
 export function desiredDevice(stick: ValidatedStick, index: number): DesiredDevice {
-  const mp = stick.stick?.monitoring_points[index];
+  const mp = stick.model?.monitoring_points[index];
   if (mp === undefined) throw new RangeError(`no monitoring point ${index} in a valid stick`);
   const files = new Map<string, DesiredFile>();
   const at: KeyPath = ['monitoring_points', index];
@@ -69,7 +69,6 @@ function desiredInterface(
   files: Map<string, DesiredFile>,
 ): DesiredInterface {
   const common: Collected = { fields: {}, secrets: {} };
-  const secret = (path: KeyPath): Secret | undefined => stick.secrets.get(formatKeyPath(path));
 
   if (iface.vlan !== undefined) common.fields.vlan_raw_device = iface.vlan.link;
   if (iface.link?.mtu !== undefined) common.fields.mtu = iface.link.mtu;
@@ -80,7 +79,8 @@ function desiredInterface(
   if (iface.wireless !== undefined) {
     common.fields.ssid = iface.wireless.ssid;
     common.fields.security = iface.wireless.security.replace('-', '_');
-    const passphrase = secret([...at, 'wireless', 'passphrase']);
+    // Secrets are Secret in the model, inline or read from their _file.
+    const passphrase = iface.wireless.passphrase;
     if (passphrase !== undefined) common.secrets.passphrase = passphrase;
   }
 
@@ -96,7 +96,7 @@ function desiredInterface(
       f.wpa_phase1 = `peapver=${dot1x.peap_version ?? 0}`;
       f.wpa_phase2 = dot1x.inner === 'tls' ? 'auth=TLS' : 'auth=MSCHAPV2';
     }
-    const password = secret([...d, 'password']);
+    const password = dot1x.password;
     if (password !== undefined) common.secrets.wpa_password = password;
     const addFile = (slot: FileSlot, keyPath: KeyPath): void => {
       const content = stick.files.get(formatKeyPath(keyPath));
@@ -108,14 +108,14 @@ function desiredInterface(
     addFile('wpa_ca_cert', [...d, 'ca_cert']);
     addFile('wpa_client_cert', [...d, 'client_cert']);
     addFile('wpa_private_key', [...d, 'private_key']);
-    const keyPassword = secret([...d, 'private_key_password']);
+    const keyPassword = dot1x.private_key_password;
     if (keyPassword !== undefined) common.secrets.wpa_private_key_passwd = keyPassword;
     if (dot1x.inner_tls !== undefined) {
       const inner = [...d, 'inner_tls'];
       addFile('wpa_ca_cert2', [...inner, 'ca_cert']);
       addFile('wpa_client_cert2', [...inner, 'client_cert']);
       addFile('wpa_private_key2', [...inner, 'private_key']);
-      const innerPassword = secret([...inner, 'private_key_password']);
+      const innerPassword = dot1x.inner_tls.private_key_password;
       if (innerPassword !== undefined) common.secrets.wpa_private_key2_passwd = innerPassword;
     }
   }

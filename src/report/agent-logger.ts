@@ -1,5 +1,5 @@
 import winston from 'winston';
-import { redactText, redactValue, type SecretValues } from './redact.js';
+import type { Redactor } from '../core/redact.js';
 
 /**
  * The daemon's own log (the journal under systemd, a terminal otherwise), on winston. Redaction is
@@ -27,7 +27,8 @@ export interface AgentLogger {
 
 export interface AgentLoggerOptions {
   level: LogLevel;
-  secrets: SecretValues;
+  /** Knows the secrets of the moment (agent.yaml's, the running jobs'). */
+  redactor: Redactor;
   stream?: NodeJS.WritableStream & { isTTY?: boolean };
   env?: NodeJS.ProcessEnv;
 }
@@ -43,10 +44,9 @@ export function createAgentLogger(options: AgentLoggerOptions): AgentLogger {
   const colour = !journal && stream.isTTY === true && env.NO_COLOR === undefined;
 
   const redact = winston.format((info) => {
-    const values = options.secrets.values();
-    const redacted = redactValue({ ...info }, values) as Record<string, unknown>;
-    for (const key of Object.keys(redacted)) if (key !== 'level') (info as Record<string, unknown>)[key] = redacted[key];
-    info.message = redactText(String(info.message), values);
+    const fields = info as Record<string, unknown>;
+    for (const key of Object.keys(fields)) if (key !== 'level') fields[key] = options.redactor.value(fields[key]);
+    info.message = options.redactor.text(String(info.message));
     return info;
   });
 

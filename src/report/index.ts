@@ -1,4 +1,4 @@
-export { formatProblem, summarizeProblems } from './format-problems.js';
+export { formatProblem, summarizeProblems, type ProblemSource } from './format-problems.js';
 export { createProgressDisplay, type ProgressDisplay } from './progress-display.js';
 export { renderPlan } from './render-plan.js';
 export { createAgentLogger, isJournal, LogLevel, type AgentLogger, type AgentLoggerOptions } from './agent-logger.js';
@@ -20,7 +20,6 @@ export {
   type LogLine,
   type ResultWord,
 } from './job-log-format.js';
-export { createSecretValues, REDACTED, redactText, redactValue, SECRET_KEY, type SecretValues } from './redact.js';
 export { resultDocument, type ResultDocument } from './result-document.js';
 export {
   createUsbLogWriter,

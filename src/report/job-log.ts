@@ -1,8 +1,9 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { Redactor } from '../core/redact.js';
 import type { AgentLogger, LogLevel } from './agent-logger.js';
 import { formatJobHeader, formatJobLine, type JobHeader, type LogLine } from './job-log-format.js';
-import { redactText } from './redact.js';
+import type { ResultDocument } from './result-document.js';
 import { createUsbLogWriter, stickProblemText, type UsbLogWriter } from './usb-log-writer.js';
 
 /**
@@ -22,6 +23,8 @@ export interface JobLog {
   result(line: string, level: LogLevel): void;
   /** Local log and agent log only (things that concern the laptop, not the stick). */
   writeLocal(level: LogLevel, text: string): void;
+  /** mpprov-result.json on the stick (when there is one), redacted like every line. */
+  writeResult(document: ResultDocument): void;
   flush(): Promise<void>;
 }
 
@@ -29,8 +32,8 @@ export interface JobLogOptions {
   jobId: string;
   localFile: string;
   logger: AgentLogger;
-  /** The secret values this job knows (stick and agent.yaml), masked wherever they appear. */
-  secretValues: () => readonly string[];
+  /** Knows the secrets of this job (stick and agent.yaml); every text written passes it. */
+  redactor: Redactor;
   stick?: { root: string; device: number; serialize?: <T>(write: () => Promise<T>) => Promise<T> };
   now?: () => Date;
 }
@@ -38,7 +41,7 @@ export interface JobLogOptions {
 export function createJobLog(options: JobLogOptions): JobLog {
   const { jobId, localFile, logger } = options;
   const now = options.now ?? (() => new Date());
-  const clean = (text: string): string => redactText(text, options.secretValues());
+  const clean = (text: string): string => options.redactor.text(text);
   let local: Promise<void> = mkdir(dirname(localFile), { recursive: true, mode: 0o700 }).then(() => undefined);
   let localFailed = false;
   const toLocal = (text: string): void => {
@@ -95,6 +98,9 @@ export function createJobLog(options: JobLogOptions): JobLog {
       logger.log(level, safe.trimEnd(), jobId);
     },
     writeLocal: (level, text) => write(level, text, true),
+    writeResult(document) {
+      stick?.writeResult(`${options.redactor.json(document, 2)}\n`);
+    },
     async flush() {
       await stick?.flush();
       await local;

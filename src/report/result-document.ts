@@ -1,7 +1,6 @@
 import type { DeviceResult, StickResult } from '../apply/index.js';
 import type { Problem } from '../config/index.js';
 import type { JobConclusion, JobHeader } from './job-log-format.js';
-import { redactValue } from './redact.js';
 
 /**
  * mpprov-result.json: the machine-readable twin of a job's usb.log section, one object per job
@@ -31,10 +30,10 @@ export function resultDocument(input: {
   conclusion: JobConclusion;
   result?: StickResult;
   stopped: boolean;
-  secretValues?: readonly string[];
 }): ResultDocument {
   const { header, result } = input;
-  const document: ResultDocument = {
+  // Written through the job log's redactor (JobLog.writeResult), as every other text of the job.
+  return {
     format: 1,
     job: header.jobId,
     started: header.started.toISOString(),
@@ -48,5 +47,4 @@ export function resultDocument(input: {
     problems: result?.problems ?? [],
     devices: (result?.devices ?? []).filter((d): d is DeviceResult => d !== undefined),
   };
-  return redactValue(document, input.secretValues ?? []);
 }

@@ -1,5 +1,7 @@
 import { applyStick, type ApplyEvent, type StickApplyOptions, type StickResult } from '../../src/apply/index.js';
+import { validateStick } from '../../src/certs/index.js';
 import type { AgentConfig } from '../../src/config/index.js';
+import { fileStickReader } from '../../src/ingest/index.js';
 import { testAgentConfig } from './stick-workspace.js';
 
 export interface Applied {
@@ -10,8 +12,10 @@ export interface Applied {
 /** Runs the engine in-process on a stick file, collecting its events. */
 export async function applyFile(file: string, options: Partial<StickApplyOptions> & { agent?: AgentConfig } = {}): Promise<Applied> {
   const events: ApplyEvent[] = [];
-  const result = await applyStick(file, {
-    agent: options.agent ?? testAgentConfig(),
+  const agent = options.agent ?? testAgentConfig();
+  const stick = await validateStick(file, { reader: fileStickReader, agent });
+  const result = await applyStick(stick, {
+    agent,
     concurrency: 8,
     dryRun: false,
     allowDisconnect: false,

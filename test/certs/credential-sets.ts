@@ -1,4 +1,5 @@
 import type { CredentialFile, CredentialSet } from '../../src/certs/index.js';
+import { Secret } from '../../src/core/index.js';
 import type { KeyPath } from '../../src/core/problem.js';
 import type { TestPki } from './openssl-pki.js';
 
@@ -21,6 +22,6 @@ export function credentialSet(
   if (files.ca !== undefined) result.caCert = credentialFile(pki, files.ca, 'ca_cert', base);
   if (files.cert !== undefined) result.clientCert = credentialFile(pki, files.cert, 'client_cert', base);
   if (files.key !== undefined) result.privateKey = credentialFile(pki, files.key, 'private_key', base);
-  if (files.password !== undefined) result.privateKeyPassword = { value: files.password, keyPath: at('private_key_password', base) };
+  if (files.password !== undefined) result.privateKeyPassword = { value: new Secret(files.password), keyPath: at('private_key_password', base) };
   return result;
 }

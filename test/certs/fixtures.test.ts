@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type CredentialFile, type CredentialSet, checkCredentialSet } from '../../src/certs/index.js';
+import { Secret } from '../../src/core/index.js';
 import { at } from './credential-sets.js';
 
 /** The committed bad files of test/fixtures/certs; their dates are absolute, so no clock is pinned. */
@@ -18,7 +19,7 @@ function problemsOf(files: { ca?: string; cert?: string; key?: string; password?
   if (files.ca) set.caCert = fixture(files.ca, 'ca_cert');
   if (files.cert) set.clientCert = fixture(files.cert, 'client_cert');
   if (files.key) set.privateKey = fixture(files.key, 'private_key');
-  if (files.password) set.privateKeyPassword = { value: files.password, keyPath: at('private_key_password') };
+  if (files.password) set.privateKeyPassword = { value: new Secret(files.password), keyPath: at('private_key_password') };
   return checkCredentialSet(set).problems;
 }
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type CredentialFile, type CredentialSet, checkCredentialSet, checkTrustAnchor } from '../../src/certs/index.js';
+import { Secret } from '../../src/core/index.js';
 import type { KeyPath } from '../../src/core/problem.js';
 import { DOT1X, INNER, at } from './credential-sets.js';
 
@@ -20,7 +21,7 @@ const read = (name: string, keyPath: KeyPath): CredentialFile => ({
 function set(files: { cert?: string; key: string; password?: string }, base: KeyPath = DOT1X): CredentialSet {
   const result: CredentialSet = { caCert: read('client-ca.pem', at('ca_cert', base)), privateKey: read(files.key, at('private_key', base)) };
   if (files.cert !== undefined) result.clientCert = read(files.cert, at('client_cert', base));
-  if (files.password !== undefined) result.privateKeyPassword = { value: files.password, keyPath: at('private_key_password', base) };
+  if (files.password !== undefined) result.privateKeyPassword = { value: new Secret(files.password), keyPath: at('private_key_password', base) };
   return result;
 }
 

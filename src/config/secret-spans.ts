@@ -1,0 +1,110 @@
+import { formatKeyPath, type Problem, Severity } from '../core/problem.js';
+import { keyPathAtOffset, type YamlSource } from './yaml-source.js';
+
+/**
+ * Where the text writes a secret's value, as the person wrote it, whatever YAML made of it. When
+ * the YAML around a password is broken (an unquoted ", " in a flow map, ": " inside it, a value
+ * wrapped onto the next line), parts of it turn up as keys, parser messages or other values; a
+ * problem located inside such a stretch could quote them. Positions, not words: a problem found
+ * inside a secret's stretch is replaced by one sentence about that secret, and its source line is
+ * never shown. The secret keys themselves come from the schema (schema-roles.ts).
+ */
+export interface SecretSpan {
+  key: string;
+  /** Key path of the secret, e.g. `monitoring_points[0].password`. */
+  path: string;
+  /** 1-based line and column of the value's first character (just after the colon). */
+  start: { line: number; column: number };
+  /** The last line of the value as written, and the column of its last character. */
+  end: { line: number; column: number };
+}
+
+/** A line that is a key of its own (`  name: x`, `- url: y`), so it does not continue a value. */
+const KEY_LINE = /^\s*(?:-\s+)?["']?[\w.-]+["']?\s*:(?:\s|$)/;
+/** The next `, key:` ends a value inside a flow map `{ ... }`. */
+const NEXT_FLOW_KEY = /,\s*["']?[A-Za-z_][\w-]*["']?\s*:(?:\s|$)/;
+
+export function findSecretSpans(source: YamlSource, keys: ReadonlySet<string>): SecretSpan[] {
+  if (keys.size === 0) return [];
+  const names = [...keys].sort((a, b) => b.length - a.length).map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  // A secret key, maybe quoted, at the start of a line, after "- ", "{" or ",": then its colon.
+  const keyPattern = new RegExp(`(^|[\\s{,])(["']?)(${names.join('|')})\\2\\s*:(?=\\s|$)`, 'g');
+  const lines = source.text.split('\n');
+  const lineStarts: number[] = [];
+  let offset = 0;
+  for (const line of lines) {
+    lineStarts.push(offset);
+    offset += line.length + 1;
+  }
+
+  const spans: SecretSpan[] = [];
+  for (const [index, raw] of lines.entries()) {
+    const line = raw.replace(/\r$/, '');
+    if (line.trimStart().startsWith('#')) continue;
+    for (const match of line.matchAll(keyPattern)) {
+      const key = match[3] ?? '';
+      const keyColumn = (match.index ?? 0) + (match[1] ?? '').length;
+      const valueColumn = (match.index ?? 0) + match[0].length;
+      const flow = /[{,]\s*$/.test(line.slice(0, keyColumn));
+      const rest = line.slice(valueColumn);
+      const cut = flow ? NEXT_FLOW_KEY.exec(rest) : null;
+      let end = { line: index + 1, column: cut === null ? line.length : valueColumn + cut.index };
+      if (cut === null) {
+        // Lines that continue the value: more indented than the key's line, and not keys themselves.
+        const indent = line.search(/\S/);
+        for (let next = index + 1; next < lines.length; next++) {
+          const text = (lines[next] ?? '').replace(/\r$/, '');
+          if (text.trim() === '') continue;
+          if (text.search(/\S/) <= indent || KEY_LINE.test(text)) break;
+          end = { line: next + 1, column: text.length };
+        }
+      }
+      const path = [...keyPathAtOffset(source.document, (lineStarts[index] ?? 0) + keyColumn)];
+      if (path[path.length - 1] !== key) path.push(key);
+      spans.push({ key, path: formatKeyPath(path), start: { line: index + 1, column: valueColumn + 1 }, end });
+    }
+  }
+  return spans;
+}
+
+export function inSpan(span: SecretSpan, line: number, column: number): boolean {
+  const afterStart = line > span.start.line || (line === span.start.line && column >= span.start.column);
+  const beforeEnd = line < span.end.line || (line === span.end.line && column <= span.end.column);
+  return afterStart && beforeEnd;
+}
+
+/** True when the line holds any part of a secret's value as written. */
+export function lineHoldsSecret(spans: readonly SecretSpan[], line: number): boolean {
+  return spans.some((s) => line >= s.start.line && line <= s.end.line);
+}
+
+/**
+ * Problems found inside a secret's stretch are about pieces of it that YAML took for something
+ * else: each becomes one sentence about the secret, at the secret's own path, quoting nothing.
+ * Our own sentences about the secret key itself (its path is the span's) quote no value and stay,
+ * unless they come from the YAML parser (`fromParser`), whose wording we do not control.
+ */
+export function maskSecretSpans(problems: readonly Problem[], spans: readonly SecretSpan[], fromParser: boolean): Problem[] {
+  if (spans.length === 0) return [...problems];
+  const out: Problem[] = [];
+  const masked = new Set<SecretSpan>();
+  for (const problem of problems) {
+    const span = spans.find((s) => inSpan(s, problem.line, problem.column));
+    if (span === undefined || (!fromParser && problem.path === span.path)) {
+      out.push(problem);
+      continue;
+    }
+    if (masked.has(span)) continue;
+    masked.add(span);
+    out.push({
+      severity: Severity.Error,
+      file: problem.file,
+      line: span.start.line,
+      column: span.start.column,
+      path: span.path,
+      message: `YAML reads part of this ${span.key} as syntax, so it is not one text value`,
+      hint: `put the whole ${span.key} in single quotes ('...'), doubling any ' inside it`,
+    });
+  }
+  return out;
+}
