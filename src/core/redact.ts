@@ -7,7 +7,7 @@ import { SECRET_PLACEHOLDER, type Secret, valueForRedaction } from './secret.js'
  * - the value itself, and the value JSON-escaped (once, twice, and with non-ASCII as \uXXXX), as
  *   it stands inside JSON text or a JSON message inside JSON;
  * - URL-encoded: encodeURIComponent, the form encoding with '+' for spaces, lower-case escapes;
- * - base64, base64url (without padding, so a padded copy is caught too), hex in both cases.
+ * - base64 (padded, and unpadded for a copy cut short), base64url, hex in both cases.
  * Longest forms first, so a secret holding another secret is replaced whole. Nothing else: no word
  * of a secret is masked on its own, so other text stays as it was and says nothing about the
  * secret's parts. Secrets the redactor does not know (a device's own) are not its business.
@@ -130,6 +130,7 @@ export function secretForms(value: string): string[] {
     uri.replace(/%20/g, '+'),
     new URLSearchParams([['', value]]).toString().slice(1),
     uri.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+    bytes.toString('base64'),
     bytes.toString('base64').replace(/=+$/, ''),
     bytes.toString('base64url'),
     bytes.toString('hex'),
