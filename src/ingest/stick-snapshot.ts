@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { link, lstat, mkdir, readdir, readFile, realpath, stat, truncate, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { MAX_CONFIG_BYTES, MAX_REFERENCED_BYTES } from './stick-files.js';
 
 /**
@@ -153,14 +152,23 @@ async function placeholder(file: string, size: number): Promise<void> {
  * FAT (vfat, fusefat, exFAT) ignores case, and may list `admin.pw` as `ADMIN.PW`. The copy sits on
  * a case-sensitive disk, so every path the configuration spells differently from the listing gets
  * a hard link under the configuration's spelling: the file it names is found, as on the stick.
+ * The spellings are found in the configuration's text (each copied path, wherever the text holds
+ * it in another case, standing as a value of its own), not by parsing the YAML: the job parses it
+ * once, in validation. A spelling found where no key uses it only adds a harmless link.
  */
 async function addSpellings(configBytes: Buffer, copied: readonly string[], destDir: string): Promise<void> {
-  const byLower = new Map(copied.map((p) => [p.toLowerCase(), p]));
-  for (const value of stringsIn(configBytes.toString('utf8'))) {
-    const wanted = value.replace(/^\.\//, '');
-    const actual = byLower.get(wanted.toLowerCase());
-    if (actual === undefined || actual === wanted) continue;
-    const to = join(destDir, wanted);
+  const text = configBytes.toString('utf8');
+  const spellings = new Map<string, string>();
+  for (const actual of copied) {
+    for (const match of text.matchAll(new RegExp(actual.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'))) {
+      const at = match.index ?? 0;
+      const written = match[0];
+      if (written === actual || !VALUE_START.test(text[at - 1] ?? '') || !VALUE_END.test(text[at + written.length] ?? '')) continue;
+      spellings.set(written, actual);
+    }
+  }
+  for (const [written, actual] of spellings) {
+    const to = join(destDir, written);
     if (relative(destDir, to).startsWith('..')) continue;
     try {
       await mkdir(dirname(to), { recursive: true, mode: 0o700 });
@@ -171,27 +179,9 @@ async function addSpellings(configBytes: Buffer, copied: readonly string[], dest
   }
 }
 
-/** Every string scalar in a YAML text, however broken the rest of it is. */
-function stringsIn(text: string): Set<string> {
-  const out = new Set<string>();
-  const visit = (node: unknown): void => {
-    if (typeof node === 'string') out.add(node);
-    else if (Array.isArray(node)) node.forEach(visit);
-    else if (node !== null && typeof node === 'object') Object.values(node).forEach(visit);
-  };
-  try {
-    for (const doc of parseAllDocuments(text) as unknown as { toJS(options: { maxAliasCount: number }): unknown }[]) {
-      try {
-        visit(doc.toJS({ maxAliasCount: 100 }));
-      } catch {
-        // a broken document: validation reports it
-      }
-    }
-  } catch {
-    // not YAML at all: validation reports it
-  }
-  return out;
-}
+/** What may stand before and after a path written as a YAML value: an edge, space, quote, `./`, flow punctuation. */
+const VALUE_START = /^$|[\s"'/:,{[]/;
+const VALUE_END = /^$|[\s"',}\]#]/;
 
 /**
  * True when the filesystem under `root` finds `name` under another case: FAT and friends. (Inode
