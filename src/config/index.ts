@@ -1,7 +1,6 @@
 export { loadStick, type LoadedStick, type StickFileContent } from './load-stick.js';
 export { formatKeyPath, hasErrors, Severity, type KeyPath, type Problem, type UnplacedProblem } from '../core/problem.js';
 export {
-  STICK_SECRET_KEYS,
   StickFile,
   stickJsonSchema,
   SUPPORTED_VERSIONS,

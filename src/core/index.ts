@@ -2,5 +2,5 @@
 export * from './errors.js';
 // Not `export *`: valueForRedaction is the redactor's own door to a secret, internal to core.
 export { Secret, SECRET_PLACEHOLDER } from './secret.js';
-export { ANYWHERE_LENGTH, MIN_SECRET_LENGTH, Redactor, secretForms } from './redact.js';
+export { Redactor } from './redact.js';
 export * from './problem.js';
