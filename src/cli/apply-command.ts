@@ -110,8 +110,10 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
 /** stdout for the live step list, through the redactor; a terminal stays a terminal. */
 function redactingStdout(redactor: Redactor): NodeJS.WritableStream & { isTTY?: boolean } {
   const stream = new Writable({
+    // Done at once, so the live lines and the lines printed directly keep their order.
     write(chunk: Buffer | string, _encoding, done) {
-      process.stdout.write(redactor.text(chunk.toString()), () => done());
+      process.stdout.write(redactor.text(chunk.toString()));
+      done();
     },
   });
   return Object.assign(stream, { isTTY: process.stdout.isTTY === true });
