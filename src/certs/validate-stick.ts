@@ -39,8 +39,8 @@ export interface ValidatedStick extends LoadedStick {
 }
 
 export interface ValidateOptions {
-  /** How the stick's files are read: the job's seam, fileStickReader elsewhere. */
-  reader: StickReader;
+  /** How the stick's files are read: the files themselves unless the daemon's job brings its seam. */
+  reader?: StickReader;
   label?: string;
   now?: Date;
   /** agent.yaml, for device credentials and trust; without it `access` stays undefined (mpprov validate). */
@@ -52,8 +52,11 @@ export interface ValidateOptions {
  * every certificate and key it names, then each device's access. Every problem carries
  * FILE:LINE:COL. Never throws for bad input.
  */
-export async function validateStick(configFile: string, options: ValidateOptions): Promise<ValidatedStick> {
-  const loaded = await loadStick(configFile, { reader: options.reader, ...(options.label === undefined ? {} : { label: options.label }) });
+export async function validateStick(configFile: string, options: ValidateOptions = {}): Promise<ValidatedStick> {
+  const loaded = await loadStick(configFile, {
+    ...(options.reader === undefined ? {} : { reader: options.reader }),
+    ...(options.label === undefined ? {} : { label: options.label }),
+  });
   const credentials = new Map<string, CredentialFacts>();
   const validated: ValidatedStick = { ...loaded, credentials, access: undefined };
   const model = loaded.model;

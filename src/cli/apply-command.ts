@@ -5,7 +5,7 @@ import { validateStick } from '../certs/index.js';
 import { agentConfigPath, type AgentConfig, loadAgentConfig, type Problem } from '../config/index.js';
 import { ExitStatus } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
-import { configFileOf, fileStickReader } from '../ingest/index.js';
+import { configFileOf } from '../ingest/index.js';
 import { createProgressDisplay, formatProblem, renderPlan } from '../report/index.js';
 
 interface ApplyFlags {
@@ -58,7 +58,7 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
   }
   const agent: AgentConfig = { ...loaded.config, ...(flags.stateDir === undefined ? {} : { stateDir: flags.stateDir }) };
   // Read and checked once; the engine takes this and reads nothing of the stick again.
-  const stick = await validateStick(file, { reader: fileStickReader, label: file, agent });
+  const stick = await validateStick(file, { label: file, agent });
   redactor.add(stickSecrets(stick, agent));
 
   const abort = new AbortController();

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { hasErrors, type Problem } from '../config/index.js';
-import { configFileOf, fileStickReader } from '../ingest/index.js';
+import { configFileOf } from '../ingest/index.js';
 import { ExitStatus } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
 import { formatProblem, summarizeProblems } from '../report/index.js';
@@ -19,7 +19,7 @@ export function registerValidateCommand(program: Command): void {
 
 async function runValidate(target: string, json: boolean): Promise<number> {
   const file = await configFileOf(target);
-  const validated = await validateStick(file, { reader: fileStickReader });
+  const validated = await validateStick(file);
   const redactor = new Redactor(validated.secrets);
   const print = (text: string): void => void process.stdout.write(`${redactor.text(text)}\n`);
   const problems = validated.problems;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import type { StickReader } from '../ingest/index.js';
+import { fileStickReader, type StickReader } from '../ingest/index.js';
 import { formatKeyPath, type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
 import { MIN_SECRET_LENGTH, Redactor } from '../core/redact.js';
 import { Secret } from '../core/secret.js';
@@ -50,17 +50,18 @@ export interface LoadedStick {
 const URL_CREDENTIALS = /[a-z][a-z0-9+.-]*:\/\/[^\s/@]*:[^\s/@]*@/i;
 
 /**
- * Loads a stick's configuration file through `reader` (the job's seam: each file is read once,
- * and the YAML parsed once, from what that read returned): YAML with positions, the schema, the
- * rules across keys, and every file it names (secrets and certificates), collecting all problems
- * rather than the first. Never throws for bad input.
+ * Loads a stick's configuration file through `reader` (the files themselves unless a caller, the
+ * daemon's job, brings its seam; each file is read once, and the YAML parsed once from what that
+ * read returned): YAML with positions, the schema, the rules across keys, and every file it names
+ * (secrets and certificates), collecting all problems rather than the first. Never throws for bad input.
  */
-export async function loadStick(configFile: string, options: { reader: StickReader; label?: string }): Promise<LoadedStick> {
+export async function loadStick(configFile: string, options: { reader?: StickReader; label?: string } = {}): Promise<LoadedStick> {
+  const reader = options.reader ?? fileStickReader;
   const file = resolve(configFile);
   // Problems name the file as the person gave it (or as the stick shows it), not the absolute path.
   const label = options.label ?? configFile;
   const dir = dirname(file);
-  const read = await options.reader.readConfigFile(file);
+  const read = await reader.readConfigFile(file);
   if (!read.ok) {
     const top = (p: { severity: Severity; message: string; hint?: string | undefined; path?: KeyPath }): Problem => ({
       severity: p.severity, file: label, line: 1, column: 1, path: formatKeyPath(p.path ?? []), message: p.message, ...(p.hint === undefined ? {} : { hint: p.hint }),
@@ -99,7 +100,7 @@ export async function loadStick(configFile: string, options: { reader: StickRead
   if (checkable !== undefined) {
     unplaced.push(...checkStickRules(checkable));
     unplaced.push(...shortInlineSecrets(checkable));
-    unplaced.push(...(await readReferences(options.reader, dir, checkable, files, secrets)));
+    unplaced.push(...(await readReferences(reader, dir, checkable, files, secrets)));
   }
   const problems = maskSecretSpans(unplaced.map((p) => placeProblem(parsed.source, p)), spans, false);
   return finish(problems, checked.success ? checked.data : undefined);

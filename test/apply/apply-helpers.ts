@@ -1,7 +1,6 @@
 import { applyStick, type ApplyEvent, type StickApplyOptions, type StickResult } from '../../src/apply/index.js';
 import { validateStick } from '../../src/certs/index.js';
 import type { AgentConfig } from '../../src/config/index.js';
-import { fileStickReader } from '../../src/ingest/index.js';
 import { testAgentConfig } from './stick-workspace.js';
 
 export interface Applied {
@@ -13,7 +12,7 @@ export interface Applied {
 export async function applyFile(file: string, options: Partial<StickApplyOptions> & { agent?: AgentConfig } = {}): Promise<Applied> {
   const events: ApplyEvent[] = [];
   const agent = options.agent ?? testAgentConfig();
-  const stick = await validateStick(file, { reader: fileStickReader, agent });
+  const stick = await validateStick(file, { agent });
   const result = await applyStick(stick, {
     agent,
     concurrency: 8,

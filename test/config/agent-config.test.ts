@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentConfigPath, loadAgentConfig, loadStick, resolveDeviceAccess } from '../../src/config/index.js';
-import { fileStickReader } from '../../src/ingest/index.js';
 
 function folder(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'mpprov-agent-'));
@@ -60,7 +59,7 @@ describe('agent.yaml', () => {
     const stickDir = folder({
       'mpprov.yaml': `version: 1\nmonitoring_points:\n  - { name: a, url: "https://192.0.2.10" }\n  - { name: b, url: "https://192.0.2.11" }\n  - { name: c, url: "https://192.0.2.12", username: tech, password: "stick-SeCrEt" }\n`,
     });
-    const stick = await loadStick(join(stickDir, 'mpprov.yaml'), { reader: fileStickReader });
+    const stick = await loadStick(join(stickDir, 'mpprov.yaml'));
     const access = [0, 1, 2].map((i) => resolveDeviceAccess(stick, i, config)).map((r) => ('access' in r ? r.access : r.problem));
     expect(access.map((a) => ('url' in a ? [a.username, a.password.reveal(), a.trust.kind] : a))).toEqual([
       ['fieldadmin', 'device-SeCrEt', 'fingerprint'],
@@ -71,7 +70,7 @@ describe('agent.yaml', () => {
 
   it('a device with no password anywhere is a located problem', async () => {
     const stickDir = folder({ 'mpprov.yaml': `version: 1\nmonitoring_points:\n  - name: a\n    url: https://192.0.2.10\n    tls: { fingerprint_sha256: "${PIN}" }\n` });
-    const stick = await loadStick(join(stickDir, 'mpprov.yaml'), { reader: fileStickReader, label: 'mpprov.yaml' });
+    const stick = await loadStick(join(stickDir, 'mpprov.yaml'), { label: 'mpprov.yaml' });
     const resolved = resolveDeviceAccess(stick, 0, (await loadAgentConfig('/nonexistent')).config);
     expect('problem' in resolved && stick.place(resolved.problem)).toEqual({
       severity: 'error', file: 'mpprov.yaml', line: 3, column: 5, path: 'monitoring_points[0]',

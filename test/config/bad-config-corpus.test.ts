@@ -2,7 +2,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadStick, type Problem } from '../../src/config/index.js';
-import { fileStickReader } from '../../src/ingest/index.js';
 import { formatProblem } from '../../src/report/index.js';
 
 /**
@@ -43,7 +42,7 @@ describe('bad configuration corpus', () => {
       const expected = expectationsOf(text);
       expect(expected.filter((e) => e.severity === 'error').length, 'the fixture names at least one error').toBeGreaterThan(0);
 
-      const loaded = await loadStick(join(dir, fixture), { reader: fileStickReader, label: fixture });
+      const loaded = await loadStick(join(dir, fixture), { label: fixture });
       const errors = loaded.problems.filter((p) => p.severity === 'error').map(summary);
       const warnings = loaded.problems.filter((p) => p.severity === 'warning').map(summary);
       expect(errors).toEqual(expected.filter((e) => e.severity === 'error').map(summary));

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatKeyPath, loadStick, type Problem } from '../../src/config/index.js';
-import { fileStickReader } from '../../src/ingest/index.js';
 
 /** Files named by the configuration: containment, size caps and secret files, on a real folder. */
 
@@ -29,7 +28,7 @@ const errorsOf = (problems: Problem[]) => problems.filter((p) => p.severity === 
 describe('files named by the configuration', () => {
   it('reads a password file and drops its one trailing newline', async () => {
     const dir = stickDir(base('    password_file: secrets/admin.pw\n'), { 'secrets/admin.pw': 'file-SeCrEt-1\n' });
-    const loaded = await loadStick(join(dir, 'mpprov.yaml'), { reader: fileStickReader });
+    const loaded = await loadStick(join(dir, 'mpprov.yaml'));
     expect(errorsOf(loaded.problems)).toEqual([]);
     // The file's secret sits in the model at the inline key, a Secret like an inline one.
     const password = loaded.model?.monitoring_points[0]?.password;
@@ -40,14 +39,14 @@ describe('files named by the configuration', () => {
 
   it('refuses an empty secret file', async () => {
     const dir = stickDir(base('    password_file: admin.pw\n'), { 'admin.pw': '\n' });
-    const loaded = await loadStick(join(dir, 'mpprov.yaml'), { reader: fileStickReader, label: 'mpprov.yaml' });
+    const loaded = await loadStick(join(dir, 'mpprov.yaml'), { label: 'mpprov.yaml' });
     expect(errorsOf(loaded.problems)).toEqual(["5:20 monitoring_points[0].password_file secret file 'admin.pw' is empty"]);
   });
 
   it('checks a passphrase read from a file like an inline one, without quoting it', async () => {
     const config = `${base('    interfaces:\n')}      wlan0:\n        wireless: { ssid: Corp, security: wpa2-personal, passphrase_file: wifi.txt }\n        ipv4: { method: dhcp }\n`;
     const dir = stickDir(config, { 'wifi.txt': 'shortSe\n' });
-    const loaded = await loadStick(join(dir, 'mpprov.yaml'), { reader: fileStickReader });
+    const loaded = await loadStick(join(dir, 'mpprov.yaml'));
     expect(errorsOf(loaded.problems)).toEqual([
       "7:75 monitoring_points[0].interfaces.wlan0.wireless.passphrase_file passphrase in 'wifi.txt' must be 8 to 63 printable ASCII characters, or 64 hex digits",
     ]);
@@ -59,21 +58,21 @@ describe('files named by the configuration', () => {
     writeFileSync(join(outside, 'shadow'), 'not for the stick');
     const dir = stickDir(base('    password_file: link.pw\n'));
     symlinkSync(join(outside, 'shadow'), join(dir, 'link.pw'));
-    const loaded = await loadStick(join(dir, 'mpprov.yaml'), { reader: fileStickReader });
+    const loaded = await loadStick(join(dir, 'mpprov.yaml'));
     expect(errorsOf(loaded.problems)).toEqual(["5:20 monitoring_points[0].password_file 'link.pw' is a link that leads outside the configuration's folder"]);
   });
 
   it('follows a symlink that stays inside the folder', async () => {
     const dir = stickDir(base('    password_file: link.pw\n'), { 'real/admin.pw': 'inside-pw' });
     symlinkSync('real/admin.pw', join(dir, 'link.pw'));
-    const loaded = await loadStick(join(dir, 'mpprov.yaml'), { reader: fileStickReader });
+    const loaded = await loadStick(join(dir, 'mpprov.yaml'));
     expect(errorsOf(loaded.problems)).toEqual([]);
   });
 
   it('refuses a referenced file over 1 MiB', async () => {
     const config = `${base('    interfaces:\n')}      eth0:\n        ipv4: { method: dhcp }\n        dot1x: { eap: tls, identity: mp01, ca_cert: big.pem, private_key: big.pem }\n`;
     const dir = stickDir(config, { 'big.pem': Buffer.alloc(1024 * 1024 + 1, 0x41) });
-    const loaded = await loadStick(join(dir, 'mpprov.yaml'), { reader: fileStickReader });
+    const loaded = await loadStick(join(dir, 'mpprov.yaml'));
     expect(errorsOf(loaded.problems)).toEqual([
       "8:53 monitoring_points[0].interfaces.eth0.dot1x.ca_cert file 'big.pem' is 1048577 bytes; the limit is 1 MiB",
       "8:75 monitoring_points[0].interfaces.eth0.dot1x.private_key file 'big.pem' is 1048577 bytes; the limit is 1 MiB",
@@ -82,20 +81,20 @@ describe('files named by the configuration', () => {
 
   it('refuses a configuration file over 256 KiB before parsing it', async () => {
     const dir = stickDir(`${base('')}${'# padding\n'.repeat(27000)}`);
-    const loaded = await loadStick(join(dir, 'mpprov.yaml'), { reader: fileStickReader, label: 'mpprov.yaml' });
+    const loaded = await loadStick(join(dir, 'mpprov.yaml'), { label: 'mpprov.yaml' });
     expect(loaded.model).toBeUndefined();
     expect(errorsOf(loaded.problems)).toEqual(['1:1  the configuration file is 270072 bytes; the limit is 256 KiB']);
   });
 
   it('reports a missing configuration file as a problem, not a crash', async () => {
-    const loaded = await loadStick('/nonexistent/mpprov.yaml', { reader: fileStickReader, label: 'mpprov.yaml' });
+    const loaded = await loadStick('/nonexistent/mpprov.yaml', { label: 'mpprov.yaml' });
     expect(errorsOf(loaded.problems)).toEqual(['1:1  the configuration file does not exist']);
   });
 
   it('keeps every referenced certificate in memory with its hash', async () => {
     const config = `${base('    interfaces:\n')}      eth0:\n        ipv4: { method: dhcp }\n        dot1x: { eap: tls, identity: mp01, ca_cert: certs/ca.pem, private_key: certs/k.pem }\n`;
     const dir = stickDir(config, { 'certs/ca.pem': 'ca-bytes', 'certs/k.pem': 'key-bytes' });
-    const loaded = await loadStick(join(dir, 'mpprov.yaml'), { reader: fileStickReader });
+    const loaded = await loadStick(join(dir, 'mpprov.yaml'));
     const ca = loaded.files.get(formatKeyPath(['monitoring_points', 0, 'interfaces', 'eth0', 'dot1x', 'ca_cert']));
     expect(ca?.bytes.toString()).toBe('ca-bytes');
     expect(ca?.sha256).toBe(createHash('sha256').update('ca-bytes').digest('hex'));

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadStick, type LoadedStick } from '../../src/config/index.js';
-import { fileStickReader } from '../../src/ingest/index.js';
 
 /**
  * Broken YAML around a secret: problems found inside what was written as a secret become one
@@ -13,7 +12,7 @@ import { fileStickReader } from '../../src/ingest/index.js';
 async function load(extra: string): Promise<LoadedStick> {
   const dir = mkdtempSync(join(tmpdir(), 'mpprov-spans-'));
   writeFileSync(join(dir, 'mpprov.yaml'), `version: 1\nmonitoring_points:\n  - name: mp1\n    url: https://192.0.2.10\n${extra}`);
-  return loadStick(join(dir, 'mpprov.yaml'), { reader: fileStickReader, label: 'mpprov.yaml' });
+  return loadStick(join(dir, 'mpprov.yaml'), { label: 'mpprov.yaml' });
 }
 
 const masked = (path: string, key: string) => ({
@@ -76,7 +75,7 @@ describe('a secret too short to keep out of logs', () => {
       join(dir, 'mpprov.yaml'),
       'version: 1\nmonitoring_points:\n  - name: mp1\n    url: https://192.0.2.10\n    password: "xyz"\n    interfaces:\n      eth0:\n        ipv4: { method: dhcp }\n        dot1x: { eap: md5, identity: x, password_file: pw.txt }\n',
     );
-    const loaded = await loadStick(join(dir, 'mpprov.yaml'), { reader: fileStickReader, label: 'mpprov.yaml' });
+    const loaded = await loadStick(join(dir, 'mpprov.yaml'), { label: 'mpprov.yaml' });
     expect(loaded.problems.map((p) => `${p.line}:${p.column} ${p.severity} ${p.path} ${p.message}`)).toEqual([
       '5:15 warning monitoring_points[0].password this password is shorter than 4 characters: too short to tell apart from ordinary text, so mpprov cannot keep it out of logs',
       '9:56 warning monitoring_points[0].interfaces.eth0.dot1x.password_file this password is shorter than 4 characters: too short to tell apart from ordinary text, so mpprov cannot keep it out of logs',
