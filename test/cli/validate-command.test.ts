@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, runCli } from './run-cli.js';
+import { repoRoot, runCli } from '../support/run-cli.js';
 
 /** `mpprov validate` and `mpprov schema` as a user runs them: a real child process. */
 describe('mpprov validate', () => {

@@ -3,7 +3,7 @@ import { Secret } from '../../src/core/secret.js';
 import type { AdminApi } from '../../src/client/index.js';
 import { createSelfSignedCertificate } from '../../src/simulator/index.js';
 import { clientFor, closedPort, expectNoSecret, failureOf, PASSWORD, textsOf, type Recorded } from './client-fixtures.js';
-import { createTestPki } from './openssl-ca.js';
+import { deviceCertificates } from '../support/device-certificates.js';
 import { json, startTestServer, type Handler, type TestServer } from './test-server.js';
 
 /**
@@ -80,7 +80,7 @@ describe('no secret in any message', () => {
   it('TLS failures and the insecure warning', async () => {
     const server = await serve((_req, _body, res) => json(res, 200, { success: true }));
     await collect(client(server.url, { kind: 'fingerprint', sha256: createSelfSignedCertificate().fingerprintSha256 }).postStanza(stanza));
-    const pki = createTestPki('127.0.0.2');
+    const pki = deviceCertificates('127.0.0.2');
     await collect(client(server.url, { kind: 'ca', caPem: pki.caPem }).postStanza(stanza));
     client(server.url, { kind: 'insecure' });
   });

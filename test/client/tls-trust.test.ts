@@ -5,7 +5,7 @@ import { createAdminClient, normaliseFingerprint, type AdminApi } from '../../sr
 import { DeviceCertificateError, DevicePinMismatchError, MpprovError } from '../../src/core/errors.js';
 import { createSelfSignedCertificate } from '../../src/simulator/index.js';
 import { clientFor, expectNoSecret, failureOf, PASSWORD, textsOf } from './client-fixtures.js';
-import { createTestPki, type TestPki } from './openssl-ca.js';
+import { deviceCertificates, type DeviceCertificates } from '../support/device-certificates.js';
 import { json, startTestServer, type TestServer } from './test-server.js';
 
 /** Trust: pin, CA, insecure; and that nothing (no credentials) reaches a server we do not trust. */
@@ -16,17 +16,17 @@ let selfSigned: TestServer;
 let caIssued: TestServer;
 let caIssuedForOtherAddress: TestServer;
 let otherCaIssued: TestServer;
-let pki: TestPki;
+let pki: DeviceCertificates;
 let wrongAddressCa = '';
 const clients: AdminApi[] = [];
 
 beforeAll(async () => {
-  pki = createTestPki('127.0.0.1');
-  const otherAddress = createTestPki('127.0.0.2');
-  const otherCa = createTestPki('127.0.0.1');
+  pki = deviceCertificates('127.0.0.1');
+  const otherAddress = deviceCertificates('127.0.0.2');
+  const otherCa = deviceCertificates('127.0.0.1');
   selfSigned = await startTestServer(ok);
   caIssued = await startTestServer(ok, { cert: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem } });
-  // Each createTestPki has its own CA: this server is trusted through otherAddress's CA.
+  // Each deviceCertificates() has its own CA: this server is trusted through otherAddress's CA.
   caIssuedForOtherAddress = await startTestServer(ok, { cert: { certPem: otherAddress.serverCertPem, keyPem: otherAddress.serverKeyPem } });
   otherCaIssued = await startTestServer(ok, { cert: { certPem: otherCa.serverCertPem, keyPem: otherCa.serverKeyPem } });
   wrongAddressCa = otherAddress.caPem;

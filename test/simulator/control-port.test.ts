@@ -1,27 +1,10 @@
 import { request } from 'undici';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { apiClient, STANZA, waitForPhase, type ApiClient } from './sim-client.js';
+import { describe, expect, it } from 'vitest';
+import { STANZA, useSimulatorApi, waitForPhase } from './sim-client.js';
 
 /** The test-only control port: state with secrets redacted, request log, faults, reset. */
 
-let sim: SimulatorHandle;
-let api: ApiClient;
-
-beforeAll(async () => {
-  sim = await startSimulator({ restartMs: 300, serviceRateLimit: false });
-  api = apiClient(sim);
-});
-
-afterAll(async () => {
-  await api.close();
-  await sim.close();
-});
-
-beforeEach(async () => {
-  await sim.reset();
-  sim.clearRequests();
-});
+const { sim, api } = useSimulatorApi({ restartMs: 300, serviceRateLimit: false });
 
 async function control(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await request(`${sim.controlUrl}${path}`, {

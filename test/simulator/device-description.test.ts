@@ -1,25 +1,15 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeBuiltInModel, loadDeviceDescription, startSimulator } from '../../src/simulator/index.js';
+import { useLabPki } from '../support/lab-pki.js';
+import { tempFolder } from '../support/temp-folder.js';
 import { apiClient } from './sim-client.js';
-import { createTestPki, type TestPki } from './test-pki.js';
 
 /** --model and --device FILE: ports and the starting active configuration. */
 
-let pki: TestPki;
-let dir: string;
-
-beforeAll(async () => {
-  pki = await createTestPki();
-  dir = await mkdtemp(join(tmpdir(), 'mpprov-sim-device-'));
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-  await pki.remove();
-});
+const pki = useLabPki();
+const dir = tempFolder('sim-device');
 
 async function deviceFile(name: string, text: string): Promise<string> {
   const path = join(dir, name);

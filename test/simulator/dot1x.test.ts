@@ -1,34 +1,14 @@
-import { writeFile } from 'node:fs/promises';
 import { request } from 'undici';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  describeBuiltInModel,
-  loadAuthenticatorProfile,
-  startSimulator,
-  type AuthenticatorProfile,
-  type SimulatorHandle,
-} from '../../src/simulator/index.js';
-import { apiClient, restartNetworking, waitForPhase, type ApiClient } from './sim-client.js';
-import { createTestPki, KEY_PASSWORD, PFX_PASSWORD, type TestPki } from './test-pki.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describeBuiltInModel, loadAuthenticatorProfile, startSimulator, type AuthenticatorProfile } from '../../src/simulator/index.js';
+import { KEY_PASSWORD, PFX_PASSWORD, useLabPki } from '../support/lab-pki.js';
+import { apiClient, restartNetworking, useSimulatorApi, waitForPhase, type ApiClient } from './sim-client.js';
 
 /**
  * Switch ports that demand 802.1X, decided by the model backend after each networking restart:
  * every EAP type succeeding, every failure of the hostapd/wpa_supplicant lab, and the lockout of
  * the management interface with its reset through the control port.
  */
-
-const PROFILE = `
-# RADIUS server of the lab switch
-eap_methods: [peap, tls, md5]
-client_ca: ca.pem
-server_cert: server.pem
-server_key: server.key
-server_id: radius.lab.test
-users:
-  - { identity: alice, password: alicepass, methods: [peap-mschapv2] }
-  - { identity: md5user, password: md5secret, methods: [md5] }
-  - { identity: client.lab.test, methods: [tls, peap-tls] }
-`;
 
 type Body = Record<string, unknown>;
 const BASE = { name: 'eth1', family: 'inet', method: 'dhcp', wpa_key_mgmt: 'IEEE8021X' } as const;
@@ -38,25 +18,18 @@ const PEAP_TLS: Body = { ...BASE, wpa_eap: 'PEAP', wpa_identity: 'client.lab.tes
 const MD5: Body = { ...BASE, wpa_eap: 'MD5', wpa_identity: 'md5user', wpa_password: 'md5secret' };
 const without = (body: Body, ...fields: string[]): Body => Object.fromEntries(Object.entries(body).filter(([k]) => !fields.includes(k)));
 
-let pki: TestPki;
+const pki = useLabPki();
 let profile: AuthenticatorProfile;
 let peapOnly: AuthenticatorProfile;
 
 beforeAll(async () => {
-  pki = await createTestPki();
-  await writeFile(pki.path('port.yaml'), PROFILE);
-  await writeFile(pki.path('peap-only.yaml'), PROFILE.replace('eap_methods: [peap, tls, md5]', 'eap_methods: [peap]'));
   profile = await loadAuthenticatorProfile(pki.path('port.yaml'));
   peapOnly = await loadAuthenticatorProfile(pki.path('peap-only.yaml'));
 });
 
-afterAll(async () => {
-  await pki.remove();
-});
-
 /** Uploads every file a case may name, each slot by the PKI file's own name. */
 async function uploadAll(api: ApiClient): Promise<void> {
-  const slot = async (names: string[]) => Object.fromEntries(await Promise.all(names.map(async (n) => [n, await pki.read(n)] as const)));
+  const slot = (names: string[]) => Object.fromEntries(names.map((n) => [n, pki.read(n)] as const));
   const sets: [string, string[]][] = [
     ['wpa_ca_cert', ['ca.pem', 'rogue-ca.pem']],
     ['wpa_client_cert', ['client.pem', 'rogue-client.pem', 'expired-client.pem', 'future-client.pem']],
@@ -66,7 +39,7 @@ async function uploadAll(api: ApiClient): Promise<void> {
     ['wpa_private_key2', ['client.key', 'client.pfx', 'rogue-client.key']],
   ];
   for (const [part, names] of sets) {
-    for (const [name, content] of Object.entries(await slot(names))) {
+    for (const [name, content] of Object.entries(slot(names))) {
       const answer = await api.upload({ [part]: { name, content } });
       expect(answer.status).toBe(200);
     }
@@ -74,21 +47,9 @@ async function uploadAll(api: ApiClient): Promise<void> {
 }
 
 describe('a switch port on eth1 demanding 802.1X', () => {
-  let sim: SimulatorHandle;
-  let api: ApiClient;
-
-  beforeAll(async () => {
-    sim = await startSimulator({ restartMs: 50, serviceRateLimit: false, switchPorts: { eth1: profile } });
-    api = apiClient(sim);
-  });
-
-  afterAll(async () => {
-    await api.close();
-    await sim.close();
-  });
+  const { sim, api } = useSimulatorApi(() => ({ restartMs: 50, serviceRateLimit: false, switchPorts: { eth1: profile } }));
 
   beforeEach(async () => {
-    await sim.reset();
     await uploadAll(api);
   });
 
@@ -163,9 +124,9 @@ describe('a switch port on eth1 demanding 802.1X', () => {
   });
 
   it('decides with the files active after the restart, not with content uploaded since', async () => {
-    await api.upload({ wpa_ca_cert: { name: 'trust.pem', content: await pki.read('ca.pem') } });
+    await api.upload({ wpa_ca_cert: { name: 'trust.pem', content: pki.read('ca.pem') } });
     expect((await outcome({ ...TLS, wpa_ca_cert: 'trust.pem' })).state).toBe('authorized');
-    await api.upload({ wpa_ca_cert: { name: 'trust.pem', content: await pki.read('rogue-ca.pem') } });
+    await api.upload({ wpa_ca_cert: { name: 'trust.pem', content: pki.read('rogue-ca.pem') } });
     expect((await api.get('/interface/eth1/?config_state=active')).body.interface.dot1x_state).toBe('authorized');
     await restartNetworking(sim, api);
     expect((await api.get('/interface/eth1/?config_state=active')).body.interface.dot1x_state).toBe('unauthorized');
@@ -207,22 +168,7 @@ describe('a switch port that offers only PEAP', () => {
 });
 
 describe('the management interface on a port demanding 802.1X', () => {
-  let sim: SimulatorHandle;
-  let api: ApiClient;
-
-  beforeAll(async () => {
-    sim = await startSimulator({ restartMs: 50, serviceRateLimit: false, switchPorts: { eth0: profile } });
-    api = apiClient(sim);
-  });
-
-  afterAll(async () => {
-    await api.close();
-    await sim.close();
-  });
-
-  beforeEach(async () => {
-    await sim.reset();
-  });
+  const { sim, api } = useSimulatorApi(() => ({ restartMs: 50, serviceRateLimit: false, switchPorts: { eth0: profile } }));
 
   const controlReset = async (body?: unknown) => {
     const res = await request(`${sim.controlUrl}/reset`, { method: 'POST', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });

@@ -1,7 +1,7 @@
 import { connect } from 'node:tls';
-import { afterEach, describe, expect, it } from 'vitest';
-import { FaultSyntaxError, formatFault, parseFault, startSimulator, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/index.js';
-import { apiClient, restartNetworking, STANZA, waitForPhase, type ApiClient } from './sim-client.js';
+import { describe, expect, it } from 'vitest';
+import { FaultSyntaxError, formatFault, parseFault, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/index.js';
+import { apiClient, restartNetworking, STANZA, useSimulatorApi, waitForPhase, type ApiClient } from './sim-client.js';
 
 /** Fault injection: per request (latency, 500s, dropped connections) and per restart. */
 
@@ -35,21 +35,14 @@ describe('the fault syntax KIND[=VALUE][,times=N][@[METHOD ]PATH]', () => {
   });
 });
 
-let sim: SimulatorHandle | undefined;
-let api: ApiClient | undefined;
+const device = useSimulatorApi({ restartMs: 50, serviceRateLimit: false }, { scope: 'manual' });
+const { sim } = device;
 
+/** This test's device with these faults (or other options). */
 async function start(options: SimulatorOptions = {}): Promise<{ sim: SimulatorHandle; api: ApiClient }> {
-  sim = await startSimulator({ restartMs: 50, serviceRateLimit: false, ...options });
-  api = apiClient(sim);
-  return { sim, api };
+  await device.start(options);
+  return device;
 }
-
-afterEach(async () => {
-  await api?.close();
-  await sim?.close();
-  sim = undefined;
-  api = undefined;
-});
 
 describe('request faults', () => {
   it('answers 500 to the matching requests, as many times as asked', async () => {

@@ -1,25 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { apiClient, restartNetworking, STANZA, type ApiClient } from './sim-client.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.js';
+import { apiClient, restartNetworking, STANZA, useSimulatorApi } from './sim-client.js';
 
 /** GET/POST/PUT/DELETE /interface/: pending versus active, the families shape, redaction, in_use. */
 
-let sim: SimulatorHandle;
-let api: ApiClient;
-
-beforeAll(async () => {
-  sim = await startSimulator({ restartMs: 100, serviceRateLimit: false });
-  api = apiClient(sim);
-});
-
-afterAll(async () => {
-  await api.close();
-  await sim.close();
-});
-
-beforeEach(async () => {
-  await sim.reset();
-});
+const { sim, api } = useSimulatorApi({ restartMs: 100, serviceRateLimit: false });
 
 describe('GET /interface/', () => {
   it('shows the default start: eth0 inet dhcp, holding the listening address as the management interface', async () => {

@@ -1,70 +1,22 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useProcesses } from '../support/run-cli.js';
+import { tempFolder } from '../support/temp-folder.js';
 
 /**
  * `mpprov simulate` as a real process, built into dist/ (vitest's global setup builds it): it
  * prints how to reach the device, serves it, and stops cleanly on SIGINT and SIGTERM.
  */
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-let dir: string;
-let entry: string;
-const running: ChildProcess[] = [];
+const dir = tempFolder('sim-cli');
+const processes = useProcesses();
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'mpprov-sim-cli-'));
-  // Registers only this command, so the test does not depend on how main.ts wires the others.
-  entry = join(dir, 'mpprov-simulate.mjs');
-  await writeFile(
-    entry,
-    `import { Command } from '${root}node_modules/commander/index.js';
-import { registerSimulateCommand } from '${root}dist/cli/simulate-command.js';
-const program = new Command().name('mpprov').exitOverride();
-registerSimulateCommand(program);
-await program.parseAsync(process.argv);
-`,
-  );
-});
-
-afterEach(() => {
-  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-interface Started {
-  child: ChildProcess;
-  firstLine: string;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function simulate(args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, [entry, 'simulate', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  running.push(child);
-  let stdout = '';
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const newline = stdout.indexOf('\n');
-      if (newline >= 0) resolve({ child, firstLine: stdout.slice(0, newline), stdout: () => stdout, stderr: () => stderr, exited });
-    });
-    void exited.then((code) => {
-      if (stdout.indexOf('\n') < 0) resolve({ child, firstLine: '', stdout: () => stdout, stderr: () => stderr, exited: Promise.resolve(code) });
-    });
-    child.once('error', reject);
-  });
+/** `mpprov simulate ARGS`, once it printed its first line (or ended); `exited` gives the exit status. */
+async function simulate(args: string[]) {
+  const started = await processes.startCli(['simulate', ...args]);
+  return { ...started, exited: started.exited.then((exit) => exit.code) };
 }
 
 const insecure = new Agent({ connect: { rejectUnauthorized: false } });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { apiClient, restartNetworking, type ApiClient } from './sim-client.js';
-import { createTestPki, type TestPki } from './test-pki.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.js';
+import { useLabPki } from '../support/lab-pki.js';
+import { apiClient, restartNetworking, useSimulatorApi } from './sim-client.js';
 
 /**
  * Every rule of admin-api-model.md "POST /interface/" broken once, asserting the exact 400
@@ -24,35 +24,21 @@ const WLAN: Body = { name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'lab',
 const WLAN_ENTERPRISE: Body = { name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'corp', security: 'wpa2_enterprise', wpa_key_mgmt: 'WPA-EAP', wpa_eap: 'PEAP', wpa_identity: 'alice', wpa_password: 'alicepass', wpa_phase2: 'auth=MSCHAPV2' };
 const VLAN: Body = { name: 'eth1.100', family: 'inet', method: 'dhcp', vlan_raw_device: 'eth1' };
 
-let pki: TestPki;
-let sim: SimulatorHandle;
-let api: ApiClient;
-
-beforeAll(async () => {
-  pki = await createTestPki();
-  sim = await startSimulator({ serviceRateLimit: false, restartMs: 100 });
-  api = apiClient(sim);
-});
-
-afterAll(async () => {
-  await api.close();
-  await sim.close();
-  await pki.remove();
-});
+const pki = useLabPki();
+const { sim, api } = useSimulatorApi({ serviceRateLimit: false, restartMs: 100 });
 
 beforeEach(async () => {
-  await sim.reset();
   const answer = await api.upload({
-    wpa_ca_cert: { name: 'ca.pem', content: await pki.read('ca.pem') },
-    wpa_client_cert: { name: 'client.pem', content: await pki.read('client.pem') },
-    wpa_private_key: { name: 'client.key', content: await pki.read('client.key') },
-    wpa_ca_cert2: { name: 'ca.pem', content: await pki.read('ca.pem') },
-    wpa_client_cert2: { name: 'client.pem', content: await pki.read('client.pem') },
-    wpa_private_key2: { name: 'client.pfx', content: await pki.read('client.pfx') },
+    wpa_ca_cert: { name: 'ca.pem', content: pki.read('ca.pem') },
+    wpa_client_cert: { name: 'client.pem', content: pki.read('client.pem') },
+    wpa_private_key: { name: 'client.key', content: pki.read('client.key') },
+    wpa_ca_cert2: { name: 'ca.pem', content: pki.read('ca.pem') },
+    wpa_client_cert2: { name: 'client.pem', content: pki.read('client.pem') },
+    wpa_private_key2: { name: 'client.pfx', content: pki.read('client.pfx') },
   });
   expect(answer.status).toBe(200);
-  await api.upload({ wpa_private_key2: { name: 'client.key', content: await pki.read('client.key') } });
-  await api.upload({ wpa_private_key: { name: 'client.pfx', content: await pki.read('client.pfx') } });
+  await api.upload({ wpa_private_key2: { name: 'client.key', content: pki.read('client.key') } });
+  await api.upload({ wpa_private_key: { name: 'client.pfx', content: pki.read('client.pfx') } });
 });
 
 async function refused(body: unknown, sentence: string): Promise<void> {
@@ -321,7 +307,7 @@ describe('referenced files must already be loaded, in the matching slot', () => 
   });
 
   it('refuses a file loaded in another slot', async () => {
-    await api.upload({ wpa_client_cert2: { name: 'only-in-slot-2.pem', content: await pki.read('client.pem') } });
+    await api.upload({ wpa_client_cert2: { name: 'only-in-slot-2.pem', content: pki.read('client.pem') } });
     await refused(
       { ...TLS, wpa_client_cert: 'only-in-slot-2.pem' },
       'Field "wpa_client_cert" names file "only-in-slot-2.pem", which is not loaded in slot "wpa_client_cert"; upload it with POST /interface/file/ first.',

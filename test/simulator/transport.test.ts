@@ -1,26 +1,15 @@
 import { X509Certificate } from 'node:crypto';
 import { connect, type PeerCertificate } from 'node:tls';
 import { Agent, request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ErrorCode, MpprovError } from '../../src/core/errors.js';
-import { createSelfSignedCertificate, startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { apiClient, type ApiClient } from './sim-client.js';
-import { createTestPki, type TestPki } from './test-pki.js';
+import { createSelfSignedCertificate, startSimulator } from '../../src/simulator/index.js';
+import { createLabPki } from '../support/lab-pki.js';
+import { apiClient, useSimulatorApi } from './sim-client.js';
 
 /** HTTPS with a self-issued certificate, HTTP Basic, and the JSON envelope of every answer. */
 
-let sim: SimulatorHandle;
-let api: ApiClient;
-
-beforeAll(async () => {
-  sim = await startSimulator({ password: 'secret-pw' });
-  api = apiClient(sim);
-});
-
-afterAll(async () => {
-  await api.close();
-  await sim.close();
-});
+const { sim, api } = useSimulatorApi({ password: 'secret-pw' });
 
 function presentedCertificate(url: string): Promise<PeerCertificate> {
   const { hostname, port } = new URL(url);
@@ -56,18 +45,18 @@ describe('TLS', () => {
   });
 
   it('serves a given certificate and key (--cert/--key)', async () => {
-    const pki: TestPki = await createTestPki();
+    const pki = createLabPki();
     try {
-      const given = await startSimulator({ certificatePem: (await pki.read('server.pem')).toString(), privateKeyPem: (await pki.read('server.key')).toString() });
+      const given = await startSimulator({ certificatePem: pki.read('server.pem').toString(), privateKeyPem: pki.read('server.key').toString() });
       try {
-        const expected = new X509Certificate(await pki.read('server.pem')).fingerprint256;
+        const expected = new X509Certificate(pki.read('server.pem')).fingerprint256;
         expect(given.fingerprintSha256).toBe(expected);
         expect((await presentedCertificate(given.url)).fingerprint256).toBe(expected);
       } finally {
         await given.close();
       }
     } finally {
-      await pki.remove();
+      pki.dispose();
     }
   });
 
