@@ -27,6 +27,8 @@ describe('every profile applies to a fresh simulated device', () => {
       expect(restartsAfterFirst).toBe(profile === 'acl.yaml' ? 0 : 1);
 
       // The active view holds what each desired stanza asked for (secrets as `_set` markers).
+      // Every profile but acl.yaml changes stanzas: otherwise the loop below would check nothing.
+      expect(first.result.plans.flatMap((plan) => plan.stanzas).length === 0).toBe(profile === 'acl.yaml');
       for (const plan of first.result.plans) {
         for (const change of plan.stanzas) {
           const iface = activeInterface(device, change.name) as { families: Record<string, Record<string, unknown>> } | undefined;

@@ -102,6 +102,7 @@ describe('mpprov apply', () => {
     expect(final?.outcome).toBe('changed');
     expect(final?.devices?.map((d) => d.outcome)).toEqual(new Array(50).fill('changed'));
     expect(lines.filter((l) => l.type === 'device-result')).toHaveLength(50);
+    expect(fleet.devices).toHaveLength(50);
     fleet.devices.forEach((d, i) => {
       const eth1 = d.state().interfaces.active.find((x) => x.name === 'eth1') as { families: { inet: { address: string } } };
       expect(eth1.families.inet.address).toBe(`198.51.100.${i + 10}`);

@@ -93,7 +93,9 @@ describe('mpprov schema', () => {
   });
 
   it('every profile points editors at the schema', () => {
-    for (const profile of readdirSync(`${repoRoot}profiles`).filter((f) => f.endsWith('.yaml'))) {
+    const profiles = readdirSync(`${repoRoot}profiles`).filter((f) => f.endsWith('.yaml'));
+    expect(profiles.length).toBeGreaterThan(0);
+    for (const profile of profiles) {
       expect(readFileSync(`${repoRoot}profiles/${profile}`, 'utf8')).toContain('# yaml-language-server: $schema=./mpprov.schema.json');
     }
   });
