@@ -17,6 +17,9 @@ export class BodyTooLarge extends Error {
 }
 
 export async function readCappedText(body: Readable, limitBytes: number, contentLength: string | string[] | undefined): Promise<string> {
+  // Destroying undici's body emits an abort error; unheard, it would be an uncaught exception
+  // that ends the process. The loop below still sees every error through its iterator.
+  body.on('error', () => undefined);
   const declared = Number(Array.isArray(contentLength) ? contentLength[0] : contentLength);
   if (Number.isFinite(declared) && declared > limitBytes) {
     body.destroy();
