@@ -42,7 +42,10 @@ export interface WaitUntilConnectedOptions {
 }
 
 const DEFAULT_BACKOFF = { firstMs: 2_000, maxMs: 10_000 } as const;
-/** The last poll leaves this much of the wait for its answer. */
+/**
+ * The last poll leaves this much of the wait for its answer; after it the wait counts as spent
+ * (no later poll could be answered within it), so outcomes say the configured wait.
+ */
 const LAST_POLL_MS = 1_000;
 
 /** Errors a later poll may not see again. */
@@ -108,7 +111,7 @@ export async function waitUntilConnected(client: DataApi, hostname: string, opti
         break;
       }
     }
-    return finalOutcome({ ...facts(), waitedMs: Math.min(Date.now() - startedAt, waitMs) }, lastFailure);
+    return finalOutcome({ ...facts(), waitedMs: waitMs }, lastFailure);
   } finally {
     clearTimeout(timer);
   }

@@ -22,7 +22,7 @@ export interface IncomingFacts {
 export type SimAnswer =
   | { kind: 'json'; status: number; json: unknown; retryAfterS?: number }
   | { kind: 'oversized'; bytes: number }
-  | { kind: 'raw'; text: string; contentType: string };
+  | { kind: 'raw'; status: number; text: string; contentType: string };
 
 export interface Decision {
   answer: SimAnswer;
@@ -69,7 +69,7 @@ export function decide(facts: IncomingFacts, context: RouteContext): Decision {
   if (!who.access) return { ...base, answer: fail(SIM_ERRORS.accessDenied) };
 
   if (fault?.kind === 'oversized-body') return { ...base, fault: 'oversized-body', answer: { kind: 'oversized', bytes: fault.bytes } };
-  if (fault?.kind === 'raw-body') return { ...base, fault: 'raw-body', answer: { kind: 'raw', text: fault.text, contentType: fault.contentType } };
+  if (fault?.kind === 'raw-body') return { ...base, fault: 'raw-body', answer: { kind: 'raw', status: fault.status, text: fault.text, contentType: fault.contentType } };
 
   const params = [...url.searchParams.keys()];
   if (endpoint === '/v3/organization') {

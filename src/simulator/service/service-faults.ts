@@ -13,14 +13,14 @@ export interface ServiceFaultSpec {
   latencyMs?: number | undefined;
   /** A 200 body of this many bytes, streamed, instead of the answer (a runaway service). */
   oversizedBody?: { bytes: number; count?: number } | undefined;
-  /** A 200 answer with this text instead of the model's JSON (a proxy's page, a wrong shape). */
-  rawBody?: { text: string; contentType?: string; count?: number } | undefined;
+  /** An answer with this text instead of the model's JSON (a proxy's page, a wrong shape); status default 200. */
+  rawBody?: { text: string; contentType?: string; status?: number; count?: number } | undefined;
 }
 
 export type ActiveFault =
   | { kind: 'error'; name: SimErrorName }
   | { kind: 'oversized-body'; bytes: number }
-  | { kind: 'raw-body'; text: string; contentType: string };
+  | { kind: 'raw-body'; text: string; contentType: string; status: number };
 
 export class ServiceFaults {
   #spec: ServiceFaultSpec = {};
@@ -45,7 +45,7 @@ export class ServiceFaults {
       return { kind: 'oversized-body', bytes: oversizedBody.bytes };
     }
     if (rawBody !== undefined && use(rawBody, () => delete this.#spec.rawBody)) {
-      return { kind: 'raw-body', text: rawBody.text, contentType: rawBody.contentType ?? 'text/html' };
+      return { kind: 'raw-body', text: rawBody.text, contentType: rawBody.contentType ?? 'text/html', status: rawBody.status ?? 200 };
     }
     return undefined;
   }

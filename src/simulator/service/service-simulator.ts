@@ -132,7 +132,7 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
       path: decision.path,
       query: decision.query,
       caller: decision.caller,
-      status: decision.answer.kind === 'json' ? decision.answer.status : 200,
+      status: decision.answer.kind === 'oversized' ? 200 : decision.answer.status,
       ...(fault === '' ? {} : { fault }),
       ...(retryAfterS === undefined ? {} : { retryAfterS }),
     });
@@ -193,7 +193,7 @@ async function write(res: ServerResponse, answer: SimAnswer): Promise<void> {
       return;
     }
     case 'raw':
-      res.writeHead(200, { 'content-type': answer.contentType }).end(answer.text);
+      res.writeHead(answer.status, { 'content-type': answer.contentType }).end(answer.text);
       return;
     case 'oversized':
       await streamOversized(res, answer.bytes);
