@@ -62,6 +62,7 @@ function isRetried(error: unknown): boolean {
   if (RETRIED.has(error.code)) return true;
   return isServiceError(error) && error.code === ErrorCode.ServiceHttp && (error.data.status ?? 0) >= 500;
 }
+
 const BAD_TOKEN: ReadonlySet<string> = new Set([
   ErrorCode.ServiceNoCredentials,
   ErrorCode.ServiceBadCredentials,
@@ -121,7 +122,8 @@ export async function waitUntilConnected(client: DataApi, hostname: string, opti
 function finalOutcome(facts: OutcomeFacts, lastFailure: unknown): ConnectionOutcome {
   if (lastFailure !== undefined) {
     const code = isMpprovError(lastFailure) ? lastFailure.code : ErrorCode.Internal;
-    const said = facts.lastStatus === undefined ? '' : `; it last said ${facts.lastStatus === 'absent' ? 'it does not know the MP' : facts.lastStatus}`;
+    const said =
+      facts.lastStatus === undefined ? '' : facts.lastStatus === 'absent' ? '; before that it listed no such MP' : `; it last said ${facts.lastStatus}`;
     const reason = `${lastFailure instanceof Error ? lastFailure.message : String(lastFailure)}${said}`;
     return outcome(ConnectionOutcomeKind.Unreachable, { ...facts, errorCode: code, reason });
   }
