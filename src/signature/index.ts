@@ -3,6 +3,5 @@
 export { signStick, type SignOutcome, type SignStickOptions } from './sign-stick.js';
 export { SignatureStatus, verifyStickSignature, type StickSignature, type StickSignatureInput } from './verify-stick-signature.js';
 export { describeSignature, signatureProblems } from './signature-policy.js';
-export { listedPaths } from './manifest.js';
 export { referencedFiles } from './referenced-files.js';
 export { MANIFEST_NAME, SIGNATURE_NAME, SIGNATURE_NAMESPACE, SIGNATURE_LIMITS } from './signature-files.js';

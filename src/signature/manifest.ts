@@ -46,12 +46,12 @@ export function parseManifest(bytes: Buffer): ParsedManifest {
     problems.push({ line: 1, column: 1, message: `the file is ${bytes.length} bytes; the limit is 256 KiB`, hint: 'list only the stick\'s own files' });
     return { entries, problems };
   }
-  const lines = splitLines(bytes);
+  const lines = splitLines(bytes, SIGNATURE_LIMITS.manifestLines + 1);
   if (lines.length > SIGNATURE_LIMITS.manifestLines) {
     problems.push({
       line: SIGNATURE_LIMITS.manifestLines + 1,
       column: 1,
-      message: `the file has ${lines.length} lines; the limit is ${SIGNATURE_LIMITS.manifestLines}`,
+      message: `the file has more than ${SIGNATURE_LIMITS.manifestLines} lines`,
       hint: 'list only the stick\'s own files',
     });
     return { entries, problems };
@@ -100,11 +100,14 @@ export function parseManifest(bytes: Buffer): ParsedManifest {
   return { entries, problems };
 }
 
-/** Lines split on LF; one CR before it is part of the line end; a final line end adds no line. */
-function splitLines(bytes: Buffer): Buffer[] {
+/**
+ * Lines split on LF; one CR before it is part of the line end; a final line end adds no line.
+ * Stops at `max` lines: a file of blank lines is not split any further than that.
+ */
+function splitLines(bytes: Buffer, max: number): Buffer[] {
   const lines: Buffer[] = [];
   let start = 0;
-  while (start < bytes.length) {
+  while (start < bytes.length && lines.length < max) {
     let end = bytes.indexOf(0x0a, start);
     if (end === -1) end = bytes.length;
     const contentEnd = end > start && bytes[end - 1] === 0x0d ? end - 1 : end;
@@ -121,13 +124,4 @@ export function formatManifest(entries: readonly { path: string; sha256: string 
 
 export function sha256Hex(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
-}
-
-/**
- * The paths a list names, for a caller that must read the listed files it would not otherwise
- * read (more files than the configuration references are allowed). Broken lines are left out:
- * verification reports them.
- */
-export function listedPaths(manifestBytes: Buffer): string[] {
-  return parseManifest(manifestBytes).entries.map((e) => e.path);
 }

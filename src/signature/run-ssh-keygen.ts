@@ -33,7 +33,7 @@ export function minimalEnv(): NodeJS.ProcessEnv {
 
 export function runSshKeygen(args: readonly string[], options: SshKeygenOptions): Promise<SshKeygenOutcome> {
   return new Promise((resolve) => {
-    if (options.signal?.aborted === true) return resolve({ ran: false, why: 'aborted', detail: 'stopped before it started' });
+    if (options.signal?.aborted === true) return resolve({ ran: false, why: 'aborted', detail: 'ssh-keygen was stopped' });
     const input = options.input;
     const child = spawn(options.program ?? 'ssh-keygen', [...args], {
       shell: false,

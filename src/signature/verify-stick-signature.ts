@@ -34,10 +34,17 @@ export interface StickSignatureInput {
   /**
    * The stick's files as the caller already read them, keyed by their path from the stick's
    * root as the configuration spells it: the bytes, or their SHA-256 in hex. The files the
-   * configuration references and the configuration file itself must be here, and every other
-   * listed file the caller could read (see `listedPaths`); a listed file absent here is missing.
+   * configuration references and the configuration file itself must be here; other listed files
+   * may be, or come through `readListed`.
    */
   filesByPath: ReadonlyMap<string, Buffer | string>;
+  /**
+   * Reads a listed file that is not in `filesByPath` (more files than the configuration
+   * references are allowed): bytes or SHA-256 hex, undefined when it is not there. Called only
+   * after the signature verified, so an unsigned list never makes the caller read anything.
+   * Without it, such a file counts as missing.
+   */
+  readListed?: (path: string) => Promise<Buffer | string | undefined>;
   /** The configuration file's name at the stick's root: `mpprov.yaml` or `mpprov.yml`. */
   configName: string;
   /** Every file the configuration references, as written in it (relative to the stick's root). */
@@ -91,7 +98,7 @@ export async function verifyStickSignature(input: StickSignatureInput): Promise<
     const file = signer.blame === 'tool' ? 'ssh-keygen' : signatureFile;
     return refused([at(file, signer.message, signer.hint)], signer.principal);
   }
-  const problems = checkList(input, manifestFile, at);
+  const problems = await checkList(input, manifestFile, at);
   if (problems.problems.length > 0) return refused(problems.problems, signer.principal);
   return { status: SignatureStatus.Signed, principal: signer.principal, key: signer.key, listed: problems.listed };
 }
@@ -168,11 +175,11 @@ function principalsIn(stdout: string): string[] {
 }
 
 /** Every listed hash against the caller's bytes, and every referenced file listed. */
-function checkList(
+async function checkList(
   input: StickSignatureInput,
   manifestFile: string,
   at: (file: string, message: string, hint?: string, line?: number, column?: number) => Problem,
-): { problems: Problem[]; listed: string[] } {
+): Promise<{ problems: Problem[]; listed: string[] }> {
   const parsed = parseManifest(input.manifestBytes as Buffer);
   const problems = parsed.problems.map((p) => at(manifestFile, p.message, p.hint, p.line, p.column));
   const files = new Map<string, Buffer | string>();
@@ -182,7 +189,7 @@ function checkList(
   }
   const listed = new Map<string, ManifestEntry>(parsed.entries.map((e) => [e.path, e]));
   for (const entry of parsed.entries) {
-    const content = files.get(entry.path);
+    const content = files.get(entry.path) ?? (await readListed(input, entry.path));
     if (content === undefined) {
       problems.push(at(manifestFile, `${quotePath(entry.path)} is listed but not on the stick`, 'put the file back, or sign the stick again without it', entry.line, PATH_COLUMN));
     } else if ((typeof content === 'string' ? content.toLowerCase() : sha256Hex(content)) !== entry.sha256) {
@@ -204,6 +211,14 @@ function checkList(
     }
   }
   return { problems, listed: parsed.entries.map((e) => e.path) };
+}
+
+async function readListed(input: StickSignatureInput, path: string): Promise<Buffer | string | undefined> {
+  try {
+    return await input.readListed?.(path);
+  } catch {
+    return undefined; // unreadable counts as missing: the problem names the file either way
+  }
 }
 
 /** A hostile list can hold thousands of bad lines: the first ones say enough. */

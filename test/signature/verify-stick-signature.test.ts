@@ -98,6 +98,39 @@ describe('a signed stick', () => {
   });
 });
 
+describe('listed files beyond the references', () => {
+  const withoutNotes = (root: string, overrides: Partial<StickSignatureInput> = {}): StickSignatureInput => {
+    const input = inputFor(root, overrides);
+    const files = new Map(input.filesByPath);
+    files.delete('notes/README.txt');
+    return { ...input, filesByPath: files };
+  };
+
+  it('are read through readListed, only after the signature verified', async () => {
+    const root = await signedStick();
+    const asked: string[] = [];
+    const readListed = async (path: string): Promise<Buffer> => {
+      asked.push(path);
+      return readFileSync(join(root, path));
+    };
+    expect((await verifyStickSignature(withoutNotes(root, { readListed }))).status).toBe('signed');
+    expect(asked).toEqual(['notes/README.txt']);
+
+    writeFileSync(join(root, 'mpprov.sha256.sig'), rig.signBytes(readFileSync(join(root, 'mpprov.sha256')), rig.keys.stranger));
+    asked.length = 0;
+    expect((await verifyStickSignature(withoutNotes(root, { readListed }))).status).toBe('refused');
+    expect(asked).toEqual([]);
+  });
+
+  it('count as missing when readListed cannot read them', async () => {
+    const root = await signedStick();
+    const readListed = (): Promise<Buffer> => Promise.reject(new Error('EIO'));
+    expect(refusedProblems(await verifyStickSignature(withoutNotes(root, { readListed })))).toEqual([
+      { file: 'mpprov.sha256', line: 4, column: 67, message: "'notes/README.txt' is listed but not on the stick" },
+    ]);
+  });
+});
+
 describe('an unsigned stick', () => {
   it('with neither file is unsigned: a problem only when signatures are required', async () => {
     const result = await verifyStickSignature(inputFor(freshStick()));
@@ -291,9 +324,10 @@ describe('the laptop side', () => {
     const hanging = join(work, 'hanging-ssh-keygen-2');
     writeFileSync(hanging, '#!/bin/sh\nexec sleep 30\n');
     chmodSync(hanging, 0o755);
+    const root = await signedStick();
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 200);
-    const result = await verifyStickSignature(inputFor(await signedStick(), { sshKeygen: hanging, signal: abort.signal }));
+    const result = await verifyStickSignature(inputFor(root, { sshKeygen: hanging, signal: abort.signal }));
     expect(refusedProblems(result).map((p) => p.message)).toEqual(['the signature could not be checked: ssh-keygen was stopped']);
   });
 
