@@ -93,7 +93,10 @@ export async function verifyStickSignature(input: StickSignatureInput): Promise<
   const allowed = await readAllowedSigners(input.allowedSignersFile);
   if (!allowed.ok) return refused([at(input.allowedSignersFile, allowed.message, allowed.hint)]);
 
-  const signer = await findSigner(input, allowed.bytes);
+  // A full or unwritable temporary folder is the laptop's trouble, but still a refusal, not a throw.
+  const signer = await findSigner(input, allowed.bytes).catch((error: unknown): Signer => ({
+    ok: false, blame: 'tool', message: `the signature could not be checked: no private temporary folder (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+  }));
   if (!signer.ok) {
     const file = signer.blame === 'tool' ? 'ssh-keygen' : signatureFile;
     return refused([at(file, signer.message, signer.hint)], signer.principal);
@@ -120,8 +123,9 @@ function findSigner(input: StickSignatureInput, allowedSigners: Buffer): Promise
         ...(input.signal === undefined ? {} : { signal: input.signal }),
         ...(input.sshKeygen === undefined ? {} : { program: input.sshKeygen }),
       });
-    const toolFailure = (outcome: { detail: string }): Signer => ({
-      ok: false, blame: 'tool', message: `the signature could not be checked: ${outcome.detail}`, hint: 'install openssh-client on this laptop',
+    const toolFailure = (outcome: { why: string; detail: string }): Signer => ({
+      ok: false, blame: 'tool', message: `the signature could not be checked: ${outcome.detail}`,
+      ...(outcome.why === 'missing' ? { hint: 'install openssh-client on this laptop' } : {}),
     });
 
     const find = await run(['-Y', 'find-principals', '-s', sig, '-f', allowed]);

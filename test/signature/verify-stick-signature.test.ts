@@ -303,9 +303,25 @@ describe('the laptop side', () => {
   });
 
   it('refuses when ssh-keygen is not installed', async () => {
-    expect(refusedProblems(await verifyStickSignature(inputFor(await signedStick(), { sshKeygen: '/nonexistent/ssh-keygen' })))).toEqual([
+    const result = await verifyStickSignature(inputFor(await signedStick(), { sshKeygen: '/nonexistent/ssh-keygen' }));
+    expect(refusedProblems(result)).toEqual([
       { file: 'ssh-keygen', line: 1, column: 1, message: 'the signature could not be checked: ssh-keygen is not installed (package openssh-client)' },
     ]);
+    expect(result.status === 'refused' && result.problems[0]?.hint).toBe('install openssh-client on this laptop');
+  });
+
+  it('refuses, without throwing, when no private temporary folder can be made', async () => {
+    const input = inputFor(await signedStick());
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = join(work, 'no-such-tmp');
+    try {
+      expect(refusedProblems(await verifyStickSignature(input))).toEqual([
+        { file: 'ssh-keygen', line: 1, column: 1, message: 'the signature could not be checked: no private temporary folder (ENOENT)' },
+      ]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
   });
 
   it('refuses when ssh-keygen hangs, after its time limit', async () => {
