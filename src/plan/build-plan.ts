@@ -1,5 +1,5 @@
 import { checkAgainstDevice } from './device-checks.js';
-import { compareStanza, type FieldChange } from './compare-stanzas.js';
+import { compareStanza } from './compare-stanzas.js';
 import { foreignPendingSteps } from './foreign-pending.js';
 import { indexStanzas } from './index-stanzas.js';
 import { dangerousChanges, managementInterface } from './lockout-guard.js';
@@ -9,6 +9,7 @@ import type {
   DesiredStanza,
   DeviceSnapshot,
   ExpectedStanza,
+  FieldChange,
   Plan,
   PlanOptions,
   PlanRefusal,

@@ -1,24 +1,12 @@
-import { isViewOnlyField, isWriteOnlyField, setMarker, type Stanza, WRITE_ONLY_FIELDS, type WriteOnlyField } from '../admin-api/index.js';
+import { isViewOnlyField, isWriteOnlyField, setMarker, type Stanza, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
 import { canonicalIp, parseCidr, ipv4PrefixToNetmask } from '../config/index.js';
-import type { Secret } from '../core/secret.js';
-import type { DesiredStanza } from './plan-types.js';
+import type { DesiredStanza, FieldChange, SecretKnown } from './plan-types.js';
 
 /**
  * Compares what the stick wants with what the device reports, field by field, after normalising
  * both (address spellings, netmask forms, route order), so that an unchanged configuration is seen
  * as unchanged and never causes a networking restart.
  */
-
-export interface FieldChange {
-  field: string;
-  /** Normalised old and new values; for secrets only whether they were or will be set. */
-  from: unknown;
-  to: unknown;
-  secret: boolean;
-}
-
-/** Tells whether a secret equals what the agent last applied to this stanza (secrets cannot be read back). */
-export type SecretKnown = (field: WriteOnlyField, value: Secret) => boolean;
 
 export function compareStanza(
   desired: DesiredStanza | undefined,

@@ -2,7 +2,7 @@
 // The device's own things (stanza, interface view, ACL rule, capability) are admin-api's types.
 export { buildPlan } from './build-plan.js';
 export { indexStanzas, type IndexedStanza } from './index-stanzas.js';
-export { compareStanza, configFields, holdsSecrets, normaliseFields, type FieldChange, type SecretKnown } from './compare-stanzas.js';
+export { compareStanza, configFields, holdsSecrets, normaliseFields } from './compare-stanzas.js';
 export { desiredDevice, uploadName } from './desired-state.js';
 export { managementInterface } from './lockout-guard.js';
 export {
@@ -13,6 +13,7 @@ export {
   type DesiredStanza,
   type DeviceSnapshot,
   type ExpectedStanza,
+  type FieldChange,
   type Plan,
   type PlanOptions,
   type PlanRefusal,

@@ -1,6 +1,6 @@
 import { canonicalIp } from '../config/index.js';
 import type { DeviceInterface, Stanza } from '../admin-api/index.js';
-import type { FieldChange } from './compare-stanzas.js';
+import type { FieldChange } from './plan-types.js';
 
 /**
  * The interface the agent reaches the device through: the one whose active address is the URL's

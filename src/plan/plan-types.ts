@@ -1,6 +1,5 @@
 import type { AclRule, Capability, DeviceInterface, Family, FileSlot, Stanza, StanzaSettings, WriteOnlyField } from '../admin-api/index.js';
 import type { Secret } from '../core/secret.js';
-import type { FieldChange } from './compare-stanzas.js';
 
 /**
  * The plan's own types: what the stick wants (Desired*), what the device reported (DeviceSnapshot)
@@ -60,6 +59,17 @@ export interface PlanOptions {
   /** Whether `value` is what the agent last applied to this stanza's write-only field. */
   secretKnown: (stanzaKey: string, field: WriteOnlyField, value: Secret) => boolean;
 }
+
+export interface FieldChange {
+  field: string;
+  /** Normalised old and new values; for write-only fields only whether they were or will be set. */
+  from: unknown;
+  to: unknown;
+  secret: boolean;
+}
+
+/** Tells whether a secret equals what the agent last applied to this stanza (secrets cannot be read back). */
+export type SecretKnown = (field: WriteOnlyField, value: Secret) => boolean;
 
 export const StanzaAction = { Create: 'create', Update: 'update', Delete: 'delete', Unchanged: 'unchanged' } as const;
 export type StanzaAction = (typeof StanzaAction)[keyof typeof StanzaAction];
