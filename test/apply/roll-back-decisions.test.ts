@@ -15,22 +15,25 @@ import { deviceView } from '../plan/device-view.js';
 
 const eth1: DesiredStanza = { name: 'eth1', family: 'inet', fields: { method: 'dhcp' }, secrets: {} };
 const vlan: DesiredStanza = { name: 'eth1.100', family: 'inet', fields: { method: 'dhcp', vlan_raw_device: 'eth1' }, secrets: {} };
+const postVlan: Step = { kind: 'post-stanza', stanza: vlan, action: 'create' };
+const verifyPending: Step = { kind: 'verify-pending', expected: [] };
+const restart: Step = { kind: 'restart-networking', reason: '3 stanza change(s)', expected: [] };
+const verifyActive: Step = { kind: 'verify-active', expected: [] };
 const STEPS: Step[] = [
   { kind: 'upload-files', files: [] },
   { kind: 'delete-stanza', name: 'eth2', family: 'inet6', reason: 'not in the file for this interface' },
   { kind: 'post-stanza', stanza: eth1, action: 'update' },
-  { kind: 'post-stanza', stanza: vlan, action: 'create' },
-  { kind: 'verify-pending', expected: [] },
-  { kind: 'restart-networking', reason: '3 stanza change(s)', expected: [] },
-  { kind: 'verify-active', expected: [] },
+  postVlan,
+  verifyPending,
+  restart,
+  verifyActive,
 ];
 
 const failure = (extra: Partial<StepFailure> = {}): StepFailure => ({ message: 'x', code: ErrorCode.ApplyFailed, deviceLost: false, wrongResult: false, ...extra });
 const run = (extra: Partial<FailedRun>): FailedRun => ({ failure: failure(), steps: STEPS, failedIndex: 6, restarted: true, rollback: true, ...extra });
 
 describe('stepFailure', () => {
-  const verifyActive = STEPS[6] as Step;
-  const post = STEPS[3] as Step;
+  const post = postVlan;
 
   it('makes a wrong active configuration the one case for a roll-back', () => {
     expect(stepFailure(new VerificationError('active', ['eth1 inet: address is 192.0.2.9, expected 192.0.2.20']), verifyActive, 'check', 20_000)).toEqual({
@@ -39,7 +42,7 @@ describe('stepFailure', () => {
       deviceLost: false,
       wrongResult: true,
     });
-    expect(stepFailure(new VerificationError('pending', ['eth1 inet is missing']), STEPS[4] as Step, 'check', 20_000)).toEqual({
+    expect(stepFailure(new VerificationError('pending', ['eth1 inet is missing']), verifyPending, 'check', 20_000)).toEqual({
       message: "the device's pending configuration differs from what was posted, so networking was not restarted: eth1 inet is missing",
       code: ErrorCode.ApplyFailed,
       deviceLost: false,
@@ -67,10 +70,10 @@ describe('stepFailure', () => {
   });
 
   it('says a lost device is lost, where to look, and that shutting down skipped the restart', () => {
-    const lost = stepFailure(new DeviceLostError(20_000, new Error('refused')), STEPS[5] as Step, 'restart', 20_000);
+    const lost = stepFailure(new DeviceLostError(20_000, new Error('refused')), restart, 'restart', 20_000);
     expect(lost).toMatchObject({ code: ErrorCode.DeviceUnreachable, deviceLost: true, wrongResult: false });
     expect(lost.message).toMatch(/^the device did not answer again within 20 s after the networking restart \(no answer for 20 s\); on site, check the link/);
-    expect(stepFailure(new RestartSkippedError(), STEPS[5] as Step, 'restart', 20_000)).toEqual({
+    expect(stepFailure(new RestartSkippedError(), restart, 'restart', 20_000)).toEqual({
       message: 'the agent is shutting down: networking was not restarted',
       code: ErrorCode.ApplyFailed,
       deviceLost: false,
