@@ -5,12 +5,13 @@ import { buildPlan, type DesiredDevice, describeStep, type DeviceSnapshot, type 
 import { type DeviceResult, Outcome, type StepRecord } from './apply-events.js';
 import { chooseRecovery } from './choose-recovery.js';
 import type { ProvisionOptions } from './provision-options.js';
-// apply-stick.ts still takes the options from here; the type lives in provision-options.ts.
-export type { ProvisionOptions } from './provision-options.js';
 import { rollBack, takeBackPending } from './roll-back.js';
 import { runStep } from './run-step.js';
 import type { SecretsRecord } from './secrets-record.js';
 import { stepFailure } from './step-failure.js';
+
+// apply-stick.ts (the secrets rework's file) still takes the type from here; it lives in provision-options.ts.
+export type { ProvisionOptions } from './provision-options.js';
 
 /**
  * Provisions one device: read its state, plan, and (unless dry-run) run the plan, ride out the

@@ -45,6 +45,7 @@ export function holdsSecrets(stanza: Stanza): boolean {
  * a roll-back) must not drop them.
  */
 export function configFields(stanza: Stanza): Stanza {
+  // Keys and values come from a parsed Stanza, so writing them back through its index signature keeps them valid.
   const out: Stanza = {};
   for (const [field, value] of Object.entries(stanza)) {
     if (isViewOnlyField(field) || field.endsWith('_set') || isWriteOnlyField(field) || value === null || value === undefined) continue;
