@@ -35,6 +35,7 @@ export const ErrorCode = {
   ServiceBodyTooLarge: 'MPPROV_SERVICE_BODY_TOO_LARGE',
   PlanRefused: 'MPPROV_PLAN_REFUSED',
   ApplyFailed: 'MPPROV_APPLY_FAILED',
+  VerificationFailed: 'MPPROV_VERIFICATION_FAILED',
   Usage: 'MPPROV_USAGE',
   Internal: 'MPPROV_INTERNAL',
 } as const;
@@ -376,3 +377,34 @@ export class DeviceNotAnsweringError extends DeviceError<DeviceNotAnsweringError
     this.name = 'DeviceNotAnsweringError';
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Verification: the device answered, but its configuration is not what was asked for.
+// ---------------------------------------------------------------------------------------------
+
+export const VerifiedView = {
+  /** The pending view after posting, before the restart: networking is then not restarted. */
+  Pending: 'pending',
+  /** The active view after the restart differs: a wrong result, the case for a roll-back. */
+  Active: 'active',
+  /** After the restart the changes are still only pending: the restart did not take. */
+  NeverActive: 'never-active',
+} as const;
+export type VerifiedView = (typeof VerifiedView)[keyof typeof VerifiedView];
+
+export class VerificationError extends MpprovError {
+  constructor(
+    readonly view: VerifiedView,
+    /** One sentence per stanza that differs; never a secret value (write-only fields are compared by their _set markers). */
+    readonly problems: readonly string[],
+  ) {
+    super(ErrorCode.VerificationFailed, `${VIEW_TEXT[view]}: ${problems.join('; ')}`);
+    this.name = 'VerificationError';
+  }
+}
+
+const VIEW_TEXT: Record<VerifiedView, string> = {
+  pending: "the device's pending configuration differs from what was posted",
+  active: 'after the restart the device runs a different configuration than requested',
+  'never-active': 'the networking restart did not make the changes active (they are still pending)',
+};
