@@ -1,4 +1,4 @@
-import type { CredentialKind } from '../certs/detect.js';
+import type { FileKind } from './file-kind.js';
 import { interfaceKind, type DeviceModel } from './device-model.js';
 import { parseStanzaBody } from './stanza-schema.js';
 import { checkStanza, type RuleContext } from './stanza-rules.js';
@@ -14,7 +14,7 @@ export type Outcome = { ok: true } | { ok: false; status: 400 | 404 | 409; error
 
 export interface StoredFile {
   content: Buffer;
-  kind: CredentialKind;
+  kind: FileKind;
 }
 
 export type ConfigState = 'active' | 'pending';
@@ -175,8 +175,8 @@ export class DeviceConfig {
   }
 
   /** Every file, for the control port's state: names, kinds and which content is where. */
-  fileListing(): { slot: FileSlot; name: string; state: ConfigState; kind: CredentialKind; content: Buffer }[] {
-    const out: { slot: FileSlot; name: string; state: ConfigState; kind: CredentialKind; content: Buffer }[] = [];
+  fileListing(): { slot: FileSlot; name: string; state: ConfigState; kind: FileKind; content: Buffer }[] {
+    const out: { slot: FileSlot; name: string; state: ConfigState; kind: FileKind; content: Buffer }[] = [];
     for (const slot of FILE_SLOTS) {
       for (const [state, store] of [['active', this.activeFiles], ['pending', this.pendingFiles]] as const) {
         for (const [name, file] of store.get(slot) ?? []) out.push({ slot, name, state, kind: file.kind, content: file.content });

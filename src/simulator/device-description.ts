@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { DeviceConfig } from './device-config.js';
 import { builtInModel, BUILT_IN_MODELS, DEFAULT_MODEL, type DeviceModel, type PhysicalPort } from './device-model.js';
 import { describeIssues, integer, list, nonEmpty, oneOf } from './field-sentences.js';
-import { detectCredentialKind } from '../certs/detect.js';
+import { fileKindFor, slotTakes } from './file-kind.js';
 import { isSimulatorError, SimulatorError, SimulatorErrorCode, unreadableFile } from './simulator-error.js';
 import { FILE_SLOTS, type FileSlot } from './stanza.js';
 
@@ -96,11 +96,21 @@ export async function loadDeviceDescription(file: string): Promise<DeviceDescrip
   return description;
 }
 
-/** Builds the starting configuration; the same rules as the API, so a bad start is refused early. */
+/**
+ * Builds the starting configuration; the same rules as the API (file kinds as an upload, stanzas
+ * as POST /interface/), so a bad start is refused early.
+ */
 export function configFromDescription(description: DeviceDescription): DeviceConfig {
   const config = new DeviceConfig(description.model);
-  for (const file of description.files) {
-    config.seedFile(file.slot, file.name, { content: file.content, kind: detectCredentialKind(file.content) });
+  for (const [i, file] of description.files.entries()) {
+    const kind = fileKindFor(file.slot, file.content);
+    if (kind === undefined) {
+      throw new SimulatorError(
+        SimulatorErrorCode.StartRefused,
+        `files[${i}]: slot "${file.slot}" takes ${slotTakes(file.slot)}; "${file.name}" is not one.`,
+      );
+    }
+    config.seedFile(file.slot, file.name, { content: file.content, kind });
   }
   for (const [i, stanza] of description.active.entries()) {
     const outcome = config.seedActive(stanza);
