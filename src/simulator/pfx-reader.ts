@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { isContext, octetsOf, oidOf, readDer, sequenceItems, smallIntegerOf, type DerNode } from './der-reader.js';
-import { bmpPassword, decryptWith, hashOf, pkcs12Kdf, type Password } from './password-decryption.js';
+import { bmpPassword, decryptWith, hashOf, MAX_ITERATIONS, pkcs12Kdf, type Password } from './password-decryption.js';
 
 /**
  * Opens a PFX (PKCS#12, RFC 7292) the way OpenSSL's PKCS12_parse does for wpa_supplicant: the MAC
@@ -74,7 +74,7 @@ function verifyMac(node: DerNode, password: Password, authSafe: Buffer): boolean
   const expected = octetsOf(digestInfo?.[1]);
   const salt = octetsOf(items?.[1]);
   const iterations = items?.[2] === undefined ? 1 : smallIntegerOf(items[2]);
-  if (hash === undefined || expected === undefined || salt === undefined || iterations === undefined || iterations < 1 || iterations > 10_000_000) {
+  if (hash === undefined || expected === undefined || salt === undefined || iterations === undefined || iterations < 1 || iterations > MAX_ITERATIONS) {
     return 'unsupported';
   }
   const key = pkcs12Kdf(hash, bmpPassword(password), salt, 3, iterations, hash.size);
