@@ -2,8 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { connect, type PeerCertificate } from 'node:tls';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorCode, MpprovError } from '../../src/core/errors.js';
-import { createSelfSignedCertificate, startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import { createSelfSignedCertificate, SimulatorError, SimulatorErrorCode, startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { apiClient, type ApiClient } from './sim-client.js';
 import { createTestPki, type TestPki } from './test-pki.js';
 
@@ -74,7 +73,7 @@ describe('TLS', () => {
   it('refuses to listen on a non-loopback address without allowRemote', async () => {
     const attempt = startSimulator({ host: '192.0.2.1' });
     await expect(attempt).rejects.toThrow('Refusing to listen on 192.0.2.1: the simulator listens on loopback unless --allow-remote is given.');
-    await expect(attempt).rejects.toSatisfy((e: unknown) => e instanceof MpprovError && e.code === ErrorCode.Usage);
+    await expect(attempt).rejects.toSatisfy((e: unknown) => e instanceof SimulatorError && e.code === SimulatorErrorCode.Usage);
   });
 });
 
