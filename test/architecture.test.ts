@@ -77,16 +77,18 @@ const folderOf = (file: string): string => (file.includes('/') ? (file.split('/'
 /** The basics every folder may import. */
 const BASE = ['core', 'admin-api'];
 /** The pipeline, in order: a stage imports only the stages before it. */
-const PIPELINE = ['ingest', 'config', 'certs', 'plan', 'apply', 'report'];
+const PIPELINE = ['ingest', 'config', 'signature', 'certs', 'plan', 'apply', 'report'];
 
 /** Per folder, the other folders it may import. A folder missing here is itself a finding. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   core: [],
   'admin-api': ['core'],
-  ...Object.fromEntries(PIPELINE.map((stage, index) => [stage, [...BASE, ...PIPELINE.slice(0, index), ...(stage === 'apply' ? ['client'] : [])]])),
+  ...Object.fromEntries(PIPELINE.map((stage, index) => [stage, [...BASE, ...PIPELINE.slice(0, index), ...(stage === 'apply' ? ['client', 'service'] : [])]])),
   client: BASE,
-  agent: [...BASE, ...PIPELINE, 'client'],
-  cli: [...BASE, ...PIPELINE, 'client', 'agent', 'simulator'],
+  // The data API client: beside the Admin API client, for apply's post-check and the CLI.
+  service: BASE,
+  agent: [...BASE, ...PIPELINE, 'client', 'service'],
+  cli: [...BASE, ...PIPELINE, 'client', 'service', 'agent', 'simulator'],
   simulator: BASE,
 };
 
