@@ -1,4 +1,4 @@
-import type { CredentialKind } from '../certs/detect.js';
+import type { FileKind } from './file-kind.js';
 import { interfaceKind, type DeviceModel } from './device-model.js';
 import { parseStanzaBody } from './stanza-schema.js';
 import { checkStanza, type RuleContext } from './stanza-rules.js';
@@ -14,7 +14,7 @@ export type Outcome = { ok: true } | { ok: false; status: 400 | 404 | 409; error
 
 export interface StoredFile {
   content: Buffer;
-  kind: CredentialKind;
+  kind: FileKind;
 }
 
 export type ConfigState = 'active' | 'pending';
@@ -26,6 +26,11 @@ export class DeviceConfig {
   private readonly active = new Map<string, Stanza>();
   /** Changes since the last networking restart; null marks a stanza for removal. */
   private readonly pending = new Map<string, Stanza | null>();
+  /**
+   * The interface of each stanza key ever stored: a key is an opaque identity (its spelling
+   * belongs to admin-api's stanzaKey), so names are remembered, never parsed out of keys.
+   */
+  private readonly interfaceOfKey = new Map<string, string>();
   private readonly activeFiles = new Map<FileSlot, Map<string, StoredFile>>();
   private readonly pendingFiles = new Map<FileSlot, Map<string, StoredFile>>();
 
@@ -50,7 +55,9 @@ export class DeviceConfig {
     if (!parsed.ok) return fail(400, parsed.error);
     const error = checkStanza(parsed.value, this.ruleContext());
     if (error !== undefined) return fail(400, error);
-    this.pending.set(stanzaKey(parsed.value.name, parsed.value.family), parsed.value);
+    const key = stanzaKey(parsed.value.name, parsed.value.family);
+    this.interfaceOfKey.set(key, parsed.value.name);
+    this.pending.set(key, parsed.value);
     return { ok: true };
   }
 
@@ -145,7 +152,7 @@ export class DeviceConfig {
   /** Interfaces with a stanza in that state: physical ones in the device's order, then the rest. */
   interfaceNames(state: ConfigState): string[] {
     const keys = state === 'active' ? [...this.active.keys()] : [...new Set([...this.active.keys(), ...this.pending.keys()])];
-    const names = new Set(keys.map((key) => key.slice(0, key.lastIndexOf('/'))));
+    const names = new Set(keys.map((key) => this.interfaceOfKey.get(key) ?? key));
     const physical = Object.keys(this.model.interfaces);
     const rank = (n: string) => (physical.includes(n) ? physical.indexOf(n) : physical.length);
     return [...names].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
@@ -168,8 +175,8 @@ export class DeviceConfig {
   }
 
   /** Every file, for the control port's state: names, kinds and which content is where. */
-  fileListing(): { slot: FileSlot; name: string; state: ConfigState; kind: CredentialKind; content: Buffer }[] {
-    const out: { slot: FileSlot; name: string; state: ConfigState; kind: CredentialKind; content: Buffer }[] = [];
+  fileListing(): { slot: FileSlot; name: string; state: ConfigState; kind: FileKind; content: Buffer }[] {
+    const out: { slot: FileSlot; name: string; state: ConfigState; kind: FileKind; content: Buffer }[] = [];
     for (const slot of FILE_SLOTS) {
       for (const [state, store] of [['active', this.activeFiles], ['pending', this.pendingFiles]] as const) {
         for (const [name, file] of store.get(slot) ?? []) out.push({ slot, name, state, kind: file.kind, content: file.content });

@@ -2,7 +2,6 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
-import { ErrorCode, MpprovError } from '../core/errors.js';
 import { AccessControlList } from './access-control-list.js';
 import { handleAdminRequest, type AdminApiDevice, type OutageKind } from './admin-api.js';
 import type { AuthenticatorProfile } from './authenticator-profile.js';
@@ -15,6 +14,7 @@ import { evaluateNetwork, type NetworkStatus } from './network-status.js';
 import { RateLimiter, type RateLimit } from './rate-limiter.js';
 import { RequestLog, redactBody, type RequestLogEntry } from './request-log.js';
 import { createSelfSignedCertificate, type EcKeyPair } from './self-signed-certificate.js';
+import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
 import { snapshotState, type SimulatorState } from './simulator-state.js';
 
 /**
@@ -117,7 +117,7 @@ export class SimulatedDevice implements AdminApiDevice {
   async start(): Promise<void> {
     this.status = await this.evaluate(false);
     if (this.status.lockout !== undefined) {
-      throw new MpprovError(ErrorCode.ConfigInvalid, `The starting configuration makes the device unreachable: ${this.status.lockout}.`);
+      throw new SimulatorError(SimulatorErrorCode.StartRefused, `The starting configuration makes the device unreachable: ${this.status.lockout}.`);
     }
     await this.listen(this.settings.port);
     this.port = (this.server.address() as { port: number }).port;

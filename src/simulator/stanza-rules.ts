@@ -1,4 +1,3 @@
-import { CredentialKind } from '../certs/detect.js';
 import {
   familyLabel,
   isAddressOfFamily,
@@ -8,6 +7,7 @@ import {
   isNetmaskOfFamily,
 } from './address-syntax.js';
 import { interfaceKind, type DeviceModel, type InterfaceKind } from './device-model.js';
+import { FileKind } from './file-kind.js';
 import {
   FAMILIES,
   FILE_SLOTS,
@@ -32,7 +32,7 @@ export interface RuleContext {
   /** A stanza posted (or marked for removal) since the last networking restart. */
   postedSinceRestart(name: string, family: Family): Stanza | null | undefined;
   /** Kind of the file loaded in that slot under that name, or undefined if none is. */
-  loadedFileKind(slot: FileSlot, fileName: string): CredentialKind | undefined;
+  loadedFileKind(slot: FileSlot, fileName: string): FileKind | undefined;
 }
 
 type Rule = (stanza: Stanza, kind: InterfaceKind, ctx: RuleContext) => string | undefined;
@@ -210,7 +210,7 @@ const files: Rule = (s, kind, ctx) => {
 
 const dot1xNeeds: Rule = (s, kind, ctx) => {
   const isPfx = (slot: FileSlot, name: string | undefined) =>
-    name !== undefined && ctx.loadedFileKind(slot, name) === CredentialKind.Pfx;
+    name !== undefined && ctx.loadedFileKind(slot, name) === FileKind.Pfx;
   const needs = (field: StanzaField, context: string) =>
     s[field] === undefined ? `Field "${field}" is required with ${context}.` : undefined;
   switch (s.wpa_eap) {

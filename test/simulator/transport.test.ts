@@ -2,8 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { connect, type PeerCertificate } from 'node:tls';
 import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, MpprovError } from '../../src/core/errors.js';
-import { createSelfSignedCertificate, startSimulator } from '../../src/simulator/index.js';
+import { createSelfSignedCertificate, SimulatorError, SimulatorErrorCode, startSimulator } from '../../src/simulator/index.js';
 import { createLabPki } from '../support/lab-pki.js';
 import { apiClient, useSimulatorApi } from './sim-client.js';
 
@@ -63,7 +62,7 @@ describe('TLS', () => {
   it('refuses to listen on a non-loopback address without allowRemote', async () => {
     const attempt = startSimulator({ host: '192.0.2.1' });
     await expect(attempt).rejects.toThrow('Refusing to listen on 192.0.2.1: the simulator listens on loopback unless --allow-remote is given.');
-    await expect(attempt).rejects.toSatisfy((e: unknown) => e instanceof MpprovError && e.code === ErrorCode.Usage);
+    await expect(attempt).rejects.toSatisfy((e: unknown) => e instanceof SimulatorError && e.code === SimulatorErrorCode.Usage);
   });
 });
 
