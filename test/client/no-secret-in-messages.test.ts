@@ -1,8 +1,9 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Secret } from '../../src/core/secret.js';
 import type { AdminApi } from '../../src/client/index.js';
 import { createSelfSignedCertificate } from '../../src/simulator/index.js';
-import { clientFor, closedPort, expectNoSecret, failureOf, PASSWORD, textsOf, type Recorded } from './client-fixtures.js';
+import { closedPort, failureOf, textsOf, useCloseAfterAll } from '../support/failures.js';
+import { clientFor, expectNoSecret, PASSWORD, type Recorded } from './client-fixtures.js';
 import { deviceCertificates } from '../support/device-certificates.js';
 import { json, startTestServer, type Handler, type TestServer } from './test-server.js';
 
@@ -15,23 +16,16 @@ import { json, startTestServer, type Handler, type TestServer } from './test-ser
 const STANZA_SECRET = 'inner-Quokka-5521-secret';
 const texts: string[] = [];
 const recorders: Recorded[] = [];
-const closers: (() => Promise<void>)[] = [];
-
-afterAll(async () => {
-  for (const close of closers.reverse()) await close();
-});
+const closeLater = useCloseAfterAll();
 
 async function serve(handler: Handler): Promise<TestServer> {
-  const server = await startTestServer(handler);
-  closers.push(() => server.close());
-  return server;
+  return closeLater(await startTestServer(handler));
 }
 
 function client(...args: Parameters<typeof clientFor>): AdminApi {
   const { api, seen } = clientFor(...args);
   recorders.push(seen);
-  closers.push(() => api.close());
-  return api;
+  return closeLater(api);
 }
 
 const pin = (server: TestServer) => ({ kind: 'fingerprint', sha256: server.fingerprintSha256 }) as const;

@@ -10,7 +10,8 @@ import {
 } from '../../src/core/errors.js';
 import { createSelfSignedCertificate } from '../../src/simulator/index.js';
 import { useSimulator } from '../support/simulator-fixture.js';
-import { clientFor, failureOf, PASSWORD, type Recorded } from './client-fixtures.js';
+import { failureOf } from '../support/failures.js';
+import { clientFor, PASSWORD, type Recorded } from './client-fixtures.js';
 
 /** Every endpoint against the device simulator, started on port 0 per test. */
 

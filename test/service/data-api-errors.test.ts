@@ -10,7 +10,8 @@ import {
   type DataApi,
 } from '../../src/service/index.js';
 import type { ServiceSimulator } from '../../src/simulator/service/index.js';
-import { clientOf, closedPort, EMAIL, expectNoSecret, failureOf, OTHER_TOKEN, PASSWORD, startService, textsOf, tokenCredentials } from './service-fixtures.js';
+import { closedPort, failureOf, textsOf } from '../support/failures.js';
+import { clientOf, EMAIL, expectNoSecret, OTHER_TOKEN, PASSWORD, startService, tokenCredentials } from './service-fixtures.js';
 
 /** Every documented status and message of the data API, and each failure of the transport, as its own typed error. */
 

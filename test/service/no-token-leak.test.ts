@@ -10,7 +10,8 @@ import {
   type ServiceSettings,
 } from '../../src/service/index.js';
 import type { ServiceFaultSpec, ServiceSimulator } from '../../src/simulator/service/index.js';
-import { clientOf, closedPort, EMAIL, expectNoSecret, PASSWORD, secretForms, startService, textsOf, TOKEN } from './service-fixtures.js';
+import { closedPort, textsOf } from '../support/failures.js';
+import { clientOf, EMAIL, expectNoSecret, PASSWORD, secretForms, startService, TOKEN } from './service-fixtures.js';
 
 /**
  * The token (and a Basic password) appear in no error, outcome, progress line, retry note or

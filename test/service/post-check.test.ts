@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RateLimiter, waitUntilConnected, type ConnectionProgress, type DataApi } from '../../src/service/index.js';
 import type { ServiceSimulator } from '../../src/simulator/service/index.js';
-import { clientOf, closedPort, expectNoSecret, OTHER_TOKEN, startService, tokenCredentials } from './service-fixtures.js';
+import { closedPort } from '../support/failures.js';
+import { clientOf, expectNoSecret, OTHER_TOKEN, startService, tokenCredentials } from './service-fixtures.js';
 
 /** Each outcome of the post-check, against the simulated service over HTTPS. */
 

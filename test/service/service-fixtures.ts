@@ -1,5 +1,3 @@
-import { inspect } from 'node:util';
-import { createServer } from 'node:net';
 import { expect } from 'vitest';
 import { Secret } from '../../src/core/secret.js';
 import { createDataApiClient, type DataApi, type DataApiClientOptions, type ServiceCredentials, type ServiceRetryInfo } from '../../src/service/index.js';
@@ -26,12 +24,6 @@ export function expectNoSecret(texts: readonly string[], secrets: readonly strin
   expect(texts.length).toBeGreaterThan(0);
   const joined = texts.join('\n');
   for (const form of secrets.flatMap(secretForms)) expect(joined).not.toContain(form);
-}
-
-/** Every text a failure can show: message, data, String(), inspect with causes. */
-export function textsOf(value: unknown): string[] {
-  const e = value as Error & { data?: unknown };
-  return [String(e?.message), JSON.stringify(e?.data ?? null), String(e), inspect(e, { depth: 8 })];
 }
 
 /** A simulator with TOKEN (sees everything) and OTHER_TOKEN (no data API access), plus a user for Basic. */
@@ -70,26 +62,6 @@ export function clientOf(
     { connectTimeoutMs: 2_000, requestTimeoutMs: 5_000, onRetry: (info) => retries.push(info), ...clientOptions },
   );
   return { api, retries };
-}
-
-/** The rejection of `promise` (fails the test if it resolves). */
-export async function failureOf(promise: Promise<unknown>): Promise<Error & { code?: string; data?: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(Error);
-    return error as Error & { code?: string; data?: Record<string, unknown> };
-  }
-  throw new Error('expected a rejection, but the promise resolved');
-}
-
-/** A loopback port nothing listens on: connecting to it is refused. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** The most entries of `times` (epoch ms, any order) inside any window of `windowMs` (half-open, as the simulator counts). */

@@ -1,10 +1,11 @@
 import tls from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ServiceCertificateError, createDataApiClient, type DataApi } from '../../src/service/index.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { ServiceCertificateError, createDataApiClient } from '../../src/service/index.js';
 import { trustedCertificates } from '../../src/service/service-connector.js';
 import type { ServiceSimulator } from '../../src/simulator/service/index.js';
 import { deviceCertificates, type DeviceCertificates } from '../support/device-certificates.js';
-import { clientOf, expectNoSecret, failureOf, startService, textsOf, tokenCredentials } from './service-fixtures.js';
+import { failureOf, textsOf, useCloseAfterAll } from '../support/failures.js';
+import { clientOf, expectNoSecret, startService, tokenCredentials } from './service-fixtures.js';
 
 /**
  * The service's certificate is always verified (system store plus service.tls.ca), TLS 1.2 at
@@ -16,25 +17,16 @@ let otherAddress: DeviceCertificates;
 let caIssued: ServiceSimulator;
 let issuedForOtherAddress: ServiceSimulator;
 let selfIssued: ServiceSimulator;
-const clients: DataApi[] = [];
+const closeLater = useCloseAfterAll();
 
 beforeAll(async () => {
   pki = deviceCertificates('127.0.0.1');
   otherAddress = deviceCertificates('127.0.0.2');
-  caIssued = await startService({ tls: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caPem } });
-  issuedForOtherAddress = await startService({ tls: { certPem: otherAddress.serverCertPem, keyPem: otherAddress.serverKeyPem, caPem: otherAddress.caPem } });
-  selfIssued = await startService();
+  caIssued = closeLater(await startService({ tls: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caPem } }));
+  issuedForOtherAddress = closeLater(await startService({ tls: { certPem: otherAddress.serverCertPem, keyPem: otherAddress.serverKeyPem, caPem: otherAddress.caPem } }));
+  selfIssued = closeLater(await startService());
 });
-afterAll(async () => {
-  for (const api of clients) await api.close();
-  for (const service of [caIssued, issuedForOtherAddress, selfIssued]) await service?.close();
-});
-
-function client(...args: Parameters<typeof clientOf>) {
-  const rig = clientOf(...args);
-  clients.push(rig.api);
-  return rig;
-}
+const client = (...args: Parameters<typeof clientOf>) => closeLater(clientOf(...args), (rig) => rig.api.close());
 
 describe('trust', () => {
   it('a certificate issued by service.tls.ca verifies', async () => {
