@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyStickSignature } from '../../src/signature/index.js';
-import { runCli, repoRoot } from '../support/run-cli.js';
 import { listFat, makeFatImage, mountFat, readFatFile, requireFatTools } from '../daemon/fat-stick.js';
-import { createSigningRig, type SigningRig } from './signing-rig.js';
+import { runCli, repoRoot } from '../support/run-cli.js';
+import { tempFolder } from '../support/temp-folder.js';
+import { useSigningRig } from './signing-rig.js';
 
 /**
  * `mpprov sign` onto a real FAT stick (fusefat), twice: the second signing replaces both files
@@ -14,18 +14,10 @@ import { createSigningRig, type SigningRig } from './signing-rig.js';
  */
 const REFERENCED = ['secrets/admin.pw', 'certs/device-ca.pem', 'certs/radius-ca.pem', 'certs/mp01-cert.pem', 'certs/mp01-key.pem'];
 
-let rig: SigningRig;
-let work: string;
+const rig = useSigningRig();
+const work = tempFolder('sign-fat');
 
-beforeAll(() => {
-  requireFatTools();
-  rig = createSigningRig();
-  work = mkdtempSync(join(tmpdir(), 'mpprov-sign-fat-'));
-});
-afterAll(() => {
-  rig.cleanup();
-  rmSync(work, { recursive: true, force: true });
-});
+beforeAll(() => requireFatTools());
 
 describe('mpprov sign on a FAT stick', () => {
   it('writes both files, replaces them on a second signing, and the image verifies', async () => {

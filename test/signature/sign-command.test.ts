@@ -1,29 +1,20 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadStick } from '../../src/config/index.js';
 import { referencedFiles, verifyStickSignature } from '../../src/signature/index.js';
 import { repoRoot, runCli } from '../support/run-cli.js';
-import { createSigningRig, readStick, type SigningRig } from './signing-rig.js';
+import { tempFolder } from '../support/temp-folder.js';
+import { readStick, useSigningRig } from './signing-rig.js';
 
 /** `mpprov sign DIR --key FILE` as a person runs it (the built CLI, a real child process), then verified. */
 const PROFILE_FILES = ['secrets/admin.pw', 'certs/device-ca.pem', 'certs/radius-ca.pem', 'certs/mp01-cert.pem', 'certs/mp01-key.pem'];
 const ADMIN_PASSWORD = readFileSync(`${repoRoot}profiles/secrets/admin.pw`, 'utf8').trim();
 
-let rig: SigningRig;
-let work: string;
+const rig = useSigningRig();
+const work = tempFolder('sign-cli');
 let count = 0;
-
-beforeAll(() => {
-  rig = createSigningRig();
-  work = mkdtempSync(join(tmpdir(), 'mpprov-sign-cli-'));
-});
-afterAll(() => {
-  rig.cleanup();
-  rmSync(work, { recursive: true, force: true });
-});
 
 /** A stick folder holding profiles/eap-tls-pem.yaml as mpprov.yaml and the files it names. */
 function profileStick(): string {

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterAll } from 'vitest';
 
 /**
  * Real OpenSSH keys and allowed_signers files, made with ssh-keygen at test time. A missing
@@ -50,6 +51,13 @@ export function createSigningRig(): SigningRig {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A signing rig for the tests of one file, made as the file is collected and removed after its tests. */
+export function useSigningRig(): SigningRig {
+  const rig = createSigningRig();
+  afterAll(() => rig.cleanup());
+  return rig;
 }
 
 /** Writes a stick folder: `{ 'mpprov.yaml': '...', 'certs/ca.pem': '...' }`. */

@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   describeSignature,
   signatureProblems,
@@ -11,7 +10,8 @@ import {
   type StickSignatureInput,
   verifyStickSignature,
 } from '../../src/signature/index.js';
-import { createSigningRig, readStick, type SigningRig, writeStick } from './signing-rig.js';
+import { tempFolder } from '../support/temp-folder.js';
+import { readStick, useSigningRig, writeStick } from './signing-rig.js';
 
 /**
  * Verification with real ssh-keygen keys and signatures: every way a stick can fail to be what its
@@ -26,18 +26,9 @@ const STICK = {
 const REFERENCED = ['secrets/admin.pw', './certs/device-ca.pem'];
 const sha = (text: string): string => execFileSync('sha256sum', { input: text }).toString().slice(0, 64);
 
-let rig: SigningRig;
-let work: string;
+const rig = useSigningRig();
+const work = tempFolder('verify');
 let count = 0;
-
-beforeAll(() => {
-  rig = createSigningRig();
-  work = mkdtempSync(join(tmpdir(), 'mpprov-verify-'));
-});
-afterAll(() => {
-  rig.cleanup();
-  rmSync(work, { recursive: true, force: true });
-});
 
 function freshStick(files: Record<string, string | Buffer> = STICK): string {
   const root = join(work, `stick-${(count += 1)}`);
