@@ -69,6 +69,7 @@ export function startNode(argv: readonly string[], options: Omit<CliOptions, 'in
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const spawnFailed = new Promise<never>((_resolve, reject) => child.once('error', reject));
+  // Handled here too: a process nobody asks for its first line must not leave an unhandled rejection.
   spawnFailed.catch(() => undefined);
   const firstLine = async (): Promise<string> => {
     const line = new Promise<string>((resolve) => {
