@@ -107,6 +107,14 @@ describe("a VLAN's vlan_raw_device is a wired physical interface", () => {
     await accepted(VLAN);
     await accepted({ ...VLAN, name: 'eth0.200', vlan_raw_device: 'eth0' });
   });
+
+  it('lets an access control rule name a VLAN of eth1, not one of wlan0, which cannot exist', async () => {
+    const rule = { action: 'permit', protocol: 'tcp', from_port: 22, to_port: 22, source_addresses: ['192.0.2.0/24'], interfaces: ['eth1.100'] };
+    expect((await api.put('/access_control/acl/', rule)).body).toEqual({ success: true });
+    const answer = await api.put('/access_control/acl/', { ...rule, interfaces: ['wlan0.100'] });
+    expect(answer.body).toEqual({ success: false, error: 'Field "interfaces[0]" must name an interface of this device; "wlan0.100" is not one.' });
+    expect(answer.status).toBe(400);
+  });
 });
 
 describe('the VLAN 802.1X rule holds both ways, judged on the pending view', () => {
