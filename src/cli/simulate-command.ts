@@ -30,6 +30,7 @@ export function registerSimulateCommand(program: Command): void {
       'who decides 802.1X on those ports: model (in-process) or real (hostapd and wpa_supplicant in network namespaces; needs root)',
       'model',
     )
+    .option('--show-dot1x-state', 'show dot1x_state in GET /interface/ (a rehearsal aid beyond the Admin API model; default: the model\'s view)')
     .option('--restart-ms <ms>', 'outage after a networking restart', '3000')
     .option('--reboot-ms <ms>', 'outage after a reboot', '15000')
     .option('--fault <spec>', 'inject a fault: KIND[=VALUE][,times=N][@[METHOD ]PATH] (repeatable)', collect, [])

@@ -19,6 +19,8 @@ export interface DeviceDescription {
   active: unknown[];
   /** Starting files, active from the start. */
   files: { slot: FileSlot; name: string; content: Buffer }[];
+  /** `show_dot1x_state`: GET /interface/ shows `dot1x_state` (a rehearsal aid beyond the model). */
+  showDot1xState?: boolean;
 }
 
 /** Default start: eth0 gets its address from DHCP. */
@@ -49,6 +51,7 @@ export const DeviceFile = z.strictObject({
   interfaces: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, 'must be an interface name such as eth0'), PortFile).optional(),
   active: z.array(z.unknown(), 'must be a list of stanzas').optional(),
   files: list(z.strictObject({ slot: oneOf(FILE_SLOTS), name: nonEmpty('a file name'), path: nonEmpty('a file path') }), 'a list of files').optional(),
+  show_dot1x_state: z.boolean('must be true or false').optional(),
 });
 
 export async function loadDeviceDescription(file: string): Promise<DeviceDescription> {
@@ -90,7 +93,12 @@ export async function loadDeviceDescription(file: string): Promise<DeviceDescrip
       throw new SimulatorError(SimulatorErrorCode.FileUnreadable, `Device file ${file}: cannot read ${path}.`, { cause });
     }
   }
-  const description = { model, active: d.active ?? DEFAULT_ACTIVE.map((s) => ({ ...s })), files };
+  const description: DeviceDescription = {
+    model,
+    active: d.active ?? DEFAULT_ACTIVE.map((s) => ({ ...s })),
+    files,
+    ...(d.show_dot1x_state !== undefined ? { showDot1xState: d.show_dot1x_state } : {}),
+  };
   const problem = checkDescription(description);
   if (problem !== undefined) throw invalid(problem);
   return description;

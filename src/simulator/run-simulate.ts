@@ -38,6 +38,10 @@ async function serve(
 ): Promise<void> {
   const backendLine = backend?.describe() ?? 'model: decided in-process from certificates and passwords (--dot1x-backend real runs hostapd and wpa_supplicant)';
   const backendName = backend === undefined ? 'model' : 'real';
+  const shown = options.showDot1xState ?? options.device?.showDot1xState ?? false;
+  const viewLine = shown
+    ? 'the model\'s view plus dot1x_state in GET /interface/ (a rehearsal aid; a real device has no such field)'
+    : 'exactly the model\'s view (--show-dot1x-state adds dot1x_state, a rehearsal aid)';
   let close: () => Promise<void>;
   if (flags.devices !== undefined) {
     const fleet = await startFleet(integerFlag('--devices', flags.devices, 1, MAX_FLEET), options);
@@ -45,14 +49,20 @@ async function serve(
     if (flags.manifest !== undefined) {
       // The manifest holds every device's password: readable by its owner only.
       await writeFile(flags.manifest, `${JSON.stringify(fleet.manifest, null, 2)}\n`, { mode: 0o600 });
-      const line = { devices: fleet.devices.length, manifest: flags.manifest, control_url: fleet.manifest.control_url, dot1x_backend: backendName };
+      const line = {
+        devices: fleet.devices.length,
+        manifest: flags.manifest,
+        control_url: fleet.manifest.control_url,
+        dot1x_backend: backendName,
+        show_dot1x_state: shown,
+      };
       out.write(
         flags.json === true
           ? `${JSON.stringify(line)}\n`
-          : `${fleet.devices.length} simulated devices; manifest written to ${flags.manifest}; 802.1X: ${backendLine}\n`,
+          : `${fleet.devices.length} simulated devices; manifest written to ${flags.manifest}; 802.1X: ${backendLine}; API: ${viewLine}\n`,
       );
     } else {
-      out.write(`${JSON.stringify({ ...fleet.manifest, dot1x_backend: backendName })}\n`);
+      out.write(`${JSON.stringify({ ...fleet.manifest, dot1x_backend: backendName, show_dot1x_state: shown })}\n`);
     }
   } else {
     const sim = await startSimulator(options);
@@ -68,6 +78,7 @@ async function serve(
         control_url: sim.controlUrl,
         model,
         dot1x_backend: sim.dot1xBackend,
+        show_dot1x_state: sim.showDot1xState,
       };
       out.write(`${JSON.stringify(line)}\n`);
     } else {
@@ -81,6 +92,7 @@ async function serve(
           `  fingerprint:  ${sim.fingerprintSha256}`,
           `  control:      ${sim.controlUrl}  (test-only, unauthenticated)`,
           `  802.1X:       ${backendLine}`,
+          `  API view:     ${viewLine}`,
           'Stop with Ctrl-C.',
           '',
         ].join('\n'),

@@ -31,6 +31,8 @@ export interface SimulateFlags {
   json?: boolean;
   rateLimit: boolean;
   dot1xBackend: string;
+  /** `--show-dot1x-state`: a rehearsal aid beyond the model, off unless given. */
+  showDot1xState?: boolean;
 }
 
 export async function simulatorOptionsFromFlags(flags: SimulateFlags): Promise<SimulatorOptions> {
@@ -51,6 +53,8 @@ export async function simulatorOptionsFromFlags(flags: SimulateFlags): Promise<S
   if (flags.model !== undefined) options.model = flags.model;
   if (flags.device !== undefined) options.device = await loadDeviceDescription(flags.device);
   if (!flags.rateLimit) options.serviceRateLimit = false;
+  // Only when given: without the flag a device file's show_dot1x_state decides.
+  if (flags.showDot1xState === true) options.showDot1xState = true;
   if (flags.cert !== undefined || flags.key !== undefined) {
     if (flags.cert === undefined || flags.key === undefined) throw new SimulatorError(SimulatorErrorCode.Usage, '--cert and --key go together.');
     options.certificatePem = await readText('--cert', flags.cert);

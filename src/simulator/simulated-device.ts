@@ -57,6 +57,8 @@ export interface DeviceSettings {
   faults: readonly (string | FaultSpec)[];
   serviceRateLimit: RateLimit | false;
   requestLogLimit: number;
+  /** `dot1x_state` in GET /interface/ (a rehearsal aid beyond the model); default off. */
+  showDot1xState: boolean;
 }
 
 export interface ResetOptions {
@@ -79,6 +81,7 @@ export class SimulatedDevice implements AdminApiDevice {
   restarts = 0;
   reboots = 0;
   listenError: string | undefined;
+  readonly showDot1xState: boolean;
   private status: NetworkStatus = { interfaces: new Map(), inUse: new Map() };
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
@@ -87,6 +90,7 @@ export class SimulatedDevice implements AdminApiDevice {
 
   constructor(settings: DeviceSettings) {
     this.settings = settings;
+    this.showDot1xState = settings.showDot1xState;
     this.config = configFromDescription(settings.description);
     this.tls = settings.tls;
     this.log = new RequestLog(settings.requestLogLimit);

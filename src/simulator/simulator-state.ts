@@ -52,6 +52,8 @@ export interface StateSource {
   network(): NetworkStatus;
 }
 
+const CONTROL_VIEW = { showDot1xState: true } as const;
+
 export function snapshotState(device: StateSource): SimulatorState {
   const network = device.network();
   const dot1x: SimulatorState['dot1x'] = {};
@@ -73,9 +75,10 @@ export function snapshotState(device: StateSource): SimulatorState {
     fingerprint_sha256: device.tls.fingerprintSha256,
     restarts: device.restarts,
     reboots: device.reboots,
+    // The control port is test-only, not the Admin API: it always shows the 802.1X state.
     interfaces: {
-      active: renderInterfaces(device.config, network, 'active'),
-      pending: renderInterfaces(device.config, network, 'pending'),
+      active: renderInterfaces(device.config, network, 'active', CONTROL_VIEW),
+      pending: renderInterfaces(device.config, network, 'pending', CONTROL_VIEW),
     },
     dot1x,
     switch_ports: switchPorts,

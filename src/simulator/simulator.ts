@@ -52,6 +52,12 @@ export interface SimulatorOptions {
   dot1xBackend?: Dot1xBackend | Dot1xBackendName;
   /** Request log entries kept per device; default 1000. */
   requestLogLimit?: number;
+  /**
+   * Show `dot1x_state` beside `families` in the active view of GET /interface/: a rehearsal aid
+   * the model does not have. Default: the device file's `show_dot1x_state`, else off, so that the
+   * API shows exactly the model's view. The control port's state always shows it.
+   */
+  showDot1xState?: boolean;
 }
 
 export const DOT1X_BACKENDS = ['model', 'real'] as const;
@@ -72,6 +78,8 @@ export interface SimulatorHandle {
   readonly controlUrl: string;
   /** Which 802.1X backend decides its switch ports: `model`, `real` or `custom`. */
   readonly dot1xBackend: string;
+  /** Whether GET /interface/ shows `dot1x_state` (a rehearsal aid beyond the model). */
+  readonly showDot1xState: boolean;
   state(): SimulatorState;
   requests(): RequestLogEntry[];
   clearRequests(): void;
@@ -162,6 +170,7 @@ export function createDevice(options: SimulatorOptions, index: number, host: str
     faults: options.faults ?? [],
     serviceRateLimit: options.serviceRateLimit ?? DEFAULT_SERVICE_RATE_LIMIT,
     requestLogLimit: options.requestLogLimit ?? 1000,
+    showDot1xState: options.showDot1xState ?? description.showDot1xState ?? false,
   });
 }
 
@@ -224,6 +233,7 @@ export function handleOf(device: SimulatedDevice, control: ControlServer, close:
     },
     controlUrl: control.deviceBase(device.settings.index),
     dot1xBackend: dot1xBackendName(device.settings.dot1xBackend),
+    showDot1xState: device.showDot1xState,
     state: () => device.state(),
     requests: () => device.log.list(),
     clearRequests: () => device.log.clear(),

@@ -27,7 +27,7 @@ async function restartAndWait(): Promise<void> {
   expect(json(restart.body)).toEqual({ success: true });
   // During the outage curl cannot connect at all (exit code 7, "Couldn't connect to server").
   await waitForPhase(sim, 'restarting');
-  const during = await curl([...auth, `${sim.apiUrl}/interface/`]);
+  const during = await curl([...auth, `${sim.apiUrl}/interface/?config_state=active`]);
   expect(during.exitCode).toBe(7);
   await waitForPhase(sim, 'up');
 }
@@ -82,7 +82,7 @@ describe('the documented curl calls', () => {
   });
 
   it('answers 401 to curl without -u', async () => {
-    const result = await curl(['-k', `${sim.apiUrl}/interface/`]);
+    const result = await curl(['-k', `${sim.apiUrl}/interface/?config_state=active`]);
     expect(result.status).toBe(401);
   });
 });

@@ -49,7 +49,7 @@ active:
         eth1: { autoneg: false, speeds: [1000], duplex: ['full'] },
         wlan0: { wireless: true },
       });
-      const active = (await api.get('/interface/')).body.interfaces;
+      const active = (await api.get('/interface/?config_state=active')).body.interfaces;
       expect(active.map((i: { name: string }) => i.name)).toEqual(['eth0', 'eth1']);
       expect(active[1].families.inet).toMatchObject({ wpa_eap: 'PEAP', wpa_password_set: true, wpa_ca_cert: 'ca.pem' });
       expect(sim.state().model).toBe('lab-box');

@@ -18,14 +18,15 @@ describe('GET /interface/', () => {
           name: 'eth0',
           config_state: 'active',
           families: { inet: { method: 'dhcp', in_use: { address: '127.0.0.1', netmask: '255.0.0.0' } } },
-          dot1x_state: 'disabled',
         },
       ],
     });
   });
 
-  it('defaults to the active view', async () => {
-    expect((await api.get('/interface/')).body).toEqual((await api.get('/interface/?config_state=active')).body);
+  it('refuses a request without config_state: there is no default view', async () => {
+    const answer = await api.get('/interface/');
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ success: false, error: 'Query parameter "config_state" is required: "active" or "pending".' });
   });
 
   it('refuses an unknown config_state', async () => {
@@ -74,7 +75,6 @@ describe('POST /interface/ stores a pending stanza', () => {
           in_use: { address: '192.0.2.10', netmask: '255.255.255.0', gateway: '192.0.2.1' },
         },
       },
-      dot1x_state: 'disabled',
     });
   });
 });
@@ -89,7 +89,7 @@ describe('GET /interface/{name}/', () => {
   });
 
   it('answers 404 for an interface the device does not have', async () => {
-    const answer = await api.get('/interface/eth9/');
+    const answer = await api.get('/interface/eth9/?config_state=active');
     expect(answer.status).toBe(404);
     expect(answer.body).toEqual({ success: false, error: 'No interface "eth9" on this device.' });
   });

@@ -315,23 +315,30 @@ describe('referenced files must already be loaded, in the matching slot', () => 
   });
 });
 
-describe('interface-level fields agree across the stanzas of one interface', () => {
-  const AGREE = (field: string, family: string) =>
-    `Field "${field}" disagrees with the ${family} stanza of "eth1" posted since the last restart; interface-level fields must be the same in every stanza of an interface.`;
+describe('interface-level fields: the stanza posted last sets them for the interface', () => {
+  const pendingFamilies = async () => (await api.get('/interface/eth1/?config_state=pending')).body.interface.families;
 
-  it('refuses an inet6 stanza whose mtu differs from the inet stanza just posted', async () => {
+  it('accepts an inet6 stanza whose mtu differs from the inet stanza just posted, and copies it into inet', async () => {
     await accepted({ ...STATIC, mtu: 1500 });
-    await refused({ ...STATIC6, mtu: 9000 }, AGREE('mtu', 'inet'));
+    await accepted({ ...STATIC6, mtu: 9000 });
+    const families = await pendingFamilies();
+    expect(families.inet.mtu).toBe(9000);
+    expect(families.inet6.mtu).toBe(9000);
   });
 
-  it('refuses a stanza that leaves out the 802.1X fields the other stanza has', async () => {
+  it('removes from the other stanza the 802.1X fields the posted stanza leaves out', async () => {
     await accepted(MD5);
-    await refused({ name: 'eth1', family: 'inet6', method: 'auto' }, AGREE('wpa_key_mgmt', 'inet'));
+    await accepted({ name: 'eth1', family: 'inet6', method: 'auto' });
+    expect(await pendingFamilies()).toEqual({ inet: { method: 'dhcp' }, inet6: { method: 'auto' } });
   });
 
-  it('compares write-only fields too, without echoing them', async () => {
-    await accepted(MD5);
-    await refused({ ...MD5, family: 'inet6', method: 'auto', wpa_password: 'other' }, AGREE('wpa_password', 'inet'));
+  it('copies write-only fields too, shown as <field>_set in both stanzas and never echoed', async () => {
+    await accepted({ name: 'eth1', family: 'inet6', method: 'auto' });
+    await accepted({ ...MD5, wpa_password: 'copied-secret-value' });
+    const families = await pendingFamilies();
+    const dot1x = { wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'MD5', wpa_identity: 'md5user', wpa_password_set: true };
+    expect(families).toEqual({ inet: { method: 'dhcp', ...dot1x }, inet6: { method: 'auto', ...dot1x } });
+    expect(JSON.stringify(families)).not.toContain('copied-secret-value');
   });
 
   it('accepts stanzas that agree', async () => {
@@ -339,13 +346,16 @@ describe('interface-level fields agree across the stanzas of one interface', () 
     await accepted({ ...MD5, family: 'inet6', method: 'auto', mtu: 1400 });
   });
 
-  it('accepts a change while the other family still holds the old values from the active configuration', async () => {
+  it('changes the mtu of an active dual-stack interface with one POST per family, never refused in between', async () => {
     await accepted({ ...STATIC, mtu: 1500 });
     await accepted({ ...STATIC6, mtu: 1500 });
     await restartNetworking(sim, api);
-    // The client changes the MTU: first inet, then inet6. The first POST must not be refused.
+    // The client changes the MTU: first inet, then inet6. Neither POST is refused.
     await accepted({ ...STATIC, mtu: 9000 });
-    await refused({ ...STATIC6, mtu: 1500 }, AGREE('mtu', 'inet'));
+    expect((await pendingFamilies()).inet6.mtu).toBe(9000);
     await accepted({ ...STATIC6, mtu: 9000 });
+    await restartNetworking(sim, api);
+    const active = (await api.get('/interface/eth1/?config_state=active')).body.interface.families;
+    expect([active.inet.mtu, active.inet6.mtu]).toEqual([9000, 9000]);
   });
 });

@@ -81,7 +81,7 @@ describe('HTTP Basic', () => {
     for (const credentials of [{ password: 'wrong' }, { username: 'root', password: 'secret-pw' }]) {
       const client = apiClient(sim, credentials);
       try {
-        const answer = await client.get('/interface/');
+        const answer = await client.get('/interface/?config_state=active');
         expect(answer.status).toBe(401);
         expect(answer.body).toEqual({ success: false, error: 'Bad credentials: the user name or password is wrong.' });
       } finally {
@@ -141,7 +141,7 @@ describe('IPv6 loopback', () => {
     const client = apiClient(six);
     try {
       expect(six.url).toMatch(/^https:\/\/\[::1\]:\d+$/);
-      const eth0 = (await client.get('/interface/eth0/')).body.interface;
+      const eth0 = (await client.get('/interface/eth0/?config_state=active')).body.interface;
       expect(eth0.families.inet6.in_use).toEqual({ address: '::1', netmask: '128' });
       expect(eth0.families.inet.in_use).toEqual({ address: '198.51.100.10', netmask: '255.255.255.0', gateway: '198.51.100.1' });
     } finally {
