@@ -1,13 +1,23 @@
 import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
 
-/** Builds dist/ once so tests can run the real `mpprov` binary as a child process. */
-export default function setup(): void {
+/**
+ * Builds dist/ once so tests can run the real `mpprov` binary as a child process, and makes the
+ * one folder the run's temporary files live in (test/support/temp-folder.ts), removed afterwards.
+ */
+export default function setup(project: TestProject): () => void {
   // For a quick run of tests that do not spawn the CLI while dist/ is already fresh.
-  if (process.env.MPPROV_TEST_NO_BUILD === '1') return;
-  const root = fileURLToPath(new URL('..', import.meta.url));
-  execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  if (process.env.MPPROV_TEST_NO_BUILD !== '1') {
+    const repo = fileURLToPath(new URL('..', import.meta.url));
+    execFileSync(process.execPath, [`${repo}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], { cwd: repo, stdio: 'inherit' });
+  }
+  const root = mkdtempSync(join(tmpdir(), 'mpprov-test-run-'));
+  // Traversable by others (the folders inside stay 0700): one test runs a script as "nobody".
+  chmodSync(root, 0o755);
+  project.provide('tempRoot', root);
+  return () => rmSync(root, { recursive: true, force: true });
 }

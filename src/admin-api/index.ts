@@ -5,4 +5,5 @@ export * from './stanza.js';
 export * from './device-interface.js';
 export * from './acl-rule.js';
 export * from './capability.js';
+export * from './device-trust.js';
 export * from './wire-shape.js';

@@ -8,7 +8,7 @@ import type { Secret } from '../core/secret.js';
  */
 
 export { FAMILIES, FILE_SLOTS, WRITE_ONLY_FIELDS, type Family, type FileSlot, type WriteOnlyField } from './vocabulary.js';
-import { FAMILIES, WRITE_ONLY_FIELDS, type Family, type WriteOnlyField } from './vocabulary.js';
+import type { Family, SetMarker, WriteOnlyField } from './vocabulary.js';
 
 export const Route = z.looseObject({
   destination: z.string(),
@@ -27,7 +27,8 @@ export type InUse = z.infer<typeof InUse>;
 const text = z.string().optional();
 const flag = z.boolean().optional();
 
-export const Stanza = z.looseObject({
+/** The settings of a stanza, readable back from the device: what a plan posts and compares in the clear. */
+const settingsShape = {
   method: text,
   address: text,
   netmask: text,
@@ -42,26 +43,48 @@ export const Stanza = z.looseObject({
   vlan_raw_device: text,
   ssid: text,
   security: text,
-  passphrase: text,
-  passphrase_set: flag,
   wpa_key_mgmt: text,
   wpa_eap: text,
   wpa_identity: text,
   wpa_anonymous_identity: text,
-  wpa_password: text,
-  wpa_password_set: flag,
   wpa_phase1: text,
   wpa_phase2: text,
   wpa_ca_cert: text,
   wpa_client_cert: text,
   wpa_private_key: text,
-  wpa_private_key_passwd: text,
-  wpa_private_key_passwd_set: flag,
   wpa_ca_cert2: text,
   wpa_client_cert2: text,
   wpa_private_key2: text,
+};
+
+// `satisfies` ties these two shapes to WRITE_ONLY_FIELDS: a field added there and not here fails to compile.
+const writeOnlyShape = {
+  passphrase: text,
+  wpa_password: text,
+  wpa_private_key_passwd: text,
   wpa_private_key2_passwd: text,
+} satisfies Record<WriteOnlyField, typeof text>;
+
+/** What a GET shows instead of a write-only value. */
+const setMarkerShape = {
+  passphrase_set: flag,
+  wpa_password_set: flag,
+  wpa_private_key_passwd_set: flag,
   wpa_private_key2_passwd_set: flag,
+} satisfies Record<SetMarker, typeof flag>;
+
+/**
+ * A stanza's settings and nothing else: no write-only values, no `_set` markers, no view-only
+ * fields, no unknown fields. The plan's desired stanzas are made of these, so a misspelt field
+ * name in the plan does not compile.
+ */
+export const StanzaSettings = z.strictObject(settingsShape);
+export type StanzaSettings = z.infer<typeof StanzaSettings>;
+
+export const Stanza = z.looseObject({
+  ...settingsShape,
+  ...writeOnlyShape,
+  ...setMarkerShape,
   /** Active view only: the address the interface really holds now. */
   in_use: InUse.optional(),
 });

@@ -22,6 +22,20 @@ export function isWriteOnlyField(field: string): field is WriteOnlyField {
   return (WRITE_ONLY_FIELDS as readonly string[]).includes(field);
 }
 
+/** `wpa_password_set`: how a view says a write-only field holds a value. */
+export type SetMarker = `${WriteOnlyField}_set`;
+
+export function setMarker(field: WriteOnlyField): SetMarker {
+  return `${field}_set`;
+}
+
+/** Fields a view adds that are facts about the stanza, not its configuration. */
+export const VIEW_ONLY_FIELDS = ['name', 'family', 'config_state', 'in_use', 'dot1x_state'] as const;
+
+export function isViewOnlyField(field: string): boolean {
+  return (VIEW_ONLY_FIELDS as readonly string[]).includes(field);
+}
+
 /**
  * One stanza's identity, "eth1 inet": the key of the secrets record (state files keep it, so the
  * spelling is stable), of the plan's and the simulator's maps, and of messages.

@@ -1,32 +1,17 @@
+import { stanzaKey, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
 import type { AdminApi } from '../client/index.js';
 import { ErrorCode, isMpprovError } from '../core/errors.js';
-import {
-  buildPlan,
-  type DesiredDevice,
-  describeStep,
-  type DeviceInterfaceView,
-  type DeviceSnapshot,
-  type Plan,
-  SECRET_FIELDS,
-  stanzaKey,
-  type Step,
-} from '../plan/index.js';
-import { type ApplyEventSink, type DeviceResult, Outcome, type StepRecord } from './apply-events.js';
+import { buildPlan, type DesiredDevice, describeStep, type DeviceSnapshot, type Plan } from '../plan/index.js';
+import { type DeviceResult, Outcome, type StepRecord } from './apply-events.js';
+import { chooseRecovery } from './choose-recovery.js';
+import type { ProvisionOptions } from './provision-options.js';
 import { rollBack, takeBackPending } from './roll-back.js';
+import { runStep } from './run-step.js';
 import type { SecretsRecord } from './secrets-record.js';
-import { restartAndWait, stepFailure } from './run-step.js';
-import { verifyView } from './verify-view.js';
+import { stepFailure } from './step-failure.js';
 
-export interface ProvisionOptions {
-  dryRun: boolean;
-  allowDisconnect: boolean;
-  discardPending: boolean;
-  rollback: boolean;
-  restartTimeoutMs: number;
-  /** Aborted on SIGTERM: finish the request under way, start no networking restart. */
-  signal?: AbortSignal;
-  onEvent: ApplyEventSink;
-}
+// apply-stick.ts (the secrets rework's file) still takes the type from here; it lives in provision-options.ts.
+export type { ProvisionOptions } from './provision-options.js';
 
 /**
  * Provisions one device: read its state, plan, and (unless dry-run) run the plan, ride out the
@@ -105,17 +90,15 @@ export async function provisionDevice(
       if (failure.deviceLost) {
         return { result: finish(Outcome.Failed, failure.message, { code: failure.code, deviceLost: true }), plan };
       }
-      if (failure.wrongResult && restarted && options.rollback) {
+      const recovery = chooseRecovery({ failure, steps: plan.steps, failedIndex: index, restarted, rollback: options.rollback });
+      if (recovery.kind === 'roll-back') {
         emit({ type: 'rollback', device, message: 'rolling back to the configuration before this run' });
         const rollback = await rollBack(api, snapshot, plan, options, (reason, ms) => emit({ type: 'waiting', device, description: 'roll back', elapsedMs: ms, reason }));
         emit({ type: 'rollback', device, message: rollback.message });
         return { result: finish(Outcome.Failed, `${failure.message}; ${rollback.message}`, { code: failure.code, rollback }), plan };
       }
-      // The failed step counts too when the device may have taken it (a dropped connection).
-      const upTo = failure.code === ErrorCode.DeviceRefused ? index : index + 1;
-      const touched = restarted ? [] : stanzasTouched(plan.steps.slice(0, upTo));
-      if (touched.length > 0) {
-        const takenBack = await takeBackPending(api, snapshot, touched);
+      if (recovery.kind === 'take-back') {
+        const takenBack = await takeBackPending(api, snapshot, recovery.stanzas);
         const message = takenBack === '' ? failure.message : `${failure.message.replace(/\.$/, '')}; ${takenBack}`;
         return { result: finish(Outcome.Failed, message, { code: failure.code }), plan };
       }
@@ -131,92 +114,19 @@ export async function provisionDevice(
   return { result: finish(Outcome.Changed, `applied and verified: ${changeSummary(plan)}`), plan };
 }
 
-/** Stanzas a run may have changed in the pending view by these steps (the failed one included). */
-function stanzasTouched(steps: readonly Step[]): { name: string; family: 'inet' | 'inet6' }[] {
-  return steps.flatMap((step) => {
-    if (step.kind === 'post-stanza') return [{ name: step.stanza.name, family: step.stanza.family }];
-    if (step.kind === 'delete-stanza' || step.kind === 'restore-stanza') return [{ name: step.name, family: step.family }];
-    return [];
-  });
-}
-
 async function readSnapshot(api: AdminApi, withAcl: boolean): Promise<DeviceSnapshot> {
   const active = await api.listInterfaces('active');
   const pending = await api.listInterfaces('pending');
   const capability = await api.getCapability();
   const acl = withAcl ? await api.listAcl() : undefined;
-  return {
-    active: active as DeviceInterfaceView[],
-    pending: pending as DeviceInterfaceView[],
-    capability: capability as DeviceSnapshot['capability'],
-    acl: acl as DeviceSnapshot['acl'],
-  };
-}
-
-async function runStep(
-  step: Step,
-  api: AdminApi,
-  options: ProvisionOptions,
-  onWait: (reason: string, elapsedMs: number) => void,
-): Promise<void> {
-  switch (step.kind) {
-    case 'upload-files':
-      await api.uploadFiles(step.files.map((f) => ({ slot: f.slot, filename: f.filename, bytes: f.bytes })));
-      return;
-    case 'delete-stanza':
-      await api.deleteStanza(step.name, step.family);
-      return;
-    case 'restore-stanza':
-      await api.postStanza({ ...step.fields, name: step.name, family: step.family } as Parameters<AdminApi['postStanza']>[0]);
-      return;
-    case 'post-stanza':
-      await api.postStanza({ ...step.stanza.fields, ...step.stanza.secrets, name: step.stanza.name, family: step.stanza.family } as Parameters<AdminApi['postStanza']>[0]);
-      return;
-    case 'verify-pending': {
-      const problems = verifyView((await api.listInterfaces('pending')) as DeviceInterfaceView[], step.expected, { dot1x: false });
-      if (problems.length > 0) throw new VerificationError('pending', problems);
-      return;
-    }
-    case 'restart-networking':
-      if (options.signal?.aborted === true) throw new VerificationError('shutdown', ['the agent is shutting down: networking was not restarted']);
-      await restartAndWait(api, options.restartTimeoutMs, onWait, options.signal, (view) => verifyView(view, step.expected, { dot1x: false }).length === 0);
-      return;
-    case 'verify-active': {
-      const active = (await api.listInterfaces('active')) as DeviceInterfaceView[];
-      const problems = verifyView(active, step.expected, { dot1x: true });
-      if (problems.length === 0) return;
-      // Settings not active while still pending: the restart did not take. Settings active but
-      // 802.1X refused by the switch port: a wrong result, which is rolled back.
-      const settingsActive = verifyView(active, step.expected, { dot1x: false }).length === 0;
-      const pending = settingsActive ? [] : ((await api.listInterfaces('pending')) as DeviceInterfaceView[]);
-      const stillPending = !settingsActive && verifyView(pending, step.expected, { dot1x: false }).length === 0;
-      throw new VerificationError(stillPending ? 'never-active' : 'active', problems);
-    }
-    case 'add-acl-rule':
-      await api.addAcl(step.rule);
-      return;
-    case 'remove-acl-rule':
-      await api.deleteAcl(step.rule);
-      return;
-  }
-}
-
-/** The device answered, but its configuration is not what was asked for. */
-export class VerificationError extends Error {
-  constructor(
-    readonly view: 'pending' | 'active' | 'never-active' | 'shutdown',
-    readonly problems: string[],
-  ) {
-    super(problems.join('; '));
-    this.name = 'VerificationError';
-  }
+  return { active, pending, capability, acl };
 }
 
 async function rememberSecrets(record: SecretsRecord, desired: DesiredDevice, plan: Plan): Promise<string | undefined> {
   for (const iface of desired.interfaces) {
     for (const stanza of iface.stanzas) {
       const key = stanzaKey(stanza.name, stanza.family);
-      for (const field of SECRET_FIELDS) {
+      for (const field of WRITE_ONLY_FIELDS) {
         const value = stanza.secrets[field];
         if (value === undefined) record.forget(desired.url, key, field);
         else record.remember(desired.url, key, field, value);
@@ -228,7 +138,7 @@ async function rememberSecrets(record: SecretsRecord, desired: DesiredDevice, pl
     await record.save(desired.url);
     return undefined;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'error';
     return `the secrets record could not be saved in the state directory (${code}); unchanged secrets will be sent again next time (use --state-dir, or run as the service user)`;
   }
 }

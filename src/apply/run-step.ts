@@ -1,116 +1,59 @@
 import type { AdminApi } from '../client/index.js';
-import { ErrorCode, isMpprovError, MpprovError } from '../core/errors.js';
-import { configFields, type DeviceInterfaceView, normaliseFields, type Step } from '../plan/index.js';
-
-/** How long a device may keep answering after accepting a restart before it goes down. */
-const OUTAGE_START_GRACE_MS = 5_000;
+import { VerificationError } from '../core/errors.js';
+import type { Step } from '../plan/index.js';
+import type { ProvisionOptions } from './provision-options.js';
+import { restartAndWait, RestartSkippedError } from './restart-and-wait.js';
+import { verifyView } from './verify-view.js';
 
 /**
- * Restarts networking and rides out the outage (resets and refused connections are expected).
- * Done when the active view shows the new configuration, or when the device was seen going down
- * and answers again. Either keeps us from reading the old configuration back in the moment
- * before the device goes down.
+ * Runs one plan step against the device: one request, or a restart with its wait, or a check of a
+ * view. Throws the client's device errors as they come, VerificationError when the device answers
+ * with another configuration, and the restart errors of restart-and-wait.ts.
  */
-export async function restartAndWait(
+export async function runStep(
+  step: Step,
   api: AdminApi,
-  timeoutMs: number,
+  options: Pick<ProvisionOptions, 'restartTimeoutMs' | 'signal'>,
   onWait: (reason: string, elapsedMs: number) => void,
-  signal: AbortSignal | undefined,
-  hasRestarted: (active: DeviceInterfaceView[]) => boolean,
 ): Promise<void> {
-  const started = Date.now();
-  // Any change of the active configuration also shows the restart happened (even a wrong one).
-  const before = configurationOf((await api.listInterfaces('active')) as DeviceInterfaceView[]);
-  await api.restartNetworking();
-  const graceEnd = started + Math.min(OUTAGE_START_GRACE_MS, timeoutMs);
-  while (Date.now() < graceEnd) {
-    try {
-      const view = (await api.listInterfaces('active')) as DeviceInterfaceView[];
-      if (hasRestarted(view) || configurationOf(view) !== before) return;
-    } catch {
-      break; // it went down: the restart is under way
+  switch (step.kind) {
+    case 'upload-files':
+      await api.uploadFiles(step.files.map((f) => ({ slot: f.slot, filename: f.filename, bytes: f.bytes })));
+      return;
+    case 'delete-stanza':
+      await api.deleteStanza(step.name, step.family);
+      return;
+    case 'restore-stanza':
+      await api.postStanza({ ...step.fields, name: step.name, family: step.family });
+      return;
+    case 'post-stanza':
+      // Write-only values stay Secrets here; the client reveals them into the body bytes only.
+      await api.postStanza({ ...step.stanza.fields, ...step.stanza.secrets, name: step.stanza.name, family: step.stanza.family });
+      return;
+    case 'verify-pending': {
+      const problems = verifyView(await api.listInterfaces('pending'), step.expected, { dot1x: false });
+      if (problems.length > 0) throw new VerificationError('pending', problems);
+      return;
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const remaining = Math.max(1, timeoutMs - (Date.now() - started));
-  try {
-    await api.waitUntilAnswering({
-      timeoutMs: remaining,
-      onAttempt: (_elapsedMs, reason) => onWait(reason, Date.now() - started),
-      ...(signal === undefined ? {} : { signal }),
-    });
-  } catch (error) {
-    if (signal?.aborted === true) throw new RestartWaitAbortedError(error);
-    throw new DeviceLostError(timeoutMs, error);
-  }
-}
-
-/** The configuration in a view, without what changes on its own (addresses in use, 802.1X state). */
-function configurationOf(view: readonly DeviceInterfaceView[]): string {
-  return JSON.stringify(
-    [...view]
-      .sort((a, b) => a.name.localeCompare(b.name))
-      .map((iface) => [iface.name, Object.entries(iface.families).map(([family, stanza]) => [family, stanza == null ? null : normaliseFields(configFields(stanza))])]),
-  );
-}
-
-export class DeviceLostError extends MpprovError {
-  constructor(readonly timeoutMs: number, cause: unknown) {
-    super(ErrorCode.DeviceUnreachable, `the device did not answer again within ${Math.round(timeoutMs / 1000)} s after the networking restart`, { cause });
-    this.name = 'DeviceLostError';
-  }
-}
-
-/** The agent is shutting down while a device restarts: we stop watching, the device goes on. */
-export class RestartWaitAbortedError extends MpprovError {
-  constructor(cause: unknown) {
-    super(ErrorCode.ApplyFailed, 'stopped waiting for the device because the agent is shutting down; the networking restart was already under way, so check the device when the agent runs again', { cause });
-    this.name = 'RestartWaitAbortedError';
-  }
-}
-
-export interface StepFailure {
-  message: string;
-  code: string;
-  deviceLost: boolean;
-  /** The device answered but runs the wrong configuration: the case for a roll-back. */
-  wrongResult: boolean;
-}
-
-const ON_SITE_CHECKS =
-  'on site, check the link and switch-port lights, whether the switch port demands 802.1X and accepted the credentials (switch or RADIUS log), and the MP\'s console';
-
-export function stepFailure(error: unknown, step: Step, description: string, timeoutMs: number): StepFailure {
-  if (error instanceof DeviceLostError) {
-    return {
-      message: `${error.message} (no answer for ${Math.round(timeoutMs / 1000)} s); ${ON_SITE_CHECKS}`,
-      code: ErrorCode.DeviceUnreachable,
-      deviceLost: true,
-      wrongResult: false,
-    };
-  }
-  if (error instanceof RestartWaitAbortedError) {
-    return { message: error.message, code: error.code, deviceLost: false, wrongResult: false };
-  }
-  const verification = error as { name?: string; view?: string; problems?: string[] };
-  if (verification.name === 'VerificationError') {
-    const problems = (verification.problems ?? []).join('; ');
-    switch (verification.view) {
-      case 'pending':
-        return { message: `the device's pending configuration differs from what was posted, so networking was not restarted: ${problems}`, code: ErrorCode.ApplyFailed, deviceLost: false, wrongResult: false };
-      case 'never-active':
-        return { message: `the networking restart did not make the changes active (they are still pending): ${problems}; a reboot of the MP may be needed`, code: ErrorCode.ApplyFailed, deviceLost: false, wrongResult: false };
-      case 'shutdown':
-        return { message: problems, code: ErrorCode.ApplyFailed, deviceLost: false, wrongResult: false };
-      default:
-        return { message: `after the restart the device runs a different configuration than requested: ${problems}`, code: ErrorCode.ApplyFailed, deviceLost: false, wrongResult: true };
+    case 'restart-networking':
+      if (options.signal?.aborted === true) throw new RestartSkippedError();
+      await restartAndWait(api, options.restartTimeoutMs, onWait, options.signal, (view) => verifyView(view, step.expected, { dot1x: false }).length === 0);
+      return;
+    case 'verify-active': {
+      const active = await api.listInterfaces('active');
+      const problems = verifyView(active, step.expected, { dot1x: true });
+      if (problems.length === 0) return;
+      // Settings not active while still pending: the restart did not take. Settings active but
+      // 802.1X refused by the switch port: a wrong result, which is rolled back.
+      const settingsActive = verifyView(active, step.expected, { dot1x: false }).length === 0;
+      const stillPending = !settingsActive && verifyView(await api.listInterfaces('pending'), step.expected, { dot1x: false }).length === 0;
+      throw new VerificationError(stillPending ? 'never-active' : 'active', problems);
     }
+    case 'add-acl-rule':
+      await api.addAcl(step.rule);
+      return;
+    case 'remove-acl-rule':
+      await api.deleteAcl(step.rule);
+      return;
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return {
-    message: `${description} failed: ${message}`,
-    code: isMpprovError(error) ? error.code : ErrorCode.Internal,
-    deviceLost: false,
-    wrongResult: step.kind === 'verify-active',
-  };
 }

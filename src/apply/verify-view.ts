@@ -1,17 +1,11 @@
-import {
-  compareStanza,
-  type DesiredStanza,
-  type DeviceInterfaceView,
-  type ExpectedStanza,
-  indexStanzas,
-  stanzaKey,
-} from '../plan/index.js';
+import { type DeviceInterface, stanzaKey } from '../admin-api/index.js';
+import { compareStanza, type DesiredStanza, type ExpectedStanza, indexStanzas } from '../plan/index.js';
 
 /**
  * Checks a device view against what the plan expects and says, one sentence per stanza, what
  * differs. Secrets are checked by their `_set` markers only: the device never returns them.
  */
-export function verifyView(view: readonly DeviceInterfaceView[], expected: readonly ExpectedStanza[], options: { dot1x: boolean }): string[] {
+export function verifyView(view: readonly DeviceInterface[], expected: readonly ExpectedStanza[], options: { dot1x: boolean }): string[] {
   const stanzas = indexStanzas(view);
   const problems: string[] = [];
   for (const want of expected) {
@@ -30,7 +24,7 @@ export function verifyView(view: readonly DeviceInterfaceView[], expected: reado
     );
     if (differences.length > 0) problems.push(`${label}: ${differences.join('; ')}`);
     // The device reports the 802.1X outcome per stanza or per interface; either counts.
-    const dot1xState = have.dot1x_state ?? view.find((i) => i.name === want.name)?.extra?.dot1x_state;
+    const dot1xState = have.dot1x_state ?? view.find((i) => i.name === want.name)?.extra.dot1x_state;
     if (options.dot1x && hasDot1x(want.stanza) && typeof dot1xState === 'string' && dot1xState !== 'authorized') {
       problems.push(`${label}: 802.1X is ${dot1xState} (the switch port did not accept the credentials)`);
     }

@@ -5,6 +5,7 @@ import { registerRunCommand } from './run-command.js';
 import { registerStatusCommand } from './status-command.js';
 import { registerSchemaCommand } from './schema-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
+import { registerSignCommand } from './sign-command.js';
 import { registerValidateCommand } from './validate-command.js';
 import { packageVersion } from './package-version.js';
 
@@ -21,5 +22,6 @@ registerSchemaCommand(program);
 registerRunCommand(program);
 registerStatusCommand(program);
 registerSimulateCommand(program);
+registerSignCommand(program);
 
 await program.parseAsync(process.argv);

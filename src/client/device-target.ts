@@ -1,13 +1,5 @@
+import type { DeviceTrust } from '../admin-api/device-trust.js';
 import type { Secret } from '../core/secret.js';
-
-/** How the client trusts the device's TLS certificate. Verification is on unless `insecure`. */
-export type DeviceTrust =
-  /** The SHA-256 fingerprint of the device's own certificate: 64 hex digits, colons optional, any case. */
-  | { kind: 'fingerprint'; sha256: string }
-  /** Verify the device's certificate chain and name against this CA (PEM). */
-  | { kind: 'ca'; caPem: string }
-  /** No verification at all; only when the operator asks, and said out loud (onWarning). */
-  | { kind: 'insecure' };
 
 export interface DeviceTarget {
   /** `https://host[:port]`, no path. */

@@ -3,7 +3,8 @@
  * internal. Errors are the Device* classes of src/errors.ts.
  */
 export { createAdminClient, type AdminApi } from './admin-client.js';
-export type { ClientOptions, DeviceTarget, DeviceTrust, RetryInfo } from './device-target.js';
+export type { ClientOptions, DeviceTarget, RetryInfo } from './device-target.js';
+export type { DeviceTrust } from '../admin-api/device-trust.js';
 export type { ConfigState, DeviceInterface } from '../admin-api/device-interface.js';
 export type { WaitOptions } from './wait-until-answering.js';
 export type { UploadedFile } from './upload-files.js';

@@ -1,6 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import { buildConnector } from 'undici';
-import type { DeviceTrust } from './device-target.js';
+import type { DeviceTrust } from '../admin-api/device-trust.js';
 import { normaliseFingerprint, sha256Fingerprint } from './fingerprint.js';
 
 /**

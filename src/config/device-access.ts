@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import type { DeviceTrust } from '../admin-api/device-trust.js';
 import type { AgentConfig } from './agent-config.js';
 import type { LoadedStick } from './load-stick.js';
 import { formatKeyPath, type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
@@ -6,18 +7,13 @@ import type { MonitoringPoint } from './schema.js';
 import type { Secret } from '../core/secret.js';
 import { normaliseDeviceUrl } from './stick-rules.js';
 
-export type DeviceTrustSpec =
-  | { kind: 'fingerprint'; sha256: string }
-  | { kind: 'ca'; caPem: string }
-  | { kind: 'insecure' };
-
 /** How to reach one device: URL, credentials and TLS trust, after precedence is applied. */
 export interface DeviceAccess {
   name: string;
   url: string;
   username: string;
   password: Secret;
-  trust: DeviceTrustSpec;
+  trust: DeviceTrust;
 }
 
 /**
@@ -42,7 +38,7 @@ export function resolveDeviceAccess(
   }
   const username = mp.username ?? perDevice.username ?? defaults.username ?? 'admin';
 
-  let trust: DeviceTrustSpec | undefined;
+  let trust: DeviceTrust | undefined;
   if (mp.tls !== undefined) trust = trustFromStick(loaded, at, mp);
   trust ??= trustFromAgent(perDevice.tls) ?? trustFromAgent(defaults.tls);
   if (trust === undefined) {
@@ -55,7 +51,7 @@ function missing(path: KeyPath, message: string, hint: string): { problem: Unpla
   return { problem: { severity: Severity.Error, path, message, hint } };
 }
 
-function trustFromStick(loaded: LoadedStick, at: KeyPath, mp: MonitoringPoint): DeviceTrustSpec | undefined {
+function trustFromStick(loaded: LoadedStick, at: KeyPath, mp: MonitoringPoint): DeviceTrust | undefined {
   const tls = mp.tls;
   if (tls?.fingerprint_sha256 !== undefined) return { kind: 'fingerprint', sha256: tls.fingerprint_sha256 };
   if (tls?.ca !== undefined) {
@@ -67,7 +63,7 @@ function trustFromStick(loaded: LoadedStick, at: KeyPath, mp: MonitoringPoint): 
   return undefined;
 }
 
-function trustFromAgent(tls: { fingerprintSha256?: string; caPem?: string; insecure?: boolean } | undefined): DeviceTrustSpec | undefined {
+function trustFromAgent(tls: { fingerprintSha256?: string; caPem?: string; insecure?: boolean } | undefined): DeviceTrust | undefined {
   if (tls?.fingerprintSha256 !== undefined) return { kind: 'fingerprint', sha256: tls.fingerprintSha256 };
   if (tls?.caPem !== undefined) return { kind: 'ca', caPem: toPem(Buffer.from(tls.caPem)) };
   if (tls?.insecure === true) return { kind: 'insecure' };

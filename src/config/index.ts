@@ -31,4 +31,4 @@ export {
   type DeviceDefaults,
   type LoadedAgentConfig,
 } from './agent-config.js';
-export { resolveDeviceAccess, type DeviceAccess, type DeviceTrustSpec } from './device-access.js';
+export { resolveDeviceAccess, type DeviceAccess } from './device-access.js';

@@ -17,8 +17,25 @@ export const ErrorCode = {
   DevicePinMismatch: 'MPPROV_DEVICE_PIN_MISMATCH',
   DeviceRateLimited: 'MPPROV_DEVICE_RATE_LIMITED',
   DeviceNotAnswering: 'MPPROV_DEVICE_NOT_ANSWERING',
+  // The monitoring service's data API (src/service): one code per documented status and message.
+  ServiceBadRequest: 'MPPROV_SERVICE_BAD_REQUEST',
+  ServiceNoCredentials: 'MPPROV_SERVICE_NO_CREDENTIALS',
+  ServiceBadCredentials: 'MPPROV_SERVICE_BAD_CREDENTIALS',
+  ServiceUndecodableCredentials: 'MPPROV_SERVICE_UNDECODABLE_CREDENTIALS',
+  ServiceForbidden: 'MPPROV_SERVICE_FORBIDDEN',
+  ServiceNotFound: 'MPPROV_SERVICE_NOT_FOUND',
+  ServiceNotAcceptable: 'MPPROV_SERVICE_NOT_ACCEPTABLE',
+  ServiceRateLimited: 'MPPROV_SERVICE_RATE_LIMITED',
+  ServiceInternalError: 'MPPROV_SERVICE_INTERNAL_ERROR',
+  ServiceHttp: 'MPPROV_SERVICE_HTTP',
+  ServiceTls: 'MPPROV_SERVICE_TLS',
+  ServiceUnreachable: 'MPPROV_SERVICE_UNREACHABLE',
+  ServiceTimeout: 'MPPROV_SERVICE_TIMEOUT',
+  ServiceResponse: 'MPPROV_SERVICE_RESPONSE',
+  ServiceBodyTooLarge: 'MPPROV_SERVICE_BODY_TOO_LARGE',
   PlanRefused: 'MPPROV_PLAN_REFUSED',
   ApplyFailed: 'MPPROV_APPLY_FAILED',
+  VerificationFailed: 'MPPROV_VERIFICATION_FAILED',
   Usage: 'MPPROV_USAGE',
   Internal: 'MPPROV_INTERNAL',
 } as const;
@@ -360,3 +377,34 @@ export class DeviceNotAnsweringError extends DeviceError<DeviceNotAnsweringError
     this.name = 'DeviceNotAnsweringError';
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Verification: the device answered, but its configuration is not what was asked for.
+// ---------------------------------------------------------------------------------------------
+
+export const VerifiedView = {
+  /** The pending view after posting, before the restart: networking is then not restarted. */
+  Pending: 'pending',
+  /** The active view after the restart differs: a wrong result, the case for a roll-back. */
+  Active: 'active',
+  /** After the restart the changes are still only pending: the restart did not take. */
+  NeverActive: 'never-active',
+} as const;
+export type VerifiedView = (typeof VerifiedView)[keyof typeof VerifiedView];
+
+export class VerificationError extends MpprovError {
+  constructor(
+    readonly view: VerifiedView,
+    /** One sentence per stanza that differs; never a secret value (write-only fields are compared by their _set markers). */
+    readonly problems: readonly string[],
+  ) {
+    super(ErrorCode.VerificationFailed, `${VIEW_TEXT[view]}: ${problems.join('; ')}`);
+    this.name = 'VerificationError';
+  }
+}
+
+const VIEW_TEXT: Record<VerifiedView, string> = {
+  pending: "the device's pending configuration differs from what was posted",
+  active: 'after the restart the device runs a different configuration than requested',
+  'never-active': 'the networking restart did not make the changes active (they are still pending)',
+};

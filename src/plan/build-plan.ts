@@ -1,20 +1,22 @@
 import { checkAgainstDevice } from './device-checks.js';
 import { compareStanza } from './compare-stanzas.js';
 import { foreignPendingSteps } from './foreign-pending.js';
+import { indexStanzas } from './index-stanzas.js';
 import { dangerousChanges, managementInterface } from './lockout-guard.js';
-import type { DeviceSnapshot, ExpectedStanza, Plan, PlanOptions, PlanRefusal, StanzaChange, Step } from './plan-types.js';
-import {
-  type DesiredAclRule,
-  type DesiredDevice,
-  type DesiredFile,
-  type DesiredStanza,
-  type DeviceInterfaceView,
-  type DeviceStanza,
-  type Family,
-  FILE_SLOTS,
-  SECRET_FIELDS,
-  stanzaKey,
-} from './stanza.js';
+import type {
+  DesiredDevice,
+  DesiredFile,
+  DesiredStanza,
+  DeviceSnapshot,
+  ExpectedStanza,
+  FieldChange,
+  Plan,
+  PlanOptions,
+  PlanRefusal,
+  StanzaChange,
+  Step,
+} from './plan-types.js';
+import { type AclRule, type DeviceInterface, type Family, FILE_SLOTS, stanzaKey, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
 
 /**
  * Computes the ordered steps that take the device from `snapshot` to `desired`, following the
@@ -37,12 +39,14 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
 
   // What changes, stanza by stanza.
   const stanzas: StanzaChange[] = [];
+  const toPost: Posted[] = [];
   for (const [key, stanza] of desiredByKey) {
     const current = active.get(key)?.stanza;
     const changes = compareStanza(stanza, current, (field, value) => options.secretKnown(key, field, value));
     const action = current == null ? 'create' : changes.length > 0 ? 'update' : 'unchanged';
-    const unchangedSecrets = SECRET_FIELDS.filter((f) => stanza.secrets[f] !== undefined && !changes.some((c) => c.field === f));
+    const unchangedSecrets = WRITE_ONLY_FIELDS.filter((f) => stanza.secrets[f] !== undefined && !changes.some((c) => c.field === f));
     stanzas.push({ name: stanza.name, family: stanza.family, action, changes, unchangedSecrets });
+    if (action !== 'unchanged') toPost.push({ name: stanza.name, family: stanza.family, action, changes, stanza });
   }
   for (const [key, { name, family, stanza }] of active) {
     if (desiredByKey.has(key)) continue;
@@ -66,11 +70,10 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
     }
   }
 
-  const toPost = stanzas.filter((s) => s.action === 'create' || s.action === 'update');
   const toDelete = stanzas.filter((s) => s.action === 'delete');
   const parentFirst = (a: { name: string }, b: { name: string }): number => vlanDepth(a.name) - vlanDepth(b.name) || a.name.localeCompare(b.name);
 
-  const uploads = filesToUpload(desired, toPost, desiredByKey, snapshot.active);
+  const uploads = filesToUpload(desired, toPost, snapshot.active);
   if (uploads.length > 0) steps.push({ kind: 'upload-files', files: uploads });
 
   // An SSID cannot be changed in place: delete, restart, add, restart (vendor procedure).
@@ -93,15 +96,13 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
     steps.push({ kind: 'delete-stanza', name: s.name, family: s.family, reason: managed.has(s.name) ? 'not in the file for this interface' : 'prune: interface not in the file' });
   }
   for (const s of [...toPost].sort(parentFirst)) {
-    const stanza = desiredByKey.get(stanzaKey(s.name, s.family)) as DesiredStanza;
-    const action = ssidChanged.has(s.name) ? 'create' : (s.action as 'create' | 'update');
-    steps.push({ kind: 'post-stanza', stanza, action });
+    steps.push({ kind: 'post-stanza', stanza: s.stanza, action: ssidChanged.has(s.name) ? 'create' : s.action });
   }
 
   const restartNeeded = toPost.length > 0 || toDelete.length > 0 || pending.steps.length > 0;
   if (restartNeeded) {
     const expected: ExpectedStanza[] = [
-      ...toPost.map((s) => ({ name: s.name, family: s.family, stanza: desiredByKey.get(stanzaKey(s.name, s.family)) ?? null })),
+      ...toPost.map((s) => ({ name: s.name, family: s.family, stanza: s.stanza })),
       ...toDelete.map((s) => ({ name: s.name, family: s.family, stanza: null })),
     ];
     steps.push({ kind: 'verify-pending', expected });
@@ -126,22 +127,13 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
   };
 }
 
-interface IndexedStanza {
+/** A desired stanza the device does not have as it is: posted by the plan. */
+interface Posted {
   name: string;
   family: Family;
-  stanza: DeviceStanza | null;
-}
-
-export function indexStanzas(view: readonly DeviceInterfaceView[]): Map<string, IndexedStanza> {
-  const out = new Map<string, IndexedStanza>();
-  for (const iface of view) {
-    for (const family of ['inet', 'inet6'] as const) {
-      const stanza = iface.families[family];
-      if (stanza === undefined) continue;
-      out.set(stanzaKey(iface.name, family), { name: iface.name, family, stanza });
-    }
-  }
-  return out;
+  action: 'create' | 'update';
+  changes: FieldChange[];
+  stanza: DesiredStanza;
 }
 
 function vlanDepth(name: string): number {
@@ -151,9 +143,8 @@ function vlanDepth(name: string): number {
 /** Files named by stanzas about to be posted that the device does not already hold under that name. */
 function filesToUpload(
   desired: DesiredDevice,
-  toPost: StanzaChange[],
-  desiredByKey: Map<string, DesiredStanza>,
-  activeView: readonly DeviceInterfaceView[],
+  toPost: readonly Posted[],
+  activeView: readonly DeviceInterface[],
 ): DesiredFile[] {
   const onDevice = new Set<string>();
   for (const iface of activeView) {
@@ -163,18 +154,17 @@ function filesToUpload(
     }
   }
   const needed = new Set<string>();
-  for (const s of toPost) {
-    const fields = desiredByKey.get(stanzaKey(s.name, s.family))?.fields ?? {};
+  for (const { stanza } of toPost) {
     for (const slot of FILE_SLOTS) {
-      const name = fields[slot];
+      const name = stanza.fields[slot];
       if (typeof name === 'string' && !onDevice.has(`${slot}/${name}`)) needed.add(`${slot}/${name}`);
     }
   }
   return desired.files.filter((f) => needed.has(`${f.slot}/${f.filename}`));
 }
 
-function sameRule(a: DesiredAclRule, b: DesiredAclRule): boolean {
-  const norm = (r: DesiredAclRule) =>
+function sameRule(a: AclRule, b: AclRule): boolean {
+  const norm = (r: AclRule) =>
     JSON.stringify([r.protocol, r.from_port, r.to_port, [...r.source_addresses].sort(), [...r.interfaces].sort()]);
   return norm(a) === norm(b);
 }

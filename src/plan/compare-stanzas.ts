@@ -1,5 +1,6 @@
-import { canonicalIp, parseCidr, type Secret, ipv4PrefixToNetmask } from '../config/index.js';
-import { type DesiredStanza, type DeviceStanza, SECRET_FIELDS, type SecretField, VIEW_ONLY_FIELDS } from './stanza.js';
+import { isViewOnlyField, isWriteOnlyField, setMarker, type Stanza, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
+import { canonicalIp, parseCidr, ipv4PrefixToNetmask } from '../config/index.js';
+import type { DesiredStanza, FieldChange, SecretKnown } from './plan-types.js';
 
 /**
  * Compares what the stick wants with what the device reports, field by field, after normalising
@@ -7,20 +8,9 @@ import { type DesiredStanza, type DeviceStanza, SECRET_FIELDS, type SecretField,
  * as unchanged and never causes a networking restart.
  */
 
-export interface FieldChange {
-  field: string;
-  /** Normalised old and new values; for secrets only whether they were or will be set. */
-  from: unknown;
-  to: unknown;
-  secret: boolean;
-}
-
-/** Tells whether a secret equals what the agent last applied to this stanza (secrets cannot be read back). */
-export type SecretKnown = (field: SecretField, value: Secret) => boolean;
-
 export function compareStanza(
   desired: DesiredStanza | undefined,
-  actual: DeviceStanza | null | undefined,
+  actual: Stanza | null | undefined,
   secretKnown: SecretKnown,
 ): FieldChange[] {
   const changes: FieldChange[] = [];
@@ -31,9 +21,9 @@ export function compareStanza(
     const to = wanted[field];
     if (JSON.stringify(from) !== JSON.stringify(to)) changes.push({ field, from, to, secret: false });
   }
-  for (const field of SECRET_FIELDS) {
+  for (const field of WRITE_ONLY_FIELDS) {
     const value = desired?.secrets[field];
-    const isSet = actual != null && actual[`${field}_set`] === true;
+    const isSet = actual != null && actual[setMarker(field)] === true;
     if (value === undefined) {
       if (isSet) changes.push({ field, from: 'set', to: undefined, secret: true });
       continue;
@@ -44,12 +34,21 @@ export function compareStanza(
   return changes;
 }
 
-/** The configuration fields of a device stanza: no view-only fields, no `<secret>_set` markers. */
-export function configFields(stanza: DeviceStanza): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+/** Whether the device reports a value in any write-only field of this stanza (it never returns the value). */
+export function holdsSecrets(stanza: Stanza): boolean {
+  return WRITE_ONLY_FIELDS.some((field) => stanza[setMarker(field)] === true);
+}
+
+/**
+ * The settings of a device stanza: no view-only fields, no write-only fields, no `_set` markers.
+ * Fields the device adds that this agent does not know are kept: re-posting a stanza (a restore,
+ * a roll-back) must not drop them.
+ */
+export function configFields(stanza: Stanza): Stanza {
+  // Keys and values come from a parsed Stanza, so writing them back through its index signature keeps them valid.
+  const out: Stanza = {};
   for (const [field, value] of Object.entries(stanza)) {
-    if (VIEW_ONLY_FIELDS.has(field) || field.endsWith('_set') || value === null || value === undefined) continue;
-    if ((SECRET_FIELDS as readonly string[]).includes(field)) continue;
+    if (isViewOnlyField(field) || field.endsWith('_set') || isWriteOnlyField(field) || value === null || value === undefined) continue;
     out[field] = value;
   }
   return out;
@@ -101,7 +100,7 @@ function normaliseNetmask(value: unknown, isInet: boolean): unknown {
 function normaliseRoutes(routes: unknown[]): unknown[] {
   return routes
     .map((route) => {
-      const r = route as { destination?: unknown; gateway?: unknown; metric?: unknown };
+      const r: Record<string, unknown> = typeof route === 'object' && route !== null ? { ...route } : {};
       const cidr = typeof r.destination === 'string' ? parseCidr(r.destination) : undefined;
       return {
         destination: cidr === undefined ? r.destination : `${canonicalIp(cidr.address)}/${cidr.prefix}`,

@@ -1,3 +1,4 @@
+import type { AclRule } from '../admin-api/index.js';
 import type { Step } from './plan-types.js';
 
 /** One line per step, for progress displays, usb.log and `mpprov plan`. Never names a secret value. */
@@ -24,7 +25,7 @@ export function describeStep(step: Step): string {
   }
 }
 
-function describeRule(rule: { protocol: string; from_port: number; to_port: number; source_addresses: string[]; interfaces: string[] }): string {
+function describeRule(rule: AclRule): string {
   const ports = rule.from_port === rule.to_port ? `${rule.from_port}` : `${rule.from_port}-${rule.to_port}`;
   return `permit ${rule.protocol}/${ports} from ${rule.source_addresses.join(',')} on ${rule.interfaces.join(',')}`;
 }

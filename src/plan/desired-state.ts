@@ -9,19 +9,10 @@ import {
   normaliseDeviceUrl,
   parseCidr,
   parsePortRange,
-  type Secret,
 } from '../config/index.js';
-import {
-  type DesiredAclRule,
-  type DesiredDevice,
-  type DesiredFile,
-  type DesiredInterface,
-  type DesiredStanza,
-  Family,
-  type FileSlot,
-  type SecretField,
-  type StanzaFields,
-} from './stanza.js';
+import type { AclRule, Family, FileSlot, StanzaSettings, WriteOnlyField } from '../admin-api/index.js';
+import type { Secret } from '../core/secret.js';
+import type { DesiredDevice, DesiredFile, DesiredInterface, DesiredStanza } from './plan-types.js';
 
 /**
  * Translates one validated Monitoring Point entry of a stick into the stanzas, files and ACL rules
@@ -40,7 +31,7 @@ export function desiredDevice(stick: ValidatedStick, index: number): DesiredDevi
     url: normaliseDeviceUrl(mp.url) ?? mp.url,
     interfaces,
     files: [...files.values()],
-    acl: mp.acl?.map((rule): DesiredAclRule => {
+    acl: mp.acl?.map((rule): AclRule => {
       const ports = parsePortRange(rule.ports) ?? { from: 0, to: 0 };
       return {
         action: 'permit',
@@ -57,8 +48,8 @@ export function desiredDevice(stick: ValidatedStick, index: number): DesiredDevi
 }
 
 interface Collected {
-  fields: StanzaFields;
-  secrets: Partial<Record<SecretField, Secret>>;
+  fields: StanzaSettings;
+  secrets: Partial<Record<WriteOnlyField, Secret>>;
 }
 
 function desiredInterface(
@@ -121,8 +112,8 @@ function desiredInterface(
   }
 
   const stanzas: DesiredStanza[] = [];
-  if (iface.ipv4 !== undefined) stanzas.push(stanza(name, Family.Inet, iface.ipv4, common));
-  if (iface.ipv6 !== undefined) stanzas.push(stanza(name, Family.Inet6, iface.ipv6, common));
+  if (iface.ipv4 !== undefined) stanzas.push(stanza(name, 'inet', iface.ipv4, common));
+  if (iface.ipv6 !== undefined) stanzas.push(stanza(name, 'inet6', iface.ipv6, common));
   return {
     name,
     ...(iface.vlan === undefined ? {} : { vlanParent: iface.vlan.link }),
@@ -132,12 +123,12 @@ function desiredInterface(
 }
 
 function stanza(name: string, family: Family, block: Ipv4 | Ipv6, common: Collected): DesiredStanza {
-  const fields: StanzaFields = { method: block.method };
+  const fields: StanzaSettings = { method: block.method };
   if (block.method === 'static' && block.address !== undefined) {
     const cidr = parseCidr(block.address);
     if (cidr !== undefined) {
       fields.address = cidr.address;
-      fields.netmask = family === Family.Inet ? ipv4PrefixToNetmask(cidr.prefix) : String(cidr.prefix);
+      fields.netmask = family === 'inet' ? ipv4PrefixToNetmask(cidr.prefix) : String(cidr.prefix);
     }
     if (block.gateway !== undefined) fields.gateway = block.gateway;
   }

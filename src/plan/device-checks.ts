@@ -1,5 +1,5 @@
-import type { DeviceSnapshot, PlanRefusal } from './plan-types.js';
-import type { DesiredDevice, DeviceInterfaceView, DeviceStanza } from './stanza.js';
+import type { DeviceInterface, Stanza } from '../admin-api/index.js';
+import type { DesiredDevice, DeviceSnapshot, PlanRefusal } from './plan-types.js';
 
 /**
  * Rules that need the device's own facts (its interfaces and capabilities, its pending view), so
@@ -33,7 +33,7 @@ export function checkAgainstDevice(desired: DesiredDevice, snapshot: DeviceSnaps
       if (caps.wireless === true && iface.vlanParent === undefined && !iface.wireless) {
         refuse(`${iface.name} is wireless on this device: it needs a wireless block (ssid and security)`);
       }
-      if (caps.wireless === true && ['link_speed', 'link_duplex', 'link_autoneg'].some((f) => fields[f] !== undefined)) {
+      if (caps.wireless === true && (['link_speed', 'link_duplex', 'link_autoneg'] as const).some((f) => fields[f] !== undefined)) {
         refuse(`${iface.name} is wireless: it has no transmission parameters (speed, duplex, autoneg)`);
       }
       if (fields.link_autoneg === true && caps.autoneg === false) {
@@ -68,8 +68,8 @@ export function checkAgainstDevice(desired: DesiredDevice, snapshot: DeviceSnaps
   return refusals;
 }
 
-function stanzasOf(view: readonly DeviceInterfaceView[], name: string): DeviceStanza[] | undefined {
+function stanzasOf(view: readonly DeviceInterface[], name: string): Stanza[] | undefined {
   const iface = view.find((i) => i.name === name);
   if (iface === undefined) return undefined;
-  return Object.values(iface.families).filter((s): s is DeviceStanza => s != null);
+  return Object.values(iface.families).filter((s): s is Stanza => s != null);
 }

@@ -1,6 +1,7 @@
-import { configFields, normaliseFields } from './compare-stanzas.js';
-import type { DeviceSnapshot, PlanRefusal, Step } from './plan-types.js';
-import { type DesiredStanza, type DeviceInterfaceView, type DeviceStanza, type Family, SECRET_FIELDS, stanzaKey } from './stanza.js';
+import { type Family, setMarker, type Stanza, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
+import { configFields, holdsSecrets, normaliseFields } from './compare-stanzas.js';
+import { indexStanzas } from './index-stanzas.js';
+import type { DesiredStanza, DeviceSnapshot, PlanRefusal, Step } from './plan-types.js';
 
 /**
  * Pending changes already on the device that this run did not make would silently become active
@@ -12,22 +13,19 @@ export function foreignPendingSteps(
   desired: Map<string, DesiredStanza>,
   discard: boolean,
 ): { steps: Step[]; refusals: PlanRefusal[] } {
-  const active = flatten(snapshot.active);
-  const pending = flatten(snapshot.pending);
-  const foreign: { key: string; name: string; family: Family; active: DeviceStanza | null | undefined; pending: DeviceStanza | null | undefined }[] = [];
+  const active = indexStanzas(snapshot.active);
+  const pending = indexStanzas(snapshot.pending);
+  const foreign: { key: string; name: string; family: Family; active: Stanza | null | undefined; pending: Stanza | null }[] = [];
   for (const key of new Set([...active.keys(), ...pending.keys()])) {
-    const a = active.get(key);
+    const a = active.get(key)?.stanza;
     const p = pending.get(key);
     // A stanza absent from the pending view is unchanged; null there means "about to be removed".
     if (p === undefined) continue;
-    const differs = p === null ? a != null : a == null || !sameStanza(a.stanza, p.stanza);
+    const differs = p.stanza === null ? a != null : a == null || !sameStanza(a, p.stanza);
     // Pending exactly what this file asks for is ours, left by an interrupted run: not foreign.
     const wanted = desired.get(key);
-    const ours = p != null && wanted !== undefined && comparable(p.stanza) === comparable(wanted.fields);
-    if (differs && !ours) {
-      const ref = (p ?? a) as { name: string; family: Family };
-      foreign.push({ key, name: ref.name, family: ref.family, active: a?.stanza, pending: p?.stanza ?? null });
-    }
+    const ours = p.stanza !== null && wanted !== undefined && comparable(p.stanza) === comparable(wanted.fields);
+    if (differs && !ours) foreign.push({ key, name: p.name, family: p.family, active: a, pending: p.stanza });
   }
   if (foreign.length === 0) return { steps: [], refusals: [] };
   const names = foreign.map((f) => `${f.name} ${f.family}`).join(', ');
@@ -50,37 +48,25 @@ export function foreignPendingSteps(
     if (desired.has(f.key)) continue; // the file's own stanza replaces it
     if (f.active == null) {
       steps.push({ kind: 'delete-stanza', name: f.name, family: f.family, reason: 'discard a pending stanza mpprov did not make' });
-    } else if (SECRET_FIELDS.some((field) => f.active?.[`${field}_set`] === true)) {
+    } else if (holdsSecrets(f.active)) {
       refusals.push({
         reason: 'cannot-restore',
         message: `cannot discard the pending change of ${f.name} ${f.family}: its active stanza holds secrets the device does not return (configure this interface in the file instead)`,
       });
     } else {
-      steps.push({ kind: 'restore-stanza', name: f.name, family: f.family, fields: configFields(f.active) as Record<string, never>, reason: 'discard a pending change mpprov did not make' });
+      steps.push({ kind: 'restore-stanza', name: f.name, family: f.family, fields: configFields(f.active), reason: 'discard a pending change mpprov did not make' });
     }
   }
   return { steps, refusals };
 }
 
-function flatten(view: readonly DeviceInterfaceView[]): Map<string, { name: string; family: Family; stanza: DeviceStanza } | null> {
-  const out = new Map<string, { name: string; family: Family; stanza: DeviceStanza } | null>();
-  for (const iface of view) {
-    for (const family of ['inet', 'inet6'] as const) {
-      const stanza = iface.families[family];
-      if (stanza === undefined) continue;
-      out.set(stanzaKey(iface.name, family), stanza === null ? null : { name: iface.name, family, stanza });
-    }
-  }
-  return out;
-}
-
-function sameStanza(a: DeviceStanza, b: DeviceStanza): boolean {
-  const setMarkers = (s: DeviceStanza) => SECRET_FIELDS.filter((f) => s[`${f}_set`] === true).join(',');
+function sameStanza(a: Stanza, b: Stanza): boolean {
+  const setMarkers = (s: Stanza) => WRITE_ONLY_FIELDS.filter((f) => s[setMarker(f)] === true).join(',');
   return setMarkers(a) === setMarkers(b) && comparable(a) === comparable(b);
 }
 
 /** Configuration fields only, normalised, in a stable order. */
-function comparable(stanza: Record<string, unknown>): string {
+function comparable(stanza: Stanza): string {
   const fields = normaliseFields(configFields(stanza));
   return JSON.stringify(Object.keys(fields).sort().map((k) => [k, fields[k]]));
 }

@@ -1,37 +1,27 @@
 import { canonicalIp } from '../config/index.js';
-import type { FieldChange } from './compare-stanzas.js';
-import type { DeviceInterfaceView, DeviceStanza } from './stanza.js';
+import type { DeviceInterface, Stanza } from '../admin-api/index.js';
+import type { FieldChange } from './plan-types.js';
 
 /**
  * The interface the agent reaches the device through: the one whose active address is the URL's
  * host, else the one holding the default route. Breaking it (802.1X, addressing, VLAN, removal)
  * can leave the device unreachable until someone drives out.
  */
-export function managementInterface(active: readonly DeviceInterfaceView[], deviceUrl: string): string | undefined {
+export function managementInterface(active: readonly DeviceInterface[], deviceUrl: string): string | undefined {
   const host = canonicalIp(new URL(deviceUrl).hostname.replace(/^\[|\]$/g, ''));
   const stanzas = active.flatMap((iface) =>
     Object.values(iface.families)
-      .filter((s): s is DeviceStanza => s != null)
+      .filter((s): s is Stanza => s != null)
       .map((stanza) => ({ name: iface.name, stanza })),
   );
   const byAddress = stanzas.find(({ stanza }) => {
-    const inUse = inUseOf(stanza);
-    const address = inUse?.address ?? (typeof stanza.address === 'string' ? stanza.address : undefined);
+    const address = stanza.in_use?.address ?? stanza.address;
     return address !== undefined && canonicalIp(address) === host;
   });
   if (byAddress !== undefined) return byAddress.name;
-  const byRoute = stanzas.find(({ stanza }) => inUseOf(stanza)?.gateway !== undefined || typeof stanza.gateway === 'string');
+  // An empty in_use gateway means none (a DHCP lease without a router).
+  const byRoute = stanzas.find(({ stanza }) => (stanza.in_use?.gateway ?? '') !== '' || stanza.gateway !== undefined);
   return byRoute?.name;
-}
-
-function inUseOf(stanza: DeviceStanza): { address?: string; gateway?: string } | undefined {
-  const inUse = stanza.in_use;
-  if (inUse === null || typeof inUse !== 'object') return undefined;
-  const { address, gateway } = inUse as Record<string, unknown>;
-  return {
-    ...(typeof address === 'string' ? { address } : {}),
-    ...(typeof gateway === 'string' && gateway !== '' ? { gateway } : {}),
-  };
 }
 
 const ADDRESSING_FIELDS = new Set(['method', 'address', 'netmask', 'gateway', 'vlan_raw_device']);

@@ -1,26 +1,75 @@
-import type { FieldChange } from './compare-stanzas.js';
-import type { DesiredAclRule, DesiredFile, DesiredStanza, DeviceInterfaceView, Family, SecretField, StanzaFields } from './stanza.js';
-import type { Secret } from '../config/index.js';
+import type { AclRule, Capability, DeviceInterface, Family, FileSlot, Stanza, StanzaSettings, WriteOnlyField } from '../admin-api/index.js';
+import type { Secret } from '../core/secret.js';
+
+/**
+ * The plan's own types: what the stick wants (Desired*), what the device reported (DeviceSnapshot)
+ * and the steps between them. The device's things themselves (stanza, interface view, ACL rule,
+ * capability) are admin-api's zod types, the same ones the client returns.
+ */
+
+export interface DesiredStanza {
+  name: string;
+  family: Family;
+  /** Every setting the device can show back, as it will be posted. */
+  fields: StanzaSettings;
+  /** Write-only fields, posted with the stanza, never shown. */
+  secrets: Partial<Record<WriteOnlyField, Secret>>;
+}
+
+export interface DesiredFile {
+  slot: FileSlot;
+  /** Content-derived name, so an unchanged file is never uploaded again. */
+  filename: string;
+  bytes: Buffer;
+  /** Where the stick named it, for messages. */
+  source: string;
+}
+
+export interface DesiredInterface {
+  name: string;
+  /** The parent of a VLAN. */
+  vlanParent?: string;
+  wireless: boolean;
+  stanzas: DesiredStanza[];
+}
+
+export interface DesiredDevice {
+  name: string;
+  url: string;
+  interfaces: DesiredInterface[];
+  files: DesiredFile[];
+  /** Undefined when the file has no `acl` key: the device's rules are then left alone. */
+  acl: AclRule[] | undefined;
+  prune: boolean;
+  allowDisconnect: boolean;
+}
 
 /** What the device reported before planning: the plan's only view of the world. */
 export interface DeviceSnapshot {
-  active: DeviceInterfaceView[];
-  pending: DeviceInterfaceView[];
+  active: DeviceInterface[];
+  pending: DeviceInterface[];
   /** Non-default ACL rules; undefined when not read (the file does not manage ACLs). */
-  acl: DesiredAclRule[] | undefined;
-  capability: DeviceCapability | undefined;
-}
-
-export interface DeviceCapability {
-  interfaces: Record<string, { autoneg?: boolean; speeds?: number[]; duplex?: string[]; wireless?: boolean }>;
+  acl: AclRule[] | undefined;
+  capability: Capability | undefined;
 }
 
 export interface PlanOptions {
   allowDisconnect: boolean;
   discardPending: boolean;
-  /** Whether `value` is what the agent last applied to this stanza's secret field. */
-  secretKnown: (stanzaKey: string, field: SecretField, value: Secret) => boolean;
+  /** Whether `value` is what the agent last applied to this stanza's write-only field. */
+  secretKnown: (stanzaKey: string, field: WriteOnlyField, value: Secret) => boolean;
 }
+
+export interface FieldChange {
+  field: string;
+  /** Normalised old and new values; for write-only fields only whether they were or will be set. */
+  from: unknown;
+  to: unknown;
+  secret: boolean;
+}
+
+/** Tells whether a secret equals what the agent last applied to this stanza (secrets cannot be read back). */
+export type SecretKnown = (field: WriteOnlyField, value: Secret) => boolean;
 
 export const StanzaAction = { Create: 'create', Update: 'update', Delete: 'delete', Unchanged: 'unchanged' } as const;
 export type StanzaAction = (typeof StanzaAction)[keyof typeof StanzaAction];
@@ -30,8 +79,8 @@ export interface StanzaChange {
   family: Family;
   action: StanzaAction;
   changes: FieldChange[];
-  /** Secret fields that will be sent but equal what was last applied. */
-  unchangedSecrets: SecretField[];
+  /** Write-only fields that will be sent but equal what was last applied. */
+  unchangedSecrets: WriteOnlyField[];
 }
 
 /** A stanza as verification expects to find it; `null` means it must be gone. */
@@ -42,15 +91,16 @@ export interface ExpectedStanza {
 }
 
 export type Step =
-  | { kind: 'restore-stanza'; name: string; family: Family; fields: StanzaFields; reason: string }
+  /** `fields`: the device's own active stanza, settings only, unknown fields kept (configFields). */
+  | { kind: 'restore-stanza'; name: string; family: Family; fields: Stanza; reason: string }
   | { kind: 'upload-files'; files: DesiredFile[] }
   | { kind: 'delete-stanza'; name: string; family: Family; reason: string }
   | { kind: 'post-stanza'; stanza: DesiredStanza; action: 'create' | 'update' }
   | { kind: 'verify-pending'; expected: ExpectedStanza[] }
   | { kind: 'restart-networking'; reason: string; expected: ExpectedStanza[] }
   | { kind: 'verify-active'; expected: ExpectedStanza[] }
-  | { kind: 'add-acl-rule'; rule: DesiredAclRule }
-  | { kind: 'remove-acl-rule'; rule: DesiredAclRule };
+  | { kind: 'add-acl-rule'; rule: AclRule }
+  | { kind: 'remove-acl-rule'; rule: AclRule };
 
 export interface PlanRefusal {
   /** Stable reason: branch on this, never on the sentence. */

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { isCidr } from './address-syntax.js';
-import { interfaceKind, type DeviceModel } from './device-model.js';
+import { isConfigurableInterface, type DeviceModel } from './device-model.js';
 import { integer, list, nonEmpty, oneOf, parseWith, type ParseResult } from './field-sentences.js';
 
 /**
@@ -34,7 +34,7 @@ function checkAclRule(rule: AclRule, model: DeviceModel): string | undefined {
   const badSource = rule.source_addresses.findIndex((a) => !isCidr(a));
   if (badSource >= 0) return `Field "source_addresses[${badSource}]" must be a CIDR such as "192.0.2.0/24".`;
   if (rule.interfaces.length === 0) return 'Field "interfaces" must list at least one interface.';
-  const badInterface = rule.interfaces.findIndex((name) => interfaceKind(model, name) === undefined);
+  const badInterface = rule.interfaces.findIndex((name) => !isConfigurableInterface(model, name));
   if (badInterface >= 0) {
     return `Field "interfaces[${badInterface}]" must name an interface of this device; "${rule.interfaces[badInterface]}" is not one.`;
   }

@@ -22,6 +22,8 @@ export interface AdminApiDevice {
   network(): NetworkStatus;
   /** Undefined when the limit is switched off. */
   serviceLimiter: RateLimiter | undefined;
+  /** Rehearsal aid beyond the model: `dot1x_state` in the active view of GET /interface/. */
+  showDot1xState: boolean;
 }
 
 export interface ApiResponse {
@@ -66,7 +68,8 @@ const ROUTES: Route[] = [
   { pattern: new RegExp(`^/api/v1/interface/${NAME}/$`), methods: { GET: getInterface, PUT: putInterface, DELETE: deleteInterface } },
   { pattern: new RegExp(`^/api/v1/service/${NAME}/$`), methods: { PUT: serviceAction } },
   { pattern: /^\/api\/v1\/appliance\/$/, methods: { PUT: applianceAction } },
-  { pattern: /^\/api\/v1\/appliance\/capability\/?$/, methods: { GET: capability } },
+  // The one path the model lists without a trailing slash; taken as listed, like every other.
+  { pattern: /^\/api\/v1\/appliance\/capability$/, methods: { GET: capability } },
   { pattern: /^\/api\/v1\/access_control\/acl\/$/, methods: { GET: listAcl, PUT: addAcl, DELETE: deleteAcl } },
 ];
 
@@ -88,38 +91,69 @@ export async function handleAdminRequest(req: IncomingMessage, url: URL, device:
     }
   }
   const withSlash = `${url.pathname}/`;
-  const hint = ROUTES.some((r) => r.pattern.test(withSlash)) ? ` (paths end with a slash: ${withSlash})` : '';
+  const withoutSlash = url.pathname.replace(/\/$/, '');
+  const hint = ROUTES.some((r) => r.pattern.test(withSlash))
+    ? ` (paths end with a slash: ${withSlash})`
+    : withoutSlash !== url.pathname && ROUTES.some((r) => r.pattern.test(withoutSlash))
+      ? ` (this path has no trailing slash: ${withoutSlash})`
+      : '';
   return failure(404, `No such endpoint: ${method} ${url.pathname}${hint}.`);
 }
 
-/** A JSON body, or the 400 to answer when it is not JSON. */
-async function jsonBody(req: IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false; response: ApiResponse }> {
-  const parsed = parseJsonBody(await readBody(req, JSON_LIMIT));
+type BodyRead = { ok: true; value: unknown } | { ok: false; response: ApiResponse };
+
+/**
+ * A JSON body (undefined when there is none), or the 400 to answer. Every JSON body needs
+ * `Content-Type: application/json` (admin-api-model.md, Services): the header is judged before
+ * the bytes, as a device that dispatches on it would.
+ */
+async function jsonBody(req: IncomingMessage): Promise<BodyRead> {
+  const bytes = await readBody(req, JSON_LIMIT);
+  if (bytes.toString('utf8').trim() === '') return { ok: true, value: undefined };
+  const contentType = req.headers['content-type'];
+  if (!isJsonContentType(contentType)) {
+    const sent = contentType === undefined ? 'none' : `"${contentType}"`;
+    return { ok: false, response: failure(400, `A JSON body needs the header "Content-Type: application/json"; this request sent ${sent}.`) };
+  }
+  const parsed = parseJsonBody(bytes);
   return parsed.ok ? parsed : { ok: false, response: failure(400, 'Request body is not valid JSON.') };
 }
 
-function configState(url: URL): ConfigState | undefined {
-  const value = url.searchParams.get('config_state') ?? 'active';
-  return value === 'active' || value === 'pending' ? value : undefined;
+/** `application/json`, with any parameters (`; charset=utf-8`), in any letter case. */
+function isJsonContentType(header: string | undefined): boolean {
+  return header !== undefined && header.split(';')[0]?.trim().toLowerCase() === 'application/json';
+}
+
+/** `config_state` is required on both GETs of the interface resource; no default. */
+function configState(url: URL): { ok: true; state: ConfigState } | { ok: false; response: ApiResponse } {
+  const value = url.searchParams.get('config_state');
+  if (value === 'active' || value === 'pending') return { ok: true, state: value };
+  return {
+    ok: false,
+    response: failure(400, value === null ? MISSING_CONFIG_STATE : BAD_CONFIG_STATE),
+  };
 }
 
 const BAD_CONFIG_STATE = 'Query parameter "config_state" must be "active" or "pending".';
+const MISSING_CONFIG_STATE = 'Query parameter "config_state" is required: "active" or "pending".';
 
 function listInterfaces({ url, device }: Request): ApiResponse {
-  const state = configState(url);
-  if (state === undefined) return failure(400, BAD_CONFIG_STATE);
-  return ok({ interfaces: renderInterfaces(device.config, device.network(), state) });
+  const query = configState(url);
+  if (!query.ok) return query.response;
+  return ok({ interfaces: renderInterfaces(device.config, device.network(), query.state, viewOptions(device)) });
 }
 
 function getInterface({ url, params, device }: Request): ApiResponse {
   const name = params[0] ?? '';
-  const state = configState(url);
-  if (state === undefined) return failure(400, BAD_CONFIG_STATE);
+  const query = configState(url);
+  if (!query.ok) return query.response;
   if (interfaceKind(device.config.model, name) === undefined) return failure(404, `No interface "${name}" on this device.`);
-  const view = renderInterface(device.config, device.network(), name, state);
-  if (view === undefined) return failure(404, `Interface "${name}" has no ${state} configuration.`);
+  const view = renderInterface(device.config, device.network(), name, query.state, viewOptions(device));
+  if (view === undefined) return failure(404, `Interface "${name}" has no ${query.state} configuration.`);
   return ok({ interface: view });
 }
+
+const viewOptions = (device: AdminApiDevice) => ({ showDot1xState: device.showDot1xState });
 
 async function postInterface({ req, device }: Request): Promise<ApiResponse> {
   const body = await jsonBody(req);
@@ -163,6 +197,9 @@ async function serviceAction({ req, url, params, device }: Request): Promise<Api
   if (url.searchParams.get('action') !== 'restart') return failure(400, 'Query parameter "action" must be "restart".');
   const body = await jsonBody(req);
   if (!body.ok) return body.response;
+  // The documented call sends exactly `{}`; a client that sends nothing or something else has a bug.
+  if (body.value === undefined) return failure(400, RESTART_BODY);
+  if (!isEmptyObject(body.value)) return { ...failure(400, RESTART_BODY), logged: redactBody(body.value) };
   const limiter = device.serviceLimiter;
   const wait = limiter?.retryAfterSeconds() ?? 0;
   if (wait > 0) {
@@ -175,6 +212,13 @@ async function serviceAction({ req, url, params, device }: Request): Promise<Api
   return { status: 202, body: { success: true }, logged: redactBody(body.value), outage: 'restart' };
 }
 
+const RESTART_BODY = 'PUT /service/networking/?action=restart needs the JSON body {} (with "Content-Type: application/json").';
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
+/** The model gives no body for a reboot; one sent anyway follows the rule of every JSON body. */
 async function applianceAction({ req, url }: Request): Promise<ApiResponse> {
   if (url.searchParams.get('action') !== 'reboot') return failure(400, 'Query parameter "action" must be "reboot".');
   const body = await jsonBody(req);

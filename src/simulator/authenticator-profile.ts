@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ErrorCode, MpprovError } from '../core/errors.js';
 import { describeIssues, list, nonEmpty, oneOf } from './field-sentences.js';
+import { SimulatorError, SimulatorErrorCode, unreadableFile } from './simulator-error.js';
 
 /**
  * What a switch port demands of the device's supplicant: the authenticator (switch) and its
@@ -67,19 +67,19 @@ export async function loadAuthenticatorProfile(file: string): Promise<Authentica
   try {
     text = await readFile(file, 'utf8');
   } catch (cause) {
-    throw new MpprovError(ErrorCode.ConfigUnreadable, `Cannot read authenticator profile ${file}.`, { cause });
+    throw unreadableFile('authenticator profile', file, cause);
   }
   return parseAuthenticatorProfile(text, file);
 }
 
 /** Parses a profile's YAML; file paths inside are relative to `file`. */
 export async function parseAuthenticatorProfile(text: string, file: string): Promise<AuthenticatorProfile> {
-  const invalid = (message: string) => new MpprovError(ErrorCode.ConfigInvalid, `Authenticator profile ${file}: ${message}`);
+  const invalid = (message: string) => new SimulatorError(SimulatorErrorCode.FileInvalid, `Authenticator profile ${file}: ${message}`);
   let raw: unknown;
   try {
     raw = parseYaml(text);
   } catch (cause) {
-    throw new MpprovError(ErrorCode.ConfigInvalid, `Authenticator profile ${file} is not valid YAML.`, { cause });
+    throw new SimulatorError(SimulatorErrorCode.FileInvalid, `Authenticator profile ${file} is not valid YAML.`, { cause });
   }
   const parsed = AuthenticatorProfileFile.safeParse(raw ?? {});
   if (!parsed.success) throw invalid(describeIssues(parsed.error.issues));
@@ -103,7 +103,7 @@ export async function parseAuthenticatorProfile(text: string, file: string): Pro
     try {
       return { path: absolute, pem: await readFile(absolute, 'utf8') };
     } catch (cause) {
-      throw new MpprovError(ErrorCode.ConfigUnreadable, `Authenticator profile ${file}: cannot read "${field}" file ${absolute}.`, { cause });
+      throw new SimulatorError(SimulatorErrorCode.FileUnreadable, `Authenticator profile ${file}: cannot read "${field}" file ${absolute}.`, { cause });
     }
   };
   return {

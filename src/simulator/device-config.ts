@@ -1,7 +1,9 @@
-import type { CredentialKind } from '../certs/detect.js';
+import { isDeepStrictEqual } from 'node:util';
+import type { FileKind } from './file-kind.js';
 import { interfaceKind, type DeviceModel } from './device-model.js';
+import { withInterfaceLevelFieldsOf } from './interface-level-copy.js';
 import { parseStanzaBody } from './stanza-schema.js';
-import { checkStanza, type RuleContext } from './stanza-rules.js';
+import { checkStanza, checkVlansOnParent, type RuleContext } from './stanza-rules.js';
 import { FAMILIES, FILE_SLOTS, stanzaKey, type Family, type FileSlot, type Stanza } from './stanza.js';
 
 /**
@@ -14,7 +16,7 @@ export type Outcome = { ok: true } | { ok: false; status: 400 | 404 | 409; error
 
 export interface StoredFile {
   content: Buffer;
-  kind: CredentialKind;
+  kind: FileKind;
 }
 
 export type ConfigState = 'active' | 'pending';
@@ -26,6 +28,11 @@ export class DeviceConfig {
   private readonly active = new Map<string, Stanza>();
   /** Changes since the last networking restart; null marks a stanza for removal. */
   private readonly pending = new Map<string, Stanza | null>();
+  /**
+   * The interface of each stanza key ever stored: a key is an opaque identity (its spelling
+   * belongs to admin-api's stanzaKey), so names are remembered, never parsed out of keys.
+   */
+  private readonly interfaceOfKey = new Map<string, string>();
   private readonly activeFiles = new Map<FileSlot, Map<string, StoredFile>>();
   private readonly pendingFiles = new Map<FileSlot, Map<string, StoredFile>>();
 
@@ -45,13 +52,43 @@ export class DeviceConfig {
     this.applyPendingFiles();
   }
 
+  /**
+   * POST /interface/: the stanza becomes pending, and its interface-level fields are copied into
+   * the other family's pending stanza. The rules are judged on the pending view the POST would
+   * leave, so that a VLAN with 802.1X is never left on a parent without it.
+   */
   post(body: unknown): Outcome {
     const parsed = parseStanzaBody(body);
     if (!parsed.ok) return fail(400, parsed.error);
-    const error = checkStanza(parsed.value, this.ruleContext());
+    const stanza = parsed.value;
+    const error = checkStanza(stanza, this.ruleContext());
     if (error !== undefined) return fail(400, error);
-    this.pending.set(stanzaKey(parsed.value.name, parsed.value.family), parsed.value);
+    const changes = new Map<string, Stanza>([[stanzaKey(stanza.name, stanza.family), stanza]]);
+    const sibling = this.siblingCopy(stanza);
+    if (sibling !== undefined) {
+      changes.set(stanzaKey(sibling.name, sibling.family), sibling);
+      // Cannot fail while the rules on interface-level fields ignore the family; kept as a guard.
+      const siblingError = checkStanza(sibling, this.ruleContext(changes));
+      if (siblingError !== undefined) return fail(400, `${siblingError} (in the ${sibling.family} stanza, which takes the interface-level fields of this one)`);
+    }
+    const vlanError = checkVlansOnParent(stanza.name, 'POST', this.ruleContext(changes));
+    if (vlanError !== undefined) return fail(400, vlanError);
+    for (const [key, changed] of changes) {
+      this.interfaceOfKey.set(key, changed.name);
+      this.pending.set(key, changed);
+    }
     return { ok: true };
+  }
+
+  /** The other family's pending stanza with the posted interface-level fields, if that changes it. */
+  private siblingCopy(posted: Stanza): Stanza | undefined {
+    const family = FAMILIES.find((f) => f !== posted.family);
+    if (family === undefined) return undefined;
+    const sibling = this.pendingView(posted.name, family);
+    // A stanza marked for removal stays removed; a missing one is not created.
+    if (sibling == null) return undefined;
+    const copy = withInterfaceLevelFieldsOf(posted, sibling);
+    return isDeepStrictEqual(copy, sibling) ? undefined : copy;
   }
 
   /** PUT /interface/{name}/: update fields of an existing wireless stanza; null removes a field. */
@@ -94,6 +131,8 @@ export class DeviceConfig {
     if (interfaceKind(this.model, name) === undefined) return fail(404, `No interface "${name}" on this device.`);
     if (this.pendingView(name, family) == null) return fail(404, `Interface "${name}" has no ${family} stanza.`);
     const key = stanzaKey(name, family);
+    const vlanError = checkVlansOnParent(name, 'DELETE', this.ruleContext(new Map([[key, null]])));
+    if (vlanError !== undefined) return fail(400, vlanError);
     // A stanza that was never active simply stops being pending.
     if (this.active.has(key)) this.pending.set(key, null);
     else this.pending.delete(key);
@@ -145,7 +184,7 @@ export class DeviceConfig {
   /** Interfaces with a stanza in that state: physical ones in the device's order, then the rest. */
   interfaceNames(state: ConfigState): string[] {
     const keys = state === 'active' ? [...this.active.keys()] : [...new Set([...this.active.keys(), ...this.pending.keys()])];
-    const names = new Set(keys.map((key) => key.slice(0, key.lastIndexOf('/'))));
+    const names = new Set(keys.map((key) => this.interfaceOfKey.get(key) ?? key));
     const physical = Object.keys(this.model.interfaces);
     const rank = (n: string) => (physical.includes(n) ? physical.indexOf(n) : physical.length);
     return [...names].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
@@ -168,8 +207,8 @@ export class DeviceConfig {
   }
 
   /** Every file, for the control port's state: names, kinds and which content is where. */
-  fileListing(): { slot: FileSlot; name: string; state: ConfigState; kind: CredentialKind; content: Buffer }[] {
-    const out: { slot: FileSlot; name: string; state: ConfigState; kind: CredentialKind; content: Buffer }[] = [];
+  fileListing(): { slot: FileSlot; name: string; state: ConfigState; kind: FileKind; content: Buffer }[] {
+    const out: { slot: FileSlot; name: string; state: ConfigState; kind: FileKind; content: Buffer }[] = [];
     for (const slot of FILE_SLOTS) {
       for (const [state, store] of [['active', this.activeFiles], ['pending', this.pendingFiles]] as const) {
         for (const [name, file] of store.get(slot) ?? []) out.push({ slot, name, state, kind: file.kind, content: file.content });
@@ -178,11 +217,15 @@ export class DeviceConfig {
     return out;
   }
 
-  ruleContext(): RuleContext {
+  /** The rules' view of the device; `proposed` overlays the pending changes a request would make. */
+  ruleContext(proposed: ReadonlyMap<string, Stanza | null> = new Map()): RuleContext {
     return {
       model: this.model,
-      pendingView: (name, family) => this.pendingView(name, family),
-      postedSinceRestart: (name, family) => this.pending.get(stanzaKey(name, family)),
+      pendingView: (name, family) => {
+        const key = stanzaKey(name, family);
+        return proposed.has(key) ? proposed.get(key) : this.pendingView(name, family);
+      },
+      pendingInterfaces: () => this.interfaceNames('pending'),
       loadedFileKind: (slot, name) => this.loadedFile(slot, name)?.kind,
     };
   }

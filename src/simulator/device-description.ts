@@ -2,11 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { detectCredentialKind } from '../certs/detect.js';
-import { ErrorCode, MpprovError } from '../core/errors.js';
 import { DeviceConfig } from './device-config.js';
 import { builtInModel, BUILT_IN_MODELS, DEFAULT_MODEL, type DeviceModel, type PhysicalPort } from './device-model.js';
 import { describeIssues, integer, list, nonEmpty, oneOf } from './field-sentences.js';
+import { fileKindFor, slotTakes } from './file-kind.js';
+import { isSimulatorError, SimulatorError, SimulatorErrorCode, unreadableFile } from './simulator-error.js';
 import { FILE_SLOTS, type FileSlot } from './stanza.js';
 
 /**
@@ -19,6 +19,8 @@ export interface DeviceDescription {
   active: unknown[];
   /** Starting files, active from the start. */
   files: { slot: FileSlot; name: string; content: Buffer }[];
+  /** `show_dot1x_state`: GET /interface/ shows `dot1x_state` (a rehearsal aid beyond the model). */
+  showDot1xState?: boolean;
 }
 
 /** Default start: eth0 gets its address from DHCP. */
@@ -27,7 +29,7 @@ export const DEFAULT_ACTIVE = [{ name: 'eth0', family: 'inet', method: 'dhcp' }]
 export function describeBuiltInModel(name: string = DEFAULT_MODEL): DeviceDescription {
   const model = builtInModel(name);
   if (model === undefined) {
-    throw new MpprovError(ErrorCode.Usage, `Unknown model "${name}"; built-in models: ${Object.keys(BUILT_IN_MODELS).join(', ')}.`);
+    throw new SimulatorError(SimulatorErrorCode.Usage, `Unknown model "${name}"; built-in models: ${Object.keys(BUILT_IN_MODELS).join(', ')}.`);
   }
   return { model, active: DEFAULT_ACTIVE.map((s) => ({ ...s })), files: [] };
 }
@@ -49,16 +51,17 @@ export const DeviceFile = z.strictObject({
   interfaces: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, 'must be an interface name such as eth0'), PortFile).optional(),
   active: z.array(z.unknown(), 'must be a list of stanzas').optional(),
   files: list(z.strictObject({ slot: oneOf(FILE_SLOTS), name: nonEmpty('a file name'), path: nonEmpty('a file path') }), 'a list of files').optional(),
+  show_dot1x_state: z.boolean('must be true or false').optional(),
 });
 
 export async function loadDeviceDescription(file: string): Promise<DeviceDescription> {
   const invalid = (message: string, cause?: unknown) =>
-    new MpprovError(ErrorCode.ConfigInvalid, `Device file ${file}: ${message}`, cause === undefined ? undefined : { cause });
+    new SimulatorError(SimulatorErrorCode.FileInvalid, `Device file ${file}: ${message}`, cause === undefined ? undefined : { cause });
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (cause) {
-    throw new MpprovError(ErrorCode.ConfigUnreadable, `Cannot read device file ${file}.`, { cause });
+    throw unreadableFile('device file', file, cause);
   }
   let raw: unknown;
   try {
@@ -87,25 +90,40 @@ export async function loadDeviceDescription(file: string): Promise<DeviceDescrip
     try {
       files.push({ slot: entry.slot, name: entry.name, content: await readFile(path) });
     } catch (cause) {
-      throw new MpprovError(ErrorCode.ConfigUnreadable, `Device file ${file}: cannot read ${path}.`, { cause });
+      throw new SimulatorError(SimulatorErrorCode.FileUnreadable, `Device file ${file}: cannot read ${path}.`, { cause });
     }
   }
-  const description = { model, active: d.active ?? DEFAULT_ACTIVE.map((s) => ({ ...s })), files };
+  const description: DeviceDescription = {
+    model,
+    active: d.active ?? DEFAULT_ACTIVE.map((s) => ({ ...s })),
+    files,
+    ...(d.show_dot1x_state !== undefined ? { showDot1xState: d.show_dot1x_state } : {}),
+  };
   const problem = checkDescription(description);
   if (problem !== undefined) throw invalid(problem);
   return description;
 }
 
-/** Builds the starting configuration; the same rules as the API, so a bad start is refused early. */
+/**
+ * Builds the starting configuration; the same rules as the API (file kinds as an upload, stanzas
+ * as POST /interface/), so a bad start is refused early.
+ */
 export function configFromDescription(description: DeviceDescription): DeviceConfig {
   const config = new DeviceConfig(description.model);
-  for (const file of description.files) {
-    config.seedFile(file.slot, file.name, { content: file.content, kind: detectCredentialKind(file.content) });
+  for (const [i, file] of description.files.entries()) {
+    const kind = fileKindFor(file.slot, file.content);
+    if (kind === undefined) {
+      throw new SimulatorError(
+        SimulatorErrorCode.StartRefused,
+        `files[${i}]: slot "${file.slot}" takes ${slotTakes(file.slot)}; "${file.name}" is not one.`,
+      );
+    }
+    config.seedFile(file.slot, file.name, { content: file.content, kind });
   }
   for (const [i, stanza] of description.active.entries()) {
     const outcome = config.seedActive(stanza);
     if (!outcome.ok) {
-      throw new MpprovError(ErrorCode.ConfigInvalid, `Starting configuration, active[${i}]: ${outcome.error}`);
+      throw new SimulatorError(SimulatorErrorCode.StartRefused, `Starting configuration, active[${i}]: ${outcome.error}`);
     }
   }
   return config;
@@ -116,6 +134,7 @@ function checkDescription(description: DeviceDescription): string | undefined {
     configFromDescription(description);
     return undefined;
   } catch (error) {
-    return error instanceof MpprovError ? error.message : String(error);
+    if (isSimulatorError(error)) return error.message;
+    throw error;
   }
 }

@@ -71,6 +71,12 @@ export function interfaceKind(model: DeviceModel, name: string): InterfaceKind |
   return undefined;
 }
 
+/** Whether the device can configure the interface: a VLAN only on a wired physical port. */
+export function isConfigurableInterface(model: DeviceModel, name: string): boolean {
+  const kind = interfaceKind(model, name);
+  return kind !== undefined && (kind.kind !== 'vlan' || model.interfaces[kind.parent]?.kind === 'wired');
+}
+
 /** The physical port an interface's traffic leaves through (a VLAN's parent). */
 export function physicalPortOf(model: DeviceModel, name: string): string | undefined {
   const kind = interfaceKind(model, name);

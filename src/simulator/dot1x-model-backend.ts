@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import type { AuthenticatorProfile, PemFile, UserMethod } from './authenticator-profile.js';
-import { isReadError, readCertificates, readPrivateKey } from '../certs/index.js';
+import { openPrivateKey, readCertificates } from './credential-reader.js';
 import type { Dot1xBackend, Dot1xFiles, Dot1xResult } from './dot1x-backend.js';
 import type { FileSlot, Stanza } from './stanza.js';
 
@@ -78,8 +78,7 @@ function serverTrusted(
   if (server === undefined) return 'the authentication server has no certificate for a TLS-based method';
   const caFile = files.get(slot, caName);
   if (caFile === undefined) return `${slot} file "${caName}" is not active on the device`;
-  const read = readCertificates(caFile);
-  const cas = isReadError(read) ? [] : read;
+  const cas = readCertificates(caFile);
   if (!cas.some((ca) => issued(ca, server))) {
     return `the supplicant rejects the authentication server: its certificate (${server.subject.replace(/\n/g, ', ')}) was not issued by ${slot} "${caName}"`;
   }
@@ -102,16 +101,15 @@ function clientCredentials(profile: AuthenticatorProfile, files: Dot1xFiles, now
   if (c.key === undefined) return `no ${keySlot}`;
   const keyFile = files.get(keySlot, c.key);
   if (keyFile === undefined) return `${keySlot} file "${c.key}" is not active on the device`;
-  const opened = readPrivateKey(keyFile, c.password);
-  if (isReadError(opened)) {
+  const opened = openPrivateKey(keyFile, c.password);
+  if (opened === undefined) {
     return `the supplicant cannot open ${keySlot} "${c.key}" (wrong or missing wpa_private_key${c.set}_passwd)`;
   }
   let chain = opened.certificates;
   if (c.cert !== undefined) {
     const certFile = files.get(certSlot, c.cert);
     if (certFile === undefined) return `${certSlot} file "${c.cert}" is not active on the device`;
-    const read = readCertificates(certFile);
-    chain = isReadError(read) ? [] : read;
+    chain = readCertificates(certFile);
   }
   const leaf = chain.find((cert) => cert.checkPrivateKey(opened.key)) ?? chain[0];
   if (leaf === undefined) return `no client certificate in ${c.cert !== undefined ? certSlot : keySlot}`;
@@ -152,6 +150,5 @@ function validAt(cert: X509Certificate, now: Date): boolean {
 
 function firstCertificate(file: PemFile | undefined): X509Certificate | undefined {
   if (file === undefined) return undefined;
-  const read = readCertificates(Buffer.from(file.pem));
-  return isReadError(read) ? undefined : read[0];
+  return readCertificates(Buffer.from(file.pem))[0];
 }

@@ -1,6 +1,5 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ErrorCode, isMpprovError } from '../core/errors.js';
 import type { AuthenticatorProfile } from './authenticator-profile.js';
 import type { Dot1xBackend, Dot1xFiles, Dot1xResult } from './dot1x-backend.js';
 import { runEapAttempt } from './eap-attempt.js';
@@ -8,6 +7,7 @@ import { judgeAttempt, type AttemptContext } from './eap-outcome.js';
 import { renderEapUserFile, renderHostapdConfig } from './hostapd-config.js';
 import { NetnsLab, type LabNames } from './netns-lab.js';
 import { requireRealBackend, type RealBackendCommands } from './real-backend-prerequisites.js';
+import { isSimulatorError, SimulatorErrorCode } from './simulator-error.js';
 import { FILE_SLOTS, type FileSlot, type Stanza } from './stanza.js';
 import { renderWpaSupplicantConfig } from './wpa-supplicant-config.js';
 
@@ -172,7 +172,7 @@ export class RealDot1xBackend implements Dot1xBackend {
     try {
       eapUsers = renderEapUserFile(profile);
     } catch (error) {
-      if (isMpprovError(error) && error.code === ErrorCode.ConfigInvalid) return `the switch port's profile cannot be given to hostapd: ${error.message}`;
+      if (isSimulatorError(error) && error.code === SimulatorErrorCode.ProfileNotRenderable) return `the switch port's profile cannot be given to hostapd: ${error.message}`;
       throw error;
     }
     const hostapdCtrl = join(dir, 'hostapd');

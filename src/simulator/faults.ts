@@ -1,3 +1,5 @@
+import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
+
 /**
  * Fault injection: what can go wrong with a real device, on demand. One fault per string:
  *
@@ -31,8 +33,12 @@ export interface FaultSpec {
   path?: string | undefined;
 }
 
-export class FaultSyntaxError extends Error {
-  override readonly name = 'FaultSyntaxError';
+/** A fault string that does not parse; a SimulatorError, so `mpprov simulate` treats it as usage. */
+export class FaultSyntaxError extends SimulatorError {
+  constructor(message: string) {
+    super(SimulatorErrorCode.FaultSyntax, message);
+    this.name = 'FaultSyntaxError';
+  }
 }
 
 const NEEDS_VALUE: Record<FaultKind, 'duration' | 'rate' | 'field' | 'none'> = {

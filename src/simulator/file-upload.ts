@@ -1,13 +1,13 @@
 import { Response } from 'undici';
-import { detectCredentialKind, isCertificateKind, isPrivateKeyKind } from '../certs/detect.js';
 import type { DeviceConfig, StoredFile } from './device-config.js';
+import { fileKindFor, slotTakes } from './file-kind.js';
 import { MiB } from './http-exchange.js';
-import { CERTIFICATE_SLOTS, FILE_SLOTS, isFileSlot, type FileSlot } from './stanza.js';
+import { FILE_SLOTS, isFileSlot, type FileSlot } from './stanza.js';
 
 /**
  * POST /interface/file/ (admin-api-model.md, "Files"): multipart parts named after the six slots,
- * each a file of at most 1 MiB whose content (not name) must fit the slot. All parts are checked
- * before any is stored, so a refused upload changes nothing.
+ * each a file of at most 1 MiB whose content (not name) must fit the slot (file-kind.ts). All
+ * parts are checked before any is stored, so a refused upload changes nothing.
  */
 
 export const FILE_LIMIT = 1 * MiB;
@@ -44,12 +44,8 @@ export async function handleUpload(config: DeviceConfig, body: Buffer, contentTy
     }
     if (value.size > FILE_LIMIT) return fail(413, `Part "${part}" is larger than 1 MiB.`);
     const content = Buffer.from(await value.arrayBuffer());
-    const kind = detectCredentialKind(content);
-    if (CERTIFICATE_SLOTS.includes(part)) {
-      if (!isCertificateKind(kind)) return fail(400, `Part "${part}" must be a certificate (PEM or DER); "${value.name}" is not one.`);
-    } else if (!isPrivateKeyKind(kind)) {
-      return fail(400, `Part "${part}" must be a private key (PEM, DER or PFX); "${value.name}" is not one.`);
-    }
+    const kind = fileKindFor(part, content);
+    if (kind === undefined) return fail(400, `Part "${part}" must be ${slotTakes(part)}; "${value.name}" is not one.`);
     accepted.set(part, { name: value.name, file: { content, kind } });
   }
   if (accepted.size === 0) return fail(400, `Request has no file part; send one or more of ${FILE_SLOTS.join(', ')}.`);

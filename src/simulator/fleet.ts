@@ -1,7 +1,7 @@
-import { ErrorCode, MpprovError } from '../core/errors.js';
 import { startControlServer } from './control-server.js';
 import { generateEcKeyPair } from './self-signed-certificate.js';
 import type { SimulatedDevice } from './simulated-device.js';
+import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
 import { controlHost, createDevice, handleOf, resolveHost, type SimulatorHandle, type SimulatorOptions } from './simulator.js';
 
 /**
@@ -34,7 +34,7 @@ export const MAX_FLEET = 2000;
 
 export async function startFleet(count: number, options: SimulatorOptions = {}): Promise<Fleet> {
   if (!Number.isInteger(count) || count < 1 || count > MAX_FLEET) {
-    throw new MpprovError(ErrorCode.Usage, `--devices must be an integer from 1 to ${MAX_FLEET}.`);
+    throw new SimulatorError(SimulatorErrorCode.Usage, `--devices must be an integer from 1 to ${MAX_FLEET}.`);
   }
   const host = resolveHost(options);
   const keyPair = options.certificatePem === undefined ? generateEcKeyPair() : undefined;

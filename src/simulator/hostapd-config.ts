@@ -1,5 +1,5 @@
-import { ErrorCode, MpprovError } from '../core/errors.js';
 import type { AuthenticatorProfile, EapMethod, UserMethod } from './authenticator-profile.js';
+import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
 
 /**
  * A switch port's authenticator profile as hostapd with its internal EAP server runs it: the wired
@@ -43,8 +43,8 @@ export function renderHostapdConfig(profile: AuthenticatorProfile, paths: Hostap
 
 const OUTER: Record<UserMethod, EapMethod> = { 'peap-mschapv2': 'peap', 'peap-tls': 'peap', tls: 'tls', md5: 'md5' };
 
-/** A profile holding something hostapd's eap_user format cannot carry: ConfigInvalid, naming it. */
-const cannotCarry = (what: string) => new MpprovError(ErrorCode.ConfigInvalid, `${what} cannot be written to hostapd's eap_user file`);
+/** A profile holding something hostapd's eap_user format cannot carry: ProfileNotRenderable, naming it. */
+const cannotCarry = (what: string) => new SimulatorError(SimulatorErrorCode.ProfileNotRenderable, `${what} cannot be written to hostapd's eap_user file`);
 
 /**
  * hostapd's eap_user file for the profile's users. hostapd takes the FIRST line whose identity

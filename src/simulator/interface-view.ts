@@ -5,8 +5,17 @@ import { isWriteOnlyField, stanzaKey, type Family, type Stanza } from './stanza.
 /**
  * The `families` shape of GET /interface/ (admin-api-model.md): per family the stanza without
  * name and family, write-only fields replaced by `<field>_set: true`; in the active view each
- * stanza also carries `in_use` and the interface its `dot1x_state`.
+ * stanza also carries `in_use`. Exactly the model's view, unless asked for a rehearsal aid.
  */
+
+export interface ViewOptions {
+  /**
+   * Adds the interface's `dot1x_state` (authorized, unauthorized, disabled) beside `families` in
+   * the active view. Not in the model (the Admin API has no authorization state), so off by
+   * default: a client tested against the default view cannot come to depend on it.
+   */
+  showDot1xState: boolean;
+}
 
 export function redactStanza(stanza: Stanza): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -23,6 +32,7 @@ export function renderInterface(
   network: NetworkStatus,
   name: string,
   state: ConfigState,
+  options: ViewOptions,
 ): Record<string, unknown> | undefined {
   const stanzas = config.stanzasOf(name, state);
   const entries = Object.entries(stanzas) as [Family, Stanza | null][];
@@ -41,13 +51,18 @@ export function renderInterface(
     families[family] = view;
   }
   const out: Record<string, unknown> = { name, config_state: state, families };
-  if (state === 'active') out['dot1x_state'] = network.interfaces.get(name)?.dot1xState ?? 'disabled';
+  if (state === 'active' && options.showDot1xState) out['dot1x_state'] = network.interfaces.get(name)?.dot1xState ?? 'disabled';
   return out;
 }
 
-export function renderInterfaces(config: DeviceConfig, network: NetworkStatus, state: ConfigState): Record<string, unknown>[] {
+export function renderInterfaces(
+  config: DeviceConfig,
+  network: NetworkStatus,
+  state: ConfigState,
+  options: ViewOptions,
+): Record<string, unknown>[] {
   return config
     .interfaceNames(state)
-    .map((name) => renderInterface(config, network, name, state))
+    .map((name) => renderInterface(config, network, name, state, options))
     .filter((v): v is Record<string, unknown> => v !== undefined);
 }

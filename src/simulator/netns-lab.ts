@@ -3,8 +3,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ErrorCode, MpprovError } from '../core/errors.js';
 import type { RealBackendCommands } from './real-backend-prerequisites.js';
+import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
 
 /**
  * One simulator instance's private wire: two network namespaces joined by one veth pair, a
@@ -111,8 +111,8 @@ export class NetnsLab {
     for (const args of steps) {
       const result = await this.ip(args);
       if (result.code !== 0) {
-        throw new MpprovError(
-          ErrorCode.Usage,
+        throw new SimulatorError(
+          SimulatorErrorCode.BackendUnavailable,
           `The real 802.1X backend could not set up its network namespaces: "ip ${args.join(' ')}" failed: ${firstLine(result.stderr) || `exit status ${String(result.code)}`}.`,
         );
       }

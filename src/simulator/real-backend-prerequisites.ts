@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { ErrorCode, MpprovError } from '../core/errors.js';
+import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
 
 /**
  * What the real 802.1X backend needs from the machine: root (network namespaces and veths) and
@@ -83,9 +83,9 @@ export function checkRealBackendPrerequisites(probe: PrerequisiteProbe = thisMac
   };
 }
 
-/** The commands, or an MpprovError whose message is the one sentence naming what is missing. */
+/** The commands, or a SimulatorError (BackendUnavailable) whose message is the one sentence naming what is missing. */
 export function requireRealBackend(): RealBackendCommands {
   const check = checkRealBackendPrerequisites();
-  if (check.missing !== undefined) throw new MpprovError(ErrorCode.Usage, check.missing);
+  if (check.missing !== undefined) throw new SimulatorError(SimulatorErrorCode.BackendUnavailable, check.missing);
   return check.commands as RealBackendCommands;
 }

@@ -1,13 +1,15 @@
 import { createHash, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
-import forge from 'node-forge';
+import { bitString, explicit, implicitPrimitive, integer, objectIdentifier, octetString, sequence, set, time, utf8String } from './der-writer.js';
+import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
 
 /**
  * A self-issued TLS server certificate, as a Monitoring Point makes for itself.
  *
- * Built by hand (TBSCertificate with forge.asn1, signed by node:crypto) with an EC P-256 key,
- * because forge's RSA key generation takes hundreds of milliseconds per key: far too slow for a
- * fleet of 200 simulated devices or for tests that start many simulators.
+ * Built by hand (TBSCertificate in DER by der-writer.ts, signed by node:crypto) with an EC P-256
+ * key: node:crypto generates keys but cannot issue certificates, and RSA key generation takes
+ * hundreds of milliseconds per key, far too slow for a fleet of 200 simulated devices or for tests
+ * that start many simulators.
  */
 export interface SelfSignedCertificate {
   certificatePem: string;
@@ -55,27 +57,19 @@ export function createSelfSignedCertificate(options: SelfSignedCertificateOption
   const notAfter = new Date(notBefore.getTime() + (options.validDays ?? 3 * 365) * DAY_MS);
   const name = distinguishedName(options.commonName ?? 'mpprov simulated Monitoring Point');
 
-  const tbs = seq([
+  const tbsDer = sequence([
     explicit(0, [integer(Buffer.from([2]))]), // version v3
     integer(serialNumber()),
-    seq([oid(OID.ecdsaWithSha256)]),
+    sequence([objectIdentifier(OID.ecdsaWithSha256)]),
     name,
-    seq([time(notBefore), time(notAfter)]),
+    sequence([time(notBefore), time(notAfter)]),
     name,
-    forge.asn1.fromDer(binary(keyPair.publicKey.export({ type: 'spki', format: 'der' }))),
-    explicit(3, [seq([subjectAltName(options), extendedKeyUsageServerAuth()])]),
+    keyPair.publicKey.export({ type: 'spki', format: 'der' }),
+    explicit(3, [sequence([subjectAltName(options), extendedKeyUsageServerAuth()])]),
   ]);
-  const tbsDer = der(tbs);
   // node:crypto signs EC keys with a DER-encoded ECDSA-Sig-Value, the form X.509 wants.
   const signature = sign('sha256', tbsDer, keyPair.privateKey);
-  const certificateDer = der(
-    seq([
-      forge.asn1.fromDer(binary(tbsDer)),
-      seq([oid(OID.ecdsaWithSha256)]),
-      // BIT STRING content: one leading byte for the number of unused bits (0).
-      node(forge.asn1.Type.BITSTRING, binary(Buffer.concat([Buffer.from([0]), signature]))),
-    ]),
-  );
+  const certificateDer = sequence([tbsDer, sequence([objectIdentifier(OID.ecdsaWithSha256)]), bitString(signature)]);
   return {
     certificateDer,
     certificatePem: toPem(certificateDer),
@@ -107,33 +101,29 @@ function serialNumber(): Buffer {
   return bytes;
 }
 
-function distinguishedName(commonName: string): forge.asn1.Asn1 {
-  const attribute = (type: string, value: string): forge.asn1.Asn1 =>
-    node(forge.asn1.Type.SET, [seq([oid(type), node(forge.asn1.Type.UTF8, forge.util.encodeUtf8(value))])]);
-  return seq([attribute(OID.organizationName, 'mpprov simulator'), attribute(OID.commonName, commonName)]);
+function distinguishedName(commonName: string): Buffer {
+  const attribute = (type: string, value: string): Buffer => set([sequence([objectIdentifier(type), utf8String(value)])]);
+  return sequence([attribute(OID.organizationName, 'mpprov simulator'), attribute(OID.commonName, commonName)]);
 }
 
-function subjectAltName(options: SelfSignedCertificateOptions): forge.asn1.Asn1 {
+function subjectAltName(options: SelfSignedCertificateOptions): Buffer {
   const ips = options.ipAddresses ?? ['127.0.0.1', '::1'];
   const dns = options.dnsNames ?? ['localhost'];
-  const names = [
-    ...ips.map((ip) => contextPrimitive(7, binary(ipBytes(ip)))),
-    ...dns.map((d) => contextPrimitive(2, d)),
-  ];
-  return extension(OID.subjectAltName, seq(names));
+  const names = [...ips.map((ip) => implicitPrimitive(7, ipBytes(ip))), ...dns.map((d) => implicitPrimitive(2, Buffer.from(d, 'ascii')))];
+  return extension(OID.subjectAltName, sequence(names));
 }
 
-function extendedKeyUsageServerAuth(): forge.asn1.Asn1 {
-  return extension(OID.extKeyUsage, seq([oid(OID.serverAuth)]));
+function extendedKeyUsageServerAuth(): Buffer {
+  return extension(OID.extKeyUsage, sequence([objectIdentifier(OID.serverAuth)]));
 }
 
-function extension(id: string, value: forge.asn1.Asn1): forge.asn1.Asn1 {
-  return seq([oid(id), node(forge.asn1.Type.OCTETSTRING, forge.asn1.toDer(value).getBytes())]);
+function extension(id: string, value: Buffer): Buffer {
+  return sequence([objectIdentifier(id), octetString(value)]);
 }
 
 function ipBytes(ip: string): Buffer {
   if (isIPv4(ip)) return Buffer.from(ip.split('.').map(Number));
-  if (!isIPv6(ip)) throw new Error(`Not an IP address for the certificate: ${ip}`);
+  if (!isIPv6(ip)) throw new SimulatorError(SimulatorErrorCode.Usage, `Not an IP address for the certificate: ${ip}.`);
   const [head = '', tail = ''] = ip.split('::');
   const groups = (part: string): number[] => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
   const left = groups(head);
@@ -142,43 +132,4 @@ function ipBytes(ip: string): Buffer {
   const out = Buffer.alloc(16);
   all.forEach((g, i) => out.writeUInt16BE(g, i * 2));
   return out;
-}
-
-function time(date: Date): forge.asn1.Asn1 {
-  // UTCTime covers 1950-2049; later dates must be GeneralizedTime (RFC 5280 4.1.2.5).
-  return date.getUTCFullYear() < 2050
-    ? node(forge.asn1.Type.UTCTIME, forge.asn1.dateToUtcTime(date))
-    : node(forge.asn1.Type.GENERALIZEDTIME, forge.asn1.dateToGeneralizedTime(date));
-}
-
-function seq(items: forge.asn1.Asn1[]): forge.asn1.Asn1 {
-  return forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.SEQUENCE, true, items);
-}
-
-function node(type: forge.asn1.Type, value: string | forge.asn1.Asn1[]): forge.asn1.Asn1 {
-  return forge.asn1.create(forge.asn1.Class.UNIVERSAL, type, Array.isArray(value), value);
-}
-
-function integer(bytes: Buffer): forge.asn1.Asn1 {
-  return node(forge.asn1.Type.INTEGER, binary(bytes));
-}
-
-function oid(id: string): forge.asn1.Asn1 {
-  return node(forge.asn1.Type.OID, forge.asn1.oidToDer(id).getBytes());
-}
-
-function explicit(tag: number, items: forge.asn1.Asn1[]): forge.asn1.Asn1 {
-  return forge.asn1.create(forge.asn1.Class.CONTEXT_SPECIFIC, tag, true, items);
-}
-
-function contextPrimitive(tag: number, value: string): forge.asn1.Asn1 {
-  return forge.asn1.create(forge.asn1.Class.CONTEXT_SPECIFIC, tag, false, value);
-}
-
-function binary(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('binary');
-}
-
-function der(value: forge.asn1.Asn1): Buffer {
-  return Buffer.from(forge.asn1.toDer(value).getBytes(), 'binary');
 }

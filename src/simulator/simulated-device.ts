@@ -2,7 +2,6 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
-import { ErrorCode, MpprovError } from '../core/errors.js';
 import { AccessControlList } from './access-control-list.js';
 import { handleAdminRequest, type AdminApiDevice, type OutageKind } from './admin-api.js';
 import type { AuthenticatorProfile } from './authenticator-profile.js';
@@ -15,6 +14,7 @@ import { evaluateNetwork, type NetworkStatus } from './network-status.js';
 import { RateLimiter, type RateLimit } from './rate-limiter.js';
 import { RequestLog, redactBody, type RequestLogEntry } from './request-log.js';
 import { createSelfSignedCertificate, type EcKeyPair } from './self-signed-certificate.js';
+import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
 import { snapshotState, type SimulatorState } from './simulator-state.js';
 
 /**
@@ -57,6 +57,8 @@ export interface DeviceSettings {
   faults: readonly (string | FaultSpec)[];
   serviceRateLimit: RateLimit | false;
   requestLogLimit: number;
+  /** `dot1x_state` in GET /interface/ (a rehearsal aid beyond the model); default off. */
+  showDot1xState: boolean;
 }
 
 export interface ResetOptions {
@@ -79,6 +81,7 @@ export class SimulatedDevice implements AdminApiDevice {
   restarts = 0;
   reboots = 0;
   listenError: string | undefined;
+  readonly showDot1xState: boolean;
   private status: NetworkStatus = { interfaces: new Map(), inUse: new Map() };
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
@@ -87,6 +90,7 @@ export class SimulatedDevice implements AdminApiDevice {
 
   constructor(settings: DeviceSettings) {
     this.settings = settings;
+    this.showDot1xState = settings.showDot1xState;
     this.config = configFromDescription(settings.description);
     this.tls = settings.tls;
     this.log = new RequestLog(settings.requestLogLimit);
@@ -117,7 +121,7 @@ export class SimulatedDevice implements AdminApiDevice {
   async start(): Promise<void> {
     this.status = await this.evaluate(false);
     if (this.status.lockout !== undefined) {
-      throw new MpprovError(ErrorCode.ConfigInvalid, `The starting configuration makes the device unreachable: ${this.status.lockout}.`);
+      throw new SimulatorError(SimulatorErrorCode.StartRefused, `The starting configuration makes the device unreachable: ${this.status.lockout}.`);
     }
     await this.listen(this.settings.port);
     this.port = (this.server.address() as { port: number }).port;

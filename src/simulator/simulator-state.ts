@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import type { AclRule } from './access-control-list.js';
 import { renderInterfaces } from './interface-view.js';
 import type { RequestLogEntry } from './request-log.js';
-import type { SimulatedDevice } from './simulated-device.js';
+import type { AccessControlList } from './access-control-list.js';
+import type { DeviceConfig } from './device-config.js';
+import type { FaultSet } from './faults.js';
+import type { NetworkStatus } from './network-status.js';
+import type { RequestLog } from './request-log.js';
+import type { AuthenticatorProfile } from './authenticator-profile.js';
 
 /**
  * Everything the simulator knows about one device, for tests and the control port. Secrets are
@@ -28,7 +33,28 @@ export interface SimulatorState {
   requests: RequestLogEntry[];
 }
 
-export function snapshotState(device: SimulatedDevice): SimulatorState {
+/**
+ * What a snapshot reads of a device. Structural, so this module does not import the device's
+ * class (which imports this module to serve the control port).
+ */
+export interface StateSource {
+  readonly url: string;
+  readonly phase: string;
+  readonly config: DeviceConfig;
+  readonly settings: { index: number; managementInterface: string; switchPorts: ReadonlyMap<string, AuthenticatorProfile> };
+  readonly listenError: string | undefined;
+  readonly tls: { fingerprintSha256: string };
+  readonly restarts: number;
+  readonly reboots: number;
+  readonly acl: AccessControlList;
+  readonly faults: FaultSet;
+  readonly log: RequestLog;
+  network(): NetworkStatus;
+}
+
+const CONTROL_VIEW = { showDot1xState: true } as const;
+
+export function snapshotState(device: StateSource): SimulatorState {
   const network = device.network();
   const dot1x: SimulatorState['dot1x'] = {};
   for (const [name, status] of network.interfaces) {
@@ -49,9 +75,10 @@ export function snapshotState(device: SimulatedDevice): SimulatorState {
     fingerprint_sha256: device.tls.fingerprintSha256,
     restarts: device.restarts,
     reboots: device.reboots,
+    // The control port is test-only, not the Admin API: it always shows the 802.1X state.
     interfaces: {
-      active: renderInterfaces(device.config, network, 'active'),
-      pending: renderInterfaces(device.config, network, 'pending'),
+      active: renderInterfaces(device.config, network, 'active', CONTROL_VIEW),
+      pending: renderInterfaces(device.config, network, 'pending', CONTROL_VIEW),
     },
     dot1x,
     switch_ports: switchPorts,

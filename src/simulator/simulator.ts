@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { ErrorCode, MpprovError } from '../core/errors.js';
 import type { AuthenticatorProfile } from './authenticator-profile.js';
 import { startControlServer, type ControlServer } from './control-server.js';
 import { describeBuiltInModel, type DeviceDescription } from './device-description.js';
@@ -12,6 +11,7 @@ import { DEFAULT_SERVICE_RATE_LIMIT, type RateLimit } from './rate-limiter.js';
 import type { RequestLogEntry } from './request-log.js';
 import { createSelfSignedCertificate, fingerprintOfCertificate, type EcKeyPair } from './self-signed-certificate.js';
 import { SimulatedDevice, type DeviceTls, type ResetOptions } from './simulated-device.js';
+import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
 import type { SimulatorState } from './simulator-state.js';
 
 export interface SimulatorOptions {
@@ -52,6 +52,12 @@ export interface SimulatorOptions {
   dot1xBackend?: Dot1xBackend | Dot1xBackendName;
   /** Request log entries kept per device; default 1000. */
   requestLogLimit?: number;
+  /**
+   * Show `dot1x_state` beside `families` in the active view of GET /interface/: a rehearsal aid
+   * the model does not have. Default: the device file's `show_dot1x_state`, else off, so that the
+   * API shows exactly the model's view. The control port's state always shows it.
+   */
+  showDot1xState?: boolean;
 }
 
 export const DOT1X_BACKENDS = ['model', 'real'] as const;
@@ -72,6 +78,8 @@ export interface SimulatorHandle {
   readonly controlUrl: string;
   /** Which 802.1X backend decides its switch ports: `model`, `real` or `custom`. */
   readonly dot1xBackend: string;
+  /** Whether GET /interface/ shows `dot1x_state` (a rehearsal aid beyond the model). */
+  readonly showDot1xState: boolean;
   state(): SimulatorState;
   requests(): RequestLogEntry[];
   clearRequests(): void;
@@ -84,10 +92,10 @@ const LOOPBACK = (host: string) => host === 'localhost' || host === '::1' || /^1
 
 export function checkHost(host: string, allowRemote: boolean): void {
   if (isIP(host) === 0 && host !== 'localhost') {
-    throw new MpprovError(ErrorCode.Usage, `--host must be an IP address; "${host}" is not one.`);
+    throw new SimulatorError(SimulatorErrorCode.Usage, `--host must be an IP address; "${host}" is not one.`);
   }
   if (!LOOPBACK(host) && !allowRemote) {
-    throw new MpprovError(ErrorCode.Usage, `Refusing to listen on ${host}: the simulator listens on loopback unless --allow-remote is given.`);
+    throw new SimulatorError(SimulatorErrorCode.Usage, `Refusing to listen on ${host}: the simulator listens on loopback unless --allow-remote is given.`);
   }
 }
 
@@ -134,14 +142,14 @@ export function createDevice(options: SimulatorOptions, index: number, host: str
   const description = options.device ?? defaultDescription(options.model, host);
   for (const port of switchPorts.keys()) {
     if (!Object.hasOwn(description.model.interfaces, port)) {
-      throw new MpprovError(ErrorCode.Usage, `Switch port "${port}" is not a physical interface of model ${description.model.model}.`);
+      throw new SimulatorError(SimulatorErrorCode.Usage, `Switch port "${port}" is not a physical interface of model ${description.model.model}.`);
     }
   }
   const dot1xBackend = backendOf(options.dot1xBackend);
   if (dot1xBackend instanceof RealDot1xBackend) {
     const wireless = [...switchPorts.keys()].find((port) => description.model.interfaces[port]?.kind === 'wireless');
     if (wireless !== undefined) {
-      throw new MpprovError(ErrorCode.Usage, `Switch port "${wireless}" faces a wireless interface; the real 802.1X backend drives wired ports only.`);
+      throw new SimulatorError(SimulatorErrorCode.Usage, `Switch port "${wireless}" faces a wireless interface; the real 802.1X backend drives wired ports only.`);
     }
   }
   const basePort = options.port ?? 0;
@@ -162,6 +170,7 @@ export function createDevice(options: SimulatorOptions, index: number, host: str
     faults: options.faults ?? [],
     serviceRateLimit: options.serviceRateLimit ?? DEFAULT_SERVICE_RATE_LIMIT,
     requestLogLimit: options.requestLogLimit ?? 1000,
+    showDot1xState: options.showDot1xState ?? description.showDot1xState ?? false,
   });
 }
 
@@ -169,7 +178,7 @@ function backendOf(option: SimulatorOptions['dot1xBackend']): Dot1xBackend {
   if (option === undefined || option === 'model') return modelDot1xBackend;
   if (option === 'real') {
     // Creating one takes namespaces and must be awaited and closed: startSimulator does that.
-    throw new MpprovError(ErrorCode.Usage, 'A fleet needs a real 802.1X backend instance: pass createRealDot1xBackend() as dot1xBackend and close it after the fleet.');
+    throw new SimulatorError(SimulatorErrorCode.Usage, 'A fleet needs a real 802.1X backend instance: pass createRealDot1xBackend() as dot1xBackend and close it after the fleet.');
   }
   return option;
 }
@@ -188,7 +197,7 @@ function defaultDescription(model: string | undefined, host: string): DeviceDesc
 function deviceTls(options: SimulatorOptions, index: number, keyPair: EcKeyPair | undefined): DeviceTls {
   if (options.certificatePem !== undefined || options.privateKeyPem !== undefined) {
     if (options.certificatePem === undefined || options.privateKeyPem === undefined) {
-      throw new MpprovError(ErrorCode.Usage, '--cert and --key go together.');
+      throw new SimulatorError(SimulatorErrorCode.Usage, '--cert and --key go together.');
     }
     return {
       certificatePem: options.certificatePem,
@@ -224,6 +233,7 @@ export function handleOf(device: SimulatedDevice, control: ControlServer, close:
     },
     controlUrl: control.deviceBase(device.settings.index),
     dot1xBackend: dot1xBackendName(device.settings.dot1xBackend),
+    showDot1xState: device.showDot1xState,
     state: () => device.state(),
     requests: () => device.log.list(),
     clearRequests: () => device.log.clear(),

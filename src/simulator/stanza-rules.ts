@@ -1,4 +1,3 @@
-import { CredentialKind } from '../certs/detect.js';
 import {
   familyLabel,
   isAddressOfFamily,
@@ -8,10 +7,10 @@ import {
   isNetmaskOfFamily,
 } from './address-syntax.js';
 import { interfaceKind, type DeviceModel, type InterfaceKind } from './device-model.js';
+import { FileKind } from './file-kind.js';
 import {
   FAMILIES,
   FILE_SLOTS,
-  INTERFACE_LEVEL_FIELDS,
   WPA_FIELDS,
   hasDot1x,
   type Family,
@@ -29,21 +28,26 @@ export interface RuleContext {
   model: DeviceModel;
   /** What the next restart makes active (null: marked for removal; undefined: none). */
   pendingView(name: string, family: Family): Stanza | null | undefined;
-  /** A stanza posted (or marked for removal) since the last networking restart. */
-  postedSinceRestart(name: string, family: Family): Stanza | null | undefined;
+  /** Interfaces with a stanza in the pending view (removals included). */
+  pendingInterfaces(): string[];
   /** Kind of the file loaded in that slot under that name, or undefined if none is. */
-  loadedFileKind(slot: FileSlot, fileName: string): CredentialKind | undefined;
+  loadedFileKind(slot: FileSlot, fileName: string): FileKind | undefined;
 }
 
 type Rule = (stanza: Stanza, kind: InterfaceKind, ctx: RuleContext) => string | undefined;
 
 export function checkStanza(stanza: Stanza, ctx: RuleContext): string | undefined {
   const kind = interfaceKind(ctx.model, stanza.name);
+  const bridgeVlan = BRIDGE_VLAN.exec(stanza.name);
+  if (kind === undefined && bridgeVlan !== null) {
+    // Named for what it is (a VLAN on the bridge), not as an unknown interface.
+    return notWiredParent(stanza.name, bridgeVlan[1] ?? '', 'a bridge');
+  }
   if (kind === undefined) {
     const names = Object.keys(ctx.model.interfaces).join(', ');
     return `Field "name" must be an interface of this device (${names}), a VLAN <parent>.<id> of one, or bridge1; "${stanza.name}" is none of these.`;
   }
-  const rules: Rule[] = [vlanId, addressing, addresses, transmission, vlanParent, wireless, dot1x, files, dot1xNeeds, vlanDot1x, agreement];
+  const rules: Rule[] = [vlanId, addressing, addresses, transmission, vlanParent, wireless, dot1x, files, dot1xNeeds, vlanDot1x];
   for (const rule of rules) {
     const error = rule(stanza, kind, ctx);
     if (error !== undefined) return error;
@@ -58,7 +62,9 @@ const vlanId: Rule = (s, kind) =>
 
 const addressing: Rule = (s) => {
   if (s.method === 'auto' && s.family === 'inet') return 'Field "method" "auto" (SLAAC) is only for family "inet6".';
-  if (s.method === 'dhcp' || s.method === 'auto') {
+  // Addresses belong to static only: with dhcp and auto they come from the network, with manual
+  // the link is up without any.
+  if (s.method === 'dhcp' || s.method === 'auto' || s.method === 'manual') {
     for (const field of ['address', 'netmask', 'gateway'] as const) {
       if (s[field] !== undefined) return `Field "${field}" is not allowed with method "${s.method}".`;
     }
@@ -117,10 +123,16 @@ const transmission: Rule = (s, kind) => {
   return undefined;
 };
 
-const vlanParent: Rule = (s, kind) => {
+const BRIDGE_VLAN = /^(bridge1)\.\d{1,5}$/;
+
+const notWiredParent = (vlan: string, parent: string, what: string) =>
+  `Field "vlan_raw_device" must be a wired physical interface (ethN); VLAN "${vlan}" would sit on "${parent}", which is ${what}.`;
+
+const vlanParent: Rule = (s, kind, ctx) => {
   if (kind.kind !== 'vlan') {
     return s.vlan_raw_device !== undefined ? 'Field "vlan_raw_device" is only for VLAN interfaces such as "eth0.100".' : undefined;
   }
+  if (ctx.model.interfaces[kind.parent]?.kind !== 'wired') return notWiredParent(s.name, kind.parent, 'wireless');
   if (s.vlan_raw_device === undefined) return `Field "vlan_raw_device" is required for VLAN interface "${s.name}".`;
   if (s.vlan_raw_device !== kind.parent) return `Field "vlan_raw_device" must be "${kind.parent}", the parent of "${s.name}".`;
   return undefined;
@@ -210,7 +222,7 @@ const files: Rule = (s, kind, ctx) => {
 
 const dot1xNeeds: Rule = (s, kind, ctx) => {
   const isPfx = (slot: FileSlot, name: string | undefined) =>
-    name !== undefined && ctx.loadedFileKind(slot, name) === CredentialKind.Pfx;
+    name !== undefined && ctx.loadedFileKind(slot, name) === FileKind.Pfx;
   const needs = (field: StanzaField, context: string) =>
     s[field] === undefined ? `Field "${field}" is required with ${context}.` : undefined;
   switch (s.wpa_eap) {
@@ -238,35 +250,40 @@ const dot1xNeeds: Rule = (s, kind, ctx) => {
   }
 };
 
+/** The documented restriction: a VLAN's 802.1X needs its parent configured dhcp or static with 802.1X. */
+function parentAllowsVlanDot1x(parent: string, ctx: RuleContext): boolean {
+  return FAMILIES.some((family) => {
+    const stanza = ctx.pendingView(parent, family);
+    return stanza != null && (stanza.method === 'dhcp' || stanza.method === 'static') && hasDot1x(stanza);
+  });
+}
+
 const vlanDot1x: Rule = (s, kind, ctx) => {
   if (kind.kind !== 'vlan' || !hasDot1x(s)) return undefined;
-  const parentOk = FAMILIES.some((family) => {
-    const parent = ctx.pendingView(kind.parent, family);
-    return parent != null && (parent.method === 'dhcp' || parent.method === 'static') && hasDot1x(parent);
-  });
-  return parentOk
+  return parentAllowsVlanDot1x(kind.parent, ctx)
     ? undefined
     : `Field "wpa_key_mgmt": VLAN "${s.name}" may use 802.1X only if its vlan_raw_device "${kind.parent}" is configured dhcp or static with 802.1X (judged on the pending configuration).`;
 };
 
 /**
- * Compared with the other family's stanza only if it was posted since the last restart: a stanza
- * carried over from the active configuration is about to be replaced by the client's next POST
- * (a client changing 802.1X posts inet, then inet6), so refusing the first POST would make any
- * change of an interface-level field impossible on a dual-stack interface.
+ * The same restriction the other way round: `ctx` is the pending view as a POST or DELETE of a
+ * stanza of `parent` would leave it. Refused (naming the VLANs) when a pending VLAN stanza with
+ * 802.1X on `parent` would be left on a parent without it; the client turns the VLAN's 802.1X off,
+ * or deletes the VLAN, first.
  */
-const agreement: Rule = (s, kind, ctx) => {
-  for (const family of FAMILIES) {
-    if (family === s.family) continue;
-    const other = ctx.postedSinceRestart(s.name, family);
-    if (other == null) continue;
-    const field = INTERFACE_LEVEL_FIELDS.find((f) => s[f] !== other[f]);
-    if (field !== undefined) {
-      return `Field "${field}" disagrees with the ${family} stanza of "${s.name}" posted since the last restart; interface-level fields must be the same in every stanza of an interface.`;
-    }
-  }
-  return undefined;
-};
+export function checkVlansOnParent(parent: string, request: string, ctx: RuleContext): string | undefined {
+  const vlans = ctx.pendingInterfaces().filter((name) => {
+    const kind = interfaceKind(ctx.model, name);
+    return kind?.kind === 'vlan' && kind.parent === parent && FAMILIES.some((f) => {
+      const stanza = ctx.pendingView(name, f);
+      return stanza != null && hasDot1x(stanza);
+    });
+  });
+  if (vlans.length === 0 || parentAllowsVlanDot1x(parent, ctx)) return undefined;
+  const named = vlans.map((v) => `"${v}"`).join(', ');
+  const subject = vlans.length === 1 ? `VLAN ${named} has` : `VLANs ${named} have`;
+  return `${subject} 802.1X in the pending configuration, and a VLAN may use 802.1X only if its vlan_raw_device "${parent}" is configured dhcp or static with 802.1X; this ${request} would leave "${parent}" without it: turn off the 802.1X of ${named}, or delete ${vlans.length === 1 ? 'it' : 'them'}, first.`;
+}
 
 function firstGiven<F extends StanzaField>(s: Stanza, fields: readonly F[]): F | undefined {
   return fields.find((f) => s[f] !== undefined);

@@ -37,8 +37,9 @@ export const WPA_FIELDS = [
 ] as const satisfies readonly StanzaField[];
 
 /**
- * Fields that describe the interface, not the address family: every stanza of one interface
- * must carry the same values.
+ * Fields that describe the interface, not the address family. The stanza posted last sets them
+ * for the interface: the device copies them into the other family's pending stanza
+ * (interface-level-copy.ts), so the two stanzas of a view always agree.
  */
 export const INTERFACE_LEVEL_FIELDS = [
   'mtu',

@@ -1,7 +1,7 @@
 import { applyStick, type ApplyEvent, type StickApplyOptions, type StickResult } from '../../src/apply/index.js';
 import { validateStick } from '../../src/certs/index.js';
 import type { AgentConfig } from '../../src/config/index.js';
-import { testAgentConfig } from './stick-workspace.js';
+import { testAgentConfig } from '../support/stick-workspace.js';
 
 export interface Applied {
   result: StickResult;

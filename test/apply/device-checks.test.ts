@@ -1,14 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { applyFile } from './apply-helpers.js';
-import { startProfileDevice, stickHead, stickWithConfig, writeSequence } from './stick-workspace.js';
+import { writeSequence } from '../support/device-observations.js';
+import { useSimulators } from '../support/simulator-fixture.js';
+import { PROFILE_DEVICE, stickHead, stickWithConfig } from '../support/stick-workspace.js';
 
 /** Rules only the device's own facts can decide: refused before any change, not by a 400 halfway. */
+const { start: startProfileDevice } = useSimulators(PROFILE_DEVICE);
 let device: SimulatorHandle | undefined;
-afterEach(async () => {
-  await device?.close();
-  device = undefined;
-});
 
 const cases: [string, string, string, string?][] = [
   ['a wireless port without a wireless block', '    interfaces:\n      wlan0:\n        ipv4: { method: dhcp }\n', 'wlan0 is wireless on this device: it needs a wireless block (ssid and security)'],

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createSelfSignedCertificate } from '../../src/simulator/index.js';
 import { applyFile } from './apply-helpers.js';
-import { PROFILE_ADMIN_PASSWORD, stickWithConfig } from './stick-workspace.js';
+import { PROFILE_ADMIN_PASSWORD, stickWithConfig } from '../support/stick-workspace.js';
 
 /**
  * A device whose 400 quotes the request body back, secrets and all: nothing of it may reach

@@ -1,15 +1,14 @@
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadAuthenticatorProfile, type SimulatorHandle } from '../../src/simulator/index.js';
 import { applyFile } from './apply-helpers.js';
-import { startProfileDevice, stickHead, stickWithConfig, testAgentConfig, writeSequence } from './stick-workspace.js';
+import { writeSequence } from '../support/device-observations.js';
+import { useSimulators } from '../support/simulator-fixture.js';
+import { PROFILE_DEVICE, stickHead, stickWithConfig, testAgentConfig } from '../support/stick-workspace.js';
 
 const switchProfile = fileURLToPath(new URL('../fixtures/switch/peap-port.yaml', import.meta.url));
+const { start: startProfileDevice } = useSimulators(PROFILE_DEVICE);
 let device: SimulatorHandle | undefined;
-afterEach(async () => {
-  await device?.close();
-  device = undefined;
-});
 
 const eth0Peap = (password: string, extra = '') => `${extra}    interfaces:
       eth0:

@@ -1,16 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { applyFile } from './apply-helpers.js';
-import { PROFILE_ADMIN_PASSWORD, startProfileDevice, stickHead, stickWithConfig, testAgentConfig, writeSequence } from './stick-workspace.js';
+import { writeSequence } from '../support/device-observations.js';
+import { useSimulators } from '../support/simulator-fixture.js';
+import { PROFILE_ADMIN_PASSWORD, PROFILE_DEVICE, stickHead, stickWithConfig, testAgentConfig } from '../support/stick-workspace.js';
 import { Agent } from 'undici';
 
+const { start: startProfileDevice } = useSimulators(PROFILE_DEVICE);
 let device: SimulatorHandle | undefined;
-afterEach(async () => {
-  await device?.close();
-  device = undefined;
-});
 
 /** Someone else's change, made straight through the Admin API, left pending on the device. */
 async function postForeignStanza(sim: SimulatorHandle, body: Record<string, unknown>): Promise<void> {

@@ -1,23 +1,17 @@
 import { readdirSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { applyFile } from './apply-helpers.js';
 import { normaliseFields } from '../../src/plan/index.js';
 import type { SimulatorHandle } from '../../src/simulator/index.js';
-import { profilesDir, startProfileDevice, stickFromProfile, testAgentConfig, writeRequests } from './stick-workspace.js';
+import { activeInterface, writeSequence } from '../support/device-observations.js';
+import { useSimulators } from '../support/simulator-fixture.js';
+import { PROFILE_DEVICE, profilesDir, stickFromProfile, testAgentConfig } from '../support/stick-workspace.js';
 
 const profiles = readdirSync(profilesDir).filter((f) => f.endsWith('.yaml')).sort();
+const { start: startProfileDevice } = useSimulators(PROFILE_DEVICE);
 let device: SimulatorHandle | undefined;
-afterEach(async () => {
-  await device?.close();
-  device = undefined;
-});
 
 const apply = (file: string, agent = testAgentConfig()) => applyFile(file, { agent });
-
-/** The device's active view of one interface, read through the simulator's own state. */
-function activeInterface(sim: SimulatorHandle, name: string): Record<string, unknown> | undefined {
-  return sim.state().interfaces.active.find((i) => i.name === name);
-}
 
 describe('every profile applies to a fresh simulated device', () => {
   for (const profile of profiles) {
@@ -33,6 +27,8 @@ describe('every profile applies to a fresh simulated device', () => {
       expect(restartsAfterFirst).toBe(profile === 'acl.yaml' ? 0 : 1);
 
       // The active view holds what each desired stanza asked for (secrets as `_set` markers).
+      // Every profile but acl.yaml changes stanzas: otherwise the loop below would check nothing.
+      expect(first.result.plans.flatMap((plan) => plan.stanzas).length === 0).toBe(profile === 'acl.yaml');
       for (const plan of first.result.plans) {
         for (const change of plan.stanzas) {
           const iface = activeInterface(device, change.name) as { families: Record<string, Record<string, unknown>> } | undefined;
@@ -44,7 +40,7 @@ describe('every profile applies to a fresh simulated device', () => {
       device.clearRequests();
       const second = await apply(file, agent);
       expect(second.result.devices.map((d) => [d.outcome, d.message])).toEqual([['no-change', expect.any(String)]]);
-      expect(writeRequests(device)).toEqual([]);
+      expect(writeSequence(device)).toEqual([]);
       expect(device.state().restarts).toBe(restartsAfterFirst);
     });
   }

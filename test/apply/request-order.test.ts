@@ -1,15 +1,14 @@
 import { writeFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { applyFile } from './apply-helpers.js';
-import { startProfileDevice, stickHead, stickWithConfig, testAgentConfig, writeSequence } from './stick-workspace.js';
+import { writeSequence } from '../support/device-observations.js';
+import { useSimulators } from '../support/simulator-fixture.js';
+import { PROFILE_DEVICE, stickHead, stickWithConfig, testAgentConfig } from '../support/stick-workspace.js';
 
 /** The vendor's documented orders, asserted on the simulator's request log. */
+const { start: startProfileDevice } = useSimulators(PROFILE_DEVICE);
 let device: SimulatorHandle | undefined;
-afterEach(async () => {
-  await device?.close();
-  device = undefined;
-});
 
 const wireless = (ssid: string) => `    interfaces:
       wlan0:

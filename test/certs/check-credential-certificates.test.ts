@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type CredentialSet, checkCredentialSet } from '../../src/certs/index.js';
 import { at, credentialSet } from './credential-sets.js';
-import { type Issued, TestPki, isoDay } from './openssl-pki.js';
+import { type Issued, usePki, isoDay } from '../support/test-pki.js';
 
-let pki: TestPki;
+const pki = usePki();
 let radiusCa: Issued;
 let clientCa: Issued;
 
@@ -11,12 +11,10 @@ const check = (s: CredentialSet, options: { expiryWarningDays?: number } = {}) =
 const problemsOf = (files: { ca?: string; cert?: string; key?: string; password?: string }) => check(credentialSet(pki, files)).problems;
 
 beforeAll(() => {
-  pki = new TestPki();
   radiusCa = pki.ca('radius-ca', 'Test radius CA', { algorithm: 'p256' });
   clientCa = pki.ca('client-ca', 'Test client CA', { algorithm: 'p256' });
   pki.issue('good', 'good client', radiusCa, 'client', { algorithm: 'p256' });
 });
-afterAll(() => pki.dispose());
 
 describe('checkCredentialSet: validity dates', () => {
   it('refuses an expired client certificate', () => {

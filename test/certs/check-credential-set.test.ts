@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { KeyPath } from '../../src/core/problem.js';
 import { type CredentialSet, checkCredentialSet } from '../../src/certs/index.js';
 import { DOT1X, INNER, at, credentialSet } from './credential-sets.js';
-import { type Issued, TestPki } from './openssl-pki.js';
+import { type Issued, usePki } from '../support/test-pki.js';
 
 const PFX_PASSWORD = 'pfx-Secret-4711';
 const KEY_PASSWORD = 'key-Secret-0815';
 
-let pki: TestPki;
+const pki = usePki();
 let radiusCa: Issued;
 
 function set(ca: string | undefined, cert: string | undefined, key: string | undefined, password?: string, base: KeyPath = DOT1X): CredentialSet {
@@ -23,7 +23,6 @@ function pfx(out: string, pair: Issued, extra: string[] = []): void {
 }
 
 beforeAll(() => {
-  pki = new TestPki();
   radiusCa = pki.ca('radius-ca', 'Test radius CA');
   const rsa = pki.issue('rsa', 'rsa client', radiusCa, 'client');
   pki.issue('p256', 'p256 client', radiusCa, 'client', { algorithm: 'p256' });
@@ -34,7 +33,6 @@ beforeAll(() => {
   pki.openssl(['pkey', '-in', pki.path('p256.key'), '-traditional', '-aes-128-cbc', '-passout', `pass:${KEY_PASSWORD}`, '-out', pki.path('p256-trad.key')]);
   pki.openssl(['pkcs8', '-topk8', '-nocrypt', '-in', rsa.key, '-outform', 'DER', '-out', pki.path('rsa-key.der')]);
 });
-afterAll(() => pki.dispose());
 
 describe('checkCredentialSet: sets that are fine', () => {
   it('passes an RSA set and records each file with its kind and SHA-256', () => {

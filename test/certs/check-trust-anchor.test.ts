@@ -1,22 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type CredentialFile, checkTrustAnchor } from '../../src/certs/index.js';
 import type { KeyPath } from '../../src/core/problem.js';
-import { TestPki, isoDay } from './openssl-pki.js';
+import { usePki, isoDay } from '../support/test-pki.js';
 
 const TLS_CA: KeyPath = ['monitoring_points', 0, 'tls', 'ca'];
 const FIXTURES = fileURLToPath(new URL('../fixtures/certs/', import.meta.url));
 const NOT_CA_HINT = "point tls.ca: at the certificate of the CA that issued the device's HTTPS certificate, or pin the device with fingerprint_sha256:";
 
-let pki: TestPki;
+const pki = usePki();
 beforeAll(() => {
-  pki = new TestPki();
   pki.ca('device-ca', 'Test device CA', { algorithm: 'p256' });
   pki.ca('second-ca', 'Second CA', { algorithm: 'p256' });
   pki.ca('old-ca', 'Old CA', { algorithm: 'p256', startDays: -900, endDays: -30 });
 });
-afterAll(() => pki.dispose());
 
 const generated = (name: string): CredentialFile => ({ name: `certs/${name}`, bytes: pki.read(name), keyPath: TLS_CA });
 const fixture = (name: string): CredentialFile => ({ name: `certs/${name}`, bytes: new Uint8Array(readFileSync(`${FIXTURES}${name}`)), keyPath: TLS_CA });

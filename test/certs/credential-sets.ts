@@ -1,7 +1,7 @@
 import type { CredentialFile, CredentialSet } from '../../src/certs/index.js';
 import { Secret } from '../../src/core/index.js';
 import type { KeyPath } from '../../src/core/problem.js';
-import type { TestPki } from './openssl-pki.js';
+import type { TestPki } from '../support/test-pki.js';
 
 export const DOT1X: KeyPath = ['monitoring_points', 0, 'interfaces', 'eth0', 'dot1x'];
 export const INNER: KeyPath = [...DOT1X, 'inner_tls'];

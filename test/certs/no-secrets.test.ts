@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { checkCredentialSet, isReadError, readPrivateKey } from '../../src/certs/index.js';
 import { credentialSet } from './credential-sets.js';
-import { TestPki } from './openssl-pki.js';
+import { usePki } from '../support/test-pki.js';
 
 /** Every password these tests use, right or wrong: none may appear in what a technician reads. */
 const RIGHT = 'Right-Pa55word-7a1f';
 const WRONG = ['Wrong-Pa55word-93c2', 'x', 'test', 'mp01', 'certs'];
 
-let pki: TestPki;
+const pki = usePki();
 beforeAll(() => {
-  pki = new TestPki();
   const ca = pki.ca('ca', 'Test CA', { algorithm: 'p256' });
   const pair = pki.issue('client', 'client', ca, 'client');
   const other = pki.issue('other', 'other', ca, 'client', { algorithm: 'p256' });
@@ -18,7 +17,6 @@ beforeAll(() => {
   pki.openssl(['pkcs8', '-topk8', '-v2', 'aes-256-cbc', '-in', pair.key, '-passout', `pass:${RIGHT}`, '-out', pki.path('enc.key')]);
   pki.openssl(['pkey', '-in', other.key, '-traditional', '-des3', '-passout', `pass:${RIGHT}`, '-out', pki.path('trad.key')]);
 });
-afterAll(() => pki.dispose());
 
 describe('secrets never reach problems or read errors', () => {
   it('keeps every password out of messages, hints and details', () => {

@@ -1,20 +1,18 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CredentialKind, ReadFailure, derTruncation, detectCredentialKind, isReadError, readCertificates } from '../../src/certs/index.js';
-import { type Issued, TestPki } from './openssl-pki.js';
+import { type Issued, usePki } from '../support/test-pki.js';
 
-let pki: TestPki;
+const pki = usePki();
 let ca: Issued;
 let leaf: Issued;
 
 beforeAll(() => {
-  pki = new TestPki();
   ca = pki.ca('ca', 'Test CA', { algorithm: 'p256' });
   leaf = pki.issue('leaf', 'leaf', ca, 'client', { algorithm: 'p256' });
   pki.openssl(['x509', '-in', leaf.cert, '-outform', 'DER', '-out', pki.path('leaf.der')]);
 });
-afterAll(() => pki.dispose());
 
 function fingerprints(bytes: Uint8Array): string[] {
   const certs = readCertificates(bytes);

@@ -1,24 +1,22 @@
 import { X509Certificate, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ReadFailure, isReadError, readPrivateKey } from '../../src/certs/index.js';
-import { type Issued, TestPki } from './openssl-pki.js';
+import { type Issued, usePki } from '../support/test-pki.js';
 
 const PASSWORD = 'correct horse battery';
 
-let pki: TestPki;
+const pki = usePki();
 let rsa: Issued;
 let ec: Issued;
 let caCert: X509Certificate;
 
 beforeAll(() => {
-  pki = new TestPki();
   const ca = pki.ca('ca', 'Test CA', { algorithm: 'p256' });
   caCert = new X509Certificate(pki.read('ca.pem'));
   rsa = pki.issue('rsa', 'rsa client', ca, 'client');
   ec = pki.issue('ec', 'ec client', ca, 'client', { algorithm: 'p256' });
 });
-afterAll(() => pki.dispose());
 
 /** Reads `file` and asserts it gives the key of `pair`'s certificate. */
 function expectKeyOf(pair: Issued, file: string, password?: string): void {

@@ -1,22 +1,20 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFleet, type Fleet, type SimulatorHandle } from '../../src/simulator/index.js';
-import { PROFILE_ADMIN_PASSWORD, startProfileDevice, stickFromProfile, stickHead, stickWithConfig } from '../apply/stick-workspace.js';
-import { runCli } from './run-cli.js';
+import { runCli } from '../support/run-cli.js';
+import { useSimulators } from '../support/simulator-fixture.js';
+import { PROFILE_ADMIN_PASSWORD, PROFILE_DEVICE, stateDir, stickFromProfile, stickHead, stickWithConfig } from '../support/stick-workspace.js';
 
 /** `mpprov plan` and `mpprov apply` as a provisioning script runs them: child processes, real HTTPS. */
+const { start: startProfileDevice } = useSimulators(PROFILE_DEVICE);
 let device: SimulatorHandle | undefined;
 let fleet: Fleet | undefined;
 afterEach(async () => {
-  await device?.close();
   await fleet?.close();
-  device = undefined;
   fleet = undefined;
 });
 
-const stateDir = () => mkdtempSync(join(tmpdir(), 'mpprov-state-'));
 const engineArgs = (state: string) => ['--agent-config', '/nonexistent/agent.yaml', '--state-dir', state];
 
 function filesUnder(dir: string): string[] {
@@ -104,6 +102,7 @@ describe('mpprov apply', () => {
     expect(final?.outcome).toBe('changed');
     expect(final?.devices?.map((d) => d.outcome)).toEqual(new Array(50).fill('changed'));
     expect(lines.filter((l) => l.type === 'device-result')).toHaveLength(50);
+    expect(fleet.devices).toHaveLength(50);
     fleet.devices.forEach((d, i) => {
       const eth1 = d.state().interfaces.active.find((x) => x.name === 'eth1') as { families: { inet: { address: string } } };
       expect(eth1.families.inet.address).toBe(`198.51.100.${i + 10}`);

@@ -1,10 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimulatorHandle } from '../../src/simulator/index.js';
-import { profilesDir, startProfileDevice, stickFromProfile } from '../apply/stick-workspace.js';
-import { runCli } from './run-cli.js';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/run-cli.js';
+import { useSimulator } from '../support/simulator-fixture.js';
+import { PROFILE_DEVICE, profilesDir, stateDir, stickFromProfile } from '../support/stick-workspace.js';
 
 /**
  * Every secret the profiles hold (secret files and inline values) is searched for in everything
@@ -16,13 +15,7 @@ const inline = readdirSync(profilesDir)
   .flatMap((f) => [...readFileSync(join(profilesDir, f), 'utf8').matchAll(/(?:password|passphrase):\s*"([^"]+)"/g)].map((m) => m[1] ?? ''));
 const secrets = [...new Set([...secretFiles, ...inline])].filter((s) => s.length >= 8);
 
-let device: SimulatorHandle;
-beforeAll(async () => {
-  device = await startProfileDevice();
-});
-afterAll(async () => {
-  await device.close();
-});
+const { sim: device } = useSimulator(PROFILE_DEVICE);
 
 describe('no secret in any output', () => {
   it('knows the secrets it is looking for', () => {
@@ -31,7 +24,7 @@ describe('no secret in any output', () => {
 
   for (const profile of readdirSync(profilesDir).filter((f) => f.endsWith('.yaml')).sort()) {
     it(profile, async () => {
-      const state = mkdtempSync(join(tmpdir(), 'mpprov-state-'));
+      const state = stateDir();
       const file = stickFromProfile(profile, device.url);
       const engine = ['--agent-config', '/nonexistent/agent.yaml', '--state-dir', state];
       const runs = [

@@ -1,12 +1,12 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSelfSignedCertificate, type SimulatorHandle } from '../../src/simulator/index.js';
-import { PROFILE_ADMIN_PASSWORD, startProfileDevice, stickHead, stickWithConfig } from '../apply/stick-workspace.js';
-import { runCli } from './run-cli.js';
+import { describe, expect, it } from 'vitest';
+import { createSelfSignedCertificate } from '../../src/simulator/index.js';
+import { runCli } from '../support/run-cli.js';
+import { useSimulator } from '../support/simulator-fixture.js';
+import { PROFILE_ADMIN_PASSWORD, PROFILE_DEVICE, stateDir, stickHead, stickWithConfig } from '../support/stick-workspace.js';
 
 /**
  * Secrets made of ordinary words: the redactor replaces each whole value, in every form, and
@@ -52,19 +52,13 @@ const interfaces = (gateway: string, caCert = ', ca_cert: certs/radius-ca.pem') 
         ipv4: { method: dhcp }
 `;
 
-let device: SimulatorHandle;
-beforeAll(async () => {
-  device = await startProfileDevice();
-});
-afterAll(async () => {
-  await device.close();
-});
+const { sim: device } = useSimulator(PROFILE_DEVICE);
 
 describe('secrets made of ordinary words', () => {
   it('leave every other message intact and are never printed in any form', { timeout: 60_000 }, async () => {
     const invalid = stickWithConfig(stickHead(device, interfaces('192.0.3.1')));
     const valid = stickWithConfig(stickHead(device, interfaces('192.0.2.1')));
-    const state = mkdtempSync(join(tmpdir(), 'mpprov-state-'));
+    const state = stateDir();
     const engine = ['--agent-config', '/nonexistent/agent.yaml', '--state-dir', state];
 
     const validateText = await runCli(['validate', invalid]);
@@ -139,7 +133,7 @@ monitoring_points:
     password_file: secrets/admin.pw
     tls: { fingerprint_sha256: "${cert.fingerprintSha256}" }
 ${interfaces('192.0.2.1', '')}`);
-      const state = mkdtempSync(join(tmpdir(), 'mpprov-state-'));
+      const state = stateDir();
       const engine = ['--agent-config', '/nonexistent/agent.yaml', '--state-dir', state, '--restart-timeout', '5'];
       const runs = [await runCli(['apply', file, ...engine]), await runCli(['apply', '--json', file, ...engine])];
       expect(runs.map((r) => r.code)).toEqual([1, 1]);

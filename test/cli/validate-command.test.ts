@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, runCli } from './run-cli.js';
+import { repoRoot, runCli } from '../support/run-cli.js';
 
 /** `mpprov validate` and `mpprov schema` as a user runs them: a real child process. */
 describe('mpprov validate', () => {
@@ -93,7 +93,9 @@ describe('mpprov schema', () => {
   });
 
   it('every profile points editors at the schema', () => {
-    for (const profile of readdirSync(`${repoRoot}profiles`).filter((f) => f.endsWith('.yaml'))) {
+    const profiles = readdirSync(`${repoRoot}profiles`).filter((f) => f.endsWith('.yaml'));
+    expect(profiles.length).toBeGreaterThan(0);
+    for (const profile of profiles) {
       expect(readFileSync(`${repoRoot}profiles/${profile}`, 'utf8')).toContain('# yaml-language-server: $schema=./mpprov.schema.json');
     }
   });

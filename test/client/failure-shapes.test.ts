@@ -10,7 +10,8 @@ import {
   DeviceUnreachableError,
 } from '../../src/core/errors.js';
 import { Secret } from '../../src/core/secret.js';
-import { BASIC, clientFor, closedPort, expectNoSecret, failureOf, textsOf } from './client-fixtures.js';
+import { closedPort, failureOf, textsOf } from '../support/failures.js';
+import { BASIC, clientFor, expectNoSecret } from './client-fixtures.js';
 import { json, startTestServer, type Handler } from './test-server.js';
 
 /** Failure shapes against small scripted HTTPS servers; every message asserted word for word. */

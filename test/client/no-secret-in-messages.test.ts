@@ -1,9 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Secret } from '../../src/core/secret.js';
 import type { AdminApi } from '../../src/client/index.js';
 import { createSelfSignedCertificate } from '../../src/simulator/index.js';
-import { clientFor, closedPort, expectNoSecret, failureOf, PASSWORD, textsOf, type Recorded } from './client-fixtures.js';
-import { createTestPki } from './openssl-ca.js';
+import { closedPort, failureOf, textsOf, useCloseAfterAll } from '../support/failures.js';
+import { clientFor, expectNoSecret, PASSWORD, type Recorded } from './client-fixtures.js';
+import { deviceCertificates } from '../support/device-certificates.js';
 import { json, startTestServer, type Handler, type TestServer } from './test-server.js';
 
 /**
@@ -15,23 +16,16 @@ import { json, startTestServer, type Handler, type TestServer } from './test-ser
 const STANZA_SECRET = 'inner-Quokka-5521-secret';
 const texts: string[] = [];
 const recorders: Recorded[] = [];
-const closers: (() => Promise<void>)[] = [];
-
-afterAll(async () => {
-  for (const close of closers.reverse()) await close();
-});
+const closeLater = useCloseAfterAll();
 
 async function serve(handler: Handler): Promise<TestServer> {
-  const server = await startTestServer(handler);
-  closers.push(() => server.close());
-  return server;
+  return closeLater(await startTestServer(handler));
 }
 
 function client(...args: Parameters<typeof clientFor>): AdminApi {
   const { api, seen } = clientFor(...args);
   recorders.push(seen);
-  closers.push(() => api.close());
-  return api;
+  return closeLater(api);
 }
 
 const pin = (server: TestServer) => ({ kind: 'fingerprint', sha256: server.fingerprintSha256 }) as const;
@@ -80,7 +74,7 @@ describe('no secret in any message', () => {
   it('TLS failures and the insecure warning', async () => {
     const server = await serve((_req, _body, res) => json(res, 200, { success: true }));
     await collect(client(server.url, { kind: 'fingerprint', sha256: createSelfSignedCertificate().fingerprintSha256 }).postStanza(stanza));
-    const pki = createTestPki('127.0.0.2');
+    const pki = deviceCertificates('127.0.0.2');
     await collect(client(server.url, { kind: 'ca', caPem: pki.caPem }).postStanza(stanza));
     client(server.url, { kind: 'insecure' });
   });

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Secret } from '../../src/core/secret.js';
 import { createAdminClient, type AclRule, type AdminApi } from '../../src/client/index.js';
 import {
@@ -8,35 +8,27 @@ import {
   DeviceRefusedError,
   DeviceUnreachableError,
 } from '../../src/core/errors.js';
-import { createSelfSignedCertificate, startSimulator, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/index.js';
-import { clientFor, failureOf, PASSWORD, type Recorded } from './client-fixtures.js';
+import { createSelfSignedCertificate } from '../../src/simulator/index.js';
+import { useSimulator } from '../support/simulator-fixture.js';
+import { failureOf } from '../support/failures.js';
+import { clientFor, PASSWORD, type Recorded } from './client-fixtures.js';
 
 /** Every endpoint against the device simulator, started on port 0 per test. */
 
-let sim: SimulatorHandle;
-let api: AdminApi;
+const device = useSimulator({ password: PASSWORD, restartMs: 150, rebootMs: 250 }, { scope: 'test' });
+const { sim } = device;
+/** What the client below reported through onRetry and onWarning, for the device of this test. */
 let seen: Recorded;
-
-async function start(options: SimulatorOptions = {}): Promise<void> {
-  sim = await startSimulator({ password: PASSWORD, restartMs: 150, rebootMs: 250, ...options });
-  ({ api, seen } = clientFor(sim.url, { kind: 'fingerprint', sha256: sim.fingerprintSha256 }));
-}
-
-beforeEach(async () => {
-  await start();
-});
-
-afterEach(async () => {
-  await api.close();
-  await sim.close();
-});
-
-/** Restarts with a fresh simulator carrying these options (faults, rate limits). */
-async function restartWith(options: SimulatorOptions): Promise<void> {
-  await api.close();
-  await sim.close();
-  await start(options);
-}
+const api: AdminApi = device.attach(
+  (s) => {
+    const made = clientFor(s.url, { kind: 'fingerprint', sha256: s.fingerprintSha256 });
+    seen = made.seen;
+    return made.api;
+  },
+  (client) => client.close(),
+);
+/** A fresh simulator carrying these options (faults, rate limits) for the rest of the test. */
+const restartWith = device.start;
 
 const ETH1 = { name: 'eth1', family: 'inet', method: 'static', address: '192.0.2.10', netmask: '255.255.255.0', gateway: '192.0.2.1' } as const;
 const RULE: AclRule = { action: 'permit', protocol: 'tcp', from_port: 443, to_port: 443, source_addresses: ['10.0.0.0/8'], interfaces: ['eth0'] };
@@ -174,9 +166,12 @@ describe('appliance and access control', () => {
 
 describe('restarts, outages and faults', () => {
   it('waitUntilAnswering reports progress while the device is away', async () => {
+    // Away for 1 s: longer than the first probe's pause (250 ms), so at least one probe meets the outage.
+    await restartWith({ restartMs: 1_000 });
     const attempts: [number, string][] = [];
     await api.restartNetworking();
     await api.waitUntilAnswering({ timeoutMs: 10_000, onAttempt: (elapsed, reason) => attempts.push([elapsed, reason]) });
+    expect(attempts.length).toBeGreaterThan(0);
     for (const [elapsed, reason] of attempts) {
       expect(elapsed).toBeGreaterThanOrEqual(0);
       expect(['connection refused', 'connection reset', 'the device closed the connection']).toContain(reason);
@@ -184,13 +179,16 @@ describe('restarts, outages and faults', () => {
     expect((await api.listInterfaces('active'))[0]?.name).toBe('eth0');
   });
 
-  it('a second restart right after the first is accepted, 429 waited out if the device sends one', async () => {
+  it('a second restart right after the first: the device answers 429, the client waits it out and the restart is accepted', async () => {
     await api.restartNetworking();
     await api.waitUntilAnswering({ timeoutMs: 10_000 });
+    // Back within about 0.3 s, well inside the device's limit of one restart per second.
     await api.restartNetworking();
     await api.waitUntilAnswering({ timeoutMs: 10_000 });
     expect(sim.state().restarts).toBe(2);
-    for (const retry of seen.retries.filter((r) => r.reason.includes('429'))) {
+    const limited = seen.retries.filter((r) => r.reason.includes('429'));
+    expect(limited.length).toBeGreaterThan(0);
+    for (const retry of limited) {
       expect(retry).toMatchObject({ method: 'PUT', path: '/service/networking/?action=restart' });
     }
   });

@@ -1,11 +1,12 @@
 import { X509Certificate } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/core/secret.js';
-import { createAdminClient, normaliseFingerprint, type AdminApi } from '../../src/client/index.js';
+import { createAdminClient, normaliseFingerprint } from '../../src/client/index.js';
 import { DeviceCertificateError, DevicePinMismatchError, MpprovError } from '../../src/core/errors.js';
 import { createSelfSignedCertificate } from '../../src/simulator/index.js';
-import { clientFor, expectNoSecret, failureOf, PASSWORD, textsOf } from './client-fixtures.js';
-import { createTestPki, type TestPki } from './openssl-ca.js';
+import { failureOf, textsOf, useCloseAfterAll } from '../support/failures.js';
+import { clientFor, expectNoSecret, PASSWORD } from './client-fixtures.js';
+import { deviceCertificates, type DeviceCertificates } from '../support/device-certificates.js';
 import { json, startTestServer, type TestServer } from './test-server.js';
 
 /** Trust: pin, CA, insecure; and that nothing (no credentials) reaches a server we do not trust. */
@@ -16,32 +17,23 @@ let selfSigned: TestServer;
 let caIssued: TestServer;
 let caIssuedForOtherAddress: TestServer;
 let otherCaIssued: TestServer;
-let pki: TestPki;
+let pki: DeviceCertificates;
 let wrongAddressCa = '';
-const clients: AdminApi[] = [];
+const closeLater = useCloseAfterAll();
 
 beforeAll(async () => {
-  pki = createTestPki('127.0.0.1');
-  const otherAddress = createTestPki('127.0.0.2');
-  const otherCa = createTestPki('127.0.0.1');
-  selfSigned = await startTestServer(ok);
-  caIssued = await startTestServer(ok, { cert: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem } });
-  // Each createTestPki has its own CA: this server is trusted through otherAddress's CA.
-  caIssuedForOtherAddress = await startTestServer(ok, { cert: { certPem: otherAddress.serverCertPem, keyPem: otherAddress.serverKeyPem } });
-  otherCaIssued = await startTestServer(ok, { cert: { certPem: otherCa.serverCertPem, keyPem: otherCa.serverKeyPem } });
+  pki = deviceCertificates('127.0.0.1');
+  const otherAddress = deviceCertificates('127.0.0.2');
+  const otherCa = deviceCertificates('127.0.0.1');
+  selfSigned = closeLater(await startTestServer(ok));
+  caIssued = closeLater(await startTestServer(ok, { cert: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem } }));
+  // Each deviceCertificates() has its own CA: this server is trusted through otherAddress's CA.
+  caIssuedForOtherAddress = closeLater(await startTestServer(ok, { cert: { certPem: otherAddress.serverCertPem, keyPem: otherAddress.serverKeyPem } }));
+  otherCaIssued = closeLater(await startTestServer(ok, { cert: { certPem: otherCa.serverCertPem, keyPem: otherCa.serverKeyPem } }));
   wrongAddressCa = otherAddress.caPem;
 });
 
-afterAll(async () => {
-  for (const api of clients) await api.close();
-  for (const server of [selfSigned, caIssued, caIssuedForOtherAddress, otherCaIssued]) await server?.close();
-});
-
-function client(...args: Parameters<typeof clientFor>) {
-  const made = clientFor(...args);
-  clients.push(made.api);
-  return made;
-}
+const client = (...args: Parameters<typeof clientFor>) => closeLater(clientFor(...args), (made) => made.api.close());
 
 describe('fingerprint pin', () => {
   it('connects when the pin matches, in any accepted spelling', async () => {

@@ -36,6 +36,12 @@ describe('bad configuration corpus', () => {
     expect(fixtures.length).toBeGreaterThanOrEqual(40);
   });
 
+  it('holds cases with secrets and with warnings, so the searches below are not vacuous', () => {
+    const texts = fixtures.map((f) => readFileSync(join(dir, f), 'utf8'));
+    expect(texts.filter((t) => secretValuesOf(t).length > 0).length).toBeGreaterThan(0);
+    expect(texts.filter((t) => expectationsOf(t).some((e) => e.severity === 'warning')).length).toBeGreaterThan(0);
+  });
+
   for (const fixture of fixtures) {
     it(fixture, async () => {
       const text = readFileSync(join(dir, fixture), 'utf8');

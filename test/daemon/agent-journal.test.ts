@@ -1,20 +1,15 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type AgentProcess, type AgentWorld, makeWorld, startAgent, waitFor } from './agent-process.js';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/run-cli.js';
+import { waitFor } from './agent-process.js';
+import { useAgentRig } from './agent-rig.js';
 
 describe('mpprov run under systemd', () => {
-  let world: AgentWorld | undefined;
-  let agent: AgentProcess | undefined;
-  afterEach(async () => {
-    await agent?.stop('SIGKILL');
-    await world?.cleanup();
-    agent = undefined;
-    world = undefined;
-  });
+  const rig = useAgentRig({ fatSticks: false });
 
   it('tells systemd it is ready, feeds the watchdog and says when it stops, through systemd-notify', { timeout: 30_000 }, async () => {
-    const w = (world = await makeWorld());
+    const w = await rig.makeWorld();
     // A stand-in systemd-notify first in PATH records what the agent asks systemd.
     const bin = join(w.dir, 'bin');
     const calls = join(w.dir, 'notify-calls');
@@ -22,7 +17,7 @@ describe('mpprov run under systemd', () => {
     await writeFile(join(bin, 'systemd-notify'), `#!/bin/sh\necho "$NOTIFY_SOCKET $*" >> ${calls}\n`);
     await chmod(join(bin, 'systemd-notify'), 0o755);
     const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, NOTIFY_SOCKET: '/run/test-notify', WATCHDOG_USEC: '600000', JOURNAL_STREAM: '8:12345' };
-    const running = (agent = await startAgent(w, env));
+    const running = await rig.startAgent(w, env);
     const pid = running.child.pid ?? 0;
     const read = async (): Promise<string> => readFile(calls, 'utf8').catch(() => '');
     await waitFor(async () => (await read()).split('\n').filter((l) => l.includes('WATCHDOG=1')).length >= 2, 10_000, 'two watchdog pings', running.output);
@@ -39,13 +34,8 @@ describe('mpprov run under systemd', () => {
   });
 
   it('refuses to start with an invalid agent.yaml, naming each problem', async () => {
-    const w = (world = await makeWorld({ agentYaml: () => 'version: 1\nmedia_root: [/media]\nlog_level: loud\n' }));
-    const { spawn } = await import('node:child_process');
-    const { cliPath } = await import('./agent-process.js');
-    const child = spawn(process.execPath, [cliPath, 'run', '--agent-config', w.agentConfig], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const code = await new Promise<number | null>((r) => child.once('close', r));
+    const w = await rig.makeWorld({ agentYaml: () => 'version: 1\nmedia_root: [/media]\nlog_level: loud\n' });
+    const { code, stderr: err } = await runCli(['run', '--agent-config', w.agentConfig]);
     expect(code).toBe(1);
     expect(err).toContain(`${w.agentConfig}:2:1  media_root  unknown key 'media_root'`);
     expect(err).toMatch(/:3:12 {2}log_level {2}/);

@@ -1,18 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { startCli, type Exit } from '../support/run-cli.js';
 
 /**
- * `mpprov run` as a real child process with its own agent.yaml, media root and state dir, all in
- * a temporary folder. Its stdout and stderr go to files, which the tests read (and search for
- * secrets) afterwards.
+ * `mpprov run` as a real child process (test/support/run-cli.ts) with its own agent.yaml, media
+ * root and state dir, all in a temporary folder. The tests read its output (and search it for
+ * secrets) while it runs and afterwards.
  */
-
-export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-export const cliPath = join(repoRoot, 'dist/cli/main.js');
 
 export interface AgentWorld {
   dir: string;
@@ -20,9 +16,6 @@ export interface AgentWorld {
   stateDir: string;
   profilesDir: string;
   agentConfig: string;
-  /** Prefixes of each start's output files (`agent.stdout.1`, ...). */
-  stdoutFile: string;
-  stderrFile: string;
   cleanup(): Promise<void>;
 }
 
@@ -44,8 +37,6 @@ export async function makeWorld(options: { agentYaml?: (world: { mediaRoot: stri
     stateDir,
     profilesDir,
     agentConfig,
-    stdoutFile: join(dir, 'agent.stdout'),
-    stderrFile: join(dir, 'agent.stderr'),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 }
@@ -53,43 +44,24 @@ export async function makeWorld(options: { agentYaml?: (world: { mediaRoot: stri
 export interface AgentProcess {
   child: ChildProcess;
   /** Sends the signal and waits for the exit status. */
-  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
+  exited: Promise<Exit>;
+  /** stdout and stderr so far (async, as waitFor's `output` takes it). */
   output(): Promise<string>;
 }
 
-let starts = 0;
-
-/** Starts `mpprov run` for the world; each start has its own output files beside the world's. */
+/** Starts `mpprov run` for the world, outside systemd unless `env` says otherwise, and waits until it watches. */
 export async function startAgent(world: AgentWorld, env: NodeJS.ProcessEnv = {}): Promise<AgentProcess> {
-  starts += 1;
-  const stdoutFile = `${world.stdoutFile}.${starts}`;
-  const stderrFile = `${world.stderrFile}.${starts}`;
-  const out = openSync(stdoutFile, 'a');
-  const err = openSync(stderrFile, 'a');
-  let child: ChildProcess;
-  try {
-    child = spawn(process.execPath, [cliPath, 'run', '--agent-config', world.agentConfig], {
-      stdio: ['ignore', out, err],
-      env: { ...process.env, NO_COLOR: '1', JOURNAL_STREAM: '', NOTIFY_SOCKET: '', ...env },
-    });
-  } finally {
-    closeSync(out);
-    closeSync(err);
-  }
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const output = async (): Promise<string> => (await readFile(stdoutFile, 'utf8').catch(() => '')) + (await readFile(stderrFile, 'utf8').catch(() => ''));
+  const agent = startCli(['run', '--agent-config', world.agentConfig], { env: { JOURNAL_STREAM: '', NOTIFY_SOCKET: '', ...env } });
+  const output = async (): Promise<string> => agent.output();
   // Ready once it says it is watching: mounts before that would be found by the start-up scan anyway.
-  await waitFor(async () => (await output()).includes('watching media roots'), 15_000, 'the agent to start', output, exited);
-  return {
-    child,
-    exited,
-    output,
-    async stop(signal = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
+  try {
+    await waitFor(async () => (await output()).includes('watching media roots'), 15_000, 'the agent to start', output, agent.exited);
+  } catch (error) {
+    await agent.stop('SIGKILL');
+    throw error;
+  }
+  return { child: agent.child, exited: agent.exited, output, stop: agent.stop };
 }
 
 /** Polls `check` until it holds; on timeout the error carries the agent's output. */

@@ -1,46 +1,22 @@
-import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { type AgentProcess, type AgentWorld, cliPath, makeWorld, readJobs, startAgent, waitFor, waitForJobEnds } from './agent-process.js';
-import { makeFatImage, type MountedStick, mountFat, readFatFile, requireFatTools } from './fat-stick.js';
-import { activeEth1, stickFiles } from './stick-config.js';
-
-const run = promisify(execFile);
+import { describe, expect, it } from 'vitest';
+import { activeEth1 } from '../support/device-observations.js';
+import { runCli } from '../support/run-cli.js';
+import { stickFiles } from '../support/stick-workspace.js';
+import { readJobs, waitFor, waitForJobEnds } from './agent-process.js';
+import { useAgentRig } from './agent-rig.js';
+import { readFatFile } from './fat-stick.js';
 
 describe('mpprov run and signals', () => {
-  let sims: SimulatorHandle[] = [];
-  let world: AgentWorld | undefined;
-  let agents: AgentProcess[] = [];
-  let sticks: MountedStick[] = [];
-
-  beforeAll(() => requireFatTools());
-  afterEach(async () => {
-    for (const stick of sticks) await stick.unmount().catch(() => undefined);
-    for (const agent of agents) await agent.stop('SIGKILL');
-    for (const sim of sims) await sim.close();
-    await world?.cleanup();
-    sims = [];
-    sticks = [];
-    agents = [];
-    world = undefined;
-  });
+  const rig = useAgentRig();
 
   it('SIGTERM during a job: the request under way finishes, no restart starts, the agent exits, and the next start reports it', { timeout: 90_000 }, async () => {
     // The first POST takes 2 s: SIGTERM lands while it is under way.
-    const sim = await startSimulator({ restartMs: 300, faults: ['latency=2s,times=1@POST /api/v1/interface/'] });
-    sims.push(sim);
-    const w = (world = await makeWorld());
-    const agent = await startAgent(w);
-    agents.push(agent);
-    const image = join(w.dir, 'stick.img');
-    await makeFatImage(image, 'TERM', stickFiles([{ name: 'mp1', sim }]));
-    const mountPoint = join(w.mediaRoot, 'TERM');
-    const fuseLog = join(w.dir, 'fusefat.log');
-    let stick = await mountFat(image, mountPoint, { logFile: fuseLog });
-    sticks.push(stick);
+    const { sim, world: w, agent } = await rig.startWithDevice({ restartMs: 300, faults: ['latency=2s,times=1@POST /api/v1/interface/'] });
+    const inserted = await rig.insertStick(w, 'TERM', stickFiles([{ name: 'mp1', sim }]));
+    const { image, mountPoint, fuseLog } = inserted;
+    let stick = inserted.stick;
     await waitFor(async () => (await agent.output()).includes('step 1/4: POST eth1 inet (create)'), 20_000, 'the first step', agent.output);
 
     agent.child.kill('SIGTERM');
@@ -68,11 +44,9 @@ describe('mpprov run and signals', () => {
     expect(firstLog.trimEnd().split('\n').at(-1)).toBe(`RESULT: FAILED  mp1: failed, stopped by the agent's shutdown after "POST eth1 inet (create)"  [${end?.id}]`);
 
     // Next start: reported in the journal, then in the stick's usb.log when the stick is seen.
-    const again = await startAgent(w);
-    agents.push(again);
+    const again = await rig.startAgent(w);
     expect(await again.output()).toMatch(new RegExp(`\\[${end?.id}\\] an earlier job did not finish: the agent was stopped by SIGTERM during the job; where it stopped: mp1: failed: stopped before "check the pending view holds 1 stanza change\\(s\\)" because the agent is shutting down; nothing after that step was sent \\(last step done: POST eth1 inet \\(create\\)\\)`));
-    stick = await mountFat(image, mountPoint, { logFile: fuseLog });
-    sticks.push(stick);
+    stick = await rig.mount(image, mountPoint, { logFile: fuseLog });
     const ends = await waitForJobEnds(w, 2, again);
     await stick.unmount();
     expect(ends[1]?.result, await again.output()).toBe('CHANGED');
@@ -84,30 +58,23 @@ describe('mpprov run and signals', () => {
     expect(second).toContain(`======== mpprov job ${ends[1]?.id} ========`);
 
     // mpprov status tells the same story.
-    const status = await run(process.execPath, [cliPath, 'status', '--state-dir', w.stateDir], { encoding: 'utf8' });
+    const status = await runCli(['status', '--state-dir', w.stateDir]);
+    expect(status.code).toBe(0);
     expect(status.stdout).toMatch(new RegExp(`${ends[1]?.id} .* stick TERM +CHANGED +mp1: changed and verified`));
     expect(status.stdout).toMatch(new RegExp(`${end?.id} .* stick TERM +FAILED +mp1: failed, stopped by the agent's shutdown.*\\(interrupted: the agent was stopped by SIGTERM during the job\\)`));
     expect((await again.stop()).code).toBe(0);
   });
 
   it('killed during the restart (a crash): the next start reports where the job stopped, and the stick is told', { timeout: 90_000 }, async () => {
-    const sim = await startSimulator({ restartMs: 2000 });
-    sims.push(sim);
-    const w = (world = await makeWorld());
-    const agent = await startAgent(w);
-    agents.push(agent);
-    const image = join(w.dir, 'stick.img');
-    await makeFatImage(image, 'CRASH', stickFiles([{ name: 'mp1', sim }]));
-    const stick = await mountFat(image, join(w.mediaRoot, 'CRASH'), { logFile: join(w.dir, 'fusefat.log') });
-    sticks.push(stick);
+    const { sim, world: w, agent } = await rig.startWithDevice({ restartMs: 2000 });
+    const { image, stick } = await rig.insertStick(w, 'CRASH', stickFiles([{ name: 'mp1', sim }]));
     await waitFor(() => sim.state().phase === 'restarting', 20_000, 'the device to restart', agent.output);
     await agent.stop('SIGKILL');
     const [start] = (await readJobs(w.stateDir)).filter((r) => r.event === 'start');
     await waitFor(() => sim.state().phase === 'up' && sim.state().restarts === 1, 20_000, 'the device to come back');
 
     // The stick is still in: the start-up scan finds it, and its usb.log hears about the crash first.
-    const again = await startAgent(w);
-    agents.push(again);
+    const again = await rig.startAgent(w);
     expect(await again.output()).toContain(
       `[${start?.id}] an earlier job did not finish: the agent stopped before the job finished (crash, kill or power loss); where it stopped: mp1: step 3/4 restart networking (1 stanza change(s)) (not finished)`,
     );

@@ -1,9 +1,8 @@
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createDeviceLocks } from '../../src/agent/index.js';
 // The job and the state store are the daemon's insides (not in agent/index.ts): this test drives
 // one job in-process to count what it reads, with everything else real.
@@ -13,7 +12,9 @@ import { defaultAgentConfig } from '../../src/config/index.js';
 import { Redactor } from '../../src/core/index.js';
 import { fileStickReader, type StickReader } from '../../src/ingest/index.js';
 import { createAgentLogger, createWriteQueues } from '../../src/report/index.js';
-import { type SimulatorHandle, startSimulator } from '../../src/simulator/index.js';
+import type { SimulatorHandle } from '../../src/simulator/index.js';
+import { useSimulators } from '../support/simulator-fixture.js';
+import { tempFolder } from '../support/temp-folder.js';
 import { allFiles } from './agent-process.js';
 
 /** Every YAML parse in this process, counted on the way to the real parser. */
@@ -61,22 +62,12 @@ monitoring_points:
 `;
 }
 
-interface Rig {
-  sim: SimulatorHandle;
-  dir: string;
-}
-let rig: Rig | undefined;
-afterEach(async () => {
-  await rig?.sim.close();
-  if (rig !== undefined) await rm(rig.dir, { recursive: true, force: true });
-  rig = undefined;
-});
+const sims = useSimulators();
 
 describe("the daemon's job", () => {
   it('reads each stick file once, parses its YAML once, and writes no secret in any form', { timeout: 60_000 }, async () => {
-    const sim = await startSimulator({ restartMs: 200, password: ADMIN });
-    const dir = await mkdtemp(join(tmpdir(), 'mpprov-job-'));
-    rig = { sim, dir };
+    const sim = await sims.start({ restartMs: 200, password: ADMIN });
+    const dir = tempFolder('mpprov-job');
     const root = join(dir, 'MPSTICK');
     const write = async (name: string, content: string | Buffer): Promise<void> => {
       await mkdir(dirname(join(root, name)), { recursive: true });

@@ -1,29 +1,16 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { type AgentProcess, type AgentWorld, makeWorld, readJobs, startAgent, waitFor, waitForJobEnds } from './agent-process.js';
-import { activeEth1, stickYaml } from './stick-config.js';
+import { describe, expect, it } from 'vitest';
+import { activeEth1 } from '../support/device-observations.js';
+import { stickYaml } from '../support/stick-workspace.js';
+import { readJobs, waitFor, waitForJobEnds } from './agent-process.js';
+import { useAgentRig } from './agent-rig.js';
 
 describe('mpprov run with a profiles folder', () => {
-  let sims: SimulatorHandle[] = [];
-  let world: AgentWorld | undefined;
-  let agent: AgentProcess | undefined;
-
-  afterEach(async () => {
-    await agent?.stop('SIGKILL');
-    for (const sim of sims) await sim.close();
-    await world?.cleanup();
-    sims = [];
-    agent = undefined;
-    world = undefined;
-  });
+  const rig = useAgentRig({ fatSticks: false });
 
   it('SIGHUP adds the folder; a profile dropped into it becomes a job, a broken one is reported', { timeout: 60_000 }, async () => {
-    const sim = await startSimulator({ restartMs: 300 });
-    sims.push(sim);
-    const w = (world = await makeWorld());
-    const running = (agent = await startAgent(w));
+    const { sim, world: w, agent: running } = await rig.startWithDevice({ restartMs: 300 });
     await writeFile(
       w.agentConfig,
       `version: 1\nmedia_roots: [${w.mediaRoot}]\nprofiles_dirs: [${w.profilesDir}]\nstate_dir: ${w.stateDir}\nlog_level: debug\ntimeouts: { request_s: 5, restart_s: 30 }\n`,
@@ -36,7 +23,7 @@ describe('mpprov run with a profiles folder', () => {
     await writeFile(join(w.profilesDir, 'secrets', 'mp1.pw'), `${sim.password}\n`);
     await writeFile(join(w.profilesDir, '.branch-12.yaml.tmp'), stickYaml([{ name: 'mp1', sim }]));
     await rename(join(w.profilesDir, '.branch-12.yaml.tmp'), join(w.profilesDir, 'branch-12.yaml'));
-    const [end] = await waitForJobEnds(w, 1, agent);
+    const [end] = await waitForJobEnds(w, 1, running);
     expect(end).toMatchObject({ result: 'CHANGED', stick_log: 'none' });
     expect(activeEth1(sim)).toMatchObject({ method: 'static', address: '192.0.2.10' });
     const start = (await readJobs(w.stateDir)).find((r) => r.event === 'start');
@@ -47,7 +34,7 @@ describe('mpprov run with a profiles folder', () => {
 
     // A broken profile: its problems, placed in the profile's own file, in the journal and local log.
     await writeFile(join(w.profilesDir, 'broken.yaml'), 'version: 1\nmonitoring_points: []\n');
-    const ends = await waitForJobEnds(w, 2, agent);
+    const ends = await waitForJobEnds(w, 2, running);
     expect(ends[1]?.result).toBe('FAILED');
     expect(await running.output()).toMatch(/problem: broken\.yaml:2:\d+ {2}monitoring_points {2}/);
     // Other files in the folder are not profiles.

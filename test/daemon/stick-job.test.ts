@@ -1,23 +1,17 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
-import { useStickRig } from './stick-rig.js';
-import { allFiles, makeWorld, readJobs, startAgent, waitFor, waitForJobEnds } from './agent-process.js';
-import { makeFatImage, type MountedStick, mountFat, readFatFile, requireFatTools } from './fat-stick.js';
-import { activeEth1, PEAP_PASSWORD, stickFiles } from './stick-config.js';
+import { activeEth1 } from '../support/device-observations.js';
+import { PEAP_PASSWORD, stickFiles } from '../support/stick-workspace.js';
+import { allFiles, readJobs, waitFor, waitForJobEnds } from './agent-process.js';
+import { useAgentRig } from './agent-rig.js';
+import { readFatFile } from './fat-stick.js';
 
 describe('mpprov run with a real FAT stick', () => {
-  const rig = useStickRig();
+  const rig = useAgentRig();
 
   it('configures the device, writes usb.log and mpprov-result.json on the stick, and leaks no secret', { timeout: 60_000 }, async () => {
-    const sim = await startSimulator({ restartMs: 300 });
-    rig.sims.push(sim);
-    const world = (rig.world = await makeWorld());
-    const agent = (rig.agent = await startAgent(world));
-    const image = join(world.dir, 'stick.img');
-    await makeFatImage(image, 'MPSTICK', stickFiles([{ name: 'mp1', sim, dot1x: true }]));
-    const stick = await mountFat(image, join(world.mediaRoot, 'MPSTICK'), { logFile: join(world.dir, 'fusefat.log') });
-    rig.sticks.push(stick);
+    const { sim, world, agent } = await rig.startWithDevice({ restartMs: 300 });
+    const { image, stick } = await rig.insertStick(world, 'MPSTICK', stickFiles([{ name: 'mp1', sim, dot1x: true }]));
 
     const [end] = await waitForJobEnds(world, 1, agent);
     await stick.unmount();
@@ -65,10 +59,7 @@ describe('mpprov run with a real FAT stick', () => {
   });
 
   it('a broken stick: usb.log lists every problem with its place, and the device receives nothing', { timeout: 60_000 }, async () => {
-    const sim = await startSimulator({ restartMs: 300 });
-    rig.sims.push(sim);
-    const world = (rig.world = await makeWorld());
-    const agent = (rig.agent = await startAgent(world));
+    const { sim, world, agent } = await rig.startWithDevice({ restartMs: 300 });
     const yaml = [
       'version: 1',
       'monitoring_points:',
@@ -84,10 +75,7 @@ describe('mpprov run with a real FAT stick', () => {
       '        ipv4: { method: dhcp, gatway: 192.0.2.1 }',
       '',
     ].join('\n');
-    const image = join(world.dir, 'broken.img');
-    await makeFatImage(image, 'BROKEN', { 'mpprov.yaml': yaml, 'secrets/mp1.pw': `${sim.password}\n` });
-    const stick = await mountFat(image, join(world.mediaRoot, 'BROKEN'), { logFile: join(world.dir, 'fusefat.log') });
-    rig.sticks.push(stick);
+    const { image, stick } = await rig.insertStick(world, 'BROKEN', { 'mpprov.yaml': yaml, 'secrets/mp1.pw': `${sim.password}\n` });
     const [end] = await waitForJobEnds(world, 1, agent);
     await stick.unmount();
 
@@ -109,23 +97,16 @@ describe('mpprov run with a real FAT stick', () => {
 
   it('the same stick: not started twice while its job runs, and NO CHANGE without a restart when inserted again', { timeout: 90_000 }, async () => {
     // A restart long enough for the stick to go out and in again meanwhile.
-    const sim = await startSimulator({ restartMs: 3000 });
-    rig.sims.push(sim);
-    const world = (rig.world = await makeWorld());
-    const agent = (rig.agent = await startAgent(world));
-    const image = join(world.dir, 'stick.img');
-    await makeFatImage(image, 'AGAIN', stickFiles([{ name: 'mp1', sim }]));
-    const mountPoint = join(world.mediaRoot, 'AGAIN');
-    const fuseLog = join(world.dir, 'fusefat.log');
-    let stick = await mountFat(image, mountPoint, { logFile: fuseLog });
-    rig.sticks.push(stick);
+    const { sim, world, agent } = await rig.startWithDevice({ restartMs: 3000 });
+    const inserted = await rig.insertStick(world, 'AGAIN', stickFiles([{ name: 'mp1', sim }]));
+    const { image, mountPoint, fuseLog } = inserted;
+    let stick = inserted.stick;
     const running = agent;
     await waitFor(async () => (await running.output()).includes('step 3/4: restart networking'), 20_000, 'the restart step', running.output);
 
     // Out and in again while the device restarts: the job goes on, no second job starts.
     await stick.unmount();
-    stick = await mountFat(image, mountPoint, { logFile: fuseLog });
-    rig.sticks.push(stick);
+    stick = await rig.mount(image, mountPoint, { logFile: fuseLog });
     await waitFor(async () => (await running.output()).includes('not started twice'), 10_000, 'the second insertion to be noticed', running.output);
     const [first] = await waitForJobEnds(world, 1, agent);
     expect(first?.result).toBe('CHANGED');
@@ -133,8 +114,7 @@ describe('mpprov run with a real FAT stick', () => {
     await stick.unmount();
 
     // Inserted again after the job: already applied, finished quickly, no restart.
-    stick = await mountFat(image, mountPoint, { logFile: fuseLog });
-    rig.sticks.push(stick);
+    stick = await rig.mount(image, mountPoint, { logFile: fuseLog });
     const ends = await waitForJobEnds(world, 2, agent);
     await stick.unmount();
     expect(ends.map((e) => e.result)).toEqual(['CHANGED', 'NO CHANGE']);
@@ -151,14 +131,11 @@ describe('mpprov run with a real FAT stick', () => {
   });
 
   it('without findmnt the agent re-reads the mount table once a second, and still finds the stick', { timeout: 60_000 }, async () => {
-    const world = (rig.world = await makeWorld());
-    const agent = (rig.agent = await startAgent(world, { MPPROV_FINDMNT: join(world.dir, 'no-findmnt-here') }));
+    const world = await rig.makeWorld();
+    const agent = await rig.startAgent(world, { MPPROV_FINDMNT: join(world.dir, 'no-findmnt-here') });
     expect(await agent.output()).toContain('(polling)');
     expect(await agent.output()).toMatch(/no-findmnt-here is not installed: re-reading \/proc\/self\/mountinfo every 1000 ms instead/);
-    const image = join(world.dir, 'stick.img');
-    await makeFatImage(image, 'POLLED', { 'mpprov.yml': 'version: 2\n' });
-    const stick = await mountFat(image, join(world.mediaRoot, 'POLLED'), { logFile: join(world.dir, 'fusefat.log') });
-    rig.sticks.push(stick);
+    const { image, stick } = await rig.insertStick(world, 'POLLED', { 'mpprov.yml': 'version: 2\n' });
     const [end] = await waitForJobEnds(world, 1, agent);
     await stick.unmount();
     expect(end?.result).toBe('FAILED');

@@ -1,27 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
-import { useStickRig } from './stick-rig.js';
-import { makeWorld, startAgent, waitFor, waitForJobEnds } from './agent-process.js';
-import { listFat, makeFatImage, type MountedStick, mountFat, readFatFile, requireFatTools } from './fat-stick.js';
-import { activeEth1, stickFiles } from './stick-config.js';
+import { activeEth1 } from '../support/device-observations.js';
+import { stickFiles } from '../support/stick-workspace.js';
+import { waitFor, waitForJobEnds } from './agent-process.js';
+import { useAgentRig } from './agent-rig.js';
+import { listFat, readFatFile } from './fat-stick.js';
 
 describe('mpprov run when the stick misbehaves', () => {
-  const rig = useStickRig();
+  const rig = useAgentRig();
 
   it('pulled during the device restart: the job completes, its log is kept locally and marked, and reaches the stick later', { timeout: 90_000 }, async () => {
     // A restart long enough that the pull surely lands inside it.
-    const sim = await startSimulator({ restartMs: 3000 });
-    rig.sims.push(sim);
-    const world = (rig.world = await makeWorld());
-    const running = (rig.agent = await startAgent(world));
-    const image = join(world.dir, 'stick.img');
-    await makeFatImage(image, 'PULLED', stickFiles([{ name: 'mp1', sim }]));
-    const mountPoint = join(world.mediaRoot, 'PULLED');
-    const fuseLog = join(world.dir, 'fusefat.log');
-    const stick = await mountFat(image, mountPoint, { logFile: fuseLog });
-    rig.sticks.push(stick);
+    const { sim, world, agent: running } = await rig.startWithDevice({ restartMs: 3000 });
+    const { image, mountPoint, fuseLog, stick } = await rig.insertStick(world, 'PULLED', stickFiles([{ name: 'mp1', sim }]));
     await waitFor(async () => (await running.output()).includes('step 3/4: restart networking'), 20_000, 'the restart step', running.output);
     await stick.pull();
 
@@ -38,8 +30,7 @@ describe('mpprov run when the stick misbehaves', () => {
     expect((await import('node:fs')).readdirSync(mountPoint)).toEqual([]);
 
     // The same stick again: NO CHANGE, and usb.log first receives what it missed.
-    const again = await mountFat(image, mountPoint, { logFile: fuseLog });
-    rig.sticks.push(again);
+    const again = await rig.mount(image, mountPoint, { logFile: fuseLog });
     const ends = await waitForJobEnds(world, 2, running);
     await again.unmount();
     expect(ends[1]?.result).toBe('NO CHANGE');
@@ -52,14 +43,8 @@ describe('mpprov run when the stick misbehaves', () => {
   });
 
   it('a read-only stick: the job runs, the log is kept locally and says why', { timeout: 60_000 }, async () => {
-    const sim = await startSimulator({ restartMs: 300 });
-    rig.sims.push(sim);
-    const world = (rig.world = await makeWorld());
-    const agent = (rig.agent = await startAgent(world));
-    const image = join(world.dir, 'stick.img');
-    await makeFatImage(image, 'READONLY', stickFiles([{ name: 'mp1', sim }]));
-    const stick = await mountFat(image, join(world.mediaRoot, 'READONLY'), { readOnly: true, logFile: join(world.dir, 'fusefat.log') });
-    rig.sticks.push(stick);
+    const { sim, world, agent } = await rig.startWithDevice({ restartMs: 300 });
+    const { image, stick } = await rig.insertStick(world, 'READONLY', stickFiles([{ name: 'mp1', sim }]), { readOnly: true });
     const [end] = await waitForJobEnds(world, 1, agent);
     await stick.unmount();
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../src/config/index.js';
-import { repoRoot } from './agent-process.js';
+import { repoRoot } from '../support/run-cli.js';
 
 const run = promisify(execFile);
 const unit = join(repoRoot, 'systemd/mpprov.service');

@@ -1,4 +1,3 @@
-import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createRealDot1xBackend,
@@ -9,7 +8,7 @@ import {
   type RealDot1xBackend,
 } from '../../src/simulator/index.js';
 import type { Stanza } from '../../src/simulator/stanza.js';
-import { createTestPki, KEY_PASSWORD, PFX_PASSWORD, type TestPki } from '../simulator/test-pki.js';
+import { KEY_PASSWORD, PFX_PASSWORD, useLabPki } from '../support/lab-pki.js';
 import { assertRealBackendCanRun, leftoversOf, NOTHING_LEFT } from './real-lab.js';
 
 /**
@@ -19,18 +18,6 @@ import { assertRealBackendCanRun, leftoversOf, NOTHING_LEFT } from './real-lab.j
  * The matrix through mpprov apply (matrix.test.ts) covers what a stick can say; this covers what a
  * device may hold, including what stick validation would refuse.
  */
-
-const PROFILE = `
-eap_methods: [peap, tls, md5]
-client_ca: ca.pem
-server_cert: server.pem
-server_key: server.key
-server_id: radius.lab.test
-users:
-  - { identity: alice, password: alicepass, methods: [peap-mschapv2] }
-  - { identity: md5user, password: md5secret, methods: [md5] }
-  - { identity: client.lab.test, methods: [tls, peap-tls] }
-`;
 
 const BASE = { name: 'eth1', family: 'inet', method: 'dhcp', wpa_key_mgmt: 'IEEE8021X' } as const;
 const PEAP: Stanza = { ...BASE, wpa_eap: 'PEAP', wpa_identity: 'alice', wpa_anonymous_identity: 'anonymous', wpa_password: 'alicepass', wpa_phase1: 'peapver=0', wpa_phase2: 'auth=MSCHAPV2', wpa_ca_cert: 'ca.pem' };
@@ -77,27 +64,23 @@ const CASES: [string, Stanza, boolean, Port?][] = [
   ['EAP-MD5 on a port that offers only PEAP', MD5, false, 'peap-only'],
 ];
 
-let pki: TestPki;
+const pki = useLabPki();
 const profiles = new Map<Port, AuthenticatorProfile>();
 let files: Dot1xFiles;
 let real: RealDot1xBackend | undefined;
 const contents = new Map<string, Uint8Array>();
 
 beforeAll(async () => {
-  pki = await createTestPki();
-  await writeFile(pki.path('port.yaml'), PROFILE);
-  await writeFile(pki.path('peap-only.yaml'), PROFILE.replace('eap_methods: [peap, tls, md5]', 'eap_methods: [peap]'));
   profiles.set('full', await loadAuthenticatorProfile(pki.path('port.yaml')));
   profiles.set('peap-only', await loadAuthenticatorProfile(pki.path('peap-only.yaml')));
   const names = new Set(CASES.flatMap(([, s]) => ['wpa_ca_cert', 'wpa_client_cert', 'wpa_private_key', 'wpa_ca_cert2', 'wpa_client_cert2', 'wpa_private_key2'].map((f) => s[f as keyof Stanza])));
-  for (const name of names) if (typeof name === 'string') contents.set(name, new Uint8Array(await readFile(pki.path(name))));
+  for (const name of names) if (typeof name === 'string') contents.set(name, new Uint8Array(pki.read(name)));
   // Every slot by the PKI file's own name, as the simulator's model test uploads them.
   files = { get: (_slot, name) => contents.get(name) };
 });
 
 afterAll(async () => {
   await real?.close();
-  await pki.remove();
 });
 
 describe('the model and the real backend, one authentication each', () => {

@@ -1,9 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { chmod, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   createRealDot1xBackend,
   liveLabs,
@@ -13,8 +12,10 @@ import {
   type LabNames,
 } from '../../src/simulator/index.js';
 import { applyFile } from '../apply/apply-helpers.js';
-import { PROFILE_ADMIN_PASSWORD, startProfileDevice, stickHead, stickWithConfig } from '../apply/stick-workspace.js';
-import { runCli } from '../cli/run-cli.js';
+import { cliPath, repoRoot, runCli, useProcesses, type StartedProcess } from '../support/run-cli.js';
+import { useSimulators } from '../support/simulator-fixture.js';
+import { PROFILE_ADMIN_PASSWORD, PROFILE_DEVICE, stateDir, stickHead, stickWithConfig } from '../support/stick-workspace.js';
+import { tempFolder } from '../support/temp-folder.js';
 import { assertRealBackendCanRun, isAlive, leftoversOf, NOTHING_LEFT, pidsIn } from './real-lab.js';
 
 /**
@@ -25,38 +26,27 @@ import { assertRealBackendCanRun, isAlive, leftoversOf, NOTHING_LEFT, pidsIn } f
  * backend it uses, serves `mpprov apply`, and refuses to run without root, in one sentence.
  */
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const PORT = fileURLToPath(new URL('../fixtures/dot1x/port.yaml', import.meta.url));
 const PEAP_ETH1 =
   '    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n' +
   '        dot1x: { eap: peap, inner: mschapv2, identity: mp01@corp.example, password_file: secrets/mp01-peap.pw, ca_cert: certs/radius-ca.pem }\n';
 
-let dir: string;
+const dir = tempFolder('dot1x-life');
+const processes = useProcesses();
+const { start: startProfileDevice } = useSimulators(PROFILE_DEVICE);
 let profile: AuthenticatorProfile;
-const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   profile = await loadAuthenticatorProfile(PORT);
-  dir = await mkdtemp(join(tmpdir(), 'mpprov-dot1x-life-'));
   // Readable by "nobody": one test runs the command without root.
   await chmod(dir, 0o755);
-  // `mpprov simulate` alone, so that the test does not depend on how main.ts wires other commands.
-  await writeFile(
-    join(dir, 'simulate.mjs'),
-    `import { Command } from '${root}node_modules/commander/index.js';
-import { registerSimulateCommand } from '${root}dist/cli/simulate-command.js';
-const program = new Command().name('mpprov').exitOverride();
-registerSimulateCommand(program);
-await program.parseAsync(process.argv);
-`,
-  );
   // Drops to uid/gid 65534, then runs the script named next as if started directly.
   await writeFile(join(dir, 'as-nobody.mjs'), `process.setgid(65534);\nprocess.setuid(65534);\nprocess.argv.splice(1, 1);\nawait import(process.argv[1]);\n`);
   // A process holding one real lab: authenticates in a loop (about 2 s each, without the kick),
   // or throws an uncaught error. Prints its lab's names first.
   await writeFile(
     join(dir, 'lab-holder.mjs'),
-    `import { createRealDot1xBackend, parseAuthenticatorProfile } from '${root}dist/simulator/index.js';
+    `import { createRealDot1xBackend, parseAuthenticatorProfile } from '${repoRoot}dist/simulator/index.js';
 const profile = await parseAuthenticatorProfile('eap_methods: [md5]\\nusers:\\n  - { identity: u, password: p, methods: [md5] }\\n', '/nonexistent/port.yaml');
 const backend = await createRealDot1xBackend({ kickAuthenticator: false });
 process.stdout.write(JSON.stringify(backend.names) + '\\n');
@@ -67,42 +57,8 @@ else for (;;) await backend.authenticate(profile, stanza, { get: () => undefined
   );
 });
 
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-interface Started {
-  child: ChildProcess;
-  firstLine: string;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function start(args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  return new Promise((resolve, reject) => {
-    const started = (firstLine: string) => resolve({ child, firstLine, stdout: () => stdout, stderr: () => stderr, exited });
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const newline = stdout.indexOf('\n');
-      if (newline >= 0) started(stdout.slice(0, newline));
-    });
-    void exited.then(() => started(stdout.split('\n')[0] ?? ''));
-    child.once('error', reject);
-  });
-}
-
-const simulate = (args: string[]) => start([join(dir, 'simulate.mjs'), 'simulate', ...args]);
+const start = processes.startNode;
+const simulate = (args: string[]) => processes.startCli(['simulate', ...args]);
 
 async function until(done: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -115,7 +71,7 @@ async function until(done: () => boolean, what: string, timeoutMs = 15_000): Pro
 const namespaceExists = (name: string) => (spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout ?? '').split('\n').some((l) => l.split(' ')[0] === name);
 
 /** Starts a lab holder and waits until hostapd and wpa_supplicant both run in its namespaces. */
-async function holderMidAuthentication(): Promise<{ started: Started; names: LabNames; daemons: number[] }> {
+async function holderMidAuthentication(): Promise<{ started: StartedProcess; names: LabNames; daemons: number[] }> {
   const started = await start([join(dir, 'lab-holder.mjs'), 'loop']);
   expect(started.stderr()).toBe('');
   const names = JSON.parse(started.firstLine) as LabNames;
@@ -232,8 +188,7 @@ describe('mpprov simulate --dot1x-backend real', () => {
 
     const head = `version: 1\nmonitoring_points:\n  - name: mp1\n    url: ${info['url']}\n    password_file: secrets/admin.pw\n    tls: { fingerprint_sha256: "${info['fingerprint_sha256']}" }\n`;
     const stick = stickWithConfig(head + PEAP_ETH1);
-    const state = await mkdtemp(join(tmpdir(), 'mpprov-state-'));
-    const applied = await runCli(['apply', stick, '--agent-config', '/nonexistent/agent.yaml', '--state-dir', state]);
+    const applied = await runCli(['apply', stick, '--agent-config', '/nonexistent/agent.yaml', '--state-dir', stateDir()]);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     const control = (await (await fetch(`${info['control_url']}/state`)).json()) as { state: { dot1x: Record<string, { state: string; reason: string }> } };
     expect(control.state.dot1x['eth1']?.state).toBe('authorized');
@@ -242,7 +197,6 @@ describe('mpprov simulate --dot1x-backend real', () => {
     sim.child.kill('SIGTERM');
     expect(await sim.exited).toEqual({ code: 0, signal: null });
     expect(leftoversOf(sim.child.pid!)).toEqual(NOTHING_LEFT);
-    await rm(state, { recursive: true, force: true });
   }, 60_000);
 
   it('names the backend in its text banner and stops cleanly on SIGINT', async () => {
@@ -268,7 +222,7 @@ describe('mpprov simulate --dot1x-backend real', () => {
   }, 30_000);
 
   it('refuses to run without root, in one sentence, and does not fall back to the model', async () => {
-    const sim = await start([join(dir, 'as-nobody.mjs'), join(dir, 'simulate.mjs'), 'simulate', '--dot1x-backend', 'real']);
+    const sim = await start([join(dir, 'as-nobody.mjs'), cliPath, 'simulate', '--dot1x-backend', 'real']);
     expect(await sim.exited).toEqual({ code: 64, signal: null });
     expect(sim.stdout()).toBe('');
     expect(sim.stderr()).toMatch(/^mpprov simulate: The real 802\.1X backend needs root \(this process runs as uid 65534\)( and the commands? [^.]+)?\.\n$/);

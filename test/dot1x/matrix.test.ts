@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -8,8 +9,9 @@ import {
   type SimulatorHandle,
 } from '../../src/simulator/index.js';
 import { applyFile } from '../apply/apply-helpers.js';
-import { startProfileDevice, stickHead, stickWithConfig } from '../apply/stick-workspace.js';
-import { addToStick, MatrixPki } from './matrix-pki.js';
+import { useSimulators } from '../support/simulator-fixture.js';
+import { addToStick, PROFILE_DEVICE, profilesDir, stickHead, stickWithConfig } from '../support/stick-workspace.js';
+import { usePki, type Issued, type TestPki } from '../support/test-pki.js';
 import { assertRealBackendCanRun, leftoversOf, NOTHING_LEFT, recordingModel, recordingReal, type RecordingBackend } from './real-lab.js';
 
 /**
@@ -35,7 +37,7 @@ interface MatrixCase {
   dot1x: string | undefined;
   expected: State;
   /** Files made at test time, copied into the stick's certs/ folder; made right before the apply. */
-  files?: (pki: MatrixPki) => string[];
+  files?: (pki: TestPki) => string[];
   faults?: string[];
   /** What the reason of each backend must say, beyond the state. */
   reason?: { model?: RegExp; real?: RegExp };
@@ -43,6 +45,40 @@ interface MatrixCase {
 
 const PEAP = 'eap: peap, inner: mschapv2, peap_version: 0, identity: mp01@corp.example, anonymous_identity: anonymous@corp.example, password_file: secrets/mp01-peap.pw';
 const TLS = 'eap: tls, identity: mp01@corp.example, ca_cert: certs/radius-ca.pem';
+
+/*
+ * Certificates the committed throwaway PKI (profiles/certs) does not hold, made at test time: a
+ * client certificate from another CA, a CA that did not issue the RADIUS server's certificate,
+ * and a client certificate that expires a few seconds after it is made (valid when the stick is
+ * validated, expired when the port decides).
+ */
+
+/** The profiles' client CA, which the matrix port trusts for client certificates. */
+const CLIENT_CA: Issued = { cert: join(profilesDir, 'certs/client-ca.pem'), key: join(profilesDir, 'certs/client-ca.key') };
+
+/** other-ca.pem and a client certificate it issued for mp01 (other-client.pem / .key). */
+function otherCaClient(pki: TestPki): string[] {
+  const otherCa = pki.ca('other-ca', 'mpprov TEST other CA', { algorithm: 'p256' });
+  const client = pki.issue('other-client', 'mp01.test.invalid', otherCa, 'client', { algorithm: 'p256' });
+  return [client.cert, client.key];
+}
+
+/** A CA that issued nothing the port uses: the stick trusts it instead of the radius CA. */
+function otherRadiusCa(pki: TestPki): string[] {
+  return [pki.ca('other-radius-ca', 'mpprov TEST other radius CA', { algorithm: 'p256' }).cert];
+}
+
+let expiring = 0;
+/** A client certificate from the client CA that expires `seconds` from now; fresh names each call (each backend runs the case). */
+function expiringClient(pki: TestPki, seconds: number): string[] {
+  expiring += 1;
+  const c = pki.issue(`expiring-client-${expiring}`, 'mp01.test.invalid', CLIENT_CA, 'client', {
+    algorithm: 'p256',
+    startDays: -1,
+    validTo: new Date(Date.now() + seconds * 1000),
+  });
+  return [c.cert, c.key];
+}
 
 const CASES: MatrixCase[] = [
   { name: 'PEAP-MSCHAPv2, peapver=0', dot1x: `{ ${PEAP}, ca_cert: certs/radius-ca.pem }`, expected: 'authorized' },
@@ -71,14 +107,14 @@ const CASES: MatrixCase[] = [
   {
     name: 'client certificate from another CA',
     dot1x: `{ ${TLS}, client_cert: certs/other-client.pem, private_key: certs/other-client.key }`,
-    files: (pki) => pki.otherCaClient(),
+    files: otherCaClient,
     expected: 'unauthorized',
     reason: { model: /not issued by the port's client CA/, real: /rejects the client certificate .*: unable to get local issuer certificate/ },
   },
   {
     name: 'expired client certificate (valid when validated, expired when the port decides)',
     dot1x: `{ ${TLS}, client_cert: certs/expiring.pem, private_key: certs/expiring.key }`,
-    files: (pki) => pki.expiringClient(EXPIRES_AFTER_S),
+    files: (pki) => expiringClient(pki, EXPIRES_AFTER_S),
     faults: [`restart-delay=${RESTART_DELAY}`],
     expected: 'unauthorized',
     reason: { model: /^the client certificate has expired/, real: /rejects the client certificate .*: certificate has expired/ },
@@ -86,7 +122,7 @@ const CASES: MatrixCase[] = [
   {
     name: "RADIUS server certificate not trusted by the stick's CA",
     dot1x: `{ ${PEAP}, ca_cert: certs/other-radius-ca.pem }`,
-    files: (pki) => pki.otherRadiusCa(),
+    files: otherRadiusCa,
     expected: 'unauthorized',
     reason: { model: /the supplicant rejects the authentication server/, real: /the supplicant rejects the authentication server: / },
   },
@@ -115,17 +151,16 @@ interface Seen {
 const seen = new Map<string, { model?: Seen; real?: Seen }>();
 
 let profile: AuthenticatorProfile;
-let pki: MatrixPki;
+const pki = usePki();
+const { start: startProfileDevice } = useSimulators(PROFILE_DEVICE);
 let real: RealDot1xBackend | undefined;
 
 beforeAll(async () => {
   profile = await loadAuthenticatorProfile(PORT);
-  pki = new MatrixPki();
 });
 
 afterAll(async () => {
   await real?.close();
-  pki.dispose();
 });
 
 /** The real backend, created on first use, so that a machine without root or packages fails each test with the sentence. */

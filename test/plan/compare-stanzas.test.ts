@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/index.js';
+import { Secret } from '../../src/core/secret.js';
 import { compareStanza, type DesiredStanza } from '../../src/plan/index.js';
 
 /** The plan's comparison is pure: these cases pin down what counts as a change. */
@@ -21,7 +21,8 @@ describe('compareStanza', () => {
     const have = {
       method: 'static',
       address: '2001:db8::10',
-      netmask: 64,
+      // The device's netmask is a string (the Stanza schema); a leading slash is still the same prefix.
+      netmask: '/64',
       routes: [
         { destination: '2001:db8:1::/48', gateway: '2001:db8::1', metric: 10 },
         { destination: '2001:db8:ff00::/40', gateway: '2001:db8::fe' },

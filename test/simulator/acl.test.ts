@@ -1,28 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { apiClient, restartNetworking, type ApiClient } from './sim-client.js';
+import { describe, expect, it } from 'vitest';
+import { restartNetworking, useSimulatorApi } from './sim-client.js';
 
 /** GET/PUT/DELETE /access_control/acl/: effective at once, no duplicates, remove one or all. */
 
 const RULE = { action: 'permit', protocol: 'tcp', from_port: 443, to_port: 443, source_addresses: ['192.0.2.0/24'], interfaces: ['eth0'] };
 const OTHER = { ...RULE, protocol: 'udp', from_port: 161, to_port: 162 };
 
-let sim: SimulatorHandle;
-let api: ApiClient;
-
-beforeAll(async () => {
-  sim = await startSimulator({ restartMs: 100, serviceRateLimit: false });
-  api = apiClient(sim);
-});
-
-afterAll(async () => {
-  await api.close();
-  await sim.close();
-});
-
-beforeEach(async () => {
-  await sim.reset();
-});
+const { sim, api } = useSimulatorApi({ restartMs: 100, serviceRateLimit: false });
 
 describe('access control list', () => {
   it('starts without non-default rules', async () => {

@@ -1,27 +1,10 @@
 import { request } from 'undici';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { apiClient, STANZA, waitForPhase, type ApiClient } from './sim-client.js';
+import { describe, expect, it } from 'vitest';
+import { STANZA, useSimulatorApi, waitForPhase } from './sim-client.js';
 
 /** The test-only control port: state with secrets redacted, request log, faults, reset. */
 
-let sim: SimulatorHandle;
-let api: ApiClient;
-
-beforeAll(async () => {
-  sim = await startSimulator({ restartMs: 300, serviceRateLimit: false });
-  api = apiClient(sim);
-});
-
-afterAll(async () => {
-  await api.close();
-  await sim.close();
-});
-
-beforeEach(async () => {
-  await sim.reset();
-  sim.clearRequests();
-});
+const { sim, api } = useSimulatorApi({ restartMs: 300, serviceRateLimit: false });
 
 async function control(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await request(`${sim.controlUrl}${path}`, {
@@ -76,8 +59,8 @@ describe('the control port', () => {
   it('sets faults, and refuses a fault it cannot parse', async () => {
     const set = await control('POST', '/faults', { faults: ['error=1,times=1@GET /api/v1/interface/'] });
     expect(set.body).toEqual({ success: true, faults: ['error=1,times=1@GET /api/v1/interface/'] });
-    expect((await api.get('/interface/')).status).toBe(500);
-    expect((await api.get('/interface/')).status).toBe(200);
+    expect((await api.get('/interface/?config_state=active')).status).toBe(500);
+    expect((await api.get('/interface/?config_state=active')).status).toBe(200);
     const bad = await control('POST', '/faults', { faults: ['explode'] });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/^Fault "explode": unknown kind "explode"/);
@@ -109,7 +92,7 @@ describe('the control port', () => {
     await waitForPhase(sim, 'restarting');
     expect((await control('GET', '/state')).body.state.phase).toBe('restarting');
     await control('POST', '/reset');
-    expect((await api.get('/interface/')).status).toBe(200);
+    expect((await api.get('/interface/?config_state=active')).status).toBe(200);
   });
 
   it('answers 404 to an unknown path and 405 to a wrong method', async () => {

@@ -1,28 +1,22 @@
 import { writeFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useLabPki } from '../support/lab-pki.js';
+import { useSimulator } from '../support/simulator-fixture.js';
 import { curl, waitForPhase } from './sim-client.js';
-import { createTestPki, type TestPki } from './test-pki.js';
 
 /**
  * The vendor's documented calls, replayed with the real curl binary: upload with an empty Expect
  * header, a flat JSON POST, a restart with `-d {}` and its outage, and a DELETE with ?family=.
  */
 
-let pki: TestPki;
-let sim: SimulatorHandle;
+const pki = useLabPki();
+// 1500 ms of outage: long enough for curl to meet a refused port between the 202 and the return.
+// No reset between tests: the DELETE replay removes the stanza the POST replay made active.
+const { sim } = useSimulator({ restartMs: 1500, serviceRateLimit: false }, { reset: false });
 let auth: string[];
 
-beforeAll(async () => {
-  pki = await createTestPki();
-  // 1500 ms of outage: long enough for curl to meet a refused port between the 202 and the return.
-  sim = await startSimulator({ restartMs: 1500, serviceRateLimit: false });
+beforeAll(() => {
   auth = ['-k', '-u', `${sim.username}:${sim.password}`];
-});
-
-afterAll(async () => {
-  await sim.close();
-  await pki.remove();
 });
 
 const json = (body: string): unknown => JSON.parse(body);
@@ -33,7 +27,7 @@ async function restartAndWait(): Promise<void> {
   expect(json(restart.body)).toEqual({ success: true });
   // During the outage curl cannot connect at all (exit code 7, "Couldn't connect to server").
   await waitForPhase(sim, 'restarting');
-  const during = await curl([...auth, `${sim.apiUrl}/interface/`]);
+  const during = await curl([...auth, `${sim.apiUrl}/interface/?config_state=active`]);
   expect(during.exitCode).toBe(7);
   await waitForPhase(sim, 'up');
 }
@@ -88,7 +82,7 @@ describe('the documented curl calls', () => {
   });
 
   it('answers 401 to curl without -u', async () => {
-    const result = await curl(['-k', `${sim.apiUrl}/interface/`]);
+    const result = await curl(['-k', `${sim.apiUrl}/interface/?config_state=active`]);
     expect(result.status).toBe(401);
   });
 });

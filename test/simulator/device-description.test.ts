@@ -1,25 +1,15 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeBuiltInModel, loadDeviceDescription, startSimulator } from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
+import { describeBuiltInModel, loadDeviceDescription, SimulatorErrorCode, startSimulator } from '../../src/simulator/index.js';
+import { useLabPki } from '../support/lab-pki.js';
+import { tempFolder } from '../support/temp-folder.js';
 import { apiClient } from './sim-client.js';
-import { createTestPki, type TestPki } from './test-pki.js';
 
 /** --model and --device FILE: ports and the starting active configuration. */
 
-let pki: TestPki;
-let dir: string;
-
-beforeAll(async () => {
-  pki = await createTestPki();
-  dir = await mkdtemp(join(tmpdir(), 'mpprov-sim-device-'));
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-  await pki.remove();
-});
+const pki = useLabPki();
+const dir = tempFolder('sim-device');
 
 async function deviceFile(name: string, text: string): Promise<string> {
   const path = join(dir, name);
@@ -30,6 +20,7 @@ async function deviceFile(name: string, text: string): Promise<string> {
 describe('built-in models', () => {
   it('refuses an unknown model, naming the known ones', () => {
     expect(() => describeBuiltInModel('m99')).toThrow('Unknown model "m99"; built-in models: m50, m22, m70, virtual.');
+    expect(() => describeBuiltInModel('m99')).toThrow(expect.objectContaining({ code: SimulatorErrorCode.Usage }));
   });
 });
 
@@ -58,7 +49,7 @@ active:
         eth1: { autoneg: false, speeds: [1000], duplex: ['full'] },
         wlan0: { wireless: true },
       });
-      const active = (await api.get('/interface/')).body.interfaces;
+      const active = (await api.get('/interface/?config_state=active')).body.interfaces;
       expect(active.map((i: { name: string }) => i.name)).toEqual(['eth0', 'eth1']);
       expect(active[1].families.inet).toMatchObject({ wpa_eap: 'PEAP', wpa_password_set: true, wpa_ca_cert: 'ca.pem' });
       expect(sim.state().model).toBe('lab-box');
@@ -95,10 +86,23 @@ active:
     await expect(loadDeviceDescription(join(dir, 'missing.yaml'))).rejects.toThrow(`Cannot read device file ${join(dir, 'missing.yaml')}.`);
   });
 
+  it('refuses a starting file that its slot would refuse as an upload, with the simulator\'s own code', async () => {
+    const file = await deviceFile('wrong-kind.yaml', `model: m50\nfiles:\n  - { slot: wpa_ca_cert, name: ca.key, path: ${pki.path('ca.key')} }\n`);
+    const attempt = loadDeviceDescription(file);
+    await expect(attempt).rejects.toThrow(`Device file ${file}: files[0]: slot "wpa_ca_cert" takes a certificate (PEM or DER); "ca.key" is not one.`);
+    await expect(attempt).rejects.toMatchObject({ name: 'SimulatorError', code: SimulatorErrorCode.FileInvalid });
+  });
+
+  it('says which file it cannot read, with the simulator\'s own code', async () => {
+    await expect(loadDeviceDescription(join(dir, 'missing.yaml'))).rejects.toMatchObject({ code: SimulatorErrorCode.FileUnreadable });
+  });
+
   it('refuses a starting configuration that leaves the management interface without an address', async () => {
     const file = await deviceFile('no-mgmt.yaml', 'model: m50\nactive:\n  - { name: eth1, family: inet, method: dhcp }\n');
-    await expect(startSimulator({ device: await loadDeviceDescription(file) })).rejects.toThrow(
+    const attempt = startSimulator({ device: await loadDeviceDescription(file) });
+    await expect(attempt).rejects.toThrow(
       'The starting configuration makes the device unreachable: management interface eth0 has no active stanza with an address.',
     );
+    await expect(attempt).rejects.toMatchObject({ code: SimulatorErrorCode.StartRefused });
   });
 });

@@ -1,7 +1,7 @@
 import { connect } from 'node:tls';
-import { afterEach, describe, expect, it } from 'vitest';
-import { FaultSyntaxError, formatFault, parseFault, startSimulator, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/index.js';
-import { apiClient, restartNetworking, STANZA, waitForPhase, type ApiClient } from './sim-client.js';
+import { describe, expect, it } from 'vitest';
+import { FaultSyntaxError, formatFault, parseFault, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/index.js';
+import { apiClient, restartNetworking, STANZA, useSimulatorApi, waitForPhase, type ApiClient } from './sim-client.js';
 
 /** Fault injection: per request (latency, 500s, dropped connections) and per restart. */
 
@@ -35,26 +35,19 @@ describe('the fault syntax KIND[=VALUE][,times=N][@[METHOD ]PATH]', () => {
   });
 });
 
-let sim: SimulatorHandle | undefined;
-let api: ApiClient | undefined;
+const device = useSimulatorApi({ restartMs: 50, serviceRateLimit: false }, { scope: 'manual' });
+const { sim } = device;
 
+/** This test's device with these faults (or other options). */
 async function start(options: SimulatorOptions = {}): Promise<{ sim: SimulatorHandle; api: ApiClient }> {
-  sim = await startSimulator({ restartMs: 50, serviceRateLimit: false, ...options });
-  api = apiClient(sim);
-  return { sim, api };
+  await device.start(options);
+  return device;
 }
-
-afterEach(async () => {
-  await api?.close();
-  await sim?.close();
-  sim = undefined;
-  api = undefined;
-});
 
 describe('request faults', () => {
   it('answers 500 to the matching requests, as many times as asked', async () => {
     const { sim, api } = await start({ faults: ['error=1,times=1@POST /api/v1/interface/'] });
-    expect((await api.get('/interface/')).status).toBe(200);
+    expect((await api.get('/interface/?config_state=active')).status).toBe(200);
     const failed = await api.post('/interface/', STANZA.eth1Dhcp);
     expect(failed.status).toBe(500);
     expect(failed.body).toEqual({ success: false, error: 'Internal server error (injected fault).' });
@@ -65,8 +58,8 @@ describe('request faults', () => {
 
   it('drops the connection without an answer', async () => {
     const { sim, api } = await start({ faults: ['drop=1,times=1@GET /api/v1/interface/*'] });
-    await expect(api.get('/interface/eth0/')).rejects.toThrow();
-    expect((await api.get('/interface/eth0/')).status).toBe(200);
+    await expect(api.get('/interface/eth0/?config_state=active')).rejects.toThrow();
+    expect((await api.get('/interface/eth0/?config_state=active')).status).toBe(200);
     expect(sim.requests()[0]).toMatchObject({ method: 'GET', path: '/api/v1/interface/eth0/', status: null, fault: 'drop' });
   });
 
@@ -74,7 +67,7 @@ describe('request faults', () => {
     const { sim, api } = await start();
     sim.setFaults(['latency=200ms@GET /api/v1/appliance/capability']);
     expect((await api.get('/appliance/capability')).status).toBe(200);
-    expect((await api.get('/interface/')).status).toBe(200);
+    expect((await api.get('/interface/?config_state=active')).status).toBe(200);
     expect(sim.requests().map((r) => r.fault)).toEqual(['latency=200ms', undefined]);
   });
 
@@ -82,7 +75,7 @@ describe('request faults', () => {
     const { api } = await start({ faults: ['error=1'] });
     const client = apiClient(sim!, { password: 'wrong' });
     try {
-      expect((await client.get('/interface/')).status).toBe(500);
+      expect((await client.get('/interface/?config_state=active')).status).toBe(500);
       expect((await api.get('/appliance/capability')).status).toBe(500);
     } finally {
       await client.close();
@@ -91,7 +84,7 @@ describe('request faults', () => {
 
   it('leaves requests alone at rate 0', async () => {
     const { api } = await start({ faults: ['error=0', 'drop=0%'] });
-    for (let i = 0; i < 5; i++) expect((await api.get('/interface/')).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await api.get('/interface/?config_state=active')).status).toBe(200);
   });
 });
 
@@ -102,18 +95,18 @@ describe('restart faults', () => {
     await waitForPhase(sim, 'restarting');
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(sim.state().phase).toBe('restarting');
-    await expect(api.get('/interface/')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(api.get('/interface/?config_state=active')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     await sim.reset();
-    expect((await api.get('/interface/')).status).toBe(200);
+    expect((await api.get('/interface/?config_state=active')).status).toBe(200);
   });
 
   it('no-return: the device never comes back until reset', async () => {
     const { sim, api } = await start({ faults: ['no-return'] });
     await api.put('/service/networking/?action=restart', {});
     await waitForPhase(sim, 'gone');
-    await expect(api.get('/interface/')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(api.get('/interface/?config_state=active')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     await sim.reset();
-    expect((await api.get('/interface/')).status).toBe(200);
+    expect((await api.get('/interface/?config_state=active')).status).toBe(200);
   });
 
   it('pending-stuck: pending does not become active', async () => {
@@ -144,7 +137,7 @@ describe('restart faults', () => {
     expect(sim.fingerprintSha256).not.toBe(before);
     expect(sim.state().fingerprint_sha256).toBe(sim.fingerprintSha256);
     // The client pinned to the old certificate cannot talk to the device any more.
-    await expect(api.get('/interface/')).rejects.toThrow();
+    await expect(api.get('/interface/?config_state=active')).rejects.toThrow();
     const presented = await new Promise<string>((resolve, reject) => {
       const socket = connect({ host: '127.0.0.1', port: sim.port, rejectUnauthorized: false }, () => {
         resolve(socket.getPeerCertificate().fingerprint256);

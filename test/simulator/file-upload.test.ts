@@ -1,33 +1,15 @@
 import { request as httpsRequest } from 'node:https';
 import { request, Agent } from 'undici';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { apiClient, restartNetworking, type ApiClient } from './sim-client.js';
-import { createTestPki, type TestPki } from './test-pki.js';
+import { describe, expect, it } from 'vitest';
+import { useLabPki } from '../support/lab-pki.js';
+import { restartNetworking, useSimulatorApi } from './sim-client.js';
 
 /** POST /interface/file/: six slots, file names, 1 MiB, content sniffing, Expect, pending content. */
 
-let pki: TestPki;
-let sim: SimulatorHandle;
-let api: ApiClient;
+const pki = useLabPki();
+const { sim, api } = useSimulatorApi({ restartMs: 100, serviceRateLimit: false });
 
-beforeAll(async () => {
-  pki = await createTestPki();
-  sim = await startSimulator({ restartMs: 100, serviceRateLimit: false });
-  api = apiClient(sim);
-});
-
-afterAll(async () => {
-  await api.close();
-  await sim.close();
-  await pki.remove();
-});
-
-beforeEach(async () => {
-  await sim.reset();
-});
-
-const file = async (name: string, source = name) => ({ name, content: await pki.read(source) });
+const file = async (name: string, source = name) => ({ name, content: pki.read(source) });
 
 describe('accepted uploads', () => {
   it('keeps each part under its file name in its slot, and answers with the names', async () => {
@@ -112,7 +94,7 @@ describe('refused uploads', () => {
   });
 
   it('refuses a part over 1 MiB with 413', async () => {
-    const pem = (await pki.read('ca.pem')).toString();
+    const pem = pki.read('ca.pem').toString();
     const big = pem + '\n'.repeat(1024 * 1024);
     const answer = await api.upload({ wpa_ca_cert: { name: 'big.pem', content: big } });
     expect(answer.status).toBe(413);
@@ -156,8 +138,8 @@ describe('refused uploads', () => {
   it('refuses a part given twice', async () => {
     const { FormData } = await import('undici');
     const form = new FormData();
-    form.append('wpa_ca_cert', new Blob([await pki.read('ca.pem')]), 'a.pem');
-    form.append('wpa_ca_cert', new Blob([await pki.read('ca.pem')]), 'b.pem');
+    form.append('wpa_ca_cert', new Blob([pki.read('ca.pem')]), 'a.pem');
+    form.append('wpa_ca_cert', new Blob([pki.read('ca.pem')]), 'b.pem');
     const answer = await api.call('POST', '/interface/file/', form);
     expect(answer.body).toEqual({ success: false, error: 'Part "wpa_ca_cert" is given twice.' });
   });
@@ -211,7 +193,7 @@ function postWithExpect(expectation: string, body: Buffer): Promise<{ status: nu
 
 describe('Expect', () => {
   it('answers 417 to Expect: 100-continue on the upload endpoint', async () => {
-    const answer = await postWithExpect('100-continue', await pki.read('ca.pem'));
+    const answer = await postWithExpect('100-continue', pki.read('ca.pem'));
     expect(answer.status).toBe(417);
     expect(answer.body).toEqual({
       success: false,
@@ -221,7 +203,7 @@ describe('Expect', () => {
   });
 
   it('answers 417 to any other expectation', async () => {
-    const answer = await postWithExpect('something-else', await pki.read('ca.pem'));
+    const answer = await postWithExpect('something-else', pki.read('ca.pem'));
     expect(answer.status).toBe(417);
     expect(answer.body).toEqual({ success: false, error: 'Expect: something-else is not supported.' });
     expect(sim.state().files).toEqual([]);

@@ -45,7 +45,7 @@ describe('startFleet', () => {
       // Each device takes only its own password.
       const wrong = apiClient(first!, { password: second!.password });
       try {
-        expect((await wrong.get('/interface/')).status).toBe(401);
+        expect((await wrong.get('/interface/?config_state=active')).status).toBe(401);
       } finally {
         await wrong.close();
       }

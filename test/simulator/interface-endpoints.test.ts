@@ -1,25 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { apiClient, restartNetworking, STANZA, type ApiClient } from './sim-client.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.js';
+import { apiClient, restartNetworking, STANZA, useSimulatorApi } from './sim-client.js';
 
 /** GET/POST/PUT/DELETE /interface/: pending versus active, the families shape, redaction, in_use. */
 
-let sim: SimulatorHandle;
-let api: ApiClient;
-
-beforeAll(async () => {
-  sim = await startSimulator({ restartMs: 100, serviceRateLimit: false });
-  api = apiClient(sim);
-});
-
-afterAll(async () => {
-  await api.close();
-  await sim.close();
-});
-
-beforeEach(async () => {
-  await sim.reset();
-});
+const { sim, api } = useSimulatorApi({ restartMs: 100, serviceRateLimit: false });
 
 describe('GET /interface/', () => {
   it('shows the default start: eth0 inet dhcp, holding the listening address as the management interface', async () => {
@@ -33,14 +18,15 @@ describe('GET /interface/', () => {
           name: 'eth0',
           config_state: 'active',
           families: { inet: { method: 'dhcp', in_use: { address: '127.0.0.1', netmask: '255.0.0.0' } } },
-          dot1x_state: 'disabled',
         },
       ],
     });
   });
 
-  it('defaults to the active view', async () => {
-    expect((await api.get('/interface/')).body).toEqual((await api.get('/interface/?config_state=active')).body);
+  it('refuses a request without config_state: there is no default view', async () => {
+    const answer = await api.get('/interface/');
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ success: false, error: 'Query parameter "config_state" is required: "active" or "pending".' });
   });
 
   it('refuses an unknown config_state', async () => {
@@ -89,7 +75,6 @@ describe('POST /interface/ stores a pending stanza', () => {
           in_use: { address: '192.0.2.10', netmask: '255.255.255.0', gateway: '192.0.2.1' },
         },
       },
-      dot1x_state: 'disabled',
     });
   });
 });
@@ -104,7 +89,7 @@ describe('GET /interface/{name}/', () => {
   });
 
   it('answers 404 for an interface the device does not have', async () => {
-    const answer = await api.get('/interface/eth9/');
+    const answer = await api.get('/interface/eth9/?config_state=active');
     expect(answer.status).toBe(404);
     expect(answer.body).toEqual({ success: false, error: 'No interface "eth9" on this device.' });
   });

@@ -1,27 +1,19 @@
 import { connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/simulator/rate-limiter.js';
-import { startSimulator, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/index.js';
-import { apiClient, restartNetworking, STANZA, waitForPhase, type ApiClient } from './sim-client.js';
+import type { SimulatorHandle, SimulatorOptions } from '../../src/simulator/index.js';
+import { restartNetworking, STANZA, useSimulatorApi, waitForPhase, type ApiClient } from './sim-client.js';
 
 /** Networking restart and reboot: 202 first, then every connection dropped and refused, then pending is active. */
 
-let sim: SimulatorHandle | undefined;
-let api: ApiClient | undefined;
+const device = useSimulatorApi({}, { scope: 'manual' });
 
+/** This test's device, started with these options. */
 async function start(options: SimulatorOptions): Promise<{ sim: SimulatorHandle; api: ApiClient }> {
-  sim = await startSimulator(options);
-  api = apiClient(sim);
-  return { sim, api };
+  await device.start(options);
+  return device;
 }
-
-afterEach(async () => {
-  await api?.close();
-  await sim?.close();
-  sim = undefined;
-  api = undefined;
-});
 
 function tcpRefused(port: number): Promise<string> {
   return new Promise((resolve) => {

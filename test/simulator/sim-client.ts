@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { Agent, FormData, request } from 'undici';
-import type { SimulatorHandle } from '../../src/simulator/index.js';
+import type { SimulatorHandle, SimulatorOptions } from '../../src/simulator/index.js';
+import { useSimulator, type SimulatorFixture, type SimulatorFixtureSettings } from '../support/simulator-fixture.js';
 
 /** Talks to a simulator over real HTTPS with undici, trusting exactly its certificate. */
 export interface ApiAnswer {
@@ -53,6 +54,18 @@ export function apiClient(sim: SimulatorHandle, options: { password?: string; us
     },
     close: () => agent.close(),
   };
+}
+
+/**
+ * The simulator fixture with a raw API client bound to its device: `const { sim, api } =
+ * useSimulatorApi(...)` at the top of a file or describe block, both stable for its tests.
+ */
+export function useSimulatorApi(
+  options?: SimulatorOptions | (() => SimulatorOptions),
+  settings?: SimulatorFixtureSettings,
+): SimulatorFixture & { api: ApiClient } {
+  const device = useSimulator(options, settings);
+  return { ...device, api: device.attach((sim) => apiClient(sim), (api) => api.close()) };
 }
 
 /** Polls until `done()` holds; fails after `timeoutMs` with `what`. */

@@ -1,70 +1,22 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useProcesses } from '../support/run-cli.js';
+import { tempFolder } from '../support/temp-folder.js';
 
 /**
  * `mpprov simulate` as a real process, built into dist/ (vitest's global setup builds it): it
  * prints how to reach the device, serves it, and stops cleanly on SIGINT and SIGTERM.
  */
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-let dir: string;
-let entry: string;
-const running: ChildProcess[] = [];
+const dir = tempFolder('sim-cli');
+const processes = useProcesses();
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'mpprov-sim-cli-'));
-  // Registers only this command, so the test does not depend on how main.ts wires the others.
-  entry = join(dir, 'mpprov-simulate.mjs');
-  await writeFile(
-    entry,
-    `import { Command } from '${root}node_modules/commander/index.js';
-import { registerSimulateCommand } from '${root}dist/cli/simulate-command.js';
-const program = new Command().name('mpprov').exitOverride();
-registerSimulateCommand(program);
-await program.parseAsync(process.argv);
-`,
-  );
-});
-
-afterEach(() => {
-  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-interface Started {
-  child: ChildProcess;
-  firstLine: string;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function simulate(args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, [entry, 'simulate', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  running.push(child);
-  let stdout = '';
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const newline = stdout.indexOf('\n');
-      if (newline >= 0) resolve({ child, firstLine: stdout.slice(0, newline), stdout: () => stdout, stderr: () => stderr, exited });
-    });
-    void exited.then((code) => {
-      if (stdout.indexOf('\n') < 0) resolve({ child, firstLine: '', stdout: () => stdout, stderr: () => stderr, exited: Promise.resolve(code) });
-    });
-    child.once('error', reject);
-  });
+/** `mpprov simulate ARGS`, once it printed its first line (or ended); `exited` gives the exit status. */
+async function simulate(args: string[]) {
+  const started = await processes.startCli(['simulate', ...args]);
+  return { ...started, exited: started.exited.then((exit) => exit.code) };
 }
 
 const insecure = new Agent({ connect: { rejectUnauthorized: false } });
@@ -91,6 +43,34 @@ describe('mpprov simulate', () => {
     expect(await exited).toBe(0);
   });
 
+  it('shows dot1x_state in GET /interface/ only with --show-dot1x-state, and says which view it serves', async () => {
+    const activeView = async (info: Record<string, unknown>) => {
+      const res = await request(`${String(info['api_url'])}/interface/eth0/?config_state=active`, {
+        dispatcher: insecure,
+        headers: { authorization: `Basic ${Buffer.from(`admin:${String(info['password'])}`).toString('base64')}` },
+      });
+      return ((await res.body.json()) as { interface: Record<string, unknown> }).interface;
+    };
+    const plain = await simulate(['--json']);
+    const plainInfo = JSON.parse(plain.firstLine) as Record<string, unknown>;
+    expect(plainInfo['show_dot1x_state']).toBe(false);
+    expect(await activeView(plainInfo)).not.toHaveProperty('dot1x_state');
+    plain.child.kill('SIGTERM');
+    expect(await plain.exited).toBe(0);
+
+    const shown = await simulate(['--json', '--show-dot1x-state']);
+    const shownInfo = JSON.parse(shown.firstLine) as Record<string, unknown>;
+    expect(shownInfo['show_dot1x_state']).toBe(true);
+    expect(await activeView(shownInfo)).toMatchObject({ name: 'eth0', dot1x_state: 'disabled' });
+    shown.child.kill('SIGTERM');
+    expect(await shown.exited).toBe(0);
+
+    const text = await simulate(['--show-dot1x-state']);
+    text.child.kill('SIGINT');
+    expect(await text.exited).toBe(0);
+    expect(text.stdout()).toContain("  API view:     the model's view plus dot1x_state in GET /interface/ (a rehearsal aid; a real device has no such field)\n");
+  });
+
   it('prints text by default and stops on SIGINT', async () => {
     const { child, exited, stdout } = await simulate(['--password', 'pw-text']);
     child.kill('SIGINT');
@@ -98,6 +78,7 @@ describe('mpprov simulate', () => {
     const text = stdout();
     expect(text).toContain('  password:     pw-text\n');
     expect(text).toMatch(/ {2}fingerprint: {2}([0-9A-F]{2}:){31}[0-9A-F]{2}\n/);
+    expect(text).toContain("  API view:     exactly the model's view (--show-dot1x-state adds dot1x_state, a rehearsal aid)\n");
   });
 
   it('applies --switch, --fault and --model', async () => {
@@ -108,7 +89,7 @@ describe('mpprov simulate', () => {
     ]);
     const info = JSON.parse(firstLine) as Record<string, string>;
     const auth = { authorization: `Basic ${Buffer.from(`admin:${info['password']}`).toString('base64')}` };
-    const first = await request(`${info['api_url']}/interface/`, { dispatcher: insecure, headers: auth });
+    const first = await request(`${info['api_url']}/interface/?config_state=active`, { dispatcher: insecure, headers: auth });
     expect(first.statusCode).toBe(500);
     await first.body.dump();
     const state = (await (await request(`${info['control_url']}/state`)).body.json()) as { state: { model: string; switch_ports: unknown } };
@@ -127,7 +108,7 @@ describe('mpprov simulate', () => {
     expect(manifest.devices).toHaveLength(3);
     expect((await stat(manifestFile)).mode & 0o777).toBe(0o600);
     const device = manifest.devices[2]!;
-    const res = await request(`${device.url}/api/v1/interface/`, {
+    const res = await request(`${device.url}/api/v1/interface/?config_state=active`, {
       dispatcher: insecure,
       headers: { authorization: `Basic ${Buffer.from(`admin:${device.password}`).toString('base64')}` },
     });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { apiClient, restartNetworking, type ApiClient } from './sim-client.js';
-import { createTestPki, type TestPki } from './test-pki.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.js';
+import { useLabPki } from '../support/lab-pki.js';
+import { apiClient, restartNetworking, useSimulatorApi } from './sim-client.js';
 
 /**
  * Every rule of admin-api-model.md "POST /interface/" broken once, asserting the exact 400
@@ -24,35 +24,21 @@ const WLAN: Body = { name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'lab',
 const WLAN_ENTERPRISE: Body = { name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'corp', security: 'wpa2_enterprise', wpa_key_mgmt: 'WPA-EAP', wpa_eap: 'PEAP', wpa_identity: 'alice', wpa_password: 'alicepass', wpa_phase2: 'auth=MSCHAPV2' };
 const VLAN: Body = { name: 'eth1.100', family: 'inet', method: 'dhcp', vlan_raw_device: 'eth1' };
 
-let pki: TestPki;
-let sim: SimulatorHandle;
-let api: ApiClient;
-
-beforeAll(async () => {
-  pki = await createTestPki();
-  sim = await startSimulator({ serviceRateLimit: false, restartMs: 100 });
-  api = apiClient(sim);
-});
-
-afterAll(async () => {
-  await api.close();
-  await sim.close();
-  await pki.remove();
-});
+const pki = useLabPki();
+const { sim, api } = useSimulatorApi({ serviceRateLimit: false, restartMs: 100 });
 
 beforeEach(async () => {
-  await sim.reset();
   const answer = await api.upload({
-    wpa_ca_cert: { name: 'ca.pem', content: await pki.read('ca.pem') },
-    wpa_client_cert: { name: 'client.pem', content: await pki.read('client.pem') },
-    wpa_private_key: { name: 'client.key', content: await pki.read('client.key') },
-    wpa_ca_cert2: { name: 'ca.pem', content: await pki.read('ca.pem') },
-    wpa_client_cert2: { name: 'client.pem', content: await pki.read('client.pem') },
-    wpa_private_key2: { name: 'client.pfx', content: await pki.read('client.pfx') },
+    wpa_ca_cert: { name: 'ca.pem', content: pki.read('ca.pem') },
+    wpa_client_cert: { name: 'client.pem', content: pki.read('client.pem') },
+    wpa_private_key: { name: 'client.key', content: pki.read('client.key') },
+    wpa_ca_cert2: { name: 'ca.pem', content: pki.read('ca.pem') },
+    wpa_client_cert2: { name: 'client.pem', content: pki.read('client.pem') },
+    wpa_private_key2: { name: 'client.pfx', content: pki.read('client.pfx') },
   });
   expect(answer.status).toBe(200);
-  await api.upload({ wpa_private_key2: { name: 'client.key', content: await pki.read('client.key') } });
-  await api.upload({ wpa_private_key: { name: 'client.pfx', content: await pki.read('client.pfx') } });
+  await api.upload({ wpa_private_key2: { name: 'client.key', content: pki.read('client.key') } });
+  await api.upload({ wpa_private_key: { name: 'client.pfx', content: pki.read('client.pfx') } });
 });
 
 async function refused(body: unknown, sentence: string): Promise<void> {
@@ -321,7 +307,7 @@ describe('referenced files must already be loaded, in the matching slot', () => 
   });
 
   it('refuses a file loaded in another slot', async () => {
-    await api.upload({ wpa_client_cert2: { name: 'only-in-slot-2.pem', content: await pki.read('client.pem') } });
+    await api.upload({ wpa_client_cert2: { name: 'only-in-slot-2.pem', content: pki.read('client.pem') } });
     await refused(
       { ...TLS, wpa_client_cert: 'only-in-slot-2.pem' },
       'Field "wpa_client_cert" names file "only-in-slot-2.pem", which is not loaded in slot "wpa_client_cert"; upload it with POST /interface/file/ first.',
@@ -329,23 +315,30 @@ describe('referenced files must already be loaded, in the matching slot', () => 
   });
 });
 
-describe('interface-level fields agree across the stanzas of one interface', () => {
-  const AGREE = (field: string, family: string) =>
-    `Field "${field}" disagrees with the ${family} stanza of "eth1" posted since the last restart; interface-level fields must be the same in every stanza of an interface.`;
+describe('interface-level fields: the stanza posted last sets them for the interface', () => {
+  const pendingFamilies = async () => (await api.get('/interface/eth1/?config_state=pending')).body.interface.families;
 
-  it('refuses an inet6 stanza whose mtu differs from the inet stanza just posted', async () => {
+  it('accepts an inet6 stanza whose mtu differs from the inet stanza just posted, and copies it into inet', async () => {
     await accepted({ ...STATIC, mtu: 1500 });
-    await refused({ ...STATIC6, mtu: 9000 }, AGREE('mtu', 'inet'));
+    await accepted({ ...STATIC6, mtu: 9000 });
+    const families = await pendingFamilies();
+    expect(families.inet.mtu).toBe(9000);
+    expect(families.inet6.mtu).toBe(9000);
   });
 
-  it('refuses a stanza that leaves out the 802.1X fields the other stanza has', async () => {
+  it('removes from the other stanza the 802.1X fields the posted stanza leaves out', async () => {
     await accepted(MD5);
-    await refused({ name: 'eth1', family: 'inet6', method: 'auto' }, AGREE('wpa_key_mgmt', 'inet'));
+    await accepted({ name: 'eth1', family: 'inet6', method: 'auto' });
+    expect(await pendingFamilies()).toEqual({ inet: { method: 'dhcp' }, inet6: { method: 'auto' } });
   });
 
-  it('compares write-only fields too, without echoing them', async () => {
-    await accepted(MD5);
-    await refused({ ...MD5, family: 'inet6', method: 'auto', wpa_password: 'other' }, AGREE('wpa_password', 'inet'));
+  it('copies write-only fields too, shown as <field>_set in both stanzas and never echoed', async () => {
+    await accepted({ name: 'eth1', family: 'inet6', method: 'auto' });
+    await accepted({ ...MD5, wpa_password: 'copied-secret-value' });
+    const families = await pendingFamilies();
+    const dot1x = { wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'MD5', wpa_identity: 'md5user', wpa_password_set: true };
+    expect(families).toEqual({ inet: { method: 'dhcp', ...dot1x }, inet6: { method: 'auto', ...dot1x } });
+    expect(JSON.stringify(families)).not.toContain('copied-secret-value');
   });
 
   it('accepts stanzas that agree', async () => {
@@ -353,13 +346,16 @@ describe('interface-level fields agree across the stanzas of one interface', () 
     await accepted({ ...MD5, family: 'inet6', method: 'auto', mtu: 1400 });
   });
 
-  it('accepts a change while the other family still holds the old values from the active configuration', async () => {
+  it('changes the mtu of an active dual-stack interface with one POST per family, never refused in between', async () => {
     await accepted({ ...STATIC, mtu: 1500 });
     await accepted({ ...STATIC6, mtu: 1500 });
     await restartNetworking(sim, api);
-    // The client changes the MTU: first inet, then inet6. The first POST must not be refused.
+    // The client changes the MTU: first inet, then inet6. Neither POST is refused.
     await accepted({ ...STATIC, mtu: 9000 });
-    await refused({ ...STATIC6, mtu: 1500 }, AGREE('mtu', 'inet'));
+    expect((await pendingFamilies()).inet6.mtu).toBe(9000);
     await accepted({ ...STATIC6, mtu: 9000 });
+    await restartNetworking(sim, api);
+    const active = (await api.get('/interface/eth1/?config_state=active')).body.interface.families;
+    expect([active.inet.mtu, active.inet6.mtu]).toEqual([9000, 9000]);
   });
 });

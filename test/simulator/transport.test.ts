@@ -1,26 +1,14 @@
 import { X509Certificate } from 'node:crypto';
 import { connect, type PeerCertificate } from 'node:tls';
 import { Agent, request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorCode, MpprovError } from '../../src/core/errors.js';
-import { createSelfSignedCertificate, startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { apiClient, type ApiClient } from './sim-client.js';
-import { createTestPki, type TestPki } from './test-pki.js';
+import { describe, expect, it } from 'vitest';
+import { createSelfSignedCertificate, SimulatorError, SimulatorErrorCode, startSimulator } from '../../src/simulator/index.js';
+import { createLabPki } from '../support/lab-pki.js';
+import { apiClient, useSimulatorApi } from './sim-client.js';
 
 /** HTTPS with a self-issued certificate, HTTP Basic, and the JSON envelope of every answer. */
 
-let sim: SimulatorHandle;
-let api: ApiClient;
-
-beforeAll(async () => {
-  sim = await startSimulator({ password: 'secret-pw' });
-  api = apiClient(sim);
-});
-
-afterAll(async () => {
-  await api.close();
-  await sim.close();
-});
+const { sim, api } = useSimulatorApi({ password: 'secret-pw' });
 
 function presentedCertificate(url: string): Promise<PeerCertificate> {
   const { hostname, port } = new URL(url);
@@ -56,25 +44,25 @@ describe('TLS', () => {
   });
 
   it('serves a given certificate and key (--cert/--key)', async () => {
-    const pki: TestPki = await createTestPki();
+    const pki = createLabPki();
     try {
-      const given = await startSimulator({ certificatePem: (await pki.read('server.pem')).toString(), privateKeyPem: (await pki.read('server.key')).toString() });
+      const given = await startSimulator({ certificatePem: pki.read('server.pem').toString(), privateKeyPem: pki.read('server.key').toString() });
       try {
-        const expected = new X509Certificate(await pki.read('server.pem')).fingerprint256;
+        const expected = new X509Certificate(pki.read('server.pem')).fingerprint256;
         expect(given.fingerprintSha256).toBe(expected);
         expect((await presentedCertificate(given.url)).fingerprint256).toBe(expected);
       } finally {
         await given.close();
       }
     } finally {
-      await pki.remove();
+      pki.dispose();
     }
   });
 
   it('refuses to listen on a non-loopback address without allowRemote', async () => {
     const attempt = startSimulator({ host: '192.0.2.1' });
     await expect(attempt).rejects.toThrow('Refusing to listen on 192.0.2.1: the simulator listens on loopback unless --allow-remote is given.');
-    await expect(attempt).rejects.toSatisfy((e: unknown) => e instanceof MpprovError && e.code === ErrorCode.Usage);
+    await expect(attempt).rejects.toSatisfy((e: unknown) => e instanceof SimulatorError && e.code === SimulatorErrorCode.Usage);
   });
 });
 
@@ -93,7 +81,7 @@ describe('HTTP Basic', () => {
     for (const credentials of [{ password: 'wrong' }, { username: 'root', password: 'secret-pw' }]) {
       const client = apiClient(sim, credentials);
       try {
-        const answer = await client.get('/interface/');
+        const answer = await client.get('/interface/?config_state=active');
         expect(answer.status).toBe(401);
         expect(answer.body).toEqual({ success: false, error: 'Bad credentials: the user name or password is wrong.' });
       } finally {
@@ -153,7 +141,7 @@ describe('IPv6 loopback', () => {
     const client = apiClient(six);
     try {
       expect(six.url).toMatch(/^https:\/\/\[::1\]:\d+$/);
-      const eth0 = (await client.get('/interface/eth0/')).body.interface;
+      const eth0 = (await client.get('/interface/eth0/?config_state=active')).body.interface;
       expect(eth0.families.inet6.in_use).toEqual({ address: '::1', netmask: '128' });
       expect(eth0.families.inet.in_use).toEqual({ address: '198.51.100.10', netmask: '255.255.255.0', gateway: '198.51.100.1' });
     } finally {

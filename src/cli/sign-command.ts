@@ -1,0 +1,60 @@
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { Command } from 'commander';
+import { hasErrors, loadStick } from '../config/index.js';
+import { ExitStatus } from '../core/errors.js';
+import { findConfigFile } from '../ingest/index.js';
+import { formatProblem, summarizeProblems } from '../report/index.js';
+import { MANIFEST_NAME, referencedFiles, SIGNATURE_NAME, signStick } from '../signature/index.js';
+
+interface SignFlags {
+  key: string;
+  include?: string[];
+}
+
+export function registerSignCommand(program: Command): void {
+  program
+    .command('sign')
+    .description(`sign a stick folder with an SSH key: write ${MANIFEST_NAME} (its files' SHA-256) and ${SIGNATURE_NAME}`)
+    .argument('<dir>', 'the stick folder, holding mpprov.yaml')
+    .requiredOption('--key <file>', 'SSH private key (or its .pub, with the private key in ssh-agent)')
+    .option('--include <path...>', 'more files to list and sign, relative to the folder')
+    .action(async (dir: string, flags: SignFlags) => {
+      process.exitCode = await runSign(dir, flags);
+    });
+}
+
+async function runSign(dir: string, flags: SignFlags): Promise<number> {
+  const isFolder = await stat(dir).then((s) => s.isDirectory(), () => false);
+  if (!isFolder) {
+    process.stderr.write(`mpprov sign: ${dir} is not a folder (give the stick's folder, which holds mpprov.yaml)\n`);
+    return ExitStatus.Usage;
+  }
+  const configFile = await findConfigFile(dir);
+  if (configFile === undefined) {
+    process.stdout.write(`${dir}: not signed: it holds no mpprov.yaml\n`);
+    return ExitStatus.Failure;
+  }
+  // Only a configuration that loads cleanly (YAML, schema, rules, every referenced file) is
+  // signed: a signature vouches for the stick, and a broken one would only be refused later.
+  const loaded = await loadStick(configFile);
+  for (const problem of loaded.problems) process.stdout.write(`${formatProblem(problem)}\n`);
+  if (hasErrors(loaded.problems) || loaded.model === undefined) {
+    process.stdout.write(`${dir}: not signed: the configuration is invalid (${summarizeProblems(loaded.problems)})\n`);
+    return ExitStatus.Failure;
+  }
+  const outcome = await signStick(dir, flags.key, {
+    configName: basename(configFile),
+    referencedPaths: referencedFiles(loaded.model),
+    extraPaths: flags.include ?? [],
+    interactive: process.stdin.isTTY === true,
+  });
+  if (!outcome.ok) {
+    for (const problem of outcome.problems) process.stdout.write(`${formatProblem(problem)}\n`);
+    process.stdout.write(`${dir}: not signed\n`);
+    return ExitStatus.Failure;
+  }
+  const key = outcome.key === undefined ? '' : ` with ${outcome.key}`;
+  process.stdout.write(`${dir}: signed${key}; ${MANIFEST_NAME} lists ${outcome.listed.join(', ')}\n`);
+  return ExitStatus.Ok;
+}

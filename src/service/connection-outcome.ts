@@ -1,0 +1,98 @@
+import type { ErrorCode } from '../core/errors.js';
+import type { Appliance, ConnectionStatus } from './data-api-model.js';
+
+/**
+ * What the post-check found, as data: a kind to branch on, and one sentence for the technician
+ * that goes as it is into the step list, --json, usb.log and the result file.
+ */
+
+export const ConnectionOutcomeKind = {
+  Connected: 'connected',
+  /** The service lists no MP of that hostname (for this token). */
+  Unknown: 'unknown',
+  Unavailable: 'unavailable',
+  Blocked: 'blocked',
+  Removed: 'removed',
+  New: 'new',
+  /** 401 of any kind: the token (or e-mail and password) was not accepted. */
+  BadToken: 'bad-token',
+  /** 403: the token may not read the MPs. */
+  NoPermission: 'no-permission',
+  /** No usable answer: network, TLS, 5xx, or an answer retrying cannot change (404: wrong URL). */
+  Unreachable: 'unreachable',
+  /** The wait ran out before the shared rate limit gave this MP a single turn. */
+  Unchecked: 'unchecked',
+} as const;
+export type ConnectionOutcomeKind = (typeof ConnectionOutcomeKind)[keyof typeof ConnectionOutcomeKind];
+
+export interface ConnectionOutcome {
+  kind: ConnectionOutcomeKind;
+  /** Only for `connected`: true. */
+  connected: boolean;
+  hostname: string;
+  sentence: string;
+  /** From the first poll to the outcome. */
+  waitedMs: number;
+  /** Requests sent for this MP. */
+  polls: number;
+  /** What the service last said about the MP: its status, or `absent`. */
+  lastStatus?: ConnectionStatus | 'absent' | undefined;
+  /** The MP's record as the service last listed it. */
+  appliance?: Appliance | undefined;
+  /** For the failure kinds: the error's code and sentence. */
+  errorCode?: ErrorCode | undefined;
+  reason?: string | undefined;
+}
+
+export interface OutcomeFacts {
+  hostname: string;
+  waitedMs: number;
+  polls: number;
+  lastStatus?: ConnectionStatus | 'absent' | undefined;
+  appliance?: Appliance | undefined;
+  errorCode?: ErrorCode | undefined;
+  reason?: string | undefined;
+}
+
+const STATUS_KIND: Record<ConnectionStatus | 'absent', ConnectionOutcomeKind> = {
+  AVAILABLE: ConnectionOutcomeKind.Connected,
+  UNAVAILABLE: ConnectionOutcomeKind.Unavailable,
+  BLOCKED: ConnectionOutcomeKind.Blocked,
+  REMOVED: ConnectionOutcomeKind.Removed,
+  NEW: ConnectionOutcomeKind.New,
+  absent: ConnectionOutcomeKind.Unknown,
+};
+
+export function outcomeOfStatus(facts: OutcomeFacts & { lastStatus: ConnectionStatus | 'absent' }): ConnectionOutcome {
+  return outcome(STATUS_KIND[facts.lastStatus], facts);
+}
+
+export function outcome(kind: ConnectionOutcomeKind, facts: OutcomeFacts): ConnectionOutcome {
+  return { kind, connected: kind === ConnectionOutcomeKind.Connected, ...facts, sentence: sentenceOf(kind, facts) };
+}
+
+function sentenceOf(kind: ConnectionOutcomeKind, facts: OutcomeFacts): string {
+  const seconds = `${Math.round(facts.waitedMs / 1000)} s`;
+  switch (kind) {
+    case ConnectionOutcomeKind.Connected:
+      return 'connected to the service';
+    case ConnectionOutcomeKind.Unknown:
+      return `unknown to the service: it lists no Monitoring Point with hostname "${facts.hostname}" (checked for ${seconds})`;
+    case ConnectionOutcomeKind.Unavailable:
+      return `still UNAVAILABLE after ${seconds}: the service has not heard from it since the restart (check DNS, proxy, firewall and 802.1X on its port)`;
+    case ConnectionOutcomeKind.Blocked:
+      return 'BLOCKED in the service: an administrator of the service must unblock it';
+    case ConnectionOutcomeKind.Removed:
+      return 'REMOVED from the service: it must be added to the service again';
+    case ConnectionOutcomeKind.New:
+      return `still NEW in the service after ${seconds}: it has not reported yet`;
+    case ConnectionOutcomeKind.BadToken:
+      return `bad token: ${facts.reason ?? 'the service did not accept the credentials'}`;
+    case ConnectionOutcomeKind.NoPermission:
+      return `no permission: ${facts.reason ?? 'the service denied access'}`;
+    case ConnectionOutcomeKind.Unreachable:
+      return `service unreachable: ${facts.reason ?? 'no answer'}`;
+    case ConnectionOutcomeKind.Unchecked:
+      return `not checked: the service's rate limit, shared by every device of this run, gave it no turn within ${seconds}`;
+  }
+}

@@ -1,0 +1,110 @@
+import { X509Certificate } from 'node:crypto';
+import { Pool } from 'undici';
+import { ErrorCode, MpprovError } from '../core/errors.js';
+import { DEFAULT_MAX_BODY_BYTES } from './capped-body.js';
+import { listAppliances, listOrganizations, type ApplianceQuery, type CallOptions } from './data-api-endpoints.js';
+import type { Appliance, Organization } from './data-api-model.js';
+import { RateLimiter, type RateLimit } from './rate-limiter.js';
+import { createServiceConnector } from './service-connector.js';
+import type { ServiceConnection, ServiceRetryInfo } from './service-request.js';
+import type { ServiceTarget } from './service-settings.js';
+
+/** The monitoring service's data API, as mpprov uses it. Passed in, never a singleton. */
+export interface DataApi {
+  /** The base URL as configured, without a trailing slash. */
+  readonly url: string;
+  /** The limiter every request of this client waits on; share it with another client of the same token. */
+  readonly limiter: RateLimiter;
+  /** GET /v3/organization: the organizations the credentials may see. */
+  listOrganizations(options?: CallOptions): Promise<Organization[]>;
+  /** GET /v3/appliance[?hostname=][&mac=]: an MP the service does not know is simply absent. */
+  listAppliances(query?: ApplianceQuery, options?: CallOptions): Promise<Appliance[]>;
+  /** Closes the connections once running requests are done. */
+  close(): Promise<void>;
+}
+
+export interface DataApiClientOptions {
+  /** Share one limiter between clients of the same token; default a new one with `rateLimit`. */
+  limiter?: RateLimiter;
+  /** Default 50 requests per 10 s (service-api.md, Limits). */
+  rateLimit?: RateLimit;
+  /** TCP and TLS handshake, default 10 000 ms. */
+  connectTimeoutMs?: number;
+  /** One exchange, default 30 000 ms. */
+  requestTimeoutMs?: number;
+  /** Cap on an answer's body, enforced while streaming; default 4 MiB. */
+  maxBodyBytes?: number;
+  /** Attempts while the service answers 429; default 5. */
+  rateLimitedAttempts?: number;
+  /** Parallel connections; default 4 (the rate limit, not the connections, bounds a fleet). */
+  connections?: number;
+  onRetry?: (info: ServiceRetryInfo) => void;
+}
+
+const DEFAULTS = { connectTimeoutMs: 10_000, requestTimeoutMs: 30_000, rateLimitedAttempts: 5, connections: 4 } as const;
+
+/**
+ * One client per run and token: every device's post-check goes through it, so its limiter keeps
+ * the whole run within the service's limit. Throws a ConfigInvalid MpprovError for an unusable
+ * target (URL, CA).
+ */
+export function createDataApiClient(target: ServiceTarget, options: DataApiClientOptions = {}): DataApi {
+  const { origin, basePath, url } = serviceBase(target.url);
+  if (target.caPem !== undefined) checkCa(target.caPem, url);
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
+  const dispatcher = new Pool(origin, {
+    connect: createServiceConnector(target.caPem, connectTimeoutMs),
+    connections: options.connections ?? DEFAULTS.connections,
+    pipelining: 1,
+    headersTimeout: requestTimeoutMs,
+    bodyTimeout: requestTimeoutMs,
+  });
+  const limiter = options.limiter ?? new RateLimiter(options.rateLimit);
+  const connection: ServiceConnection = {
+    url,
+    basePath,
+    dispatcher,
+    credentials: target.credentials,
+    limiter,
+    connectTimeoutMs,
+    requestTimeoutMs,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    rateLimitedAttempts: options.rateLimitedAttempts ?? DEFAULTS.rateLimitedAttempts,
+    onRetry: options.onRetry,
+  };
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    limiter,
+    listOrganizations: (callOptions) => listOrganizations(connection, callOptions),
+    listAppliances: (query, callOptions) => listAppliances(connection, query, callOptions),
+    close: () => (closing ??= dispatcher.close()),
+  };
+}
+
+const invalid = (message: string) => new MpprovError(ErrorCode.ConfigInvalid, message);
+
+/** `https://host[:port]/path`: the origin, the path every endpoint goes under, and the URL said in messages. */
+function serviceBase(text: string): { origin: string; basePath: string; url: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    throw invalid(`the service URL "${text}" is not a URL; expected https://host[:port]/api`);
+  }
+  // Credentials in the URL would end up in messages and logs; the token goes in a header instead.
+  if (parsed.username !== '' || parsed.password !== '') throw invalid('the service URL must not contain a user name or password');
+  if (parsed.protocol !== 'https:') throw invalid(`the service URL "${text}" must start with https://`);
+  if (parsed.search !== '' || parsed.hash !== '') throw invalid(`the service URL "${text}" must not have a query or fragment`);
+  const basePath = parsed.pathname.replace(/\/+$/, '');
+  return { origin: parsed.origin, basePath, url: `${parsed.origin}${basePath}` };
+}
+
+function checkCa(caPem: string, url: string): void {
+  try {
+    new X509Certificate(caPem);
+  } catch {
+    throw invalid(`the CA configured for the service at ${url} (service.tls.ca) is not a PEM certificate`);
+  }
+}

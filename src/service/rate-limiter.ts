@@ -1,0 +1,130 @@
+/**
+ * The data API's limit, kept by the client itself: 50 requests per 10 seconds per caller
+ * (service-api.md, Limits), shared by every device of a run, since they all use one token.
+ *
+ * A token bucket of `requests` tokens. A request takes one before it is sent, and the token comes
+ * back one window (plus a small margin) after that request *ended*, not after it was sent: the
+ * service counts arrivals, and an arrival always lies before the end of its exchange, so however
+ * long a request waited in a queue or on the wire, no `requests + 1` arrivals can fall into one
+ * window. (A bucket refilled at a steady rate would not do: a full bucket spent at once, plus the
+ * refill during the next window, is nearly twice the limit within one window.)
+ * Waiters are served first come, first served, so 200 devices polling take turns.
+ */
+
+export interface RateLimit {
+  requests: number;
+  windowMs: number;
+  /** Added to each token's return for timer and clock jitter; default 250 ms. */
+  marginMs?: number;
+}
+
+export const DATA_API_RATE_LIMIT: RateLimit = { requests: 50, windowMs: 10_000 };
+
+const DEFAULT_MARGIN_MS = 250;
+
+/** One request's token: give it back with `release()` when the exchange has ended, however it ended. */
+export interface Turn {
+  release(): void;
+}
+
+interface Waiter {
+  resolve(turn: Turn): void;
+  reject(reason: unknown): void;
+  cleanup(): void;
+}
+
+export class RateLimiter {
+  readonly limit: Required<RateLimit>;
+  /** Tokens out: in flight (Infinity) or returning at a time. */
+  #out: number[] = [];
+  #queue: Waiter[] = [];
+  #pausedUntil = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(limit: RateLimit = DATA_API_RATE_LIMIT) {
+    if (!Number.isInteger(limit.requests) || limit.requests < 1 || !(limit.windowMs > 0)) {
+      throw new RangeError(`a rate limit needs at least 1 request per window, got ${limit.requests} per ${limit.windowMs} ms`);
+    }
+    this.limit = { marginMs: DEFAULT_MARGIN_MS, ...limit };
+  }
+
+  /** Waits for a token; rejects with the signal's reason when aborted first. */
+  acquire(signal?: AbortSignal): Promise<Turn> {
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#remove(waiter);
+        reject(signal?.reason);
+      };
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        cleanup: () => signal?.removeEventListener('abort', onAbort),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#queue.push(waiter);
+      this.#pump();
+    });
+  }
+
+  /** After a 429: no token is handed out before `untilMs` (epoch ms), whoever asks. */
+  pauseUntil(untilMs: number): void {
+    if (untilMs <= this.#pausedUntil) return;
+    this.#pausedUntil = untilMs;
+    this.#pump();
+  }
+
+  /** Tokens out now (in flight or not yet back): for tests and progress lines. */
+  get tokensOut(): number {
+    this.#dropReturned(Date.now());
+    return this.#out.length;
+  }
+
+  get waiting(): number {
+    return this.#queue.length;
+  }
+
+  #remove(waiter: Waiter): void {
+    const index = this.#queue.indexOf(waiter);
+    if (index >= 0) this.#queue.splice(index, 1);
+    waiter.cleanup();
+  }
+
+  #dropReturned(now: number): void {
+    this.#out = this.#out.filter((returnsAt) => returnsAt > now);
+  }
+
+  #pump(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const now = Date.now();
+    this.#dropReturned(now);
+    while (this.#queue.length > 0 && this.#out.length < this.limit.requests && now >= this.#pausedUntil) {
+      const waiter = this.#queue.shift() as Waiter;
+      waiter.cleanup();
+      waiter.resolve(this.#take());
+    }
+    if (this.#queue.length === 0) return;
+    // Wake up when the pause ends or the next token returns; a token in flight wakes us on release.
+    const returning = this.#out.filter((t) => t !== Infinity);
+    const nextReturn = this.#out.length < this.limit.requests ? now : returning.length === 0 ? Infinity : Math.min(...returning);
+    const wakeAt = Math.max(nextReturn, this.#pausedUntil);
+    if (wakeAt !== Infinity) this.#timer = setTimeout(() => this.#pump(), Math.max(0, wakeAt - now));
+  }
+
+  #take(): Turn {
+    // In flight: the token's return time is set when the exchange ends. Tokens in flight are
+    // interchangeable, so release() turns any one Infinity into a return time.
+    this.#out.push(Infinity);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        const index = this.#out.indexOf(Infinity);
+        if (index >= 0) this.#out[index] = Date.now() + this.limit.windowMs + this.limit.marginMs;
+        this.#pump();
+      },
+    };
+  }
+}

@@ -1,0 +1,104 @@
+import { writeFile } from 'node:fs/promises';
+import { createRealDot1xBackend, type RealDot1xBackend } from './dot1x-real-backend.js';
+import { MAX_FLEET, startFleet } from './fleet.js';
+import { dot1xBackendFlag, integerFlag, simulatorOptionsFromFlags, type SimulateFlags } from './simulate-flags.js';
+import { startSimulator, type SimulatorOptions } from './simulator.js';
+
+/**
+ * `mpprov simulate`: one simulated Monitoring Point (or a fleet) until SIGINT or SIGTERM. Reads
+ * the flags, starts the devices, prints how to reach them, and resolves once they are closed
+ * after a signal. A refusal to start is a SimulatorError (its `isUsage` tells a command-line
+ * mistake from a file or a device that cannot start).
+ */
+export async function runSimulate(flags: SimulateFlags, out: NodeJS.WritableStream = process.stdout): Promise<void> {
+  // Listen for the signals before printing: a supervisor may stop us as soon as it reads the line.
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  const backendName = dot1xBackendFlag(flags.dot1xBackend);
+  const options = await simulatorOptionsFromFlags(flags);
+  // Created here rather than by the simulator so that a fleet shares it; closed on every way out.
+  // (Its namespaces are also removed on a signal or exit before this finally runs: netns-lab.ts.)
+  const backend = backendName === 'real' ? await createRealDot1xBackend() : undefined;
+  try {
+    if (backend !== undefined) options.dot1xBackend = backend;
+    await serve(flags, options, backend, stopped, out);
+  } finally {
+    await backend?.close();
+  }
+}
+
+async function serve(
+  flags: SimulateFlags,
+  options: SimulatorOptions,
+  backend: RealDot1xBackend | undefined,
+  stopped: Promise<void>,
+  out: NodeJS.WritableStream,
+): Promise<void> {
+  const backendLine = backend?.describe() ?? 'model: decided in-process from certificates and passwords (--dot1x-backend real runs hostapd and wpa_supplicant)';
+  const backendName = backend === undefined ? 'model' : 'real';
+  const shown = options.showDot1xState ?? options.device?.showDot1xState ?? false;
+  const viewLine = shown
+    ? 'the model\'s view plus dot1x_state in GET /interface/ (a rehearsal aid; a real device has no such field)'
+    : 'exactly the model\'s view (--show-dot1x-state adds dot1x_state, a rehearsal aid)';
+  let close: () => Promise<void>;
+  if (flags.devices !== undefined) {
+    const fleet = await startFleet(integerFlag('--devices', flags.devices, 1, MAX_FLEET), options);
+    close = fleet.close;
+    if (flags.manifest !== undefined) {
+      // The manifest holds every device's password: readable by its owner only.
+      await writeFile(flags.manifest, `${JSON.stringify(fleet.manifest, null, 2)}\n`, { mode: 0o600 });
+      const line = {
+        devices: fleet.devices.length,
+        manifest: flags.manifest,
+        control_url: fleet.manifest.control_url,
+        dot1x_backend: backendName,
+        show_dot1x_state: shown,
+      };
+      out.write(
+        flags.json === true
+          ? `${JSON.stringify(line)}\n`
+          : `${fleet.devices.length} simulated devices; manifest written to ${flags.manifest}; 802.1X: ${backendLine}; API: ${viewLine}\n`,
+      );
+    } else {
+      out.write(`${JSON.stringify({ ...fleet.manifest, dot1x_backend: backendName, show_dot1x_state: shown })}\n`);
+    }
+  } else {
+    const sim = await startSimulator(options);
+    close = sim.close;
+    const model = sim.state().model;
+    if (flags.json === true) {
+      const line = {
+        url: sim.url,
+        api_url: sim.apiUrl,
+        username: sim.username,
+        password: sim.password,
+        fingerprint_sha256: sim.fingerprintSha256,
+        control_url: sim.controlUrl,
+        model,
+        dot1x_backend: sim.dot1xBackend,
+        show_dot1x_state: sim.showDot1xState,
+      };
+      out.write(`${JSON.stringify(line)}\n`);
+    } else {
+      out.write(
+        [
+          `Simulated Monitoring Point (model ${model}) listening`,
+          `  url:          ${sim.url}`,
+          `  api:          ${sim.apiUrl}`,
+          `  username:     ${sim.username}`,
+          `  password:     ${sim.password}`,
+          `  fingerprint:  ${sim.fingerprintSha256}`,
+          `  control:      ${sim.controlUrl}  (test-only, unauthenticated)`,
+          `  802.1X:       ${backendLine}`,
+          `  API view:     ${viewLine}`,
+          'Stop with Ctrl-C.',
+          '',
+        ].join('\n'),
+      );
+    }
+  }
+  await stopped;
+  await close();
+}

@@ -1,0 +1,37 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The simulator is a product of its own (issue 9): from the agent it takes only the device's
+ * vocabulary in src/admin-api, so a bug in the agent's stages cannot hide in the device the agent
+ * is tested against. Read from the sources, as a reviewer would check it.
+ */
+
+const SIMULATOR = fileURLToPath(new URL('../../src/simulator/', import.meta.url));
+
+async function specifiers(): Promise<{ file: string; specifier: string }[]> {
+  const files = (await readdir(SIMULATOR)).filter((f) => f.endsWith('.ts'));
+  const found: { file: string; specifier: string }[] = [];
+  for (const file of files) {
+    const text = await readFile(`${SIMULATOR}${file}`, 'utf8');
+    for (const match of text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)) found.push({ file, specifier: match[1] ?? '' });
+  }
+  return found;
+}
+
+describe('the simulator', () => {
+  it('imports from outside its folder only the device vocabulary in src/admin-api', async () => {
+    const all = await specifiers();
+    expect(all.length).toBeGreaterThan(50);
+    const outside = all.filter((i) => i.specifier.startsWith('../'));
+    expect(outside.length).toBeGreaterThan(0);
+    expect(outside.filter((i) => !i.specifier.startsWith('../admin-api/'))).toEqual([]);
+  });
+
+  it('uses no certificate library but node:crypto', async () => {
+    const packages = (await specifiers()).filter((i) => !i.specifier.startsWith('.') && !i.specifier.startsWith('node:'));
+    expect(packages.length).toBeGreaterThan(0);
+    expect([...new Set(packages.map((i) => i.specifier))].sort()).toEqual(['undici', 'yaml', 'zod']);
+  });
+});
