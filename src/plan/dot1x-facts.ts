@@ -1,0 +1,62 @@
+import type { X509Certificate } from 'node:crypto';
+import { CredentialKind, detectCredentialKind, isReadError, readCertificates, readPrivateKey, type ValidatedStick } from '../certs/index.js';
+import { formatKeyPath, type Interface, type KeyPath, Severity } from '../config/index.js';
+import type { Dot1xFacts } from './plan-types.js';
+
+/**
+ * What the stick says about one interface's 802.1X, kept for the moment a switch port refuses it:
+ * the method, the identities, the files by the names the technician wrote, the client
+ * certificate's validity (a certificate valid at validation may have expired when the port
+ * decides), and this run's validator warnings inside the dot1x block. Never a secret.
+ */
+export function dot1xFacts(stick: ValidatedStick, at: KeyPath, iface: Interface): Dot1xFacts | undefined {
+  const dot1x = iface.dot1x;
+  if (dot1x === undefined) return undefined;
+  const block = [...at, 'dot1x'];
+  const blockPath = formatKeyPath(block);
+  const fileName = (path: KeyPath): string | undefined => stick.files.get(formatKeyPath(path))?.name;
+
+  const facts: Dot1xFacts = { eap: dot1x.eap, wireless: iface.wireless !== undefined, identity: dot1x.identity, warnings: [] };
+  if (dot1x.eap === 'peap') facts.inner = dot1x.inner ?? 'mschapv2';
+  if (dot1x.anonymous_identity !== undefined) facts.anonymousIdentity = dot1x.anonymous_identity;
+  const ca = fileName([...block, 'ca_cert']);
+  if (ca !== undefined) facts.caCert = ca;
+  const innerCa = fileName([...block, 'inner_tls', 'ca_cert']);
+  if (innerCa !== undefined) facts.innerCaCert = innerCa;
+
+  // The certificate the port judges: the set's own for TLS, the inner one for PEAP with inner TLS.
+  const set = dot1x.eap === 'tls' ? block : facts.inner === 'tls' ? [...block, 'inner_tls'] : undefined;
+  if (set !== undefined) {
+    const client = clientCertificate(stick, set);
+    if (client !== undefined) facts.clientCert = client;
+  }
+
+  for (const problem of stick.problems) {
+    if (problem.severity !== Severity.Warning) continue;
+    if (problem.path !== blockPath && !problem.path.startsWith(`${blockPath}.`)) continue;
+    facts.warnings.push({ key: problem.path.slice(blockPath.length + 1), message: problem.message });
+  }
+  return facts;
+}
+
+/** The client certificate of a credential set, from client_cert or from a PFX key that holds it. */
+function clientCertificate(stick: ValidatedStick, set: KeyPath): Dot1xFacts['clientCert'] {
+  const certFile = stick.files.get(formatKeyPath([...set, 'client_cert']));
+  const keyFile = stick.files.get(formatKeyPath([...set, 'private_key']));
+  let cert: X509Certificate | undefined;
+  if (certFile !== undefined) {
+    const read = readCertificates(certFile.bytes);
+    // The leaf comes first in a file that also carries its chain.
+    cert = isReadError(read) ? undefined : read[0];
+  } else if (keyFile !== undefined && detectCredentialKind(keyFile.bytes) === CredentialKind.Pfx) {
+    const password = stick.secrets.get(formatKeyPath([...set, 'private_key_password']));
+    const read = readPrivateKey(keyFile.bytes, password?.reveal());
+    cert = isReadError(read) ? undefined : read.certificates.find((c) => c.checkPrivateKey(read.key));
+  }
+  const source = certFile?.name ?? keyFile?.name;
+  if (source === undefined) return undefined;
+  return {
+    source,
+    ...(cert === undefined ? {} : { notBefore: new Date(cert.validFrom).toISOString(), notAfter: new Date(cert.validTo).toISOString() }),
+  };
+}
