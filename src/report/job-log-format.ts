@@ -169,6 +169,10 @@ const FAILURE_WORDS: Partial<Record<string, string>> = {
 export function deviceWords(result: DeviceResult, stopped: boolean): string {
   switch (result.outcome) {
     case 'changed':
+      // A static interface's 802.1X cannot be seen through the Admin API: never called verified.
+      if (result.dot1xNotVisible !== undefined && result.dot1xNotVisible.length > 0) {
+        return `${result.device}: changed, 802.1X authorization of ${result.dot1xNotVisible.join(', ')} not visible through the Admin API (check the switch port)`;
+      }
       return `${result.device}: changed and verified`;
     case 'no-change':
       return `${result.device}: already applied, no restart`;

@@ -147,7 +147,7 @@ describe('restoreActions and notRestored', () => {
   it('re-posts the old settings (unknown device fields kept, view-only ones dropped), gives up on secrets, deletes what is new', () => {
     expect(actions).toEqual([
       { kind: 'restore', name: 'eth1', family: 'inet', fields: { method: 'static', address: '192.0.2.20', netmask: '255.255.255.0', x_vendor_tuning: 'keep' } },
-      { kind: 'unrestorable', name: 'eth2', family: 'inet' },
+      { kind: 'unrestorable', name: 'eth2', family: 'inet', secrets: ['wpa_password'] },
       { kind: 'delete', name: 'eth3', family: 'inet' },
     ]);
   });
