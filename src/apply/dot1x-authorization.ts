@@ -72,11 +72,14 @@ export async function awaitAuthorization(
   watches: readonly Dot1xWatch[],
   graceMs: number,
   started: number,
+  signal?: AbortSignal,
 ): Promise<Dot1xWatch[]> {
   let view = first;
   for (;;) {
     const waiting = watches.filter((w) => !isAuthorized(view, w));
     if (waiting.length === 0 || Date.now() - started >= graceMs) return waiting;
+    // The agent must stop within seconds; a grace period may be longer than that.
+    if (signal?.aborted === true) throw new Dot1xWaitAbortedError(waiting.map((w) => w.name));
     await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(1, graceMs - (Date.now() - started)))));
     view = await api.listInterfaces('active');
   }
@@ -94,6 +97,18 @@ export class Dot1xNotAuthorizedError extends MpprovError {
   ) {
     super(ErrorCode.VerificationFailed, refused.map((watch) => refusalSentence(watch, graceMs, now)).join('. '));
     this.name = 'Dot1xNotAuthorizedError';
+  }
+}
+
+/** The agent is shutting down while a port may still be authorizing: we stop watching, and say so. */
+export class Dot1xWaitAbortedError extends MpprovError {
+  constructor(readonly interfaces: readonly string[]) {
+    super(
+      ErrorCode.ApplyFailed,
+      `stopped waiting for the 802.1X of ${interfaces.join(', ')} to be authorized because the agent is shutting down; ` +
+        'the new settings are active: check that the interface got an address when the agent runs again',
+    );
+    this.name = 'Dot1xWaitAbortedError';
   }
 }
 

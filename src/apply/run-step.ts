@@ -53,7 +53,7 @@ export async function runStep(
       await restartAndWait(api, options.restartTimeoutMs, onWait, options.signal, (view) => verifyView(view, step.expected).length === 0);
       return NOTHING;
     case 'verify-active':
-      return verifyActive(api, step.expected, options.dot1xGraceMs ?? DEFAULT_DOT1X_GRACE_MS, onWait);
+      return verifyActive(api, step.expected, options.dot1xGraceMs ?? DEFAULT_DOT1X_GRACE_MS, onWait, options.signal);
     case 'add-acl-rule':
       await api.addAcl(step.rule);
       return NOTHING;
@@ -72,6 +72,7 @@ async function verifyActive(
   expected: readonly ExpectedStanza[],
   graceMs: number,
   onWait: (reason: string, elapsedMs: number) => void,
+  signal: AbortSignal | undefined,
 ): Promise<StepNotes> {
   const started = Date.now();
   const active = await api.listInterfaces('active');
@@ -84,7 +85,7 @@ async function verifyActive(
   if (watches.length > 0 && watches.some((w) => !isAuthorized(active, w))) {
     onWait(`waiting up to ${Math.round(graceMs / 1000)} s for 802.1X on ${watches.map((w) => w.name).join(', ')} to be authorized (an address from the network)`, 0);
   }
-  const refused = await awaitAuthorization(api, active, watches, graceMs, started);
+  const refused = await awaitAuthorization(api, active, watches, graceMs, started, signal);
   if (refused.length > 0) throw new Dot1xNotAuthorizedError(refused, graceMs);
   return { dot1xNotVisible: notVisible };
 }

@@ -1,6 +1,6 @@
 import { ErrorCode, isMpprovError, VerificationError } from '../core/errors.js';
 import type { Step } from '../plan/index.js';
-import { Dot1xNotAuthorizedError } from './dot1x-authorization.js';
+import { Dot1xNotAuthorizedError, Dot1xWaitAbortedError } from './dot1x-authorization.js';
 import { DeviceLostError, RestartSkippedError, RestartWaitAbortedError } from './restart-and-wait.js';
 
 /** What a failed step means for the run: the sentence, the code, and what to do about it. */
@@ -27,7 +27,7 @@ export function stepFailure(error: unknown, step: Step, description: string, tim
       wrongResult: false,
     };
   }
-  if (error instanceof RestartWaitAbortedError || error instanceof RestartSkippedError) {
+  if (error instanceof RestartWaitAbortedError || error instanceof RestartSkippedError || error instanceof Dot1xWaitAbortedError) {
     return { message: error.message, code: error.code, deviceLost: false, wrongResult: false };
   }
   if (error instanceof Dot1xNotAuthorizedError) {

@@ -194,3 +194,25 @@ describe('dual-stack interface-level changes', () => {
     expect(result.devices[0]?.rollback?.outcome).toBe('restored');
   }, 60_000);
 });
+
+describe('shutting down during the grace period', () => {
+  it('stops waiting at once, rolls nothing back, and says what to check', async () => {
+    const device = await start({ switchPorts: { eth1: port } });
+    const abort = new AbortController();
+    const started = Date.now();
+    const { result } = await applyFile(stickWithConfig(stickHead(device, eth1(DHCP, WRONG))), {
+      dot1xGraceMs: 30_000,
+      signal: abort.signal,
+      onEvent: (event) => {
+        if (event.type === 'waiting' && event.reason.startsWith('waiting up to 30 s for 802.1X on eth1')) abort.abort();
+      },
+    });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const mp = result.devices[0];
+    expect(mp?.message).toBe(
+      'stopped waiting for the 802.1X of eth1 to be authorized because the agent is shutting down; the new settings are active: check that the interface got an address when the agent runs again',
+    );
+    expect(mp?.rollback).toBeUndefined();
+    expect(device.state().restarts).toBe(1);
+  }, 60_000);
+});
