@@ -83,7 +83,8 @@ async function verifyActive(
   }
   const { watches, notVisible } = dot1xWatches(expected);
   if (watches.length > 0 && watches.some((w) => !isAuthorized(active, w))) {
-    onWait(`waiting up to ${Math.round(graceMs / 1000)} s for 802.1X on ${watches.map((w) => w.name).join(', ')} to be authorized (an address from the network)`, 0);
+    const names = watches.map((w) => w.name).join(', ');
+    onWait(`802.1X on ${names}: up to ${Math.round(graceMs / 100) / 10} s for the port to authorize it (an address from the network)`, 0);
   }
   const refused = await awaitAuthorization(api, active, watches, graceMs, started, signal);
   if (refused.length > 0) throw new Dot1xNotAuthorizedError(refused, graceMs);

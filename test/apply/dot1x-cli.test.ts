@@ -48,7 +48,7 @@ describe('mpprov apply and 802.1X', () => {
       /^the switch port did not authorize the 802\.1X of eth1: eth1 inet got no address within 1 s after the restart .* Likely causes, most likely first: \(1\) the password is not the one/,
     );
     expect(result.devices[0]?.rollback.outcome).toBe('restored');
-    expect(lines.some((l) => l['type'] === 'waiting' && String(l['reason']).startsWith('waiting up to 1 s for 802.1X on eth1'))).toBe(true);
+    expect(lines.some((l) => l['type'] === 'waiting' && String(l['reason']) === '802.1X on eth1: up to 1 s for the port to authorize it (an address from the network)')).toBe(true);
     expect(run.stdout).not.toContain(WRONG);
     expect(device.state().interfaces.active.map((i) => i.name)).toEqual(['eth0']);
   }, 60_000);
@@ -60,6 +60,7 @@ describe('mpprov apply and 802.1X', () => {
     const run = await runCli(['apply', stickWithConfig(stickHead(device, eth1('{ method: dhcp }', WRONG))), ...engine(agentConfig)]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('[mp1] FAILED: the switch port did not authorize the 802.1X of eth1: eth1 inet got no address within 1.5 s after the restart');
+    expect(run.stdout).toContain('[mp1] waiting for the device (0.0 s): 802.1X on eth1: up to 1.5 s for the port to authorize it (an address from the network)\n');
     expect(run.stdout).toContain('RESULT: FAILED (mp1 failed)');
   }, 60_000);
 

@@ -204,7 +204,7 @@ describe('shutting down during the grace period', () => {
       dot1xGraceMs: 30_000,
       signal: abort.signal,
       onEvent: (event) => {
-        if (event.type === 'waiting' && event.reason.startsWith('waiting up to 30 s for 802.1X on eth1')) abort.abort();
+        if (event.type === 'waiting' && event.reason.startsWith('802.1X on eth1: up to 30 s')) abort.abort();
       },
     });
     expect(Date.now() - started).toBeLessThan(15_000);
