@@ -82,8 +82,9 @@ async function verifyActive(
     throw new VerificationError(stillPending ? 'never-active' : 'active', problems);
   }
   const { watches, notVisible } = dot1xWatches(expected);
-  if (watches.length > 0 && watches.some((w) => !isAuthorized(active, w))) {
-    const names = watches.map((w) => w.name).join(', ');
+  const unseen = watches.filter((w) => !isAuthorized(active, w));
+  if (unseen.length > 0) {
+    const names = unseen.map((w) => w.name).join(', ');
     onWait(`802.1X on ${names}: up to ${Math.round(graceMs / 100) / 10} s for the port to authorize it (an address from the network)`, 0);
   }
   const refused = await awaitAuthorization(api, active, watches, graceMs, started, signal);
