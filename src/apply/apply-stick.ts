@@ -63,7 +63,7 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
     const target: DeviceTarget = { url: access.url, username: access.username, password: access.password, trust: access.trust };
     const api = options.connect?.(target, onWarning) ?? createAdminClient(target, { requestTimeoutMs: options.agent.requestTimeoutMs, onWarning });
     try {
-      const { result: device, plan } = await provisionDevice(desired, api, record, { ...options, onEvent });
+      const { result: device, plan } = await provisionDevice(desired, api, record, { ...options, dot1xGraceMs: options.dot1xGraceMs ?? options.agent.dot1xGraceMs, onEvent });
       result.devices[index] = redactor.value(device);
       if (plan !== undefined) result.plans[index] = plan;
     } catch (error) {

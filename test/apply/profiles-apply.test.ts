@@ -22,7 +22,9 @@ describe('every profile applies to a fresh simulated device', () => {
 
       const first = await apply(file, agent);
       expect(first.result.problems.filter((p) => p.severity === 'error')).toEqual([]);
-      expect(first.result.devices.map((d) => [d.outcome, d.message])).toEqual([['changed', expect.stringMatching(/^applied and verified/)]]);
+      // The one profile with a static 802.1X stanza (the VLAN): applied, but its authorization cannot be seen.
+      const verified = profile === 'vlan-dot1x.yaml' ? /^applied: 2 stanza\(s\) added; .* 802\.1X authorization of eth1\.100 inet is not visible/ : /^applied and verified/;
+      expect(first.result.devices.map((d) => [d.outcome, d.message])).toEqual([['changed', expect.stringMatching(verified)]]);
       const restartsAfterFirst = device.state().restarts;
       expect(restartsAfterFirst).toBe(profile === 'acl.yaml' ? 0 : 1);
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,11 @@ async function desiredFrom(profile: string): Promise<DesiredDevice> {
   const stick = await validateStick(join(profilesDir, profile));
   expect(hasErrors(stick.problems), JSON.stringify(stick.problems)).toBe(false);
   return desiredDevice(stick, 0);
+}
+
+/** A profile certificate's date, as the facts carry it (ISO 8601). */
+function certDate(which: 'validFrom' | 'validTo', file = 'certs/mp01-inner-cert.pem'): string {
+  return new Date(new X509Certificate(readFileSync(join(profilesDir, file)))[which]).toISOString();
 }
 
 /** `ca-<first 12 hex of the content's sha256>.pem`: the name the device is given for a file. */
@@ -98,6 +103,17 @@ describe('desiredDevice', () => {
           ...inner,
         },
         secrets: {},
+        // What a failure explanation needs, in the stick's words: the inner certificate is the one the port judges.
+        dot1x: {
+          eap: 'peap',
+          inner: 'tls',
+          wireless: false,
+          identity: 'mp01@corp.example',
+          caCert: 'certs/radius-ca.pem',
+          innerCaCert: 'certs/radius-ca.pem',
+          clientCert: { source: 'certs/mp01-inner-cert.pem', notBefore: certDate('validFrom'), notAfter: certDate('validTo') },
+          warnings: [{ key: 'inner_tls.client_cert', message: 'certs/mp01-inner-cert.pem was not issued by the CA in inner_tls.ca_cert (certs/radius-ca.pem)' }],
+        },
       },
     ]);
     expect(desired.files.map((f) => [f.slot, f.filename, f.source])).toEqual([
@@ -112,6 +128,9 @@ describe('desiredDevice', () => {
   it('keeps a PFX as .p12 and its password as a Secret beside the fields, never in them', async () => {
     const desired = await desiredFrom('eap-tls-pfx.yaml');
     const stanza = desired.interfaces[0]?.stanzas[0];
+    // The client certificate inside the PFX is found with the key's password, for its dates.
+    expect(stanza?.dot1x?.clientCert).toEqual({ source: 'certs/mp01.p12', notBefore: certDate('validFrom', 'certs/mp01-cert.pem'), notAfter: certDate('validTo', 'certs/mp01-cert.pem') });
+    expect(JSON.stringify(stanza?.dot1x)).not.toContain(readFileSync(join(profilesDir, 'secrets/mp01-pfx.pw'), 'utf8').trim());
     expect(stanza?.fields).toEqual({
       method: 'dhcp',
       wpa_key_mgmt: 'IEEE8021X',
