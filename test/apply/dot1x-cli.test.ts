@@ -1,12 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type AuthenticatorProfile, loadAuthenticatorProfile } from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
 import { useSimulators } from '../support/simulator-fixture.js';
 import { PROFILE_DEVICE, stateDir, stickHead, stickWithConfig } from '../support/stick-workspace.js';
 import { tempFolder } from '../support/temp-folder.js';
+import { usePeapPort } from '../support/switch-ports.js';
 
 /**
  * `mpprov apply` as a child process against the simulator in its default (model) view: a refused
@@ -14,11 +13,7 @@ import { tempFolder } from '../support/temp-folder.js';
  * stanza is exit 0 with its "not visible" warning on the terminal and in --json.
  */
 
-const switchProfile = fileURLToPath(new URL('../fixtures/switch/peap-port.yaml', import.meta.url));
-let port: AuthenticatorProfile;
-beforeAll(async () => {
-  port = await loadAuthenticatorProfile(switchProfile);
-});
+const peapPort = usePeapPort();
 const { start } = useSimulators(PROFILE_DEVICE);
 
 const WRONG = 'cli-SeCrEt-wrong';
@@ -35,7 +30,7 @@ function jsonLines(stdout: string): Record<string, unknown>[] {
 
 describe('mpprov apply and 802.1X', () => {
   it('a refused port: exit 1 after --dot1x-grace seconds, rolled back, the interface and the likely causes named', async () => {
-    const device = await start({ switchPorts: { eth1: port } });
+    const device = await start({ switchPorts: { eth1: peapPort.profile } });
     const file = stickWithConfig(stickHead(device, eth1('{ method: dhcp }', WRONG)));
     const run = await runCli(['apply', file, ...engine(), '--dot1x-grace', '1', '--json']);
     expect(run.stderr).toBe('');
@@ -54,7 +49,7 @@ describe('mpprov apply and 802.1X', () => {
   }, 60_000);
 
   it('takes the grace from agent.yaml timeouts.dot1x_s when the flag is not given', async () => {
-    const device = await start({ switchPorts: { eth1: port } });
+    const device = await start({ switchPorts: { eth1: peapPort.profile } });
     const agentConfig = join(tempFolder('agent'), 'agent.yaml');
     writeFileSync(agentConfig, 'version: 1\ntimeouts: { dot1x_s: 1.5 }\n');
     const run = await runCli(['apply', stickWithConfig(stickHead(device, eth1('{ method: dhcp }', WRONG))), ...engine(agentConfig)]);
@@ -65,7 +60,7 @@ describe('mpprov apply and 802.1X', () => {
   }, 60_000);
 
   it('a static 802.1X stanza: exit 0, "not visible" on the terminal and in --json, never "verified"', async () => {
-    const device = await start({ switchPorts: { eth1: port } });
+    const device = await start({ switchPorts: { eth1: peapPort.profile } });
     const config = eth1('{ method: static, address: 198.51.100.20/24, gateway: 198.51.100.1 }', 'example-peap-password');
     const warning =
       'eth1 inet: applied; 802.1X authorization is not visible through the Admin API (a static address looks the same whether or not the switch port authorized it): ' +
@@ -77,7 +72,7 @@ describe('mpprov apply and 802.1X', () => {
     expect(text.stdout).toContain('[mp1] CHANGED: applied: 1 stanza(s) added; the settings are active as requested, but the 802.1X authorization of eth1 inet is not visible through the Admin API (static address)\n');
     expect(text.stdout).not.toContain('verified');
 
-    const again = await start({ switchPorts: { eth1: port } });
+    const again = await start({ switchPorts: { eth1: peapPort.profile } });
     const json = await runCli(['apply', stickWithConfig(stickHead(again, config)), ...engine(), '--json']);
     expect(json.code).toBe(0);
     const lines = jsonLines(json.stdout);

@@ -1,15 +1,15 @@
 import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DeviceResult } from '../../src/apply/index.js';
 import { createAdminClient } from '../../src/client/index.js';
 import { Secret } from '../../src/core/secret.js';
 import { concludeJob, createEventFormatter } from '../../src/report/index.js';
-import { type AuthenticatorProfile, loadAuthenticatorProfile, type SimulatorHandle } from '../../src/simulator/index.js';
+import { type SimulatorHandle } from '../../src/simulator/index.js';
 import { activeInterface } from '../support/device-observations.js';
 import { useSimulators } from '../support/simulator-fixture.js';
 import { PROFILE_ADMIN_PASSWORD, PROFILE_DEVICE, stickHead, stickWithConfig, testAgentConfig } from '../support/stick-workspace.js';
 import { applyFile } from './apply-helpers.js';
+import { usePeapPort } from '../support/switch-ports.js';
 
 /**
  * 802.1X judged the way the model lets a client judge it: by the address a dhcp stanza gets after
@@ -17,11 +17,7 @@ import { applyFile } from './apply-helpers.js';
  * view, and the same verdicts when it is started with its rehearsal aid `dot1x_state` shown.
  */
 
-const switchProfile = fileURLToPath(new URL('../fixtures/switch/peap-port.yaml', import.meta.url));
-let port: AuthenticatorProfile;
-beforeAll(async () => {
-  port = await loadAuthenticatorProfile(switchProfile);
-});
+const peapPort = usePeapPort();
 const { start } = useSimulators(PROFILE_DEVICE);
 
 const RIGHT = 'example-peap-password';
@@ -127,7 +123,7 @@ describe('the same 802.1X verdicts with and without the simulator\'s dot1x_state
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const verdicts: Verdict[] = [];
     for (const showDot1xState of [false, true]) {
-      const device = await start({ switchPorts: { eth1: port }, showDot1xState });
+      const device = await start({ switchPorts: { eth1: peapPort.profile }, showDot1xState });
       const { result } = await applyFile(stickWithConfig(stickHead(device, c.config)));
       verdicts.push(verdictOf(result.devices[0]));
       // The port did what the case says (the device's own record, beyond the API)...
@@ -147,7 +143,7 @@ describe('the same 802.1X verdicts with and without the simulator\'s dot1x_state
 
 describe('a static 802.1X stanza in every output', () => {
   it('is a warning event, a warning of the result, a usb.log warning line, and its RESULT line never says verified', async () => {
-    const device = await start({ switchPorts: { eth1: port } });
+    const device = await start({ switchPorts: { eth1: peapPort.profile } });
     const { result, events } = await applyFile(stickWithConfig(stickHead(device, eth1(STATIC, RIGHT))));
     expect(events.filter((e) => e.type === 'warning').map((e) => (e.type === 'warning' ? e.message : ''))).toEqual([NOT_VISIBLE]);
     expect(result.devices[0]?.warnings).toEqual([NOT_VISIBLE]);
@@ -167,7 +163,7 @@ describe('dual-stack interface-level changes', () => {
     `    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n        ipv6: { method: auto }\n        link: { mtu: ${mtu} }\n${dot1x}`;
 
   it('post one stanza per family and verify both, the mtu and the 802.1X alike', async () => {
-    const device = await start({ switchPorts: { eth1: port } });
+    const device = await start({ switchPorts: { eth1: peapPort.profile } });
     const file = stickWithConfig(stickHead(device, dualStack(1500, `        ${peap(RIGHT)}\n`)));
     const agent = testAgentConfig();
     const first = await applyFile(file, { agent });
@@ -187,7 +183,7 @@ describe('dual-stack interface-level changes', () => {
   }, 60_000);
 
   it('a refused dual-stack port: both stanzas named, neither got an address', async () => {
-    const device = await start({ switchPorts: { eth1: port } });
+    const device = await start({ switchPorts: { eth1: peapPort.profile } });
     const { result } = await applyFile(stickWithConfig(stickHead(device, dualStack(1500, `        ${peap(WRONG)}\n`))));
     expect(result.devices[0]?.outcome).toBe('failed');
     expect(result.devices[0]?.message).toMatch(/^the switch port did not authorize the 802\.1X of eth1: eth1 inet and eth1 inet6 got no address within 2 s after the restart/);
@@ -197,7 +193,7 @@ describe('dual-stack interface-level changes', () => {
 
 describe('shutting down during the grace period', () => {
   it('stops waiting at once, rolls nothing back, and says what to check', async () => {
-    const device = await start({ switchPorts: { eth1: port } });
+    const device = await start({ switchPorts: { eth1: peapPort.profile } });
     const abort = new AbortController();
     const started = Date.now();
     const { result } = await applyFile(stickWithConfig(stickHead(device, eth1(DHCP, WRONG))), {

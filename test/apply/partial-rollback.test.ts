@@ -1,11 +1,10 @@
 import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type AuthenticatorProfile, loadAuthenticatorProfile } from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { activeInterface } from '../support/device-observations.js';
 import { useSimulators } from '../support/simulator-fixture.js';
 import { PROFILE_DEVICE, stickHead, stickWithConfig, testAgentConfig } from '../support/stick-workspace.js';
 import { applyFile } from './apply-helpers.js';
+import { usePeapPort } from '../support/switch-ports.js';
 
 /**
  * A roll-back that cannot put everything back says, per stanza, what the device holds now and what
@@ -13,11 +12,7 @@ import { applyFile } from './apply-helpers.js';
  * had one before this run keeps this stick's settings.
  */
 
-const switchProfile = fileURLToPath(new URL('../fixtures/switch/peap-port.yaml', import.meta.url));
-let port: AuthenticatorProfile;
-beforeAll(async () => {
-  port = await loadAuthenticatorProfile(switchProfile);
-});
+const peapPort = usePeapPort();
 const { start } = useSimulators(PROFILE_DEVICE);
 
 const WRONG = 'partial-SeCrEt-wrong';
@@ -32,7 +27,7 @@ const stick = (password: string, extra: { anonymous?: boolean; nameserver?: stri
 
 /** A device whose eth1 runs PEAP with the right password and a VLAN without 802.1X, and the file and agent that made it. */
 async function authorizedDevice() {
-  const device = await start({ switchPorts: { eth1: port } });
+  const device = await start({ switchPorts: { eth1: peapPort.profile } });
   const agent = testAgentConfig();
   const file = stickWithConfig(stickHead(device, stick('example-peap-password')));
   expect((await applyFile(file, { agent })).result.devices[0]?.message).toBe('applied and verified: 2 stanza(s) added');
@@ -79,7 +74,7 @@ describe('a partial roll-back', () => {
   }, 60_000);
 
   it('that could restore everything says so in one sentence', async () => {
-    const device = await start({ switchPorts: { eth1: port } });
+    const device = await start({ switchPorts: { eth1: peapPort.profile } });
     const { result } = await applyFile(stickWithConfig(stickHead(device, stick(WRONG))));
     expect(result.devices[0]?.rollback).toEqual({
       outcome: 'restored',
