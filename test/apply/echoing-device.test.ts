@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startEchoingDevice } from '../support/echoing-device.js';
 import { applyFile } from './apply-helpers.js';
-import { PROFILE_ADMIN_PASSWORD, stickWithConfig } from '../support/stick-workspace.js';
+import { PROFILE_ADMIN_PASSWORD, stickHead, stickWithConfig } from '../support/stick-workspace.js';
 
 /**
  * A device whose 400 quotes the request body back, secrets and all: nothing of it may reach
@@ -11,17 +11,11 @@ describe('a device that echoes our request in its error', () => {
   it('cannot make mpprov show a secret', async () => {
     const device = await startEchoingDevice('raw');
     try {
-      const file = stickWithConfig(`version: 1
-monitoring_points:
-  - name: mp1
-    url: ${device.url}
-    password_file: secrets/admin.pw
-    tls: { fingerprint_sha256: "${device.fingerprintSha256}" }
-    interfaces:
+      const file = stickWithConfig(stickHead(device, `    interfaces:
       wlan0:
         wireless: { ssid: Corp, security: wpa2-personal, passphrase: "Echoed-SeCrEt-Pass" }
         ipv4: { method: dhcp }
-`);
+`));
       const { result, events } = await applyFile(file);
       expect(result.devices[0]?.outcome).toBe('failed');
       expect(result.devices[0]?.message).toContain('(secret)');

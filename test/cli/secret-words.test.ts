@@ -80,13 +80,7 @@ describe('secrets made of ordinary words', () => {
     // Authorization header as it came: a real HTTPS server on loopback.
     const device = await startEchoingDevice('encoded');
     try {
-      const file = stickWithConfig(`version: 1
-monitoring_points:
-  - name: mp1
-    url: ${device.url}
-    password_file: secrets/admin.pw
-    tls: { fingerprint_sha256: "${device.fingerprintSha256}" }
-${interfaces('192.0.2.1', '')}`);
+      const file = stickWithConfig(stickHead(device, interfaces('192.0.2.1', '')));
       const state = stateDir();
       const engine = ['--agent-config', '/nonexistent/agent.yaml', '--state-dir', state, '--restart-timeout', '5'];
       const runs = [await runCli(['apply', file, ...engine]), await runCli(['apply', '--json', file, ...engine])];
