@@ -6,6 +6,7 @@ import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { activeInterface, writeSequence } from '../support/device-observations.js';
 import { useSimulators } from '../support/simulator-fixture.js';
 import { PROFILE_DEVICE, profilesDir, stickFromProfile, testAgentConfig } from '../support/stick-workspace.js';
+import { STATIC_DUAL_STACK_ETH1_INET, STATIC_DUAL_STACK_ETH1_LINK } from '../support/profile-expectations.js';
 
 const profiles = readdirSync(profilesDir).filter((f) => f.endsWith('.yaml')).sort();
 const { start: startProfileDevice } = useSimulators(PROFILE_DEVICE);
@@ -54,19 +55,7 @@ describe('static dual stack lands exactly', () => {
     const { result } = await apply(stickFromProfile('static-dual-stack.yaml', device.url));
     expect(result.outcome).toBe('changed');
     const eth1 = activeInterface(device, 'eth1') as { families: Record<string, Record<string, unknown>> };
-    expect(normaliseFields(eth1.families.inet ?? {})).toMatchObject({
-      method: 'static',
-      address: '198.51.100.20',
-      netmask: '255.255.255.0',
-      gateway: '198.51.100.1',
-      dns_nameservers: ['198.51.100.53', '198.51.100.54'],
-      dns_search: ['corp.example'],
-      routes: [{ destination: '10.0.0.0/8', gateway: '198.51.100.254', metric: 100 }],
-      mtu: 1500,
-      link_speed: 1000,
-      link_duplex: 'full',
-      link_autoneg: false,
-    });
+    expect(normaliseFields(eth1.families.inet ?? {})).toMatchObject({ ...STATIC_DUAL_STACK_ETH1_INET, ...STATIC_DUAL_STACK_ETH1_LINK });
     expect(normaliseFields(eth1.families.inet6 ?? {})).toMatchObject({ method: 'static', address: '2001:db8:20::20', netmask: '64', gateway: '2001:db8:20::1' });
   });
 });

@@ -7,6 +7,7 @@ import { validateStick } from '../../src/certs/index.js';
 import { hasErrors } from '../../src/core/problem.js';
 import { Secret } from '../../src/core/secret.js';
 import { desiredDevice, type DesiredDevice } from '../../src/plan/index.js';
+import { STATIC_DUAL_STACK_ETH1_INET, STATIC_DUAL_STACK_ETH1_LINK } from '../support/profile-expectations.js';
 
 /**
  * desiredDevice translates a validated stick entry into the device's own field names. Pure: the
@@ -34,7 +35,7 @@ function nameOf(prefix: string, file: string, extension = 'pem'): string {
 describe('desiredDevice', () => {
   it('turns a static dual-stack block into one stanza per family, in Admin API field names', async () => {
     const desired = await desiredFrom('static-dual-stack.yaml');
-    const link = { mtu: 1500, link_speed: 1000, link_duplex: 'full', link_autoneg: false };
+    const link = STATIC_DUAL_STACK_ETH1_LINK;
     expect(desired).toEqual({
       name: 'branch-12-mp1',
       url: 'https://192.0.2.10',
@@ -50,16 +51,7 @@ describe('desiredDevice', () => {
             {
               name: 'eth1',
               family: 'inet',
-              fields: {
-                method: 'static',
-                address: '198.51.100.20',
-                netmask: '255.255.255.0',
-                gateway: '198.51.100.1',
-                dns_nameservers: ['198.51.100.53', '198.51.100.54'],
-                dns_search: ['corp.example'],
-                routes: [{ destination: '10.0.0.0/8', gateway: '198.51.100.254', metric: 100 }],
-                ...link,
-              },
+              fields: { ...STATIC_DUAL_STACK_ETH1_INET, ...link },
               secrets: {},
             },
             {
