@@ -58,18 +58,41 @@ export class Redactor {
     };
   }
 
-  /** The text with every known secret, in every form above, replaced by "(secret)". */
+  /**
+   * The text with every known secret, in every form above, replaced by "(secret)". Matches are
+   * found in the original text, and overlapping or touching matches become one placeholder: a
+   * secret that itself contains "(secret)", or two secrets that overlap, leave no part visible.
+   * A placeholder already in the text is left as it is.
+   */
   text(text: string): string {
-    let out = text;
+    const spans: [number, number][] = [];
     for (const form of this.#compiled()) {
-      if (!out.includes(form.text)) continue;
-      // Replaced between the placeholders already set, so "(secret)" is never itself rewritten.
-      out = out
-        .split(SECRET_PLACEHOLDER)
-        .map((part) => (form.standalone === undefined ? part.split(form.text).join(SECRET_PLACEHOLDER) : part.replace(form.standalone, SECRET_PLACEHOLDER)))
-        .join(SECRET_PLACEHOLDER);
+      if (!text.includes(form.text)) continue;
+      if (form.standalone === undefined) {
+        for (let at = text.indexOf(form.text); at >= 0; at = text.indexOf(form.text, at + 1)) spans.push([at, at + form.text.length]);
+      } else {
+        for (const match of text.matchAll(form.standalone)) spans.push([match.index, match.index + form.text.length]);
+      }
     }
-    return out;
+    if (spans.length === 0) return text;
+    const placeholders = new Set<number>();
+    for (let at = text.indexOf(SECRET_PLACEHOLDER); at >= 0; at = text.indexOf(SECRET_PLACEHOLDER, at + 1)) placeholders.add(at);
+    const kept = spans.filter(([start, end]) => ![...placeholders].some((p) => start >= p && end <= p + SECRET_PLACEHOLDER.length));
+    if (kept.length === 0) return text;
+    kept.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+    let out = '';
+    let cursor = 0;
+    let [start, end] = kept[0] as [number, number];
+    for (const [nextStart, nextEnd] of kept.slice(1)) {
+      if (nextStart <= end) {
+        end = Math.max(end, nextEnd);
+        continue;
+      }
+      out += text.slice(cursor, start) + SECRET_PLACEHOLDER;
+      cursor = end;
+      [start, end] = [nextStart, nextEnd];
+    }
+    return out + text.slice(cursor, start) + SECRET_PLACEHOLDER + text.slice(end);
   }
 
   /** True when the text holds a known secret in any form: a source line that must not be shown. */

@@ -57,6 +57,20 @@ describe('the redactor', () => {
     expect(word.text('hunter2-long-value then secret')).toBe('(secret) then (secret)');
   });
 
+  it('hides a secret that itself contains the placeholder, in every form', () => {
+    const redactor = new Redactor([new Secret('correct horse (secret) battery')]);
+    expect(redactor.text('"wpa_password":"correct horse (secret) battery" was refused')).toBe('"wpa_password":"(secret)" was refused');
+    expect(redactor.text(`pw=${encodeURIComponent('correct horse (secret) battery')}`)).toBe('pw=(secret)');
+    expect(redactor.text('x(secret)y')).toBe('x(secret)y');
+  });
+
+  it('leaves no tail of two secrets that overlap or touch', () => {
+    const redactor = new Redactor([new Secret('abcdefghij'), new Secret('hijklmnop')]);
+    expect(redactor.text('[abcdefghijklmnop]')).toBe('[(secret)]');
+    expect(redactor.text('[abcdefghijhijklmnop]')).toBe('[(secret)]');
+    expect(redactor.text('abcdefghij and hijklmnop')).toBe('(secret) and (secret)');
+  });
+
   it('short secrets: under 4 characters not looked for; under 8 only where they stand alone', () => {
     const short = new Redactor([new Secret('abc'), new Secret('s3cr'), new Secret('Pa55w0rd')]);
     expect(short.text('abc and abcdef')).toBe('abc and abcdef');
