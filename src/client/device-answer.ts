@@ -26,6 +26,12 @@ export interface AnswerContext {
   operation: DeviceOperation;
   /** Statuses that are answers for this endpoint (404 for getInterface), not failures. */
   answers: readonly number[];
+  /**
+   * Redacts the request's own secrets from the device's raw text before it is folded onto one
+   * line and cut: a device may echo our body, and a secret split by the cut or re-spaced by the
+   * folding would no longer be found by the report stage's redactor.
+   */
+  redact: (text: string) => string;
 }
 
 export interface DeviceAnswer {
@@ -56,14 +62,14 @@ export function interpretAnswer(raw: RawAnswer, context: AnswerContext): DeviceA
     // A 202 with no body still means "accepted": refusing it would report a restart as failed.
     const body = json === NOT_JSON && raw.status === 202 && raw.text.trim() === '' ? { success: true } : json;
     if (body === NOT_JSON) {
-      throw new DeviceResponseError({ ...data, problem: 'not-json', detail: describeBody(raw) });
+      throw new DeviceResponseError({ ...data, problem: 'not-json', detail: describeBody(raw, context.redact) });
     }
     const envelope = readShape(body, (value) => parseWire(Envelope, value), data);
-    if (!envelope.success) throw new DeviceRefusedError({ ...data, deviceMessage: sentence(envelope.error) });
+    if (!envelope.success) throw new DeviceRefusedError({ ...data, deviceMessage: sentence(envelope.error, context.redact) });
     return answer(raw.status, envelope, data);
   }
   if (context.answers.includes(raw.status)) return answer(raw.status, isObject(json) ? json : {}, data);
-  const deviceMessage = sentenceOf(json);
+  const deviceMessage = sentenceOf(json, context.redact);
   if (raw.status === 401) throw new DeviceAuthError({ ...data, deviceMessage, username: context.username });
   if (REFUSED.has(raw.status)) throw new DeviceRefusedError({ ...data, deviceMessage });
   throw new DeviceHttpError({ ...data, deviceMessage });
@@ -85,13 +91,13 @@ function readShape<T, J>(json: J, parse: (json: J) => T, data: ConstructorParame
 }
 
 /** The device's own sentence in an error answer, if it gave one. */
-export function deviceSentence(raw: RawAnswer): string | undefined {
-  return sentenceOf(parseJson(raw.text));
+export function deviceSentence(raw: RawAnswer, redact: (text: string) => string): string | undefined {
+  return sentenceOf(parseJson(raw.text), redact);
 }
 
-function sentenceOf(json: unknown): string | undefined {
+function sentenceOf(json: unknown, redact: (text: string) => string): string | undefined {
   const said = ErrorSentence.safeParse(json);
-  return said.success ? sentence(said.data.error ?? said.data.message) : undefined;
+  return said.success ? sentence(said.data.error ?? said.data.message, redact) : undefined;
 }
 
 const NOT_JSON = Symbol('not JSON');
@@ -109,16 +115,16 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The device's sentence on one line, bounded: it goes into our own one-line message. */
-function sentence(text: string | undefined): string | undefined {
+function sentence(text: string | undefined, redact: (text: string) => string): string | undefined {
   if (text === undefined) return undefined;
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = redact(text).replace(/\s+/g, ' ').trim();
   if (line === '') return undefined;
   return line.length > MAX_SENTENCE ? `${line.slice(0, MAX_SENTENCE)}...` : line;
 }
 
 /** `a body that is not JSON (text/html): "<html><body>Bad gateway</body></html>"`, or `an empty body instead of JSON`. */
-function describeBody(raw: RawAnswer): string {
-  const line = raw.text.replace(/\s+/g, ' ').trim();
+function describeBody(raw: RawAnswer, redact: (text: string) => string): string {
+  const line = redact(raw.text).replace(/\s+/g, ' ').trim();
   if (line === '') return 'an empty body instead of JSON';
   const type = raw.contentType === undefined ? '' : ` (${raw.contentType})`;
   const start = line.length > SNIPPET ? `${line.slice(0, SNIPPET)}...` : line;

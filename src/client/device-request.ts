@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from 'undici';
-import type { Secret } from '../core/secret.js';
+import { Redactor } from '../core/redact.js';
+import { Secret } from '../core/secret.js';
 import { DeviceRateLimitedError, secondsText, type DeviceOperation } from '../core/errors.js';
 import { basicAuthorization } from './basic-authorization.js';
 import { classifyFailure } from './classify-failure.js';
@@ -47,6 +48,8 @@ type Outcome = { answer: RawAnswer; retryAfter: string | string[] | undefined } 
 export async function request(connection: DeviceConnection, req: DeviceRequest): Promise<DeviceAnswer> {
   const operation: DeviceOperation = { method: req.method, path: req.path, subject: req.subject };
   const body = encodeBody(req.body);
+  const redactor = new Redactor(requestSecrets(connection, req.body));
+  const redact = (text: string): string => redactor.text(text);
   let failures = 0;
   let rateLimited = 0;
   for (;;) {
@@ -60,7 +63,7 @@ export async function request(connection: DeviceConnection, req: DeviceRequest):
     if (outcome.answer.status === 429) {
       rateLimited += 1;
       if (req.once === true || rateLimited >= RetryLimits.rateLimitedAttempts) {
-        const deviceMessage = deviceSentence(outcome.answer);
+        const deviceMessage = deviceSentence(outcome.answer, redact);
         throw new DeviceRateLimitedError({ url: connection.url, ...operation, status: 429, deviceMessage, attempts: rateLimited });
       }
       const delay = retryAfterMs(outcome.retryAfter);
@@ -73,8 +76,21 @@ export async function request(connection: DeviceConnection, req: DeviceRequest):
       username: connection.username,
       operation,
       answers: req.answers ?? [],
+      redact,
     });
   }
+}
+
+/** The secrets this request carries: the password, its Basic pair, and every Secret in a JSON body. */
+function requestSecrets(connection: DeviceConnection, body: RequestBody | undefined): Secret[] {
+  const found = [connection.password, connection.password.prefixed(`${connection.username}:`)];
+  const walk = (value: unknown): void => {
+    if (value instanceof Secret) found.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(walk);
+  };
+  if (body !== undefined && 'json' in body) walk(body.json);
+  return found;
 }
 
 interface EncodedBody {

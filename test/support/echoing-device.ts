@@ -15,7 +15,11 @@ export interface EchoingDevice {
   close(): void;
 }
 
-export type EchoStyle = 'raw' | 'encoded';
+/**
+ * raw: the JSON body as sent; encoded: each field base64/hex/URL-encoded; decoded-long: each field's
+ * value as it is, after a preamble long enough that a one-line cut at 500 characters falls inside it.
+ */
+export type EchoStyle = 'raw' | 'encoded' | 'decoded-long';
 
 export async function startEchoingDevice(style: EchoStyle = 'raw'): Promise<EchoingDevice> {
   const cert = createSelfSignedCertificate();
@@ -31,7 +35,7 @@ export async function startEchoingDevice(style: EchoStyle = 'raw'): Promise<Echo
         res.end(JSON.stringify({ success: true, interfaces: { eth0: { autoneg: true }, eth1: { autoneg: true }, wlan0: { wireless: true } } }));
       } else {
         res.statusCode = 400;
-        res.end(JSON.stringify({ success: false, error: style === 'raw' ? `bad request from ${req.headers.authorization ?? ''}; body was ${body}` : encodedEcho(req.headers.authorization, body) }));
+        res.end(JSON.stringify({ success: false, error: echoOf(style, req.headers.authorization, body) }));
       }
     });
   });
@@ -41,6 +45,13 @@ export async function startEchoingDevice(style: EchoStyle = 'raw'): Promise<Echo
     fingerprintSha256: cert.fingerprintSha256,
     close: () => server.close(),
   };
+}
+
+function echoOf(style: EchoStyle, authorization: string | undefined, body: string): string {
+  if (style === 'raw') return `bad request from ${authorization ?? ''}; body was ${body}`;
+  if (style === 'encoded') return encodedEcho(authorization, body);
+  const fields = Object.entries(parseObject(body)).filter((e): e is [string, string] => typeof e[1] === 'string' && /pass/.test(e[0]));
+  return `refused ${'.'.repeat(460)} ${fields.map(([k, v]) => `${k}=${v}`).join(' ')}`;
 }
 
 function encodedEcho(authorization: string | undefined, body: string): string {
