@@ -77,3 +77,39 @@ describe('an alias without an anchor', () => {
     expect(runs[2]?.stdout + (runs[2]?.stderr ?? '')).toContain('agent.yaml:2:12  log_level  the alias *x refers to no anchor');
   });
 });
+
+describe('secret values YAML would change without a word', () => {
+  const head = `version: 1
+monitoring_points:
+  - name: mp1
+    url: https://192.0.2.10
+    tls: { fingerprint_sha256: "${'5E'.repeat(32)}" }
+`;
+
+  it("an unquoted password followed by ' #' gets a warning at the ' #', quoting nothing; a quoted one does not", async () => {
+    const dir = tempFolder('comment');
+    writeFileSync(join(dir, 'cut.yaml'), `${head}    password: Peap-Pass #42\n`);
+    writeFileSync(join(dir, 'quoted.yaml'), `${head}    password: "Peap-Pass #42"  # the admin password\n`);
+    const cut = await loadStick(join(dir, 'cut.yaml'), { label: 'cut.yaml' });
+    expect(cut.problems.map((p) => ({ at: `${p.line}:${p.column}`, severity: p.severity, path: p.path, message: p.message, hint: p.hint }))).toEqual([
+      {
+        at: '6:25',
+        severity: 'warning',
+        path: 'monitoring_points[0].password',
+        message: "YAML treats ' #' as a comment, so this password ends before it",
+        hint: "quote the value if ' #' is part of the password: password: '...'",
+      },
+    ]);
+    expect(cut.problems.map((p) => formatProblem(p, cut)).join('\n')).not.toContain('Peap-Pass');
+    expect((await loadStick(join(dir, 'quoted.yaml'))).problems).toEqual([]);
+  });
+
+  it('agent.yaml saved as Latin-1 is a located problem too', async () => {
+    const dir = tempFolder('latin1');
+    writeFileSync(join(dir, 'agent.yaml'), Buffer.concat([Buffer.from('version: 1\nstate_dir: /var/lib/mpprov-caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    const { problems } = await loadAgentConfig(join(dir, 'agent.yaml'));
+    expect(problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      '2:31 state_dir this line holds a byte that is not UTF-8 text (was the file saved as Latin-1 or Windows-1252?)',
+    ]);
+  });
+});
