@@ -3,7 +3,7 @@ import { type ApplyEvent, applyStick, stickSecrets, type StickResult } from '../
 import { validateStick } from '../certs/index.js';
 import { type AgentConfig, normaliseDeviceUrl, type Problem } from '../config/index.js';
 import type { Redactor } from '../core/redact.js';
-import { snapshotStick, type StickReader, type StickSnapshot } from '../ingest/index.js';
+import { snapshotReader, snapshotStick, type StickReader, type StickSnapshot } from '../ingest/index.js';
 import {
   type AgentLogger,
   concludeJob,
@@ -206,7 +206,7 @@ async function applyOnce(
 ): Promise<{ result?: StickResult; failure?: string; removeSecrets: () => void }> {
   const { id, request, marker, log } = job;
   marker.stage = 'validating';
-  const stick = await validateStick(snapshot.configFile, { reader: env.reader, label: request.configName, agent: env.agent });
+  const stick = await validateStick(snapshot.configFile, { reader: snapshotReader(env.reader, snapshot), label: request.configName, agent: env.agent });
   const removeSecrets = env.redactor.add(stickSecrets(stick, env.agent));
   const urls = (stick.model?.monitoring_points ?? []).map((mp) => normaliseDeviceUrl(mp.url) ?? mp.url);
 

@@ -2,6 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
 import type { CredentialFile } from './credential-file.js';
 import { type KeyType, keyTypeOf } from './key-type.js';
+import { checkRsaSize, checkSignatureAlgorithm } from './weak-material.js';
 
 export interface CheckOptions {
   /** The moment validity is judged at; tests pin it. */
@@ -80,7 +81,11 @@ export function checkCertificateKeyType(c: LabelledCertificate, problems: Unplac
   } catch {
     type = { supported: false, description: 'a key of a type mpprov cannot decode' };
   }
-  if (type.supported) return;
+  if (type.supported) {
+    checkRsaSize(c.cert.publicKey, c.label, c.path, problems);
+    checkSignatureAlgorithm(c.cert, c.label, c.path, problems);
+    return;
+  }
   problems.push({
     severity: Severity.Error,
     path: c.path,

@@ -8,11 +8,13 @@ import {
   checkClientAuth,
   checkIsCa,
   checkValidity,
+  commonName,
   labelCertificates,
 } from './certificate-checks.js';
 import { type CredentialFile, type SecretValue, keyLabel, sha256Hex, siblingPath } from './credential-file.js';
 import { CredentialKind, detectCredentialKind, isPrivateKeyKind } from './detect.js';
 import { keyTypeOf } from './key-type.js';
+import { checkRsaSize } from './weak-material.js';
 import { openCertificateFile, openPrivateKeyFile } from './open-credential-file.js';
 
 export type { CheckOptions } from './certificate-checks.js';
@@ -65,7 +67,17 @@ export function checkCredentialSet(set: CredentialSet, options: CheckOptions = {
   }
 
   const clientCert = clientCerts[0];
-  if (set.privateKey && set.clientCert && key && clientCert && !samePublicKey(clientCert.cert, key.publicKey)) {
+  // A file with the CA first and the client certificate after it: the supplicant takes the first
+  // one, so this does not work, but "the key does not match" would send the engineer hunting keys.
+  const laterMatch = key ? clientCerts.findIndex((c, index) => index > 0 && samePublicKey(c.cert, key.publicKey)) : -1;
+  if (set.privateKey && set.clientCert && key && clientCert && !samePublicKey(clientCert.cert, key.publicKey) && laterMatch > 0 && pfxClient === undefined) {
+    problems.push({
+      severity: Severity.Error,
+      path: set.clientCert.keyPath,
+      message: `${set.clientCert.name} holds the client certificate as certificate ${laterMatch + 1}, after ${clientCert.cert.ca ? 'a CA certificate' : 'another certificate'} ("${commonName(clientCert.cert)}"); the client certificate must come first`,
+      hint: `put the client certificate first in ${set.clientCert.name}, then the CA certificates that issued it`,
+    });
+  } else if (set.privateKey && set.clientCert && key && clientCert && !samePublicKey(clientCert.cert, key.publicKey)) {
     problems.push(mismatch(set.privateKey, set.clientCert, pfxClient !== undefined));
   }
 
@@ -83,10 +95,11 @@ export function checkCredentialSet(set: CredentialSet, options: CheckOptions = {
     });
   }
 
-  const leaf = clientCert ?? pfxClient;
+  // With the CA placed first, the leaf's own checks still apply to the leaf, not to that CA.
+  const leaf = (laterMatch > 0 ? clientCerts[laterMatch] : undefined) ?? clientCert ?? pfxClient;
   if (leaf !== undefined) {
     checkClientAuth(leaf, problems);
-    checkIssuer(leaf, [...clientCerts.slice(1), ...(key?.pfxCerts ?? [])], caCerts, set.caCert, problems);
+    checkIssuer(leaf, [...clientCerts.filter((c) => c !== leaf), ...(key?.pfxCerts ?? [])], caCerts, set.caCert, problems);
   }
   const validity = leaf === undefined ? {} : { clientCertValidity: { notBefore: new Date(leaf.cert.validFrom).toISOString(), notAfter: new Date(leaf.cert.validTo).toISOString() } };
   return { problems, files, keyHoldsCertificate: pfxClient !== undefined, ...validity };
@@ -134,6 +147,8 @@ function keyIn(file: CredentialFile, password: SecretValue | undefined, problems
       hint: 'use an RSA key or an EC key on curve P-256 or P-384',
     });
   }
+  // A PFX's own certificate is not checked as a certificate below (the key's checks cover it), so its size is judged here.
+  if (type.supported && contents.certificates.length > 0) checkRsaSize(contents.key, file.name, file.keyPath, problems);
   const pfxCerts = labelCertificates(file, contents.certificates, true);
   for (const c of pfxCerts) {
     // The key's own type problem covers its certificate; other certificates get their own.

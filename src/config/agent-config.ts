@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
 import { Secret } from '../core/secret.js';
 import { normaliseDeviceUrl } from './stick-rules.js';
+import { encodingProblems } from './text-encoding.js';
 import { parseYaml, placeProblem } from './yaml-source.js';
 import { problemsFromZod } from './zod-issues.js';
 
@@ -105,15 +106,17 @@ export function agentConfigPath(flag: string | undefined, env: NodeJS.ProcessEnv
 /** Loads agent.yaml with the same located problems as a stick's file. Never throws for bad input. */
 export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedAgentConfig> {
   const config = defaultAgentConfig();
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { config, problems: [] };
     return { config, problems: [topProblem(file, `the agent configuration cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`)] };
   }
   config.file = file;
-  const parsed = parseYaml(file, text);
+  const parsed = parseYaml(file, bytes.toString('utf8'));
+  const encoding = encodingProblems(bytes, parsed.source);
+  if (encoding.length > 0) return { config, problems: encoding };
   if (parsed.problems.length > 0) return { config, problems: parsed.problems };
   if (parsed.data === undefined || parsed.data === null) return { config, problems: [] };
   const checked = AgentConfigFile.safeParse(parsed.data);

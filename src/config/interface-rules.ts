@@ -1,5 +1,5 @@
 import { checkDot1x, exactlyOneSecret } from './dot1x-rules.js';
-import { hasHostBits, ipFamily, parseCidr, sameSubnet } from './ip-address.js';
+import { canonicalIp, hasHostBits, ipFamily, notAHostAddress, parseCidr, sameSubnet } from './ip-address.js';
 import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
 import type { Interface, Ipv4, Ipv6, Wireless } from './schema.js';
 
@@ -86,6 +86,8 @@ function checkFamily(family: Ipv4 | Ipv6, version: 4 | 6, at: KeyPath, report: R
         report([...at, 'address'], `'${family.address}' is not an ${label} address`, `write it like ${example}`);
       } else {
         subnet = cidr;
+        const notHost = notAHostAddress(cidr);
+        if (notHost !== undefined) report([...at, 'address'], notHost.message, notHost.hint);
       }
     }
   } else {
@@ -99,6 +101,8 @@ function checkFamily(family: Ipv4 | Ipv6, version: 4 | 6, at: KeyPath, report: R
   if (family.gateway !== undefined && family.method === 'static') {
     if (ipFamily(family.gateway) !== version) {
       report([...at, 'gateway'], `gateway '${family.gateway}' is not an ${label} address`);
+    } else if (subnet !== undefined && canonicalIp(family.gateway) === canonicalIp(subnet.address)) {
+      report([...at, 'gateway'], `gateway ${family.gateway} is this interface's own address`, 'use the router\'s address in the subnet; leave gateway out when there is no router');
     } else if (subnet !== undefined && !sameSubnet(family.gateway, subnet.address, subnet.prefix)) {
       report([...at, 'gateway'], `gateway ${family.gateway} is outside the subnet of ${family.address}`, 'use a gateway inside the interface\'s subnet, or correct the prefix length');
     }

@@ -97,3 +97,33 @@ export function isDomainName(text: string): boolean {
   if (text.length === 0 || text.length > 253) return false;
   return text.replace(/\.$/, '').split('.').every((label) => HOSTNAME_LABEL.test(label));
 }
+
+/**
+ * Why `addr/prefix` cannot be an interface's own address, or undefined when it can: the network
+ * or broadcast address of its IPv4 subnet (except /31 and /32, RFC 3021), the IPv6 subnet-router
+ * anycast address (all host bits zero), multicast, loopback, unspecified or reserved addresses.
+ */
+export function notAHostAddress(cidr: Cidr): { message: string; hint: string } | undefined {
+  const value = ipToBigInt(cidr.address);
+  const bits = cidr.family === 4 ? 32n : 128n;
+  const inRange = (base: bigint, prefix: bigint): boolean => value >> (bits - prefix) === base >> (bits - prefix);
+  const pick = 'use an address of a host inside the subnet';
+  if (value === 0n) return { message: `${cidr.address} is the unspecified address, not a host's`, hint: pick };
+  if (cidr.family === 4) {
+    if (inRange(0x7f000000n, 8n)) return { message: `${cidr.address} is a loopback address`, hint: pick };
+    if (inRange(0xe0000000n, 4n)) return { message: `${cidr.address} is a multicast address`, hint: pick };
+    if (inRange(0xf0000000n, 4n)) return { message: `${cidr.address} is a reserved address (240.0.0.0/4), not usable on an interface`, hint: pick };
+    if (cidr.prefix <= 30) {
+      const hostMask = (1n << (bits - BigInt(cidr.prefix))) - 1n;
+      if ((value & hostMask) === 0n) return { message: `${cidr.address} is the network address of ${cidr.address}/${cidr.prefix}, not a host's`, hint: `${pick}, e.g. the next one up, or correct the prefix length` };
+      if ((value & hostMask) === hostMask) return { message: `${cidr.address} is the broadcast address of its /${cidr.prefix} subnet, not a host's`, hint: `${pick}, or correct the prefix length` };
+    }
+    return undefined;
+  }
+  if (value === 1n) return { message: `${cidr.address} is the loopback address`, hint: pick };
+  if (inRange(0xffn << 120n, 8n)) return { message: `${cidr.address} is a multicast address`, hint: pick };
+  if (cidr.prefix <= 126 && !hasHostBits(cidr)) {
+    return { message: `${cidr.address} is the subnet-router anycast address of its /${cidr.prefix} (all host bits zero), which routers answer: not a host's`, hint: `${pick}, or correct the prefix length` };
+  }
+  return undefined;
+}

@@ -10,6 +10,7 @@ import { STICK_SECRET_KEYS, StickFile } from './schema.js';
 import { roleOf, SchemaRole, schemaBlocks, secretKeyOfFile } from './schema-roles.js';
 import { findSecretSpans, lineHoldsSecret, maskSecretSpans, type SecretSpan } from './secret-spans.js';
 import { checkStickRules } from './stick-rules.js';
+import { encodingProblems } from './text-encoding.js';
 import { parseYaml, placeProblem } from './yaml-source.js';
 import { problemsFromZod } from './zod-issues.js';
 
@@ -85,6 +86,8 @@ export async function loadStick(configFile: string, options: { reader?: StickRea
       sourceLine: (line) => sourceLine(text, line, spans, redactor),
     };
   };
+  const encoding = encodingProblems(read.bytes, parsed.source);
+  if (encoding.length > 0) return finish(maskSecretSpans([...encoding, ...parsed.problems], spans, false));
   if (parsed.problems.length > 0) return finish(maskSecretSpans(parsed.problems, spans, true));
 
   if (parsed.data === undefined || parsed.data === null) {
@@ -102,7 +105,7 @@ export async function loadStick(configFile: string, options: { reader?: StickRea
     unplaced.push(...shortInlineSecrets(checkable));
     unplaced.push(...(await readReferences(reader, dir, checkable, files, secrets)));
   }
-  const problems = maskSecretSpans(unplaced.map((p) => placeProblem(parsed.source, p)), spans, false);
+  const problems = [...maskSecretSpans(unplaced.map((p) => placeProblem(parsed.source, p)), spans, false), ...cutByComment(text, label, spans)];
   return finish(problems, checked.success ? checked.data : undefined);
 }
 
@@ -195,6 +198,38 @@ function tooShort(path: KeyPath, key: string): UnplacedProblem {
     message: `this ${key} is shorter than ${MIN_SECRET_LENGTH} characters: too short to tell apart from ordinary text, so mpprov cannot keep it out of logs`,
     hint: `use a longer ${key}`,
   };
+}
+
+/**
+ * `password: Peap-Pass #42` is the password `Peap-Pass`: YAML ends an unquoted value at ' #'. A
+ * password with ' #' in it is plausible, a comment after one is too, so this is a warning, at the
+ * ' #', quoting nothing.
+ */
+function cutByComment(text: string, file: string, spans: readonly SecretSpan[]): Problem[] {
+  const lines = text.split('\n');
+  const out: Problem[] = [];
+  for (const span of spans) {
+    const first = (lines[span.start.line - 1] ?? '').replace(/\r$/, '');
+    const value = first.slice(span.start.column - 1);
+    if (/^\s*["'|>]/.test(value)) continue;
+    for (let line = span.start.line; line <= span.end.line; line++) {
+      const shown = (lines[line - 1] ?? '').replace(/\r$/, '');
+      const from = line === span.start.line ? span.start.column - 1 : 0;
+      const at = shown.slice(from).search(/\s#/);
+      if (at < 0) continue;
+      out.push({
+        severity: Severity.Warning,
+        file,
+        line,
+        column: from + at + 2,
+        path: span.path,
+        message: `YAML treats ' #' as a comment, so this ${span.key} ends before it`,
+        hint: `quote the value if ' #' is part of the ${span.key}: ${span.key}: '...'`,
+      });
+      break;
+    }
+  }
+  return out;
 }
 
 function sourceLine(text: string, line: number, spans: readonly SecretSpan[], redactor: Redactor): string | undefined {

@@ -71,15 +71,19 @@ export function parseYaml(file: string, text: string): ParsedYaml {
   }
   if (problems.length > 0) return { source, data: undefined, problems };
 
-  // Count aliases ourselves, so the problem can point at the alias that crossed the limit.
+  // Count aliases ourselves, so the problem can point at the alias that crossed the limit; and
+  // find every alias without an anchor before it, which toJS would throw on (a stack trace, with
+  // the alias name, which may be a password that starts with '*', in its message).
   let aliases = 0;
   let tooMany: Node | undefined;
   visit(document, {
     Alias(_key, node) {
       aliases += 1;
       if (aliases > MAX_ALIASES && tooMany === undefined) tooMany = node;
+      if (node.resolve(document) === undefined) problems.push(unresolvedAlias(source, node.source, node.range?.[0] ?? 0));
     },
   });
+  if (problems.length > 0) return { source, data: undefined, problems };
   if (tooMany !== undefined) {
     const { line, col } = lineCounter.linePos(tooMany.range?.[0] ?? 0);
     problems.push({
@@ -94,6 +98,31 @@ export function parseYaml(file: string, text: string): ParsedYaml {
     return { source, data: undefined, problems };
   }
   return { source, data: document.toJS({ maxAliasCount: -1 }), problems };
+}
+
+/**
+ * Keys whose value may be a secret, in a stick file or agent.yaml alike: the alias name there is
+ * what the person meant as the value (`password: *Star-Secret`), so it is never quoted. Broader
+ * than the schema's secret keys on purpose: a misspelt or misplaced key is still someone's secret.
+ */
+const SECRET_LOOKING_KEY = /pass|secret|token|credential|psk|private|key$/i;
+
+function unresolvedAlias(source: YamlSource, name: string, offset: number): Problem {
+  const path = keyPathAtOffset(source.document, offset);
+  const lastKey = [...path].reverse().find((part): part is string => typeof part === 'string');
+  const secret = lastKey !== undefined && SECRET_LOOKING_KEY.test(lastKey);
+  const { line, col } = source.lineCounter.linePos(offset);
+  return {
+    severity: Severity.Error,
+    file: source.file,
+    line,
+    column: col,
+    path: formatKeyPath(path),
+    message: secret
+      ? 'this value starts with *, which YAML reads as an alias, and no anchor of that name is set before it (the name is not shown: a secret goes here)'
+      : `the alias *${name.slice(0, 64)} refers to no anchor: no &${name.slice(0, 64)} is set before it`,
+    hint: secret ? "if the value itself starts with *, put it in single quotes ('*...')" : `set the anchor first (key: &${name.slice(0, 64)} value), write the value out, or quote a value that starts with *`,
+  };
 }
 
 function firstSentence(message: string): string {

@@ -10,6 +10,7 @@ export {
   type ReadResult,
   type StickReader,
 } from './stick-files.js';
+export { describeNonFile, isInside, readInside, type ReadInsideOptions } from './read-inside.js';
 export { isUnderMediaRoot, mediaMounts, parseMountinfo, readMountTable, type MountEntry } from './mount-table.js';
 export { parseFindmntLine, watchMounts, type MountWatcher, type MountWatcherOptions } from './mount-watcher.js';
 export { isProfileName, watchProfiles, type ProfilesWatcher, type ProfilesWatcherOptions } from './profiles-watcher.js';
@@ -17,7 +18,9 @@ export {
   AGENT_OUTPUT_NAMES,
   SNAPSHOT_LIMITS,
   SnapshotError,
+  snapshotReader,
   snapshotStick,
+  type SnapshotLimits,
   stickLabel,
   type StickSnapshot,
 } from './stick-snapshot.js';

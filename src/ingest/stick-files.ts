@@ -1,5 +1,6 @@
-import { open, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import { readInside, type ReadResult } from './read-inside.js';
 
 /**
  * Reading a stick's files safely: the configuration file and the files it names. A stick comes
@@ -11,7 +12,7 @@ export const CONFIG_FILE_NAMES = ['mpprov.yaml', 'mpprov.yml'] as const;
 export const MAX_CONFIG_BYTES = 256 * 1024;
 export const MAX_REFERENCED_BYTES = 1024 * 1024;
 
-export type ReadResult = { ok: true; bytes: Buffer } | { ok: false; message: string; hint?: string };
+export type { ReadResult };
 
 /**
  * How validation reads a stick: the configuration file and the files it names. A seam so a job
@@ -45,8 +46,14 @@ export async function configFileOf(target: string): Promise<string> {
   return target;
 }
 
+/** Reads the configuration file: only the folder's own regular file, at most 256 KiB, never a link out of its folder. */
 export async function readConfigFile(file: string): Promise<ReadResult> {
-  return readCapped(file, MAX_CONFIG_BYTES, 'the configuration file', '256 KiB');
+  return readInside(dirname(file), basename(file), {
+    what: 'the configuration file',
+    limit: MAX_CONFIG_BYTES,
+    limitText: '256 KiB',
+    outside: { message: 'the configuration file is a link that leads outside its folder: it was not read', hint: 'copy the configuration file itself onto the stick' },
+  });
 }
 
 /** Reads a file named by the configuration, relative to `baseDir`, refusing any path that leaves it. */
@@ -57,52 +64,13 @@ export async function readReferencedFile(baseDir: string, relPath: string): Prom
   if (relPath.split(/[\\/]/).includes('..')) {
     return { ok: false, message: `'${relPath}' leaves the configuration's folder through '..'`, hint: 'keep the file inside the configuration file\'s folder' };
   }
-  let base: string;
-  let target: string;
-  try {
-    base = await realpath(baseDir);
-    target = await realpath(join(baseDir, relPath));
-  } catch {
-    return { ok: false, message: `file '${relPath}' does not exist`, hint: 'check the name and that the file is on the stick' };
-  }
-  const inside = relative(base, target);
-  if (inside === '' || inside.startsWith(`..${sep}`) || inside === '..' || isAbsolute(inside)) {
-    return { ok: false, message: `'${relPath}' is a link that leads outside the configuration's folder`, hint: 'copy the file itself onto the stick' };
-  }
-  return readCapped(target, MAX_REFERENCED_BYTES, `file '${relPath}'`, '1 MiB');
+  return readInside(baseDir, relPath, {
+    what: `file '${relPath}'`,
+    limit: MAX_REFERENCED_BYTES,
+    limitText: '1 MiB',
+    missingHint: 'check the name and that the file is on the stick',
+    outside: { message: `'${relPath}' is a link that leads outside the configuration's folder`, hint: 'copy the file itself onto the stick' },
+  });
 }
 
 export const fileStickReader: StickReader = { readConfigFile, readReferencedFile };
-
-async function readCapped(file: string, limit: number, what: string, limitText: string): Promise<ReadResult> {
-  let handle;
-  try {
-    handle = await open(file, 'r');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { ok: false, message: `${what} does not exist` };
-    if (code === 'EACCES' || code === 'EPERM') return { ok: false, message: `${what} cannot be read (permission denied)` };
-    return { ok: false, message: `${what} cannot be read (${code ?? 'error'})` };
-  }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) return { ok: false, message: `${what} is not a regular file` };
-    if (info.size > limit) {
-      return { ok: false, message: `${what} is ${info.size} bytes; the limit is ${limitText}`, hint: 'remove what the Monitoring Point does not need' };
-    }
-    // Read one byte past the limit: a file that grows between stat and read is still caught.
-    const buffer = Buffer.alloc(limit + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length > limit) return { ok: false, message: `${what} is larger than ${limitText}` };
-    }
-    return { ok: true, bytes: buffer.subarray(0, length) };
-  } catch (error) {
-    return { ok: false, message: `${what} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
-  } finally {
-    await handle.close();
-  }
-}

@@ -64,7 +64,8 @@ describe('writing usb.log to a real FAT stick (fusefat)', () => {
   });
 
   it('snapshots a stick: names as the configuration spells them, caps and links handled', async () => {
-    const config = 'version: 1\n# password_file: secrets/admin.pw and certs/ca.pem\nx: [secrets/admin.pw, certs/ca.pem]\n';
+    // Only files the configuration mentions are read (deep.txt and deeper.txt included, to show the depth cap).
+    const config = 'version: 1\n# password_file: secrets/admin.pw and certs/ca.pem\nx: [secrets/admin.pw, certs/ca.pem, a/b/c/d/deep.txt, a/b/c/d/e/deeper.txt]\n';
     const { root } = await mount({
       'mpprov.yaml': config,
       'secrets/admin.pw': 'pw\n',
@@ -80,8 +81,9 @@ describe('writing usb.log to a real FAT stick (fusefat)', () => {
     // fusefat lists 8.3 names in upper case; the copy also has them as the configuration says.
     expect(await readFile(join(copy, 'secrets/admin.pw'), 'utf8')).toBe('pw\n');
     expect(await readFile(join(copy, 'certs/ca.pem'), 'utf8')).toBe('PEM\n');
-    // As listed (SECRETS, CERTS) and as spelt (secrets, certs); usb.log is not input; TEST is the volume label.
-    expect([...new Set((await readdir(copy)).map((n) => n.toLowerCase()))].sort()).toEqual(['a', 'certs', 'mpprov.yaml', 'secrets', 'test']);
+    // As listed (SECRETS, CERTS) and as spelt (secrets, certs); usb.log is not input; TEST (the volume label) is not mentioned.
+    expect([...new Set((await readdir(copy)).map((n) => n.toLowerCase()))].sort()).toEqual(['a', 'certs', 'mpprov.yaml', 'secrets']);
+    expect((await readFile(join(copy, 'a/b/c/d/deep.txt'), 'utf8'))).toBe('depth 4\n');
     expect(snapshot.notes).toEqual([expect.stringMatching(/^folder a\/b\/c\/d\/e is deeper than 4 levels: not read$/i)]);
   });
 });
@@ -105,7 +107,7 @@ describe('on an ordinary folder', () => {
     const root = join(dir, 'stick');
     await mkdir(join(root, 'certs'), { recursive: true });
     await writeFile(join(dir, 'outside.pem'), 'SECRET OUTSIDE\n');
-    await writeFile(join(root, 'mpprov.yaml'), 'version: 1\n');
+    await writeFile(join(root, 'mpprov.yaml'), 'version: 1\nfiles: [certs/big.p12, certs/real.pem, certs/out.pem, certs/in.pem]\n');
     await writeFile(join(root, 'certs', 'big.p12'), Buffer.alloc(1024 * 1024 + 1, 1));
     await writeFile(join(root, 'certs', 'real.pem'), 'PEM\n');
     await symlink(join(dir, 'outside.pem'), join(root, 'certs', 'out.pem'));

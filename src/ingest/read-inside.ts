@@ -1,0 +1,128 @@
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, realpath } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
+
+/**
+ * The one way a file on a stick is read. A stick comes from outside and the agent runs as root,
+ * so a file is only read when it is the stick's own regular file:
+ * - its real path (every link on the way resolved) stays inside the folder it is read from, so no
+ *   link, of the file or of a folder on its path, leads out (to /etc/shadow, /dev/zero);
+ * - what the path is, is looked at with lstat BEFORE opening: a FIFO would block the open, a
+ *   device may act on being opened, a socket cannot be read: all are refused unopened;
+ * - it is opened with O_NOFOLLOW (a link swapped in after the check is not followed) and
+ *   O_NONBLOCK (a FIFO swapped in cannot block), and the opened file must be the very one that
+ *   was checked (same device and inode, by fstat) and still a regular file;
+ * - it is read with its cap enforced while reading: at most cap+1 bytes are ever read, and a file
+ *   whose fstat size is over the cap is not read at all.
+ */
+
+export type ReadResult =
+  | { ok: true; bytes: Buffer }
+  | {
+      ok: false;
+      message: string;
+      hint?: string;
+      /** Set when the file was refused for its size alone: how large it is. */
+      tooLarge?: number;
+      /** Bytes read before refusing (0 unless the file grew past its fstat size). */
+      bytesRead?: number;
+    };
+
+export interface ReadInsideOptions {
+  /** How the file is named in sentences, e.g. `file 'ca.pem'` or `the configuration file`. */
+  what: string;
+  limit: number;
+  limitText: string;
+  /** The hint for a file that is not there, if any. */
+  missingHint?: string;
+  /** The sentence for a link out of the folder, when the default does not fit. */
+  outside?: { message: string; hint: string };
+}
+
+/** What a path that is not a regular file is, in words an engineer knows. */
+export function describeNonFile(info: Stats): string {
+  if (info.isFIFO()) return 'a FIFO (named pipe)';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  if (info.isDirectory()) return 'a folder';
+  return 'not a regular file';
+}
+
+/** True when `target` (a real path) lies strictly inside `root` (a real path). */
+export function isInside(root: string, target: string): boolean {
+  const inside = relative(root, target);
+  return !(inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside));
+}
+
+/** Reads `relPath` under `root` as described above. Never throws for what is on the stick. */
+export async function readInside(root: string, relPath: string, options: ReadInsideOptions): Promise<ReadResult> {
+  const { what } = options;
+  let realRoot: string;
+  let target: string;
+  try {
+    realRoot = await realpath(root);
+    target = await realpath(join(root, relPath));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, message: `${what} does not exist`, ...(options.missingHint === undefined ? {} : { hint: options.missingHint }) };
+    if (code === 'ELOOP') return { ok: false, message: `${what} is a link that leads to itself`, hint: 'copy the file itself onto the stick' };
+    return failed(what, error);
+  }
+  if (!isInside(realRoot, target)) {
+    return { ok: false, ...(options.outside ?? { message: `${what} is a link that leads outside its folder`, hint: 'copy the file itself onto the stick' }) };
+  }
+  let checked: Stats;
+  try {
+    checked = await lstat(target);
+  } catch (error) {
+    return failed(what, error);
+  }
+  if (!checked.isFile()) return notAFile(what, checked);
+  if (checked.size > options.limit) return tooLarge(what, checked.size, options);
+
+  let handle;
+  try {
+    handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    // ELOOP here: the file was replaced by a link between the check and the open.
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return { ok: false, ...(options.outside ?? { message: `${what} is a link that leads outside its folder`, hint: 'copy the file itself onto the stick' }) };
+    return failed(what, error);
+  }
+  try {
+    const info = await handle.stat();
+    if (info.dev !== checked.dev || info.ino !== checked.ino) {
+      return { ok: false, message: `${what} changed while it was being read`, hint: 'leave the stick alone while mpprov reads it, then insert it again' };
+    }
+    if (!info.isFile()) return notAFile(what, info);
+    if (info.size > options.limit) return tooLarge(what, info.size, options);
+    // One byte past the cap: a file that grows between fstat and read is still caught, and
+    // never read further than that.
+    const buffer = Buffer.alloc(options.limit + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > options.limit) return { ok: false, message: `${what} is larger than ${options.limitText}`, hint: 'remove what the Monitoring Point does not need', bytesRead: length };
+    return { ok: true, bytes: buffer.subarray(0, length) };
+  } catch (error) {
+    return failed(what, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+function notAFile(what: string, info: Stats): ReadResult {
+  return { ok: false, message: `${what} is ${describeNonFile(info)}, not a regular file`, hint: 'copy the file itself onto the stick' };
+}
+
+function tooLarge(what: string, size: number, options: ReadInsideOptions): ReadResult {
+  return { ok: false, message: `${what} is ${size} bytes; the limit is ${options.limitText}`, hint: 'remove what the Monitoring Point does not need', tooLarge: size };
+}
+
+function failed(what: string, error: unknown): ReadResult {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EACCES' || code === 'EPERM') return { ok: false, message: `${what} cannot be read (permission denied)` };
+  return { ok: false, message: `${what} cannot be read (${code ?? 'error'})` };
+}
