@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { type AgentConfig, agentSecrets, loadAgentConfig } from '../config/index.js';
 import { Redactor } from '../core/redact.js';
@@ -16,7 +16,7 @@ import {
   watchMounts,
   watchProfiles,
 } from '../ingest/index.js';
-import { createAgentLogger, createWriteQueues, formatProblem } from '../report/index.js';
+import { appendDurably, createAgentLogger, createWriteQueues, formatProblem, USB_LOG_NAME } from '../report/index.js';
 import { createDeviceLocks } from './device-locks.js';
 import { recoverInterruptedJobs } from './interrupted-jobs.js';
 import { newJobId } from './job-id.js';
@@ -66,8 +66,14 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     return 1;
   }
   logger.log('info', `mpprov ${options.version} starting: agent config ${agent.file ?? `${options.agentConfigFile} (missing: defaults)`}, state ${agent.stateDir}`);
+  // A stick whose job ended the previous run without a signal (a crash, a kill, power loss) is not
+  // started again in this run: a stick that crashes the agent would otherwise crash it on every
+  // restart while it stays inserted. Keyed by the stick's identity (label and configuration).
+  const crashedSticks = new Map<string, string>();
   for (const job of await recoverInterruptedJobs(state)) {
     logger.log('warn', `an earlier job did not finish: ${job.reason}; where it stopped: ${job.where.join('; ')}`, job.id);
+    const source = job.marker.source;
+    if (job.marker.stoppedBy === undefined && source.kind === 'stick') crashedSticks.set(stickIdentity(source.label, source.config_sha256), job.id);
   }
 
   const locks = createDeviceLocks();
@@ -129,6 +135,17 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       const sha = await configSha256(configFile);
       const key = `stick\0${root}\0${sha}`;
       if (already(key, `stick at ${root}`)) return;
+      const crashedJob = crashedSticks.get(stickIdentity(stickLabel(root), sha));
+      if (crashedJob !== undefined) {
+        const sentence =
+          `this stick is not started: its job ${crashedJob} ended the agent's previous run without finishing (crash, kill or power loss), ` +
+          'and starting it again could do the same on every restart while it stays inserted; check it with mpprov validate, ' +
+          'then take it out and put it back after the agent restarts, or change its configuration';
+        // usb.log first: once the journal says it, the stick has it too.
+        await appendRefusal(root, sentence).catch((error: unknown) => logger.log('warn', `${root}: cannot write usb.log: ${(error as Error).message}`));
+        logger.log('error', `stick at ${root}: ${sentence}`);
+        return;
+      }
       const device = (await stat(root)).dev;
       launch(key, { kind: 'stick', root, configName: basename(configFile), label: stickLabel(root), device, configSha256: sha });
     } catch (error) {
@@ -248,4 +265,17 @@ async function configSha256(file: string): Promise<string> {
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+function stickIdentity(label: string, configSha256: string): string {
+  return `${label}\0${configSha256}`;
+}
+
+/**
+ * One line on the stick's usb.log, the way job logs are written (fusefat refuses plain appends);
+ * a usb.log that is a link off the stick's own device is refused before anything is written.
+ */
+async function appendRefusal(root: string, sentence: string): Promise<void> {
+  const device = (await stat(root)).dev;
+  await appendDurably(join(root, USB_LOG_NAME), `${new Date().toISOString()} ERROR mpprov: ${sentence}\n`, { device });
 }

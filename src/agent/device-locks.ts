@@ -1,5 +1,6 @@
 /**
- * One job at a time per Monitoring Point: a job takes a lock per device URL before it talks to
+ * One job at a time per Monitoring Point: a job takes a lock per device key (run-job.ts keys a
+ * device by its resolved addresses and port, client/device-identity.ts) before it talks to
  * any of them, always in sorted order, so two jobs sharing devices cannot deadlock. Jobs for
  * other devices run in parallel.
  */

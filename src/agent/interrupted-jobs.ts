@@ -5,7 +5,7 @@ import { type JobMarker, readMarkers, type StateStore } from './state-store.js';
  * Jobs that did not finish in a previous run of the agent: a marker is left in running/ for every
  * job from its start, and removed only when it ends normally. On the next start each one is
  * reported (journal and jobs.jsonl), and a note is kept for its stick's usb.log, written when the
- * same stick (same label or same configuration hash) is next seen.
+ * same stick (same label and same configuration hash) is next seen.
  */
 export interface InterruptedJob {
   id: string;

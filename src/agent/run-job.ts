@@ -18,6 +18,7 @@ import {
   resultDocument,
   stickProblemText,
 } from '../report/index.js';
+import { deviceLockKeys, resolveDeviceIdentity } from '../client/index.js';
 import type { DeviceLocks } from './device-locks.js';
 import type { JobMarker, JobSourceRecord, StateStore } from './state-store.js';
 
@@ -210,11 +211,17 @@ async function applyOnce(
   const removeSecrets = env.redactor.add(stickSecrets(stick, env.agent));
   const urls = (stick.model?.monitoring_points ?? []).map((mp) => normaliseDeviceUrl(mp.url) ?? mp.url);
 
-  for (const [url, holder] of env.locks.holders(urls)) log.write('info', `waiting: ${url} is being configured by job ${holder}`);
+  // Locked by the device's identity (its resolved addresses and port), not the URL's spelling:
+  // https://127.0.0.1:P and https://localhost:P are one device and one job at a time.
+  const keyed = await Promise.all(urls.map(async (url) => ({ url, keys: deviceLockKeys(url, await resolveDeviceIdentity(url)) })));
+  for (const { url, keys } of keyed) {
+    const holder = [...env.locks.holders(keys).values()][0];
+    if (holder !== undefined) log.write('info', `waiting: ${url} is being configured by job ${holder}`);
+  }
   marker.stage = 'waiting for a device';
   let release: () => void;
   try {
-    release = await env.locks.acquire(urls, id, env.signal);
+    release = await env.locks.acquire(keyed.flatMap((k) => k.keys), id, env.signal);
   } catch {
     return { failure: 'the agent stopped before this job could start; nothing was sent to any device', removeSecrets };
   }

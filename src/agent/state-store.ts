@@ -171,7 +171,10 @@ export async function openStateStore(dir: string, redactor: Redactor): Promise<S
     },
     async notesFor(label, configSha256) {
       const notes = await readJsonFiles<PendingNote>(join(dir, STATE_FILES.notes));
-      return notes.filter((n) => n.label === label || (configSha256 !== '' && n.config_sha256 === configSha256));
+      // Label AND configuration: anyone can give a stick the same label, and a note may tell what
+      // happened to a device; a stick with the same label but another configuration gets nothing
+      // (nor uses the note up). A stick whose configuration was edited since loses the note.
+      return notes.filter((n) => n.label === label && configSha256 !== '' && n.config_sha256 === configSha256);
     },
     async removeNotes(ids) {
       for (const id of ids) await unlink(join(dir, STATE_FILES.notes, `${id}.json`)).catch(() => undefined);

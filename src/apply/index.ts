@@ -2,4 +2,4 @@ export { applyStick, stickSecrets, StickOutcome, type StickApplyOptions, type St
 export { Outcome, type ApplyEvent, type ApplyEventSink, type DeviceResult, type RollbackReport, type RollbackStanza, type StepRecord } from './apply-events.js';
 export { provisionDevice } from './provision-device.js';
 export type { ProvisionOptions } from './provision-options.js';
-export { openSecretsRecord, SECRETS_RECORD_FILE, type SecretsRecord } from './secrets-record.js';
+export { openSecretsRecord, SECRETS_RECORD_FILE, SECRETS_RECORD_KEY_FILE, type SecretsRecord } from './secrets-record.js';

@@ -1,5 +1,5 @@
 import { stanzaKey, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
-import type { AdminApi } from '../client/index.js';
+import { type AdminApi, resolveDeviceIdentity } from '../client/index.js';
 import { ErrorCode, isMpprovError } from '../core/errors.js';
 import { buildPlan, type DesiredDevice, describeStep, type DeviceSnapshot, type Plan } from '../plan/index.js';
 import { type DeviceResult, Outcome, type StepRecord } from './apply-events.js';
@@ -53,7 +53,11 @@ export async function provisionDevice(
   } catch (error) {
     return { result: finish(Outcome.Failed, sentenceOf(error), { code: codeOf(error) }) };
   }
+  // The lockout guard matches the device's addresses against what the URL's host resolves to,
+  // so a host name (localhost included) cannot sidestep it.
+  const { addresses } = await resolveDeviceIdentity(desired.url);
   const plan = buildPlan(desired, snapshot, {
+    hostAddresses: addresses,
     allowDisconnect: options.allowDisconnect,
     discardPending: options.discardPending,
     secretKnown: (key, field, value) => record.known(desired.url, key, field, value),

@@ -1,6 +1,6 @@
 import type { DeviceInterface } from '../admin-api/index.js';
 import type { AdminApi } from '../client/index.js';
-import { ErrorCode, MpprovError } from '../core/errors.js';
+import { DevicePinMismatchError, ErrorCode, MpprovError } from '../core/errors.js';
 import { configFields, normaliseFields } from '../plan/index.js';
 
 /** How long a device may keep answering after accepting a restart before it goes down. */
@@ -28,7 +28,9 @@ export async function restartAndWait(
     try {
       const view = await api.listInterfaces('active');
       if (hasRestarted(view) || configurationOf(view) !== before) return;
-    } catch {
+    } catch (error) {
+      // A changed certificate is not an outage: say so at once, and send nothing more to it.
+      if (error instanceof DevicePinMismatchError) throw new CertificateChangedError(error);
       break; // it went down: the restart is under way
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -42,6 +44,10 @@ export async function restartAndWait(
     });
   } catch (error) {
     if (signal?.aborted === true) throw new RestartWaitAbortedError(error);
+    // The pin no longer matches: the device (or something in its place) came back with another
+    // certificate. The connector refused it before a request byte left, so no credentials went
+    // over that connection; "did not answer" would send the technician to the switch-port lights.
+    if (error instanceof DevicePinMismatchError) throw new CertificateChangedError(error);
     throw new DeviceLostError(timeoutMs, error);
   }
 }
@@ -59,6 +65,23 @@ export class DeviceLostError extends MpprovError {
   constructor(readonly timeoutMs: number, cause: unknown) {
     super(ErrorCode.DeviceUnreachable, `the device did not answer again within ${Math.round(timeoutMs / 1000)} s after the networking restart`, { cause });
     this.name = 'DeviceLostError';
+  }
+}
+
+/** After the restart the device presents a certificate other than the pinned one. */
+export class CertificateChangedError extends MpprovError {
+  readonly expected: string;
+  readonly presented: string;
+
+  constructor(cause: DevicePinMismatchError) {
+    super(
+      ErrorCode.DevicePinMismatch,
+      `the device presents a different certificate since the restart: expected ${cause.data.pinned}, got ${cause.data.presented}; possible interception`,
+      { cause },
+    );
+    this.name = 'CertificateChangedError';
+    this.expected = cause.data.pinned;
+    this.presented = cause.data.presented;
   }
 }
 

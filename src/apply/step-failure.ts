@@ -1,7 +1,7 @@
 import { ErrorCode, isMpprovError, VerificationError } from '../core/errors.js';
 import type { Step } from '../plan/index.js';
 import { Dot1xNotAuthorizedError, Dot1xWaitAbortedError } from './dot1x-authorization.js';
-import { DeviceLostError, RestartSkippedError, RestartWaitAbortedError } from './restart-and-wait.js';
+import { CertificateChangedError, DeviceLostError, RestartSkippedError, RestartWaitAbortedError } from './restart-and-wait.js';
 
 /** What a failed step means for the run: the sentence, the code, and what to do about it. */
 export interface StepFailure {
@@ -27,6 +27,8 @@ export function stepFailure(error: unknown, step: Step, description: string, tim
       wrongResult: false,
     };
   }
+  // Nothing more may be sent to a device whose certificate changed: no roll-back, no take-back.
+  if (error instanceof CertificateChangedError) return { message: error.message, code: error.code, deviceLost: true, wrongResult: false };
   if (error instanceof RestartWaitAbortedError || error instanceof RestartSkippedError || error instanceof Dot1xWaitAbortedError) {
     return { message: error.message, code: error.code, deviceLost: false, wrongResult: false };
   }

@@ -2,8 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from 'undici';
 import { Redactor } from '../core/redact.js';
 import { Secret } from '../core/secret.js';
-import { DeviceRateLimitedError, secondsText, type DeviceOperation } from '../core/errors.js';
+import { DeviceRateLimitedError, DeviceResponseError, secondsText, type DeviceOperation } from '../core/errors.js';
 import { basicAuthorization } from './basic-authorization.js';
+import { DeviceBodyTooLarge, MAX_DEVICE_BODY_BYTES, readCappedBody } from './capped-body.js';
 import { classifyFailure } from './classify-failure.js';
 import { deviceSentence, interpretAnswer, type DeviceAnswer, type RawAnswer } from './device-answer.js';
 import type { RetryInfo } from './device-target.js';
@@ -133,7 +134,7 @@ async function exchange(
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
-    const text = await response.body.text();
+    const text = await readCappedBody(response.body, MAX_DEVICE_BODY_BYTES, response.headers['content-length']);
     const contentType = response.headers['content-type'];
     return {
       answer: { status: response.statusCode, contentType: Array.isArray(contentType) ? contentType[0] : contentType, text },
@@ -141,6 +142,11 @@ async function exchange(
     };
   } catch (error) {
     if (req.signal?.aborted === true) throw req.signal.reason;
+    if (error instanceof DeviceBodyTooLarge) {
+      // Not retried: a device that sent this once will send it again.
+      const detail = `a body longer than ${error.limitBytes} bytes (${error.limitBytes / 1024 / 1024} MiB), which was not read further`;
+      throw new DeviceResponseError({ url: connection.url, ...operation, problem: 'too-large', detail }, { cause: error });
+    }
     const failure = classifyFailure(error, {
       url: connection.url,
       operation,

@@ -9,6 +9,7 @@ export type { ConfigState, DeviceInterface } from '../admin-api/device-interface
 export type { WaitOptions } from './wait-until-answering.js';
 export type { UploadedFile } from './upload-files.js';
 export { sha256Fingerprint, normaliseFingerprint } from './fingerprint.js';
+export { deviceLockKeys, resolveDeviceIdentity, type DeviceIdentity } from './device-identity.js';
 export {
   FAMILIES,
   FILE_SLOTS,

@@ -19,6 +19,7 @@ export interface DeviceAccess {
 /**
  * Precedence for credentials and trust: the stick's file, then agent.yaml's `devices[url]`, then
  * its `defaults`. A device without a password or without trust is a problem, located at the entry.
+ * The trust boundary: a password agent.yaml holds goes only with trust agent.yaml gives.
  */
 export function resolveDeviceAccess(
   loaded: LoadedStick,
@@ -32,19 +33,44 @@ export function resolveDeviceAccess(
   const defaults = agent.defaults;
 
   // The stick's own password is in the model, inline or read from password_file.
-  const password = mp.password ?? perDevice.password ?? defaults.password;
-  if (password === undefined) {
-    return missing(at, `no admin password for ${url}`, 'add password_file: to the stick, or a password for this device in agent.yaml');
-  }
   const username = mp.username ?? perDevice.username ?? defaults.username ?? 'admin';
-
-  let trust: DeviceTrust | undefined;
-  if (mp.tls !== undefined) trust = trustFromStick(loaded, at, mp);
-  trust ??= trustFromAgent(perDevice.tls) ?? trustFromAgent(defaults.tls);
-  if (trust === undefined) {
-    return missing(at, `no TLS trust for ${url}`, 'add tls: { fingerprint_sha256: ... } to the stick, or trust for this device in agent.yaml');
+  const agentTrust = trustFromAgent(perDevice.tls) ?? trustFromAgent(defaults.tls);
+  if (mp.password !== undefined) {
+    // The stick's own credential: the stick may also say whom it trusts with it.
+    let trust: DeviceTrust | undefined;
+    if (mp.tls !== undefined) trust = trustFromStick(loaded, at, mp);
+    trust ??= agentTrust;
+    if (trust === undefined) {
+      return missing(at, `no TLS trust for ${url}`, 'add tls: { fingerprint_sha256: ... } to the stick, or trust for this device in agent.yaml');
+    }
+    return { access: { name: mp.name, url, username, password: mp.password, trust } };
   }
-  return { access: { name: mp.name, url, username, password, trust } };
+
+  // The laptop's credential (devices[url], defaults, $CREDENTIALS_DIRECTORY): the stick is untrusted
+  // input, so only trust agent.yaml itself gives for this URL may vouch for the device receiving it.
+  // Otherwise a stick pinning any host's own certificate (or insecure: true) would collect it.
+  const held = perDevice.password ?? defaults.password;
+  if (held === undefined) {
+    return missing(
+      at,
+      `no admin password for ${url}: the stick gives none and agent.yaml holds none for this device`,
+      `add password_file: to the stick's entry, or a password for "${url}" under devices: (or defaults:) in agent.yaml`,
+    );
+  }
+  if (agentTrust === undefined || agentTrust.kind === 'insecure') {
+    const why =
+      agentTrust?.kind === 'insecure'
+        ? "agent.yaml's tls for it is insecure: true, which never carries the laptop's credentials"
+        : mp.tls !== undefined
+          ? "the stick's own tls block never vouches for a device that receives the laptop's credentials"
+          : 'agent.yaml vouches for no TLS identity of this device';
+    return missing(
+      at,
+      `refused before any connection: ${url} would receive the laptop's admin password from agent.yaml, but ${why}`,
+      `add devices: { "${url}": { tls: { fingerprint_sha256: "<the device's SHA-256 fingerprint>" } } } (or defaults: { tls: { ca: /path/to/fleet-ca.pem } }) to agent.yaml, or give the device's password on the stick`,
+    );
+  }
+  return { access: { name: mp.name, url, username, password: held, trust: agentTrust } };
 }
 
 function missing(path: KeyPath, message: string, hint: string): { problem: UnplacedProblem } {

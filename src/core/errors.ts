@@ -330,10 +330,11 @@ export class DeviceTimeoutError extends DeviceError<DeviceTimeoutErrorData> {
 
 export interface DeviceResponseErrorData extends DeviceErrorData {
   /** `not-json`: the body is not JSON; `shape`: JSON of the wrong shape; `not-http`: not HTTP/1.1 at all. */
-  problem: 'not-json' | 'shape' | 'not-http';
+  problem: 'not-json' | 'shape' | 'not-http' | 'too-large';
   /**
    * What was wrong: for not-json a phrase such as `a body that is not JSON (text/html): "<html>..."`
-   * or `an empty body instead of JSON`; for shape the first schema issues; for not-http the parser's reason.
+   * or `an empty body instead of JSON`; for shape the first schema issues; for not-http the parser's reason;
+   * for too-large the cap the body went past (an answer body is read with a size cap while streaming).
    */
   detail: string;
 }
@@ -355,6 +356,8 @@ function responseSentence(data: DeviceResponseErrorData): string {
       return `the device's answer to ${operation} does not have the expected shape: ${data.detail}`;
     case 'not-http':
       return `the device answered ${operation} with something that is not HTTP/1.1: ${data.detail}`;
+    case 'too-large':
+      return `the device at ${data.url} answered ${operation} with ${data.detail}`;
   }
 }
 

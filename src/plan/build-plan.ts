@@ -2,7 +2,7 @@ import { checkAgainstDevice } from './device-checks.js';
 import { compareStanza } from './compare-stanzas.js';
 import { foreignPendingSteps } from './foreign-pending.js';
 import { indexStanzas } from './index-stanzas.js';
-import { dangerousChanges, managementInterface } from './lockout-guard.js';
+import { lockoutRefusal, managementInterface } from './lockout-guard.js';
 import { vlanDot1xRefusals } from './vlan-dot1x-rule.js';
 import { vlanRuleOrder } from './vlan-order.js';
 import type {
@@ -58,19 +58,10 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
     }
   }
 
-  const mgmt = managementInterface(snapshot.active, desired.url);
-  if (!desired.allowDisconnect && !options.allowDisconnect && mgmt !== undefined) {
-    const risky = stanzas.filter((s) => s.name === mgmt && s.action !== 'unchanged' && s.action !== 'create');
-    const kinds = [...new Set(risky.flatMap((s) => dangerousChanges(s.changes, s.action === 'delete')))];
-    if (kinds.length > 0) {
-      refusals.push({
-        reason: 'lockout',
-        message:
-          `${kinds.includes('removal') ? `this removes ${mgmt}` : `this changes the ${kinds.join(' and ')} of ${mgmt}`}, the interface mpprov reaches the device through; ` +
-          'if the switch port or network does not accept the new settings the device drops off the network until someone fixes it on site ' +
-          '(set allow_disconnect: true in the file, or pass --allow-disconnect, if that is intended)',
-      });
-    }
+  const mgmt = managementInterface(snapshot.active, desired.url, options.hostAddresses);
+  if (!desired.allowDisconnect && !options.allowDisconnect) {
+    const refusal = lockoutRefusal(stanzas, mgmt);
+    if (refusal !== undefined) refusals.push(refusal);
   }
 
   const toDelete = stanzas.filter((s) => s.action === 'delete');

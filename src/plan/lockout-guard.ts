@@ -1,14 +1,18 @@
 import { canonicalIp } from '../config/index.js';
 import type { DeviceInterface, Stanza } from '../admin-api/index.js';
-import type { FieldChange } from './plan-types.js';
+import type { FieldChange, PlanRefusal, StanzaChange } from './plan-types.js';
 
 /**
- * The interface the agent reaches the device through: the one whose active address is the URL's
- * host, else the one holding the default route. Breaking it (802.1X, addressing, VLAN, removal)
- * can leave the device unreachable until someone drives out.
+ * The interface the agent reaches the device through: the one whose active address is one of the
+ * URL host's addresses (`hostAddresses`: what the name resolved to, `localhost` included; the URL's
+ * literal host when not given), else the one holding the default route. Breaking it (802.1X,
+ * addressing, VLAN, removal) can leave the device unreachable until someone drives out.
+ * Undefined: it cannot be told (no address matches, no gateway anywhere); the plan then refuses
+ * every such change without allow_disconnect rather than guess.
  */
-export function managementInterface(active: readonly DeviceInterface[], deviceUrl: string): string | undefined {
-  const host = canonicalIp(new URL(deviceUrl).hostname.replace(/^\[|\]$/g, ''));
+export function managementInterface(active: readonly DeviceInterface[], deviceUrl: string, hostAddresses?: readonly string[]): string | undefined {
+  const literal = new URL(deviceUrl).hostname.replace(/^\[|\]$/g, '');
+  const hosts = new Set((hostAddresses !== undefined && hostAddresses.length > 0 ? hostAddresses : [literal]).map(canonicalIp));
   const stanzas = active.flatMap((iface) =>
     Object.values(iface.families)
       .filter((s): s is Stanza => s != null)
@@ -16,7 +20,7 @@ export function managementInterface(active: readonly DeviceInterface[], deviceUr
   );
   const byAddress = stanzas.find(({ stanza }) => {
     const address = stanza.in_use?.address ?? stanza.address;
-    return address !== undefined && canonicalIp(address) === host;
+    return address !== undefined && hosts.has(canonicalIp(address));
   });
   if (byAddress !== undefined) return byAddress.name;
   // An empty in_use gateway means none (a DHCP lease without a router).
@@ -37,4 +41,38 @@ export function dangerousChanges(changes: readonly FieldChange[], removed: boole
     else if (change.field === 'ssid' || change.field === 'security' || change.field === 'passphrase') kinds.add('wireless');
   }
   return [...kinds];
+}
+
+const ON_SITE =
+  'if the switch port or network does not accept the new settings the device drops off the network until someone fixes it on site ' +
+  '(set allow_disconnect: true in the file, or pass --allow-disconnect, if that is intended)';
+
+/**
+ * The lockout guard: a change that can cut the agent off the management interface needs
+ * allow_disconnect. When the interface cannot be told (`mgmt` undefined), every existing
+ * interface might be it, so a dangerous change to any of them is refused, saying why.
+ */
+export function lockoutRefusal(stanzas: readonly StanzaChange[], mgmt: string | undefined): PlanRefusal | undefined {
+  const risky = stanzas.filter((s) => (mgmt === undefined || s.name === mgmt) && s.action !== 'unchanged' && s.action !== 'create');
+  const kinds = [...new Set(risky.flatMap((s) => dangerousChanges(s.changes, s.action === 'delete')))];
+  if (kinds.length === 0) return undefined;
+  if (mgmt === undefined) {
+    const names = [...new Set(risky.filter((s) => dangerousChanges(s.changes, s.action === 'delete').length > 0).map((s) => s.name))].sort();
+    return {
+      reason: 'lockout',
+      message:
+        `${whatChanges(kinds, names.join(', '))}, and mpprov cannot tell which interface it reaches the device through ` +
+        '(no interface has the address the URL names and none has a gateway), so it may be that one; ' +
+        ON_SITE,
+    };
+  }
+  return {
+    reason: 'lockout',
+    message: `${whatChanges(kinds, mgmt)}, the interface mpprov reaches the device through; ${ON_SITE}`,
+  };
+}
+
+/** `this removes eth0`, `this changes the 802.1X and addressing of eth0`. */
+function whatChanges(kinds: readonly string[], names: string): string {
+  return kinds.includes('removal') ? `this removes ${names}` : `this changes the ${kinds.join(' and ')} of ${names}`;
 }

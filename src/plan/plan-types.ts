@@ -81,6 +81,8 @@ export interface PlanOptions {
   discardPending: boolean;
   /** Whether `value` is what the agent last applied to this stanza's write-only field. */
   secretKnown: (stanzaKey: string, field: WriteOnlyField, value: Secret) => boolean;
+  /** The addresses the device URL's host resolved to (apply resolves them; plan stays pure). */
+  hostAddresses?: readonly string[];
 }
 
 export interface FieldChange {

@@ -67,7 +67,7 @@ describe('secrets made of ordinary words', () => {
     expect(JSON.parse(applyJson.stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ type: 'result', outcome: 'changed' });
 
     const stateFiles = readdirSync(state, { recursive: true, encoding: 'utf8' }).map((f) => join(state, f)).filter((f) => statSync(f).isFile());
-    expect(stateFiles.map((f) => f.slice(state.length + 1))).toEqual(['secrets-record.json']);
+    expect(stateFiles.map((f) => f.slice(state.length + 1)).sort()).toEqual(['secrets-record.json', 'secrets-record.key']);
     const everything = [...runs.flatMap((r) => [r.stdout, r.stderr]), ...stateFiles.map((f) => readFileSync(f, 'utf8'))].join('\n');
     const searched = [PEAP, WIFI, PROFILE_ADMIN_PASSWORD].flatMap(formsOf);
     // Three secrets, each in at least six forms (some forms coincide for a plain value).
