@@ -116,10 +116,44 @@ export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
         return [{ level: 'warn', text: `[${event.device}] warning: ${event.message}` }];
       case 'rollback':
         return [{ level: 'warn', text: `[${event.device}] ROLLBACK: ${event.message}` }];
+      case 'service-check-start':
+        return [{ level: 'info', text: `[${event.device}] confirm the service sees it: asking ${event.url} about "${event.hostname}" for up to ${event.waitS} s ...` }];
+      case 'service-waiting': {
+        const key = `service ${event.device}`;
+        const last = lastWait.get(key);
+        if (last !== undefined && event.elapsedMs - last < 10_000) return [];
+        lastWait.set(key, event.elapsedMs);
+        return [{ level: 'info', text: `[${event.device}] waiting for the service (${seconds(event.elapsedMs)}): ${event.reason}` }];
+      }
+      case 'service-check-done':
+        return [
+          event.outcome.connected
+            ? { level: 'info', text: `[${event.device}] service: ${event.outcome.sentence} (${seconds(event.outcome.waitedMs)})` }
+            : { level: 'warn', text: `[${event.device}] service: NOT CONFIRMED: ${event.outcome.sentence}` },
+        ];
       case 'device-result':
         return deviceResultLines(event.result);
     }
   };
+}
+
+/** The few words the RESULT line gives the post-check: `service: connected`, `service: BLOCKED`. */
+export function serviceWords(result: DeviceResult): string {
+  const service = result.service;
+  if (service === undefined) return '';
+  const words: Record<string, string> = {
+    connected: 'connected',
+    unknown: 'unknown to the service',
+    unavailable: `still UNAVAILABLE after ${Math.round(service.waitedMs / 1000)} s`,
+    blocked: 'BLOCKED',
+    removed: 'REMOVED',
+    new: 'still NEW',
+    'bad-token': 'bad token',
+    'no-permission': 'no permission',
+    unreachable: 'service unreachable',
+    unchecked: 'not checked',
+  };
+  return `, service: ${words[service.kind] ?? service.kind}`;
 }
 
 function deviceResultLines(result: DeviceResult): LogLine[] {
@@ -169,9 +203,9 @@ const FAILURE_WORDS: Partial<Record<string, string>> = {
 export function deviceWords(result: DeviceResult, stopped: boolean): string {
   switch (result.outcome) {
     case 'changed':
-      return `${result.device}: changed and verified`;
+      return `${result.device}: changed and verified${serviceWords(result)}`;
     case 'no-change':
-      return `${result.device}: already applied, no restart`;
+      return `${result.device}: already applied, no restart${serviceWords(result)}`;
     case 'failed': {
       let why = FAILURE_WORDS[result.code ?? ''] ?? 'failed';
       // The engine reports a wait cut short by the shutdown as a lost device: say what happened.
