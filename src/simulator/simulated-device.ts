@@ -59,6 +59,21 @@ export interface DeviceSettings {
   requestLogLimit: number;
   /** `dot1x_state` in GET /interface/ (a rehearsal aid beyond the model); default off. */
   showDot1xState: boolean;
+  hooks?: DeviceEventHooks | undefined;
+}
+
+/**
+ * What a device's outages look like from outside, for whoever watches it (the simulated
+ * monitoring service of `mpprov simulate --service`): plain callbacks with the device's index,
+ * so the device knows nothing of who listens.
+ */
+export interface DeviceEventHooks {
+  /** A networking restart (or reboot) began: the device stops answering. */
+  restartStarted?(index: number): void;
+  /** The device answers again after it. */
+  answeringAgain?(index: number): void;
+  /** After the restart, the management interface's port refused 802.1X: the MP cannot report. */
+  managementDot1xFailed?(index: number): void;
 }
 
 export interface ResetOptions {
@@ -225,6 +240,7 @@ export class SimulatedDevice implements AdminApiDevice {
     this.phase = kind === 'restart' ? Phase.Restarting : Phase.Rebooting;
     if (kind === 'restart') this.restarts += 1;
     else this.reboots += 1;
+    this.settings.hooks?.restartStarted?.(this.settings.index);
     // Let the 202 leave the socket buffers before the connections drop.
     setImmediate(() => this.stopListening());
     const delay = this.faults.takeRestartFault('restart-delay');
@@ -242,6 +258,9 @@ export class SimulatedDevice implements AdminApiDevice {
     if (this.faults.takeRestartFault('new-cert') !== undefined) this.renewCertificate();
     this.status = await this.evaluate(true);
     if (this.phase === Phase.Closed) return;
+    if (this.status.interfaces.get(this.settings.managementInterface)?.dot1xState === 'unauthorized') {
+      this.settings.hooks?.managementDot1xFailed?.(this.settings.index);
+    }
     if (this.status.lockout !== undefined) {
       this.phase = Phase.LockedOut;
       return;
@@ -253,6 +272,7 @@ export class SimulatedDevice implements AdminApiDevice {
     try {
       await this.listen(this.port);
       this.phase = Phase.Up;
+      this.settings.hooks?.answeringAgain?.(this.settings.index);
     } catch (error) {
       // Someone else took the port during the outage: the device stays away, and says why.
       this.phase = Phase.Gone;
