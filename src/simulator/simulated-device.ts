@@ -240,7 +240,7 @@ export class SimulatedDevice implements AdminApiDevice {
     this.phase = kind === 'restart' ? Phase.Restarting : Phase.Rebooting;
     if (kind === 'restart') this.restarts += 1;
     else this.reboots += 1;
-    this.settings.hooks?.restartStarted?.(this.settings.index);
+    this.notify('restartStarted');
     // Let the 202 leave the socket buffers before the connections drop.
     setImmediate(() => this.stopListening());
     const delay = this.faults.takeRestartFault('restart-delay');
@@ -259,7 +259,7 @@ export class SimulatedDevice implements AdminApiDevice {
     this.status = await this.evaluate(true);
     if (this.phase === Phase.Closed) return;
     if (this.status.interfaces.get(this.settings.managementInterface)?.dot1xState === 'unauthorized') {
-      this.settings.hooks?.managementDot1xFailed?.(this.settings.index);
+      this.notify('managementDot1xFailed');
     }
     if (this.status.lockout !== undefined) {
       this.phase = Phase.LockedOut;
@@ -272,11 +272,20 @@ export class SimulatedDevice implements AdminApiDevice {
     try {
       await this.listen(this.port);
       this.phase = Phase.Up;
-      this.settings.hooks?.answeringAgain?.(this.settings.index);
+      this.notify('answeringAgain');
     } catch (error) {
       // Someone else took the port during the outage: the device stays away, and says why.
       this.phase = Phase.Gone;
       this.listenError = String(error);
+    }
+  }
+
+  /** Tells the hooks; a listener's failure is its own and never disturbs the device. */
+  private notify(event: keyof DeviceEventHooks): void {
+    try {
+      this.settings.hooks?.[event]?.(this.settings.index);
+    } catch {
+      // Deliberately ignored: the device behaves the same whoever watches it.
     }
   }
 
