@@ -20,6 +20,19 @@ export interface StepRecord {
 export interface RollbackReport {
   outcome: 'restored' | 'failed' | 'partial';
   message: string;
+  /** Per stanza the run changed, after a roll-back that ran to its end: what the device holds now. */
+  stanzas?: RollbackStanza[];
+}
+
+export interface RollbackStanza {
+  /** "eth1 inet" */
+  stanza: string;
+  /** `previous`: its settings before this run; `new`: this stick's (it could not be restored); `none`: removed (new in this run). */
+  holds: 'previous' | 'new' | 'none';
+  /** What the technician must check, when the device keeps this run's settings. */
+  check?: string;
+  /** The whole sentence, as the roll-back message says it. */
+  says: string;
 }
 
 export interface DeviceResult {
@@ -36,6 +49,11 @@ export interface DeviceResult {
   /** True when the device stopped answering and never came back. */
   deviceLost?: boolean;
   warnings: string[];
+  /**
+   * Stanzas whose 802.1X was applied but whose authorization the Admin API cannot show (static
+   * addresses): never reported as verified. Absent when there are none.
+   */
+  dot1xNotVisible?: string[];
   durationMs: number;
   /**
    * The post-check (agent.yaml `service`): whether the monitoring service sees the MP again.

@@ -88,7 +88,11 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
         if (event.type === 'device-result' && service !== undefined) held = event.result;
         else onEvent(event);
       };
-      const { result: provisioned, plan } = await provisionDevice(desired, api, record, { ...options, onEvent: deviceEvents });
+      const { result: provisioned, plan } = await provisionDevice(desired, api, record, {
+        ...options,
+        dot1xGraceMs: options.dot1xGraceMs ?? options.agent.dot1xGraceMs,
+        onEvent: deviceEvents,
+      });
       await api.close().catch(() => undefined);
       let device = provisioned;
       if (service !== undefined && settings !== undefined && wantsPostCheck(provisioned)) {

@@ -1,5 +1,5 @@
 export { applyStick, notConnected, stickSecrets, StickOutcome, type StickApplyOptions, type StickResult } from './apply-stick.js';
-export { Outcome, type ApplyEvent, type ApplyEventSink, type DeviceResult, type RollbackReport, type StepRecord } from './apply-events.js';
+export { Outcome, type ApplyEvent, type ApplyEventSink, type DeviceResult, type RollbackReport, type RollbackStanza, type StepRecord } from './apply-events.js';
 export { provisionDevice } from './provision-device.js';
 export type { ProvisionOptions } from './provision-options.js';
 export { openSecretsRecord, SECRETS_RECORD_FILE, type SecretsRecord } from './secrets-record.js';

@@ -68,6 +68,7 @@ export async function provisionDevice(
 
   const total = plan.steps.length;
   let restarted = false;
+  const dot1xNotVisible: string[] = [];
   for (const [index, step] of plan.steps.entries()) {
     const description = describeStep(step);
     if (options.signal?.aborted === true) {
@@ -77,8 +78,17 @@ export async function provisionDevice(
     emit({ type: 'step-start', device, index, total, description });
     const stepStarted = Date.now();
     try {
-      await runStep(step, api, options, (reason, elapsedMs) => emit({ type: 'waiting', device, description, elapsedMs, reason }));
+      const notes = await runStep(step, api, options, (reason, elapsedMs) => emit({ type: 'waiting', device, description, elapsedMs, reason }));
       if (step.kind === 'restart-networking') restarted = true;
+      for (const stanza of notes.dot1xNotVisible) {
+        // A warning in every output (terminal, JSON, usb.log), never a verified result.
+        const wireless = desired.interfaces.some((i) => i.wireless && stanza.startsWith(`${i.name} `));
+        const network = wireless ? 'wireless network' : 'switch port';
+        const warning = `${stanza}: applied; 802.1X authorization is not visible through the Admin API (a static address looks the same whether or not the ${network} authorized it): check on the ${network} side (or in the RADIUS log) that it did`;
+        dot1xNotVisible.push(stanza);
+        warnings.push(warning);
+        emit({ type: 'warning', device, message: warning });
+      }
       const elapsedMs = Date.now() - stepStarted;
       steps.push({ index, description, status: 'done', elapsedMs });
       emit({ type: 'step-done', device, index, description, elapsedMs });
@@ -93,7 +103,8 @@ export async function provisionDevice(
       const recovery = chooseRecovery({ failure, steps: plan.steps, failedIndex: index, restarted, rollback: options.rollback });
       if (recovery.kind === 'roll-back') {
         emit({ type: 'rollback', device, message: 'rolling back to the configuration before this run' });
-        const rollback = await rollBack(api, snapshot, plan, options, (reason, ms) => emit({ type: 'waiting', device, description: 'roll back', elapsedMs: ms, reason }));
+        const context = { dot1xRefused: failure.dot1xRefused ?? [], wireless: new Set(desired.interfaces.filter((i) => i.wireless).map((i) => i.name)) };
+        const rollback = await rollBack(api, snapshot, plan, options, (reason, ms) => emit({ type: 'waiting', device, description: 'roll back', elapsedMs: ms, reason }), context);
         emit({ type: 'rollback', device, message: rollback.message });
         return { result: finish(Outcome.Failed, `${failure.message}; ${rollback.message}`, { code: failure.code, rollback }), plan };
       }
@@ -110,6 +121,10 @@ export async function provisionDevice(
     // The device is configured; only the bookkeeping failed, and its cost is a re-sent secret.
     warnings.push(recordProblem);
     emit({ type: 'warning', device, message: recordProblem });
+  }
+  if (dot1xNotVisible.length > 0) {
+    const message = `applied: ${changeSummary(plan)}; the settings are active as requested, but the 802.1X authorization of ${dot1xNotVisible.join(', ')} is not visible through the Admin API (static address)`;
+    return { result: finish(Outcome.Changed, message, { dot1xNotVisible }), plan };
   }
   return { result: finish(Outcome.Changed, `applied and verified: ${changeSummary(plan)}`), plan };
 }

@@ -7,6 +7,11 @@ export interface ProvisionOptions {
   discardPending: boolean;
   rollback: boolean;
   restartTimeoutMs: number;
+  /**
+   * How long after a restart a port may take to authorize 802.1X, seen as an address on the
+   * interface's dhcp/auto stanza; 20 s unless given (--dot1x-grace, agent.yaml timeouts.dot1x_s).
+   */
+  dot1xGraceMs?: number;
   /** Aborted on SIGTERM: finish the request under way, start no networking restart. */
   signal?: AbortSignal;
   onEvent: ApplyEventSink;

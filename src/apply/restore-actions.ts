@@ -1,5 +1,5 @@
-import { type DeviceInterface, type Family, type Stanza, stanzaKey } from '../admin-api/index.js';
-import { configFields, holdsSecrets, indexStanzas, normaliseFields } from '../plan/index.js';
+import { type DeviceInterface, type Family, setMarker, type Stanza, stanzaKey, WRITE_ONLY_FIELDS, type WriteOnlyField } from '../admin-api/index.js';
+import { configFields, indexStanzas, normaliseFields, vlanRuleOrder } from '../plan/index.js';
 
 export interface StanzaRef {
   name: string;
@@ -12,8 +12,8 @@ export type RestoreAction =
   | { kind: 'delete'; name: string; family: Family }
   /** Re-post its settings as they were (unknown fields of the device kept). */
   | { kind: 'restore'; name: string; family: Family; fields: Stanza }
-  /** It held write-only values the device never returns: it cannot be put back by us. */
-  | { kind: 'unrestorable'; name: string; family: Family };
+  /** It held write-only values the device never returns (`secrets`): it cannot be put back by us. */
+  | { kind: 'unrestorable'; name: string; family: Family; secrets: WriteOnlyField[] };
 
 /**
  * The decisions of a roll-back or a take-back, without the requests: per changed stanza, delete,
@@ -24,8 +24,24 @@ export function restoreActions(before: readonly DeviceInterface[], changed: read
   return changed.map(({ name, family }): RestoreAction => {
     const old = active.get(stanzaKey(name, family))?.stanza;
     if (old == null) return { kind: 'delete', name, family };
-    if (holdsSecrets(old)) return { kind: 'unrestorable', name, family };
+    const secrets = WRITE_ONLY_FIELDS.filter((field) => old[setMarker(field)] === true);
+    if (secrets.length > 0) return { kind: 'unrestorable', name, family, secrets };
     return { kind: 'restore', name, family, fields: configFields(old) };
+  });
+}
+
+/**
+ * The requests of `actions` in the order the device's VLAN rule allows (vlan-order.ts): a VLAN
+ * losing its 802.1X or going away before its parent loses 802.1X, a parent regaining it before
+ * its VLAN does. Unrestorable stanzas send nothing and are left out.
+ */
+export function restoreOrder(actions: readonly RestoreAction[]): Exclude<RestoreAction, { kind: 'unrestorable' }>[] {
+  const requests = actions.filter((a): a is Exclude<RestoreAction, { kind: 'unrestorable' }> => a.kind !== 'unrestorable');
+  return vlanRuleOrder(requests, (a) => {
+    if (a.kind === 'delete') return { name: a.name, kind: 'delete', withDot1x: false, turnsDot1xOff: false };
+    const withDot1x = typeof a.fields.wpa_key_mgmt === 'string';
+    // Without the current view: a VLAN put back without 802.1X is treated as losing it (the safe side).
+    return { name: a.name, kind: 'post', withDot1x, turnsDot1xOff: !withDot1x };
   });
 }
 

@@ -1,5 +1,6 @@
 import { ErrorCode, isMpprovError, VerificationError } from '../core/errors.js';
 import type { Step } from '../plan/index.js';
+import { Dot1xNotAuthorizedError, Dot1xWaitAbortedError } from './dot1x-authorization.js';
 import { DeviceLostError, RestartSkippedError, RestartWaitAbortedError } from './restart-and-wait.js';
 
 /** What a failed step means for the run: the sentence, the code, and what to do about it. */
@@ -9,6 +10,8 @@ export interface StepFailure {
   deviceLost: boolean;
   /** The device answered but runs the wrong configuration: the case for a roll-back. */
   wrongResult: boolean;
+  /** Interfaces whose port did not authorize the 802.1X of this run: the roll-back report says what they hold now. */
+  dot1xRefused?: string[];
 }
 
 const ON_SITE_CHECKS =
@@ -24,8 +27,12 @@ export function stepFailure(error: unknown, step: Step, description: string, tim
       wrongResult: false,
     };
   }
-  if (error instanceof RestartWaitAbortedError || error instanceof RestartSkippedError) {
+  if (error instanceof RestartWaitAbortedError || error instanceof RestartSkippedError || error instanceof Dot1xWaitAbortedError) {
     return { message: error.message, code: error.code, deviceLost: false, wrongResult: false };
+  }
+  if (error instanceof Dot1xNotAuthorizedError) {
+    // The settings are active as requested, but the port carries no traffic: as wrong as a wrong setting.
+    return { message: error.message, code: ErrorCode.ApplyFailed, deviceLost: false, wrongResult: true, dot1xRefused: error.refused.map((w) => w.name) };
   }
   if (error instanceof VerificationError) {
     const problems = error.problems.join('; ');

@@ -32,6 +32,8 @@ export interface CredentialCheck {
   files: { keyPath: KeyPath; name: string; kind: CredentialKind; sha256: string }[];
   /** The private key is a PFX that carries the client certificate, so client_cert may be left out. */
   keyHoldsCertificate: boolean;
+  /** The client certificate's validity (from client_cert or the PFX): a port may decide after it expired. */
+  clientCertValidity?: { notBefore: string; notAfter: string };
 }
 
 /**
@@ -86,7 +88,8 @@ export function checkCredentialSet(set: CredentialSet, options: CheckOptions = {
     checkClientAuth(leaf, problems);
     checkIssuer(leaf, [...clientCerts.slice(1), ...(key?.pfxCerts ?? [])], caCerts, set.caCert, problems);
   }
-  return { problems, files, keyHoldsCertificate: pfxClient !== undefined };
+  const validity = leaf === undefined ? {} : { clientCertValidity: { notBefore: new Date(leaf.cert.validFrom).toISOString(), notAfter: new Date(leaf.cert.validTo).toISOString() } };
+  return { problems, files, keyHoldsCertificate: pfxClient !== undefined, ...validity };
 }
 
 /**

@@ -20,6 +20,8 @@ type KeyPasswordKeys = Pick<InnerTls, 'private_key_password' | 'private_key_pass
 /** What the certificate checks learnt about one credential file, for the plan's upload step. */
 export interface CredentialFacts {
   keyHoldsCertificate: boolean;
+  /** The client certificate's validity, learnt while the key was open: later stages never decrypt again. */
+  clientCertValidity?: { notBefore: string; notAfter: string };
 }
 
 /**
@@ -81,7 +83,10 @@ export async function validateStick(configFile: string, options: ValidateOptions
         if (set.caCert === undefined && set.clientCert === undefined && set.privateKey === undefined) continue;
         const check = checkCredentialSet(set, checkOptions);
         extra.push(...check.problems.map(loaded.place));
-        credentials.set(formatKeyPath(path), { keyHoldsCertificate: check.keyHoldsCertificate });
+        credentials.set(formatKeyPath(path), {
+          keyHoldsCertificate: check.keyHoldsCertificate,
+          ...(check.clientCertValidity === undefined ? {} : { clientCertValidity: check.clientCertValidity }),
+        });
       }
     }
   });

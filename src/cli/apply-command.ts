@@ -15,6 +15,7 @@ interface ApplyFlags {
   discardPending?: boolean;
   rollback: boolean;
   restartTimeout?: number;
+  dot1xGrace?: number;
   concurrency?: number;
   json?: boolean;
 }
@@ -27,6 +28,7 @@ function addEngineOptions(command: Command): Command {
     .option('--allow-disconnect', 'allow changes to the interface mpprov reaches the device through')
     .option('--discard-pending', 'drop pending changes on the device that mpprov did not make')
     .addOption(new Option('--restart-timeout <seconds>', 'how long to wait for a device to come back').argParser(positiveNumber))
+    .addOption(new Option('--dot1x-grace <seconds>', 'after a restart, how long an 802.1X port may take to authorize (an address on a dhcp/auto stanza; default 20)').argParser(positiveNumber))
     .addOption(new Option('--concurrency <n>', 'devices provisioned at once').argParser(positiveNumber))
     .option('--json', 'one JSON event per line and a final result object');
 }
@@ -85,6 +87,7 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
       discardPending: flags.discardPending === true,
       rollback: flags.rollback,
       restartTimeoutMs: (flags.restartTimeout ?? agent.restartTimeoutMs / 1000) * 1000,
+      dot1xGraceMs: (flags.dot1xGrace ?? agent.dot1xGraceMs / 1000) * 1000,
       concurrency: flags.concurrency ?? agent.concurrency,
       signal: abort.signal,
       onEvent,

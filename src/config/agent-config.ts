@@ -48,6 +48,7 @@ export const AgentConfigFile = z.strictObject({
     .strictObject({
       request_s: z.number().positive().max(3600).optional(),
       restart_s: z.number().positive().max(3600).optional(),
+      dot1x_s: z.number().positive().max(3600).optional().describe('after a restart, how long a port may take to authorize 802.1X (an address on a dhcp/auto stanza)'),
     })
     .optional(),
   defaults: AgentCredentials.optional(),
@@ -84,6 +85,8 @@ export interface AgentConfig {
   concurrency: number;
   requestTimeoutMs: number;
   restartTimeoutMs: number;
+  /** After a restart, how long an 802.1X port may take to authorize (seen as an address from the network). */
+  dot1xGraceMs: number;
   defaults: DeviceDefaults;
   /** Keyed by normalised device URL (`https://host[:port]`). */
   devices: Map<string, DeviceDefaults>;
@@ -106,6 +109,7 @@ export function defaultAgentConfig(): AgentConfig {
     concurrency: 8,
     requestTimeoutMs: 30_000,
     restartTimeoutMs: 120_000,
+    dot1xGraceMs: 20_000,
     defaults: {},
     devices: new Map(),
   };
@@ -150,6 +154,7 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
   if (data.concurrency !== undefined) config.concurrency = data.concurrency;
   if (data.timeouts?.request_s !== undefined) config.requestTimeoutMs = data.timeouts.request_s * 1000;
   if (data.timeouts?.restart_s !== undefined) config.restartTimeoutMs = data.timeouts.restart_s * 1000;
+  if (data.timeouts?.dot1x_s !== undefined) config.dot1xGraceMs = data.timeouts.dot1x_s * 1000;
   if (data.defaults !== undefined) config.defaults = await resolveCredentials(data.defaults, ['defaults'], env, unplaced);
   for (const [url, entry] of Object.entries(data.devices ?? {})) {
     const key = normaliseDeviceUrl(url);

@@ -184,7 +184,12 @@ export function isValidPassphrase(passphrase: string): boolean {
   return passphrase.length >= 8 && passphrase.length <= 63 && PRINTABLE_ASCII.test(passphrase);
 }
 
-/** Vendor rule: a VLAN with 802.1X needs its parent on dhcp/static and with 802.1X itself. */
+/**
+ * Vendor rule, which the device enforces both ways (a VLAN stanza with 802.1X is refused on a
+ * parent without it, and so is a parent stanza that would leave one): a VLAN with 802.1X needs
+ * its parent on dhcp/static and with 802.1X itself. Judged here on the file when both are in it;
+ * the plan judges it against the device's view for the side the file does not name.
+ */
 function checkVlanDot1x(name: string, iface: Interface, at: KeyPath, all: Record<string, Interface>, report: Report): void {
   if (iface.vlan === undefined) return;
   const parentName = iface.vlan.link;
@@ -196,7 +201,7 @@ function checkVlanDot1x(name: string, iface: Interface, at: KeyPath, all: Record
     report(
       [...at, 'dot1x'],
       `802.1X on VLAN ${name} needs its parent ${parentName} on dhcp or static and with 802.1X itself`,
-      `give ${parentName} method: dhcp or static and a dot1x block, or remove dot1x from ${name}`,
+      `in this file, turn off the 802.1X of ${name} (remove its dot1x block) or remove ${name}; or give ${parentName} method: dhcp or static and a dot1x block`,
       { atKey: true },
     );
   }

@@ -3,6 +3,8 @@ import { compareStanza } from './compare-stanzas.js';
 import { foreignPendingSteps } from './foreign-pending.js';
 import { indexStanzas } from './index-stanzas.js';
 import { dangerousChanges, managementInterface } from './lockout-guard.js';
+import { vlanDot1xRefusals } from './vlan-dot1x-rule.js';
+import { vlanRuleOrder } from './vlan-order.js';
 import type {
   DesiredDevice,
   DesiredFile,
@@ -21,8 +23,8 @@ import { type AclRule, type DeviceInterface, type Family, FILE_SLOTS, stanzaKey,
 /**
  * Computes the ordered steps that take the device from `snapshot` to `desired`, following the
  * vendor's rules: files before the stanzas that name them, 802.1X off by re-posting without wpa_*,
- * an SSID change as delete/restart/add/restart, VLANs after their parents, and no networking
- * restart when nothing changes. Pure: `mpprov plan` prints it, `mpprov apply` runs it.
+ * an SSID change as delete/restart/add/restart, VLANs after their parents (but a VLAN's 802.1X
+ * off before its parent's, vlan-order.ts), and no networking restart when nothing changes. Pure: `mpprov plan` prints it, `mpprov apply` runs it.
  */
 export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, options: PlanOptions): Plan {
   const active = indexStanzas(snapshot.active);
@@ -36,6 +38,7 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
   refusals.push(...pending.refusals);
   steps.push(...pending.steps);
   refusals.push(...checkAgainstDevice(desired, snapshot));
+  refusals.push(...vlanDot1xRefusals(desired, snapshot, options.discardPending));
 
   // What changes, stanza by stanza.
   const stanzas: StanzaChange[] = [];
@@ -71,7 +74,6 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
   }
 
   const toDelete = stanzas.filter((s) => s.action === 'delete');
-  const parentFirst = (a: { name: string }, b: { name: string }): number => vlanDepth(a.name) - vlanDepth(b.name) || a.name.localeCompare(b.name);
 
   const uploads = filesToUpload(desired, toPost, snapshot.active);
   if (uploads.length > 0) steps.push({ kind: 'upload-files', files: uploads });
@@ -92,11 +94,27 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
     steps.push({ kind: 'verify-active', expected: removed });
   }
 
-  for (const s of [...toDelete].sort((a, b) => -parentFirst(a, b))) {
-    steps.push({ kind: 'delete-stanza', name: s.name, family: s.family, reason: managed.has(s.name) ? 'not in the file for this interface' : 'prune: interface not in the file' });
-  }
-  for (const s of [...toPost].sort(parentFirst)) {
-    steps.push({ kind: 'post-stanza', stanza: s.stanza, action: ssidChanged.has(s.name) ? 'create' : s.action });
+  const requests: ({ kind: 'delete'; change: StanzaChange } | { kind: 'post'; posted: Posted })[] = [
+    ...toDelete.map((change) => ({ kind: 'delete' as const, change })),
+    ...toPost.map((posted) => ({ kind: 'post' as const, posted })),
+  ];
+  const ordered = vlanRuleOrder(requests, (r) =>
+    r.kind === 'delete'
+      ? { name: r.change.name, kind: 'delete', withDot1x: false, turnsDot1xOff: false }
+      : {
+          name: r.posted.name,
+          kind: 'post',
+          withDot1x: typeof r.posted.stanza.fields.wpa_key_mgmt === 'string',
+          turnsDot1xOff: r.posted.changes.some((c) => c.field === 'wpa_key_mgmt' && c.from !== undefined && c.to === undefined),
+        },
+  );
+  for (const r of ordered) {
+    if (r.kind === 'delete') {
+      const s = r.change;
+      steps.push({ kind: 'delete-stanza', name: s.name, family: s.family, reason: managed.has(s.name) ? 'not in the file for this interface' : 'prune: interface not in the file' });
+    } else {
+      steps.push({ kind: 'post-stanza', stanza: r.posted.stanza, action: ssidChanged.has(r.posted.name) ? 'create' : r.posted.action });
+    }
   }
 
   const restartNeeded = toPost.length > 0 || toDelete.length > 0 || pending.steps.length > 0;
@@ -134,10 +152,6 @@ interface Posted {
   action: 'create' | 'update';
   changes: FieldChange[];
   stanza: DesiredStanza;
-}
-
-function vlanDepth(name: string): number {
-  return name.includes('.') ? 1 : 0;
 }
 
 /** Files named by stanzas about to be posted that the device does not already hold under that name. */

@@ -1,4 +1,4 @@
-import { isViewOnlyField, isWriteOnlyField, setMarker, type Stanza, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
+import { isViewOnlyField, isWriteOnlyField, setMarker, type Stanza, StanzaSettings, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
 import { canonicalIp, parseCidr, ipv4PrefixToNetmask } from '../config/index.js';
 import type { DesiredStanza, FieldChange, SecretKnown } from './plan-types.js';
 
@@ -15,7 +15,7 @@ export function compareStanza(
 ): FieldChange[] {
   const changes: FieldChange[] = [];
   const wanted = desired === undefined ? {} : normaliseFields(desired.fields);
-  const have = actual == null ? {} : normaliseFields(configFields(actual));
+  const have = actual == null ? {} : normaliseFields(knownSettings(configFields(actual)));
   for (const field of new Set([...Object.keys(wanted), ...Object.keys(have)])) {
     const from = have[field];
     const to = wanted[field];
@@ -32,6 +32,17 @@ export function compareStanza(
     if (!isSet || !secretKnown(field, value)) changes.push({ field, from: isSet ? 'set' : undefined, to: 'set', secret: true });
   }
   return changes;
+}
+
+const SETTINGS = new Set(Object.keys(StanzaSettings.shape));
+
+/**
+ * Fields a device adds that the model does not name (a vendor's own, a rehearsal aid) are
+ * tolerated and never judged: neither a change to make nor a difference after a restart. They
+ * stay in configFields, so a restore re-posts them as the device had them.
+ */
+function knownSettings(fields: Stanza): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([field]) => SETTINGS.has(field)));
 }
 
 /** Whether the device reports a value in any write-only field of this stanza (it never returns the value). */

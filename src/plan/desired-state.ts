@@ -12,7 +12,8 @@ import {
 } from '../config/index.js';
 import type { AclRule, Family, FileSlot, StanzaSettings, WriteOnlyField } from '../admin-api/index.js';
 import type { Secret } from '../core/secret.js';
-import type { DesiredDevice, DesiredFile, DesiredInterface, DesiredStanza } from './plan-types.js';
+import { dot1xFacts } from './dot1x-facts.js';
+import type { DesiredDevice, DesiredFile, DesiredInterface, DesiredStanza, Dot1xFacts } from './plan-types.js';
 
 /**
  * Translates one validated Monitoring Point entry of a stick into the stanzas, files and ACL rules
@@ -112,8 +113,9 @@ function desiredInterface(
   }
 
   const stanzas: DesiredStanza[] = [];
-  if (iface.ipv4 !== undefined) stanzas.push(stanza(name, 'inet', iface.ipv4, common));
-  if (iface.ipv6 !== undefined) stanzas.push(stanza(name, 'inet6', iface.ipv6, common));
+  const facts = dot1xFacts(stick, at, iface);
+  if (iface.ipv4 !== undefined) stanzas.push(stanza(name, 'inet', iface.ipv4, common, facts));
+  if (iface.ipv6 !== undefined) stanzas.push(stanza(name, 'inet6', iface.ipv6, common, facts));
   return {
     name,
     ...(iface.vlan === undefined ? {} : { vlanParent: iface.vlan.link }),
@@ -122,7 +124,7 @@ function desiredInterface(
   };
 }
 
-function stanza(name: string, family: Family, block: Ipv4 | Ipv6, common: Collected): DesiredStanza {
+function stanza(name: string, family: Family, block: Ipv4 | Ipv6, common: Collected, dot1x: Dot1xFacts | undefined): DesiredStanza {
   const fields: StanzaSettings = { method: block.method };
   if (block.method === 'static' && block.address !== undefined) {
     const cidr = parseCidr(block.address);
@@ -137,7 +139,9 @@ function stanza(name: string, family: Family, block: Ipv4 | Ipv6, common: Collec
   if (block.routes !== undefined) {
     fields.routes = block.routes.map((r) => ({ destination: r.to, gateway: r.via, ...(r.metric === undefined ? {} : { metric: r.metric }) }));
   }
-  return { name, family, fields: { ...fields, ...common.fields }, secrets: { ...common.secrets } };
+  // Interface-level fields go into both families' stanzas alike: the device copies the last posted
+  // stanza's into the other one (admin-api-model.md), so both must say the same.
+  return { name, family, fields: { ...fields, ...common.fields }, secrets: { ...common.secrets }, ...(dot1x === undefined ? {} : { dot1x }) };
 }
 
 const SLOT_PREFIX: Record<FileSlot, string> = {

@@ -1,9 +1,9 @@
-import type { DeviceInterface, Stanza } from '../admin-api/index.js';
 import type { DesiredDevice, DeviceSnapshot, PlanRefusal } from './plan-types.js';
 
 /**
  * Rules that need the device's own facts (its interfaces and capabilities, its pending view), so
  * the file alone could not check them. Each would otherwise come back as a 400 halfway through.
+ * The VLAN 802.1X rule, which needs the device's whole next view, is vlan-dot1x-rule.ts.
  */
 export function checkAgainstDevice(desired: DesiredDevice, snapshot: DeviceSnapshot): PlanRefusal[] {
   const refusals: PlanRefusal[] = [];
@@ -46,14 +46,6 @@ export function checkAgainstDevice(desired: DesiredDevice, snapshot: DeviceSnaps
         refuse(`${iface.name} does not support ${fields.link_duplex} duplex`);
       }
     }
-    // Vendor rule, judged on what the next restart makes active: the parent's pending view.
-    if (iface.vlanParent !== undefined && fields.wpa_key_mgmt !== undefined && !desiredNames.has(iface.vlanParent)) {
-      const parent = stanzasOf(snapshot.pending, iface.vlanParent) ?? stanzasOf(snapshot.active, iface.vlanParent) ?? [];
-      const ok = parent.some((s) => (s.method === 'dhcp' || s.method === 'static') && typeof s.wpa_key_mgmt === 'string');
-      if (!ok) {
-        refuse(`802.1X on VLAN ${iface.name} needs its parent ${iface.vlanParent} on dhcp or static with 802.1X on the device; add ${iface.vlanParent} with its dot1x block to the file`);
-      }
-    }
   }
   if (capability !== undefined && desired.acl !== undefined) {
     for (const rule of desired.acl) {
@@ -66,10 +58,4 @@ export function checkAgainstDevice(desired: DesiredDevice, snapshot: DeviceSnaps
     }
   }
   return refusals;
-}
-
-function stanzasOf(view: readonly DeviceInterface[], name: string): Stanza[] | undefined {
-  const iface = view.find((i) => i.name === name);
-  if (iface === undefined) return undefined;
-  return Object.values(iface.families).filter((s): s is Stanza => s != null);
 }

@@ -12,6 +12,7 @@ export {
   type DesiredInterface,
   type DesiredStanza,
   type DeviceSnapshot,
+  type Dot1xFacts,
   type ExpectedStanza,
   type FieldChange,
   type Plan,
@@ -21,3 +22,4 @@ export {
   type Step,
 } from './plan-types.js';
 export { describeStep } from './describe-step.js';
+export { vlanRuleOrder, type OrderedRequest } from './vlan-order.js';

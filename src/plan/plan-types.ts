@@ -14,6 +14,29 @@ export interface DesiredStanza {
   fields: StanzaSettings;
   /** Write-only fields, posted with the stanza, never shown. */
   secrets: Partial<Record<WriteOnlyField, Secret>>;
+  /** With 802.1X: what the stick says about it, to explain a port that does not authorize it. */
+  dot1x?: Dot1xFacts;
+}
+
+/**
+ * The stick's 802.1X settings of one interface in the stick's own words (files by the path the
+ * technician wrote, never a secret), and what this run's validation warned about them: the
+ * material for a failure explanation the technician can act on.
+ */
+export interface Dot1xFacts {
+  eap: 'peap' | 'tls' | 'md5';
+  /** PEAP only. */
+  inner?: 'mschapv2' | 'tls';
+  wireless: boolean;
+  identity: string;
+  anonymousIdentity?: string;
+  /** The CA that verifies the RADIUS server (the inner set's for PEAP with inner TLS is `innerCaCert`). */
+  caCert?: string;
+  innerCaCert?: string;
+  /** The client certificate the port judges (TLS: the set's own; PEAP with inner TLS: the inner one). */
+  clientCert?: { source: string; notBefore?: string; notAfter?: string };
+  /** Validator warnings of this run inside the dot1x block; `key` is the key they point at, relative to the block (`client_cert`, `inner_tls.ca_cert`, `` for the block). */
+  warnings: { key: string; message: string }[];
 }
 
 export interface DesiredFile {

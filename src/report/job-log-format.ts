@@ -107,9 +107,11 @@ export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
       case 'step-failed':
         return [{ level: 'error', text: `[${event.device}] step ${event.index + 1}/${totals.get(event.device) ?? '?'} FAILED after ${seconds(event.elapsedMs)}: ${event.error}` }];
       case 'waiting': {
-        const last = lastWait.get(event.device);
+        // Per step: each wait (the restart's, then 802.1X's) counts its time from its own start.
+        const key = `${event.device}\0${event.description}`;
+        const last = lastWait.get(key);
         if (last !== undefined && event.elapsedMs - last < 5_000) return [];
-        lastWait.set(event.device, event.elapsedMs);
+        lastWait.set(key, event.elapsedMs);
         return [{ level: 'info', text: `[${event.device}] waiting for the device (${seconds(event.elapsedMs)}): ${event.reason}` }];
       }
       case 'warning':
@@ -203,6 +205,10 @@ const FAILURE_WORDS: Partial<Record<string, string>> = {
 export function deviceWords(result: DeviceResult, stopped: boolean): string {
   switch (result.outcome) {
     case 'changed':
+      // A static interface's 802.1X cannot be seen through the Admin API: never called verified.
+      if (result.dot1xNotVisible !== undefined && result.dot1xNotVisible.length > 0) {
+        return `${result.device}: changed, 802.1X authorization of ${result.dot1xNotVisible.join(', ')} not visible through the Admin API (check the switch port)${serviceWords(result)}`;
+      }
       return `${result.device}: changed and verified${serviceWords(result)}`;
     case 'no-change':
       return `${result.device}: already applied, no restart${serviceWords(result)}`;

@@ -44,9 +44,11 @@ function plainDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
           write(`[${event.device}] ${event.index + 1} FAILED after ${seconds(event.elapsedMs)}: ${event.error}`);
           break;
         case 'waiting': {
-          const last = lastWait.get(event.device) ?? 0;
+          // Per step: each wait (the restart's, then 802.1X's) counts its time from its own start.
+          const key = `${event.device}\0${event.description}`;
+          const last = lastWait.get(key) ?? 0;
           if (event.elapsedMs - last >= 5_000 || last === 0) {
-            lastWait.set(event.device, Math.max(1, event.elapsedMs));
+            lastWait.set(key, Math.max(1, event.elapsedMs));
             write(`[${event.device}] waiting for the device (${seconds(event.elapsedMs)}): ${event.reason}`);
           }
           break;

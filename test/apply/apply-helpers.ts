@@ -21,6 +21,9 @@ export async function applyFile(file: string, options: Partial<StickApplyOptions
     discardPending: false,
     rollback: true,
     restartTimeoutMs: 20_000,
+    // The simulator hands out addresses the moment a port authorizes: a refused port is known
+    // after this grace, which keeps the refused cases short.
+    dot1xGraceMs: 2_000,
     onEvent: (e) => events.push(e),
     ...options,
   });

@@ -6,6 +6,7 @@ import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { activeInterface, writeSequence } from '../support/device-observations.js';
 import { useSimulators } from '../support/simulator-fixture.js';
 import { PROFILE_DEVICE, profilesDir, stickFromProfile, testAgentConfig } from '../support/stick-workspace.js';
+import { STATIC_DUAL_STACK_ETH1_INET, STATIC_DUAL_STACK_ETH1_LINK } from '../support/profile-expectations.js';
 
 const profiles = readdirSync(profilesDir).filter((f) => f.endsWith('.yaml')).sort();
 const { start: startProfileDevice } = useSimulators(PROFILE_DEVICE);
@@ -22,7 +23,9 @@ describe('every profile applies to a fresh simulated device', () => {
 
       const first = await apply(file, agent);
       expect(first.result.problems.filter((p) => p.severity === 'error')).toEqual([]);
-      expect(first.result.devices.map((d) => [d.outcome, d.message])).toEqual([['changed', expect.stringMatching(/^applied and verified/)]]);
+      // The one profile with a static 802.1X stanza (the VLAN): applied, but its authorization cannot be seen.
+      const verified = profile === 'vlan-dot1x.yaml' ? /^applied: 2 stanza\(s\) added; .* 802\.1X authorization of eth1\.100 inet is not visible/ : /^applied and verified/;
+      expect(first.result.devices.map((d) => [d.outcome, d.message])).toEqual([['changed', expect.stringMatching(verified)]]);
       const restartsAfterFirst = device.state().restarts;
       expect(restartsAfterFirst).toBe(profile === 'acl.yaml' ? 0 : 1);
 
@@ -52,19 +55,7 @@ describe('static dual stack lands exactly', () => {
     const { result } = await apply(stickFromProfile('static-dual-stack.yaml', device.url));
     expect(result.outcome).toBe('changed');
     const eth1 = activeInterface(device, 'eth1') as { families: Record<string, Record<string, unknown>> };
-    expect(normaliseFields(eth1.families.inet ?? {})).toMatchObject({
-      method: 'static',
-      address: '198.51.100.20',
-      netmask: '255.255.255.0',
-      gateway: '198.51.100.1',
-      dns_nameservers: ['198.51.100.53', '198.51.100.54'],
-      dns_search: ['corp.example'],
-      routes: [{ destination: '10.0.0.0/8', gateway: '198.51.100.254', metric: 100 }],
-      mtu: 1500,
-      link_speed: 1000,
-      link_duplex: 'full',
-      link_autoneg: false,
-    });
+    expect(normaliseFields(eth1.families.inet ?? {})).toMatchObject({ ...STATIC_DUAL_STACK_ETH1_INET, ...STATIC_DUAL_STACK_ETH1_LINK });
     expect(normaliseFields(eth1.families.inet6 ?? {})).toMatchObject({ method: 'static', address: '2001:db8:20::20', netmask: '64', gateway: '2001:db8:20::1' });
   });
 });

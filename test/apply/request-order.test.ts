@@ -146,4 +146,55 @@ describe('documented request order', () => {
     expect((await applyFile(file, { agent })).result.outcome).toBe('no-change');
     expect(writeSequence(device)).toEqual([]);
   });
+
+  describe('the VLAN 802.1X rule, both ways', () => {
+    const vlanMd5 = `      eth1.100:
+        vlan: { link: eth1, id: 100 }
+        ipv4: { method: dhcp }
+        dot1x: { eap: md5, identity: mp01-vlan, password: "order-SeCrEt-md5" }
+`;
+    const vlanPlain = '      eth1.100:\n        vlan: { link: eth1, id: 100 }\n        ipv4: { method: dhcp }\n';
+    const eth1Plain = '    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n';
+
+    /** A device running eth1 with PEAP and its VLAN eth1.100 with MD5, and the stick file that made it. */
+    async function withVlanDot1x(): Promise<{ sim: SimulatorHandle; file: string; agent: ReturnType<typeof testAgentConfig> }> {
+      const sim = await startProfileDevice();
+      device = sim;
+      const agent = testAgentConfig();
+      const file = stickWithConfig(stickHead(sim, `${peapEth1}${vlanMd5}`));
+      expect((await applyFile(file, { agent })).result.devices[0]?.message).toBe('applied and verified: 2 stanza(s) added');
+      sim.clearRequests();
+      return { sim, file, agent };
+    }
+
+    it('refuses to turn off the parent\'s 802.1X while the device keeps it on the VLAN, before any change', async () => {
+      const { sim, file, agent } = await withVlanDot1x();
+      writeFileSync(file, stickHead(sim, eth1Plain));
+      const { result } = await applyFile(file, { agent });
+      expect(result.devices[0]?.code).toBe('MPPROV_PLAN_REFUSED');
+      expect(result.devices[0]?.message).toBe(
+        'refused before any change: VLAN eth1.100 on the device keeps its 802.1X, which the device allows only while its parent eth1 is on dhcp or static with 802.1X, ' +
+          'and this file leaves eth1 without it; in the same stick, turn off the 802.1X of eth1.100 (add eth1.100 to the file without a dot1x block) ' +
+          'or remove eth1.100 (prune: true removes every interface the file does not name), or keep 802.1X on eth1',
+      );
+      expect(writeSequence(sim)).toEqual([]);
+    });
+
+    it('turns both off in one stick: the VLAN first, then the parent (the device refuses the other order)', async () => {
+      const { sim, file, agent } = await withVlanDot1x();
+      writeFileSync(file, stickHead(sim, `${eth1Plain}${vlanPlain}`));
+      const { result } = await applyFile(file, { agent });
+      expect(result.devices[0]?.message).toBe('applied and verified: 2 changed');
+      expect(writeSequence(sim)).toEqual(['POST /api/v1/interface/ eth1.100 inet', 'POST /api/v1/interface/ eth1 inet', 'PUT /api/v1/service/networking/']);
+    });
+
+    it('removes the VLAN with prune and turns the parent\'s 802.1X off: the VLAN\'s DELETE first', async () => {
+      const { sim, file, agent } = await withVlanDot1x();
+      writeFileSync(file, stickHead(sim, `    prune: true\n${eth1Plain}      eth0:\n        ipv4: { method: dhcp }\n`));
+      const { result } = await applyFile(file, { agent });
+      expect(result.devices[0]?.message).toBe('applied and verified: 1 changed, 1 removed');
+      expect(writeSequence(sim)).toEqual(['DELETE /api/v1/interface/eth1.100/ family=inet', 'POST /api/v1/interface/ eth1 inet', 'PUT /api/v1/service/networking/']);
+      expect(sim.state().interfaces.active.map((i) => i.name).sort()).toEqual(['eth0', 'eth1']);
+    });
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chooseRecovery, stanzasTouched, type FailedRun } from '../../src/apply/choose-recovery.js';
-import { notRestored, restoreActions } from '../../src/apply/restore-actions.js';
+import { Dot1xNotAuthorizedError, dot1xWatches } from '../../src/apply/dot1x-authorization.js';
+import { notRestored, restoreActions, restoreOrder } from '../../src/apply/restore-actions.js';
 import { DeviceLostError, RestartSkippedError } from '../../src/apply/restart-and-wait.js';
 import { stepFailure, type StepFailure } from '../../src/apply/step-failure.js';
 import { DeviceRefusedError, ErrorCode, MpprovError, VerificationError } from '../../src/core/errors.js';
@@ -81,6 +82,18 @@ describe('stepFailure', () => {
     });
   });
 
+  it('makes a port that did not authorize 802.1X a wrong result, naming the interfaces for the roll-back report', () => {
+    const refused = new Dot1xNotAuthorizedError([{ name: 'eth1', families: ['inet'], facts: undefined }], 20_000);
+    expect(stepFailure(refused, verifyActive, 'check', 20_000)).toEqual({
+      message: 'the switch port did not authorize the 802.1X of eth1: eth1 inet got no address within 20 s after the restart (an interface whose 802.1X is refused carries no traffic)',
+      code: ErrorCode.ApplyFailed,
+      deviceLost: false,
+      wrongResult: true,
+      dot1xRefused: ['eth1'],
+    });
+    expect(chooseRecovery(run({ failure: stepFailure(refused, verifyActive, 'check', 20_000) }))).toEqual({ kind: 'roll-back' });
+  });
+
   it('keeps a device error code, and counts any failure of the active check as a wrong result', () => {
     const refused = new DeviceRefusedError({ url: 'https://192.0.2.10', method: 'POST', path: '/interface/', status: 400, deviceMessage: 'no' });
     expect(stepFailure(refused, post, 'POST eth1.100 inet (create)', 20_000)).toEqual({
@@ -147,7 +160,7 @@ describe('restoreActions and notRestored', () => {
   it('re-posts the old settings (unknown device fields kept, view-only ones dropped), gives up on secrets, deletes what is new', () => {
     expect(actions).toEqual([
       { kind: 'restore', name: 'eth1', family: 'inet', fields: { method: 'static', address: '192.0.2.20', netmask: '255.255.255.0', x_vendor_tuning: 'keep' } },
-      { kind: 'unrestorable', name: 'eth2', family: 'inet' },
+      { kind: 'unrestorable', name: 'eth2', family: 'inet', secrets: ['wpa_password'] },
       { kind: 'delete', name: 'eth3', family: 'inet' },
     ]);
   });
@@ -163,5 +176,41 @@ describe('restoreActions and notRestored', () => {
       { name: 'eth3', families: { inet: { method: 'dhcp' } } },
     ]);
     expect(notRestored(notBack, actions)).toEqual(['eth1 inet', 'eth3 inet']);
+  });
+});
+
+describe('restoreOrder', () => {
+  it('puts a VLAN losing its 802.1X, or going, before its parent; a parent regaining 802.1X before its VLAN', () => {
+    const before = deviceView([
+      { name: 'eth1', families: { inet: { method: 'dhcp' } } },
+      { name: 'eth1.100', families: { inet: { method: 'dhcp', vlan_raw_device: 'eth1' } } },
+      { name: 'eth1.200', families: { inet: { method: 'dhcp', vlan_raw_device: 'eth1', wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'TLS', wpa_identity: 'v' } } },
+    ]);
+    // This run had turned 802.1X on for eth1 and eth1.100 and created eth1.300; eth1.200 changed otherwise.
+    const actions = restoreActions(before, [
+      { name: 'eth1', family: 'inet' },
+      { name: 'eth1.200', family: 'inet' },
+      { name: 'eth1.300', family: 'inet' },
+      { name: 'eth1.100', family: 'inet' },
+    ]);
+    expect(restoreOrder(actions).map((a) => `${a.kind} ${a.name}`)).toEqual(['restore eth1.100', 'delete eth1.300', 'restore eth1', 'restore eth1.200']);
+  });
+});
+
+describe('dot1xWatches', () => {
+  const want = (name: string, family: 'inet' | 'inet6', fields: Record<string, unknown>) => ({ name, family, stanza: { name, family, fields, secrets: {} } });
+  const DOT1X = { wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'MD5', wpa_identity: 'mp' };
+
+  it('watches interfaces with an 802.1X dhcp or SLAAC stanza; static-only ones are not visible', () => {
+    expect(
+      dot1xWatches([
+        want('eth1', 'inet', { method: 'static', address: '192.0.2.5', netmask: '255.255.255.0', ...DOT1X }),
+        want('eth1', 'inet6', { method: 'auto', ...DOT1X }),
+        want('eth2', 'inet', { method: 'static', address: '192.0.2.6', netmask: '255.255.255.0', ...DOT1X }),
+        want('eth2', 'inet6', { method: 'manual', ...DOT1X }),
+        want('eth3', 'inet', { method: 'dhcp' }),
+        { name: 'eth4', family: 'inet', stanza: null },
+      ]),
+    ).toEqual({ watches: [{ name: 'eth1', families: ['inet6'], facts: undefined }], notVisible: ['eth2 inet', 'eth2 inet6'] });
   });
 });

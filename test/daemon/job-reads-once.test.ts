@@ -13,6 +13,7 @@ import { Redactor } from '../../src/core/index.js';
 import { fileStickReader, type StickReader } from '../../src/ingest/index.js';
 import { createAgentLogger, createWriteQueues } from '../../src/report/index.js';
 import type { SimulatorHandle } from '../../src/simulator/index.js';
+import { secretForms } from '../support/secret-forms.js';
 import { useSimulators } from '../support/simulator-fixture.js';
 import { tempFolder } from '../support/temp-folder.js';
 import { allFiles } from './agent-process.js';
@@ -35,18 +36,7 @@ const RADIUS_CA = fileURLToPath(new URL('../../profiles/certs/radius-ca.pem', im
 const ADMIN = 'correct horse battery staple';
 const PEAP = 'use a gateway, Mallory!';
 
-function formsOf(secret: string): string[] {
-  const bytes = Buffer.from(secret, 'utf8');
-  return [
-    secret,
-    bytes.toString('base64'),
-    bytes.toString('base64').replace(/=+$/, ''),
-    bytes.toString('hex'),
-    encodeURIComponent(secret),
-    encodeURIComponent(secret).replace(/%20/g, '+'),
-    JSON.stringify(secret).slice(1, -1),
-  ];
-}
+const formsOf = secretForms;
 
 function stickYaml(sim: SimulatorHandle, gateway: string): string {
   return `version: 1
@@ -131,7 +121,8 @@ describe("the daemon's job", () => {
     expect(usbLog).toContain(
       "problem: mpprov.yaml:9:66  monitoring_points[0].interfaces.eth1.ipv4.gateway  gateway 192.0.3.1 is outside the subnet of 192.0.2.10/24  (use a gateway inside the interface's subnet, or correct the prefix length)",
     );
-    expect(usbLog).toContain('RESULT: CHANGED  mp1: changed and verified  [j20260101-000000-0002]');
+    // eth1 is static with 802.1X: its authorization is not visible through the Admin API, and said so.
+    expect(usbLog).toContain('RESULT: CHANGED  mp1: changed, 802.1X authorization of eth1 inet not visible through the Admin API (check the switch port)  [j20260101-000000-0002]');
 
     await env.logger.close();
     const outputs = new Map<string, Buffer>([['journal', Buffer.from(journalText)], ...(await allFiles(root)), ...(await allFiles(agent.stateDir))]);
@@ -139,7 +130,7 @@ describe("the daemon's job", () => {
       expect.arrayContaining(['journal', 'usb.log', 'mpprov-result.json', 'jobs.jsonl', 'secrets-record.json', 'j20260101-000000-0002.log']),
     );
     const searched = [ADMIN, PEAP].flatMap(formsOf);
-    expect(searched).toHaveLength(14);
+    expect(searched.length).toBeGreaterThanOrEqual(14);
     const found: string[] = [];
     for (const [name, content] of outputs) {
       // The stick's own input files hold the secrets, as the network team wrote them.

@@ -13,6 +13,7 @@ import {
 } from '../../src/simulator/index.js';
 import { applyFile } from '../apply/apply-helpers.js';
 import { cliPath, repoRoot, runCli, useProcesses, type StartedProcess } from '../support/run-cli.js';
+import { worldReadableCli } from '../support/world-readable-cli.js';
 import { useSimulators } from '../support/simulator-fixture.js';
 import { PROFILE_ADMIN_PASSWORD, PROFILE_DEVICE, stateDir, stickHead, stickWithConfig } from '../support/stick-workspace.js';
 import { tempFolder } from '../support/temp-folder.js';
@@ -222,7 +223,8 @@ describe('mpprov simulate --dot1x-backend real', () => {
   }, 30_000);
 
   it('refuses to run without root, in one sentence, and does not fall back to the model', async () => {
-    const sim = await start([join(dir, 'as-nobody.mjs'), cliPath, 'simulate', '--dot1x-backend', 'real']);
+    // A copy "nobody" can read, wherever this checkout lives (a clone under a 0700 folder included).
+    const sim = await start([join(dir, 'as-nobody.mjs'), worldReadableCli(), 'simulate', '--dot1x-backend', 'real']);
     expect(await sim.exited).toEqual({ code: 64, signal: null });
     expect(sim.stdout()).toBe('');
     expect(sim.stderr()).toMatch(/^mpprov simulate: The real 802\.1X backend needs root \(this process runs as uid 65534\)( and the commands? [^.]+)?\.\n$/);

@@ -17,8 +17,11 @@ import { assertRealBackendCanRun, leftoversOf, NOTHING_LEFT, recordingModel, rec
 /**
  * Every EAP method the product supports and the failure cases, through the whole product:
  * `mpprov apply`'s engine (applyStick) validates a stick, uploads its files, posts the stanza,
- * restarts networking and verifies `dot1x_state` on a simulated device whose eth1 faces a switch
- * port demanding 802.1X. The same matrix runs on the model backend and on the real one
+ * restarts networking and verifies on a simulated device, in its default (model) view, whose eth1
+ * faces a switch port demanding 802.1X. The product judges the port as the model lets a client:
+ * by the address eth1's dhcp stanza gets (`in_use`), never by an authorization state; a refused
+ * port is a failure whose message lists the likely causes, and each case below says which one the
+ * product must name first. The same matrix runs on the model backend and on the real one
  * (hostapd and wpa_supplicant on a veth between two network namespaces); one test compares them.
  * eth1, not the management interface eth0, so a failure does not lock the device out; the
  * lockout on eth0 has its own cases below.
@@ -41,6 +44,11 @@ interface MatrixCase {
   faults?: string[];
   /** What the reason of each backend must say, beyond the state. */
   reason?: { model?: RegExp; real?: RegExp };
+  /**
+   * A refused case: the likely cause mpprov names first, and the real cause, which its list must
+   * name (the same cause when the run has evidence for it).
+   */
+  suspects?: { first: RegExp; named: RegExp };
 }
 
 const PEAP = 'eap: peap, inner: mschapv2, peap_version: 0, identity: mp01@corp.example, anonymous_identity: anonymous@corp.example, password_file: secrets/mp01-peap.pw';
@@ -102,14 +110,25 @@ const CASES: MatrixCase[] = [
     dot1x: `{ ${PEAP.replace('password_file: secrets/mp01-peap.pw', 'password: "not-the-password"')}, ca_cert: certs/radius-ca.pem }`,
     expected: 'unauthorized',
     reason: { model: /^wrong password for identity "mp01@corp.example"$/, real: /refused the password of "mp01@corp.example" \(EAP-MSCHAPv2: .*error 691\)/ },
+    suspects: { first: /^the password is not the one the RADIUS server holds for "mp01@corp\.example"$/, named: /the password is not the one/ },
   },
-  { name: 'wrong password (EAP-MD5)', dot1x: '{ eap: md5, identity: mp01, password: "not-the-password" }', expected: 'unauthorized' },
+  {
+    name: 'wrong password (EAP-MD5)',
+    dot1x: '{ eap: md5, identity: mp01, password: "not-the-password" }',
+    expected: 'unauthorized',
+    suspects: { first: /^the password is not the one the RADIUS server holds for "mp01"$/, named: /the password is not the one/ },
+  },
   {
     name: 'client certificate from another CA',
     dot1x: `{ ${TLS}, client_cert: certs/other-client.pem, private_key: certs/other-client.key }`,
     files: otherCaClient,
     expected: 'unauthorized',
     reason: { model: /not issued by the port's client CA/, real: /rejects the client certificate .*: unable to get local issuer certificate/ },
+    // The validator warned that the certificate is not from ca_cert: that warning is quoted.
+    suspects: {
+      first: /^the RADIUS server does not accept the client certificate certs\/other-client\.pem: its issuer .* \[validator warning in this run: certs\/other-client\.pem was not issued by the CA in ca_cert \(certs\/radius-ca\.pem\)\]$/,
+      named: /does not accept the client certificate certs\/other-client\.pem/,
+    },
   },
   {
     name: 'expired client certificate (valid when validated, expired when the port decides)',
@@ -118,6 +137,11 @@ const CASES: MatrixCase[] = [
     faults: [`restart-delay=${RESTART_DELAY}`],
     expected: 'unauthorized',
     reason: { model: /^the client certificate has expired/, real: /rejects the client certificate .*: certificate has expired/ },
+    // Valid at validation, expired when the port decided: mpprov sees that from the certificate's own date.
+    suspects: {
+      first: /^the client certificate certs\/expiring-client-\d+\.pem has expired or is not yet valid by the Monitoring Point's clock \[it expired at [0-9T:.-]+Z, after this run validated it\]/,
+      named: /has expired/,
+    },
   },
   {
     name: "RADIUS server certificate not trusted by the stick's CA",
@@ -125,12 +149,25 @@ const CASES: MatrixCase[] = [
     files: otherRadiusCa,
     expected: 'unauthorized',
     reason: { model: /the supplicant rejects the authentication server/, real: /the supplicant rejects the authentication server: / },
+    // Nothing this run can see tells a wrong CA from a wrong password (the Admin API gives no
+    // reason, the validator cannot see the RADIUS server's certificate): PEAP's own order puts the
+    // password first, and the list names the CA.
+    suspects: {
+      first: /^the password is not the one the RADIUS server holds for "mp01@corp\.example"$/,
+      named: /\(3\) the RADIUS server's certificate is not issued by ca_cert \(certs\/other-radius-ca\.pem\), so the Monitoring Point refuses the server/,
+    },
   },
   {
     name: 'EAP-TLS with an anonymous outer identity the server does not know',
     dot1x: `{ ${TLS}, anonymous_identity: anonymous@corp.example, client_cert: certs/mp01-cert.pem, private_key: certs/mp01-key.pem }`,
     expected: 'unauthorized',
     reason: { model: /^identity "anonymous@corp.example" is unknown/, real: /"anonymous@corp.example"/ },
+    // The client certificate's issuer warning (every TLS case of this PKI has it) keeps the
+    // certificate first; the identity comes next and names the outer identity.
+    suspects: {
+      first: /^the RADIUS server does not accept the client certificate certs\/mp01-cert\.pem: .*\[validator warning in this run: certs\/mp01-cert\.pem was not issued by the CA in ca_cert/,
+      named: /\(2\) the RADIUS server does not know the identity "mp01@corp\.example" or the outer \(anonymous\) identity "anonymous@corp\.example" it is first sent under/,
+    },
   },
   {
     name: '802.1X disabled on a port that demands it',
@@ -207,10 +244,15 @@ function expectProductOutcome(c: MatrixCase, s: Seen, backend: 'model' | 'real')
     expect(s.applyOutcome).toBe('changed');
     expect(s.message).toMatch(/^applied and verified/);
   } else if (c.dot1x !== undefined) {
-    // mpprov apply sees the port refuse and says so. (How it words the rest, and whether it rolls
-    // back, is the engine's business: today it calls this "still pending", see the report.)
+    // mpprov apply sees the port refuse (eth1 got no address), rolls back, and lists the causes.
     expect(s.applyOutcome).toBe('failed');
-    expect(s.message).toContain('eth1 inet: 802.1X is unauthorized (the switch port did not accept the credentials)');
+    expect(s.message).toMatch(/^the switch port did not authorize the 802\.1X of eth1: eth1 inet got no address within 2 s after the restart/);
+    expect(s.message).toMatch(/; rolled back: the device runs its previous configuration again \(verified\)$/);
+    const causes = /Likely causes, most likely first: (.*); rolled back/.exec(s.message)?.[1] ?? '';
+    const first = /^\(1\) (.*?); \(2\) /.exec(causes)?.[1] ?? causes;
+    expect(c.suspects, 'a refused case says which cause comes first').toBeDefined();
+    expect(first).toMatch(c.suspects?.first ?? /^$/);
+    expect(causes).toMatch(c.suspects?.named ?? /^$/);
   } else {
     // A stanza without 802.1X verifies (it asked for none), but the port carries no traffic.
     expect(s.applyOutcome).toBe('changed');
@@ -271,7 +313,7 @@ describe.each(['model', 'real'] as const)('the management interface on a demandi
     }
   }, 60_000);
 
-  it('with the right password: stays reachable and verifies dot1x_state authorized', async () => {
+  it('with the right password: stays reachable and verifies the port authorized it', async () => {
     const recorder = backend === 'model' ? recordingModel() : recordingReal(await realBackend());
     const device = await startProfileDevice({ switchPorts: { eth0: profile }, dot1xBackend: recorder });
     try {

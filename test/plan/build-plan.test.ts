@@ -110,9 +110,10 @@ describe('buildPlan', () => {
     expect(plan.refusals).toEqual([]);
     expect(plan.steps.map(describeStep)).toEqual([
       'DELETE eth2.5 inet (prune: interface not in the file)',
-      'DELETE eth2 inet (prune: interface not in the file)',
-      'DELETE eth1 inet6 (not in the file for this interface)',
       'POST eth1 inet (create)',
+      // A parent's stanza goes after its other family was posted (which may keep the 802.1X a VLAN needs).
+      'DELETE eth1 inet6 (not in the file for this interface)',
+      'DELETE eth2 inet (prune: interface not in the file)',
       'POST eth1.100 inet (create)',
       'check the pending view holds 5 stanza change(s)',
       'restart networking (5 stanza change(s))',

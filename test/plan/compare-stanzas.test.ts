@@ -53,4 +53,11 @@ describe('compareStanza', () => {
     const changes = compareStanza(desired({ method: 'dhcp' }), { method: 'dhcp', passphrase_set: true, dot1x_state: 'authorized', config_state: 'active' }, always);
     expect(changes).toEqual([{ field: 'passphrase', from: 'set', to: undefined, secret: true }]);
   });
+
+  it('tolerates fields a device adds beyond the model: no change to make, nothing to judge', () => {
+    const have = { method: 'dhcp', mtu: 1500, x_vendor_port_state: 'blocked', dot1x_state: 'unauthorized' };
+    expect(compareStanza(desired({ method: 'dhcp', mtu: 1500 }), have, always)).toEqual([]);
+    // A known setting beside them is still compared.
+    expect(compareStanza(desired({ method: 'dhcp', mtu: 9000 }), have, always)).toEqual([{ field: 'mtu', from: 1500, to: 9000, secret: false }]);
+  });
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import { validateStick } from '../../src/certs/index.js';
 import { hasErrors } from '../../src/core/problem.js';
 import { Secret } from '../../src/core/secret.js';
 import { desiredDevice, type DesiredDevice } from '../../src/plan/index.js';
+import { STATIC_DUAL_STACK_ETH1_INET, STATIC_DUAL_STACK_ETH1_LINK } from '../support/profile-expectations.js';
 
 /**
  * desiredDevice translates a validated stick entry into the device's own field names. Pure: the
@@ -21,6 +22,11 @@ async function desiredFrom(profile: string): Promise<DesiredDevice> {
   return desiredDevice(stick, 0);
 }
 
+/** A profile certificate's date, as the facts carry it (ISO 8601). */
+function certDate(which: 'validFrom' | 'validTo', file = 'certs/mp01-inner-cert.pem'): string {
+  return new Date(new X509Certificate(readFileSync(join(profilesDir, file)))[which]).toISOString();
+}
+
 /** `ca-<first 12 hex of the content's sha256>.pem`: the name the device is given for a file. */
 function nameOf(prefix: string, file: string, extension = 'pem'): string {
   return `${prefix}-${createHash('sha256').update(readFileSync(join(profilesDir, file))).digest('hex').slice(0, 12)}.${extension}`;
@@ -29,7 +35,7 @@ function nameOf(prefix: string, file: string, extension = 'pem'): string {
 describe('desiredDevice', () => {
   it('turns a static dual-stack block into one stanza per family, in Admin API field names', async () => {
     const desired = await desiredFrom('static-dual-stack.yaml');
-    const link = { mtu: 1500, link_speed: 1000, link_duplex: 'full', link_autoneg: false };
+    const link = STATIC_DUAL_STACK_ETH1_LINK;
     expect(desired).toEqual({
       name: 'branch-12-mp1',
       url: 'https://192.0.2.10',
@@ -45,16 +51,7 @@ describe('desiredDevice', () => {
             {
               name: 'eth1',
               family: 'inet',
-              fields: {
-                method: 'static',
-                address: '198.51.100.20',
-                netmask: '255.255.255.0',
-                gateway: '198.51.100.1',
-                dns_nameservers: ['198.51.100.53', '198.51.100.54'],
-                dns_search: ['corp.example'],
-                routes: [{ destination: '10.0.0.0/8', gateway: '198.51.100.254', metric: 100 }],
-                ...link,
-              },
+              fields: { ...STATIC_DUAL_STACK_ETH1_INET, ...link },
               secrets: {},
             },
             {
@@ -98,6 +95,17 @@ describe('desiredDevice', () => {
           ...inner,
         },
         secrets: {},
+        // What a failure explanation needs, in the stick's words: the inner certificate is the one the port judges.
+        dot1x: {
+          eap: 'peap',
+          inner: 'tls',
+          wireless: false,
+          identity: 'mp01@corp.example',
+          caCert: 'certs/radius-ca.pem',
+          innerCaCert: 'certs/radius-ca.pem',
+          clientCert: { source: 'certs/mp01-inner-cert.pem', notBefore: certDate('validFrom'), notAfter: certDate('validTo') },
+          warnings: [{ key: 'inner_tls.client_cert', message: 'certs/mp01-inner-cert.pem was not issued by the CA in inner_tls.ca_cert (certs/radius-ca.pem)' }],
+        },
       },
     ]);
     expect(desired.files.map((f) => [f.slot, f.filename, f.source])).toEqual([
@@ -112,6 +120,9 @@ describe('desiredDevice', () => {
   it('keeps a PFX as .p12 and its password as a Secret beside the fields, never in them', async () => {
     const desired = await desiredFrom('eap-tls-pfx.yaml');
     const stanza = desired.interfaces[0]?.stanzas[0];
+    // The client certificate inside the PFX is found with the key's password, for its dates.
+    expect(stanza?.dot1x?.clientCert).toEqual({ source: 'certs/mp01.p12', notBefore: certDate('validFrom', 'certs/mp01-cert.pem'), notAfter: certDate('validTo', 'certs/mp01-cert.pem') });
+    expect(JSON.stringify(stanza?.dot1x)).not.toContain(readFileSync(join(profilesDir, 'secrets/mp01-pfx.pw'), 'utf8').trim());
     expect(stanza?.fields).toEqual({
       method: 'dhcp',
       wpa_key_mgmt: 'IEEE8021X',

@@ -36,4 +36,12 @@ describe('progress display', () => {
     );
     expect(text()).not.toContain('\x1b');
   });
+
+  it('throttles each step\'s waits on their own: the 802.1X wait after a long restart is shown', () => {
+    const { stream, text } = sink();
+    const display = createProgressDisplay(stream, { tty: false });
+    display.onEvent({ type: 'waiting', device: 'mp1', description: 'restart networking', elapsedMs: 6000, reason: 'connection refused' });
+    display.onEvent({ type: 'waiting', device: 'mp1', description: 'check the active view', elapsedMs: 0, reason: '802.1X on eth1: up to 20 s' });
+    expect(text()).toBe('[mp1] waiting for the device (6.0 s): connection refused\n[mp1] waiting for the device (0.0 s): 802.1X on eth1: up to 20 s\n');
+  });
 });

@@ -57,7 +57,10 @@ export function addToStick(stickFile: string, files: readonly string[]): void {
 }
 
 /** One monitoring_points entry for a simulated device: its URL, its password from a file on the stick, its certificate pinned. */
-function deviceLines(name: string, device: SimulatorHandle, passwordFile: string, username?: string): string[] {
+/** What a stick needs to name a device: any HTTPS server on loopback (a simulator, a lying device). */
+export type StickTarget = Pick<SimulatorHandle, 'url' | 'fingerprintSha256'>;
+
+function deviceLines(name: string, device: StickTarget, passwordFile: string, username?: string): string[] {
   return [
     `  - name: ${name}`,
     `    url: ${device.url}`,
@@ -68,7 +71,7 @@ function deviceLines(name: string, device: SimulatorHandle, passwordFile: string
 }
 
 /** The top of a stick file for one simulated device started with PROFILE_DEVICE (secrets/admin.pw); `extra` follows it. */
-export function stickHead(device: SimulatorHandle, extra = ''): string {
+export function stickHead(device: StickTarget, extra = ''): string {
   return `${['version: 1', 'monitoring_points:', ...deviceLines('mp1', device, 'secrets/admin.pw')].join('\n')}\n${extra}`;
 }
 

@@ -1,0 +1,62 @@
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createSelfSignedCertificate } from '../../src/simulator/index.js';
+
+/**
+ * A lying device: a real HTTPS server on loopback that answers the reads mpprov needs (one eth0
+ * reached at 127.0.0.1, a capability list) and refuses every change with a 400 whose sentence
+ * quotes our request back: the Authorization header as it came, and each field of the body as
+ * `echo` renders it (as sent, or base64/hex/URL-encoded). The simulator never echoes; real
+ * devices may, so this is how tests prove that nothing of it reaches mpprov's outputs.
+ */
+export interface EchoingDevice {
+  url: string;
+  fingerprintSha256: string;
+  close(): void;
+}
+
+export type EchoStyle = 'raw' | 'encoded';
+
+export async function startEchoingDevice(style: EchoStyle = 'raw'): Promise<EchoingDevice> {
+  const cert = createSelfSignedCertificate();
+  const server: Server = createServer({ cert: cert.certificatePem, key: cert.privateKeyPem }, (req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      res.setHeader('content-type', 'application/json');
+      const path = req.url ?? '';
+      if (req.method === 'GET' && path.startsWith('/api/v1/interface/')) {
+        res.end(JSON.stringify({ success: true, interfaces: [{ name: 'eth0', families: { inet: { method: 'dhcp', in_use: { address: '127.0.0.1' } } } }] }));
+      } else if (req.method === 'GET' && path.startsWith('/api/v1/appliance/capability')) {
+        res.end(JSON.stringify({ success: true, interfaces: { eth0: { autoneg: true }, eth1: { autoneg: true }, wlan0: { wireless: true } } }));
+      } else {
+        res.statusCode = 400;
+        res.end(JSON.stringify({ success: false, error: style === 'raw' ? `bad request from ${req.headers.authorization ?? ''}; body was ${body}` : encodedEcho(req.headers.authorization, body) }));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    fingerprintSha256: cert.fingerprintSha256,
+    close: () => server.close(),
+  };
+}
+
+function encodedEcho(authorization: string | undefined, body: string): string {
+  // Secrets first: the client keeps only the start of a long device sentence.
+  const fields = Object.entries(parseObject(body))
+    .filter((e): e is [string, string] => typeof e[1] === 'string')
+    .sort(([a], [b]) => Number(/pass/.test(b)) - Number(/pass/.test(a)));
+  const echoed = fields.map(([k, v]) => `${k}=${Buffer.from(v).toString('base64')}|${Buffer.from(v).toString('hex')}|${encodeURIComponent(v)}`);
+  return `refused (${authorization ?? ''}): ${echoed.join(' ')}`;
+}
+
+function parseObject(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
