@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { startSimulator } = await import(join(root, 'dist/simulator/index.js'));
+const { startServiceSimulator } = await import(join(root, 'dist/simulator/service/index.js'));
 const profile = process.argv[2] ?? 'vlan-dot1x.yaml';
 
 const say = (text) => process.stdout.write(`\n=== ${text}\n`);
@@ -21,14 +22,25 @@ const cli = (args) =>
     child.on('close', (code) => resolve(code));
   });
 
-say('1. Start a simulated Monitoring Point (m50: eth0, eth1, wlan0) on loopback');
+say('1. Start a simulated Monitoring Point (m50: eth0, eth1, wlan0) and the monitoring service, on loopback');
+// The MP's hostname in the service: the profile's monitoring point name (the post-check's default).
+const hostname = /- name: (\S+)/.exec(readFileSync(join(root, 'profiles', profile), 'utf8'))?.[1] ?? 'mp1';
+// The service sees the MP UNAVAILABLE from its restart until 2 s after it answers again.
+const service = await startServiceSimulator({ reconnectMs: 2000, tokens: [{ label: 'demo' }] });
+service.registerAppliance({ hostname, macAddress: '00:1b:21:3a:4f:10' });
 const device = await startSimulator({
+  hooks: {
+    restartStarted: () => service.restartStarted(hostname),
+    answeringAgain: () => service.answeringAgain(hostname),
+    managementDot1xFailed: () => service.managementDot1xFailed(hostname),
+  },
   password: readFileSync(join(root, 'profiles/secrets/admin.pw'), 'utf8').trim(),
   certificatePem: readFileSync(join(root, 'profiles/certs/device-https-cert.pem'), 'utf8'),
   privateKeyPem: readFileSync(join(root, 'profiles/certs/device-https-key.pem'), 'utf8'),
   restartMs: 1500,
 });
 console.log(`device ${device.url}, certificate SHA-256 ${device.fingerprintSha256}`);
+console.log(`service ${service.url}, which knows the MP as "${hostname}" (reconnect delay 2 s after a restart)`);
 
 try {
   say(`2. Prepare a stick from profiles/${profile}, pointed at the simulated device`);
@@ -38,7 +50,12 @@ try {
   writeFileSync(file, readFileSync(join(stick, profile), 'utf8').replace('https://192.0.2.10', device.url));
   console.log(readFileSync(file, 'utf8'));
   const state = mkdtempSync(join(tmpdir(), 'mpprov-demo-state-'));
-  const engine = ['--agent-config', join(stick, 'no-agent.yaml'), '--state-dir', state];
+  const agentYaml = writeServiceAgentYaml(stick, state);
+  const engine = ['--agent-config', agentYaml, '--state-dir', state];
+  console.log(`agent.yaml with the service block:\n${readFileSync(agentYaml, 'utf8')}`);
+
+  say('2b. mpprov service check: TLS, the token, the organizations it sees');
+  await cli(['service', 'check', '--agent-config', agentYaml]);
 
   say('3. mpprov validate: the file and every certificate it names');
   await cli(['validate', file]);
@@ -46,14 +63,14 @@ try {
   say('4. mpprov plan: what would change (secrets only as "(changed)")');
   await cli(['plan', file, ...engine]);
 
-  say('5. mpprov apply: upload, post, restart networking, ride out the outage, verify');
+  say('5. mpprov apply: upload, post, restart networking, ride out the outage, verify, confirm the service sees it');
   const code = await cli(['apply', file, ...engine]);
   console.log(`exit status ${code}`);
 
   say('6. What the device runs now (its active view)');
   for (const iface of device.state().interfaces.active) console.log(JSON.stringify(iface));
 
-  say('7. The same stick again: nothing to change, no restart');
+  say('7. The same stick again: nothing to change, no restart (and the service still sees it)');
   await cli(['apply', file, ...engine]);
   const writes = device.requests().filter((r) => r.method !== 'GET').length;
   console.log(`networking restarts on the device: ${device.state().restarts}; write requests in total: ${writes}`);
@@ -63,6 +80,20 @@ try {
   await runAgentDemo(stick, file);
 } finally {
   await device.close();
+  await service.close();
+}
+
+/** agent.yaml with the service block: the token and the service's CA in files beside it. */
+function writeServiceAgentYaml(dir, stateDir) {
+  writeFileSync(join(dir, 'service.token'), `${service.token}\n`, { mode: 0o600 });
+  writeFileSync(join(dir, 'service-ca.pem'), service.caPem);
+  const file = join(dir, 'agent.yaml');
+  writeFileSync(file, serviceBlock(dir, `state_dir: ${stateDir}\n`));
+  return file;
+}
+
+function serviceBlock(dir, head) {
+  return `${head}service:\n  url: ${service.url}\n  token_file: ${join(dir, 'service.token')}\n  tls: { ca: ${join(dir, 'service-ca.pem')} }\n  wait_connected_s: 30\n`;
 }
 
 /**
@@ -79,7 +110,7 @@ async function runAgentDemo(stickDir, configFile) {
   mkdirSync(media);
   mkdirSync(profilesDir);
   const fat = canMountFat();
-  writeFileSync(join(world, 'agent.yaml'), `version: 1\nmedia_roots: [${media}]\nprofiles_dirs: [${profilesDir}]\nstate_dir: ${state}\n`);
+  writeFileSync(join(world, 'agent.yaml'), serviceBlock(stickDir, `version: 1\nmedia_roots: [${media}]\nprofiles_dirs: [${profilesDir}]\nstate_dir: ${state}\n`));
   const out = join(world, 'agent.out');
   const fd = openSync(out, 'a');
   const agent = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'run', '--agent-config', join(world, 'agent.yaml')], { stdio: ['ignore', fd, fd] });

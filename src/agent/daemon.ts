@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { type AgentConfig, agentSecrets, loadAgentConfig } from '../config/index.js';
 import { Redactor } from '../core/redact.js';
+import { RateLimiter } from '../service/index.js';
 import {
   fileStickReader,
   findConfigFile,
@@ -55,6 +56,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   let agent = withOverrides(loaded.config, options);
   // One redactor for everything the agent writes: agent.yaml's secrets, and each job's for its lifetime.
   const redactor = new Redactor();
+  // One rate limit for the data API across every job of this agent (they share the token).
+  const serviceLimiter = new RateLimiter();
   let removeAgentSecrets = redactor.add(agentSecrets(agent));
   const logger = createAgentLogger({ level: agent.logLevel, redactor, env });
   let state: StateStore;
@@ -99,6 +102,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       locks,
       signal: abort.signal,
       stopReason: () => stopping,
+      serviceLimiter,
       hostname: hostname(),
       version: options.version,
       stickQueue,

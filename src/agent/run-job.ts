@@ -3,6 +3,7 @@ import { type ApplyEvent, applyStick, stickSecrets, type StickResult } from '../
 import { validateStick } from '../certs/index.js';
 import { type AgentConfig, normaliseDeviceUrl, type Problem } from '../config/index.js';
 import type { Redactor } from '../core/redact.js';
+import type { RateLimiter } from '../service/index.js';
 import { snapshotReader, snapshotStick, type StickReader, type StickSnapshot } from '../ingest/index.js';
 import {
   type AgentLogger,
@@ -53,6 +54,8 @@ export interface JobEnvironment {
   signal: AbortSignal;
   /** The signal's name once the agent is stopping. */
   stopReason: () => string | undefined;
+  /** The data API's rate limit, shared by every job's post-check: they all use agent.yaml's one token. */
+  serviceLimiter?: RateLimiter | undefined;
   hostname: string;
   version: string;
   /** One write at a time per stick root, across jobs. */
@@ -239,6 +242,7 @@ async function applyOnce(
       rollback: true,
       restartTimeoutMs: env.agent.restartTimeoutMs,
       signal: env.signal,
+      ...(env.serviceLimiter === undefined ? {} : { serviceLimiter: env.serviceLimiter }),
       onEvent: (event) => {
         // The marker first: on disk before the engine sends what the event announces.
         if (trackProgress(marker, event)) env.state.writeMarker(marker);

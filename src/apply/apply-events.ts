@@ -1,4 +1,5 @@
 import type { Plan } from '../plan/index.js';
+import type { ConnectionOutcome } from '../service/index.js';
 
 /**
  * What a device's provisioning reports as it goes: the CLI turns these into a live step list or
@@ -54,6 +55,12 @@ export interface DeviceResult {
    */
   dot1xNotVisible?: string[];
   durationMs: number;
+  /**
+   * The post-check (agent.yaml `service`): whether the monitoring service sees the MP again.
+   * Absent when no service is configured, on a dry run, or when the device failed. Never
+   * changes `outcome`: the device's configuration is judged by the Admin API alone.
+   */
+  service?: ConnectionOutcome;
 }
 
 export type ApplyEvent =
@@ -65,6 +72,9 @@ export type ApplyEvent =
   | { type: 'waiting'; device: string; description: string; elapsedMs: number; reason: string }
   | { type: 'warning'; device: string; message: string }
   | { type: 'rollback'; device: string; message: string }
+  | { type: 'service-check-start'; device: string; hostname: string; url: string; waitS: number }
+  | { type: 'service-waiting'; device: string; hostname: string; elapsedMs: number; reason: string }
+  | { type: 'service-check-done'; device: string; outcome: ConnectionOutcome }
   | { type: 'device-result'; result: DeviceResult };
 
 export type ApplyEventSink = (event: ApplyEvent) => void;

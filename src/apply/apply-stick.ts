@@ -5,9 +5,11 @@ import { ErrorCode, MpprovError } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
 import type { Secret } from '../core/secret.js';
 import { desiredDevice, type Plan } from '../plan/index.js';
+import { createDataApiClient, type DataApi, RateLimiter, serviceTarget } from '../service/index.js';
 import { type ApplyEvent, type ApplyEventSink, type DeviceResult, Outcome } from './apply-events.js';
 import { provisionDevice, type ProvisionOptions } from './provision-device.js';
 import { openSecretsRecord } from './secrets-record.js';
+import { servicePostCheck, wantsPostCheck } from './service-post-check.js';
 
 export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
   agent: AgentConfig;
@@ -17,6 +19,14 @@ export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
   onProblem?: (problem: Problem) => void;
   /** Device client factory; the real undici client unless a caller brings its own. */
   connect?: (target: DeviceTarget, onWarning: (message: string) => void) => AdminApi;
+  /**
+   * The post-check's client; default one made from agent.service for this run (closed after it).
+   * The daemon passes its own rate limiter instead, so parallel jobs share the token's limit.
+   */
+  service?: DataApi;
+  serviceLimiter?: RateLimiter;
+  /** Poll spacing of the post-check, for tests and the demo; default 2 s growing to 10 s. */
+  serviceBackoff?: { firstMs: number; maxMs: number };
 }
 
 export const StickOutcome = { ...Outcome, Invalid: 'invalid' } as const;
@@ -57,13 +67,42 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   const redactor = new Redactor(stickSecrets(stick, options.agent));
   const onEvent = (event: ApplyEvent): void => options.onEvent(redactor.value(event));
   const record = await openSecretsRecord(options.agent.stateDir);
+  // One client and one rate limiter for the whole run: every device's post-check shares the token's limit.
+  const settings = options.agent.service;
+  const ownService = options.service === undefined && settings !== undefined && !options.dryRun;
+  const service =
+    options.dryRun || settings === undefined
+      ? undefined
+      : (options.service ?? createDataApiClient(serviceTarget(settings), options.serviceLimiter === undefined ? {} : { limiter: options.serviceLimiter }));
   const jobs = accesses.map((access: DeviceAccess, index) => async (): Promise<void> => {
     const desired = desiredDevice(stick, index);
+    const mp = stick.model?.monitoring_points[index];
+    const hostname = mp?.service_hostname ?? mp?.name ?? access.name;
     const onWarning = (message: string): void => onEvent({ type: 'warning', device: access.name, message });
     const target: DeviceTarget = { url: access.url, username: access.username, password: access.password, trust: access.trust };
     const api = options.connect?.(target, onWarning) ?? createAdminClient(target, { requestTimeoutMs: options.agent.requestTimeoutMs, onWarning });
     try {
-      const { result: device, plan } = await provisionDevice(desired, api, record, { ...options, dot1xGraceMs: options.dot1xGraceMs ?? options.agent.dot1xGraceMs, onEvent });
+      // With a post-check, the device's result waits for it, so its one device-result event carries both.
+      let held: DeviceResult | undefined;
+      const deviceEvents = (event: ApplyEvent): void => {
+        if (event.type === 'device-result' && service !== undefined) held = event.result;
+        else onEvent(event);
+      };
+      const { result: provisioned, plan } = await provisionDevice(desired, api, record, {
+        ...options,
+        dot1xGraceMs: options.dot1xGraceMs ?? options.agent.dot1xGraceMs,
+        onEvent: deviceEvents,
+      });
+      await api.close().catch(() => undefined);
+      let device = provisioned;
+      if (service !== undefined && settings !== undefined && wantsPostCheck(provisioned)) {
+        const outcome = await servicePostCheck({ client: service, waitS: settings.waitConnectedS, backoff: options.serviceBackoff }, access.name, hostname, {
+          signal: options.signal,
+          onEvent,
+        });
+        device = { ...provisioned, service: outcome };
+      }
+      if (held !== undefined) onEvent({ type: 'device-result', result: device });
       result.devices[index] = redactor.value(device);
       if (plan !== undefined) result.plans[index] = plan;
     } catch (error) {
@@ -79,9 +118,22 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
       await api.close().catch(() => undefined);
     }
   });
-  await runWithConcurrency(jobs, Math.max(1, options.concurrency));
+  try {
+    await runWithConcurrency(jobs, Math.max(1, options.concurrency));
+  } finally {
+    if (ownService) await service?.close().catch(() => undefined);
+  }
   result.outcome = stickOutcome(result.devices);
   return result;
+}
+
+/**
+ * Devices configured and verified but not confirmed connected to the monitoring service: with
+ * no failed device, `mpprov apply` exits 3 for them (data-api-model.md, "Fixed details").
+ */
+export function notConnected(result: StickResult): DeviceResult[] {
+  if (result.outcome !== StickOutcome.Changed && result.outcome !== StickOutcome.NoChange) return [];
+  return result.devices.filter((d) => d?.service !== undefined && !d.service.connected);
 }
 
 function stickOutcome(devices: readonly DeviceResult[]): StickOutcome {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { applyStick, type ApplyEvent, stickSecrets, type StickResult, StickOutcome } from '../apply/index.js';
+import { applyStick, type ApplyEvent, notConnected, stickSecrets, type StickResult, StickOutcome } from '../apply/index.js';
 import { validateStick } from '../certs/index.js';
 import { agentConfigPath, type AgentConfig, loadAgentConfig, type Problem } from '../config/index.js';
 import { ExitStatus } from '../core/errors.js';
@@ -103,11 +103,13 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
   else if (dryRun) for (const plan of result.plans) if (plan !== undefined) print(renderPlan(plan));
   if (!json && result.outcome === StickOutcome.Invalid) print(`${file}: INVALID, nothing was sent to any device`);
   else if (!json && !dryRun) print(`RESULT: ${resultWord(result)}`);
+  const unconfirmed = dryRun ? [] : notConnected(result);
+  if (!json) for (const d of unconfirmed) print(`${d.device}: configured and verified, but NOT CONFIRMED by the monitoring service: ${d.service?.sentence ?? ''}`);
   else if (!json) for (const d of result.devices) if (d.outcome === 'failed') print(`${d.device}: FAILED: ${d.message}`);
 
   if (result.outcome === StickOutcome.Invalid || result.outcome === StickOutcome.Failed) return ExitStatus.Failure;
   if (dryRun) return result.plans.some((p) => p?.hasChanges === true) ? ExitStatus.Changes : ExitStatus.Ok;
-  return ExitStatus.Ok;
+  return unconfirmed.length > 0 ? ExitStatus.NotConnected : ExitStatus.Ok;
 }
 
 /** stdout for the live step list, through the redactor; a terminal stays a terminal. */
@@ -123,7 +125,7 @@ function redactingStdout(redactor: Redactor): NodeJS.WritableStream & { isTTY?: 
 }
 
 function resultWord(result: StickResult): string {
-  const counts = result.devices.map((d) => `${d.device} ${d.outcome}`).join(', ');
+  const counts = result.devices.map((d) => `${d.device} ${d.outcome}${d.service === undefined ? '' : d.service.connected ? ', connected' : ', NOT connected'}`).join(', ');
   switch (result.outcome) {
     case StickOutcome.Changed:
       return `CHANGED (${counts})`;

@@ -4,6 +4,7 @@ import { registerApplyCommands } from './apply-command.js';
 import { registerRunCommand } from './run-command.js';
 import { registerStatusCommand } from './status-command.js';
 import { registerSchemaCommand } from './schema-command.js';
+import { registerServiceCommand } from './service-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
 import { registerSignCommand } from './sign-command.js';
 import { registerValidateCommand } from './validate-command.js';
@@ -23,5 +24,6 @@ registerRunCommand(program);
 registerStatusCommand(program);
 registerSimulateCommand(program);
 registerSignCommand(program);
+registerServiceCommand(program);
 
 await program.parseAsync(process.argv);

@@ -38,6 +38,11 @@ export function registerSimulateCommand(program: Command): void {
     .option('--control-port <n>', 'port of the test-only control server (default: a free port)')
     .option('--devices <n>', 'serve a fleet of N independent devices')
     .option('--manifest <file>', 'fleet: write the manifest (URLs, passwords, fingerprints) to FILE instead of stdout')
+    .option('--service', 'also serve a simulated monitoring service (data API) whose MPs follow the devices\' restarts')
+    .option('--service-reconnect-ms <ms>', 'service: how long an MP stays UNAVAILABLE after its device answers again', '5000')
+    .option('--service-hostname <name>', 'service: the MP\'s hostname (fleet: NAME-1 ... NAME-N)', 'sim-mp')
+    .option('--service-port <n>', 'service: HTTPS port (default: a free port)')
+    .option('--service-files <dir>', 'service: write the token (service-token) and the CA (service-ca.pem) into DIR for agent.yaml')
     .option('--json', 'print one line of JSON instead of text')
     .action(async (flags: SimulateFlags) => {
       try {

@@ -30,6 +30,14 @@ const AgentCredentials = z.strictObject({
   tls: AgentTls.optional(),
 });
 
+const AgentService = z.strictObject({
+  url: z.string().min(1).describe('the data API base including /api, e.g. https://service.example/api'),
+  token_file: z.string().min(1).optional().describe('absolute path of a file holding the access token'),
+  token_credential: z.string().min(1).optional().describe('file name in $CREDENTIALS_DIRECTORY (systemd LoadCredential)'),
+  tls: z.strictObject({ ca: z.string().min(1).optional().describe('absolute path of a CA certificate file') }).optional(),
+  wait_connected_s: z.number().positive().max(3600).optional(),
+});
+
 export const AgentConfigFile = z.strictObject({
   version: z.literal(1).optional(),
   media_roots: z.array(z.string().min(1)).optional(),
@@ -46,6 +54,7 @@ export const AgentConfigFile = z.strictObject({
     .optional(),
   defaults: AgentCredentials.optional(),
   devices: z.record(z.string(), AgentCredentials).optional(),
+  service: AgentService.optional(),
 });
 export type AgentConfigFile = z.infer<typeof AgentConfigFile>;
 
@@ -54,6 +63,19 @@ export interface DeviceDefaults {
   password?: Secret;
   tls?: { fingerprintSha256?: string; caPem?: string; insecure?: boolean };
 }
+
+/**
+ * agent.yaml's `service` block once read (data-api-model.md): the shape src/service takes as
+ * ServiceSettings. Kept here by shape, since config comes before the service stage.
+ */
+export interface AgentServiceSettings {
+  url: string;
+  token: Secret;
+  caPem?: string | undefined;
+  waitConnectedS: number;
+}
+
+export const DEFAULT_WAIT_CONNECTED_S = 300;
 
 export interface AgentConfig {
   file: string | undefined;
@@ -69,6 +91,8 @@ export interface AgentConfig {
   defaults: DeviceDefaults;
   /** Keyed by normalised device URL (`https://host[:port]`). */
   devices: Map<string, DeviceDefaults>;
+  /** The monitoring service's data API, for the post-check; absent: no post-check. */
+  service?: AgentServiceSettings;
 }
 
 export interface LoadedAgentConfig {
@@ -92,9 +116,9 @@ export function defaultAgentConfig(): AgentConfig {
   };
 }
 
-/** Every secret agent.yaml brought (its passwords), for the redactor. */
+/** Every secret agent.yaml brought (its passwords, the service token), for the redactor. */
 export function agentSecrets(config: AgentConfig): Secret[] {
-  const all = [config.defaults.password, ...[...config.devices.values()].map((d) => d.password)];
+  const all = [config.defaults.password, ...[...config.devices.values()].map((d) => d.password), config.service?.token];
   return all.filter((s): s is Secret => s !== undefined);
 }
 
@@ -143,7 +167,78 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
     }
     config.devices.set(key, await resolveCredentials(entry, ['devices', url], env, unplaced));
   }
+  if (data.service !== undefined) {
+    const service = await resolveService(data.service, env, unplaced);
+    if (service !== undefined) config.service = service;
+  }
   return { config, problems: unplaced.map((p) => placeProblem(parsed.source, p)) };
+}
+
+/** The service block: URL checked, exactly one token source read into a Secret, the CA read. */
+async function resolveService(
+  entry: z.infer<typeof AgentService>,
+  env: NodeJS.ProcessEnv,
+  problems: UnplacedProblem[],
+): Promise<AgentServiceSettings | undefined> {
+  const before = problems.length;
+  const fail = (at: KeyPath, message: string, hint?: string): void => {
+    problems.push({ severity: Severity.Error, path: ['service', ...at], message, ...(hint === undefined ? {} : { hint }) });
+  };
+  let url: URL | undefined;
+  try {
+    url = new URL(entry.url);
+  } catch {
+    fail(['url'], `'${entry.url}' is not a URL`, 'write it like https://service.example/api');
+  }
+  if (url !== undefined) {
+    if (url.protocol !== 'https:') fail(['url'], 'the service URL must start with https://');
+    // Credentials in a URL would end up in messages and logs: the token has its own key.
+    else if (url.username !== '' || url.password !== '') fail(['url'], 'the service URL must not contain a user name or password', 'put the token in token_file or token_credential');
+    else if (url.search !== '' || url.hash !== '') fail(['url'], 'the service URL must not have a query or fragment');
+  }
+  let token: Secret | undefined;
+  if (entry.token_file !== undefined && entry.token_credential !== undefined) {
+    fail(['token_credential'], 'the token is given twice, as token_file and as token_credential', 'keep one of them');
+  } else if (entry.token_file !== undefined) {
+    if (!isAbsolute(entry.token_file)) fail(['token_file'], 'the token file must be an absolute path in agent.yaml');
+    else {
+      const secret = await readSecretFile(entry.token_file);
+      if (typeof secret === 'string') fail(['token_file'], secret);
+      else token = secret;
+    }
+  } else if (entry.token_credential !== undefined) {
+    const dir = env.CREDENTIALS_DIRECTORY;
+    if (dir === undefined || dir === '') {
+      fail(['token_credential'], `credential '${entry.token_credential}' needs $CREDENTIALS_DIRECTORY, which is not set`, 'run under systemd with LoadCredential=, or use token_file');
+    } else if (entry.token_credential.includes('/')) {
+      fail(['token_credential'], 'a credential is a file name, not a path');
+    } else {
+      const secret = await readSecretFile(join(dir, entry.token_credential));
+      if (typeof secret === 'string') fail(['token_credential'], secret);
+      else token = secret;
+    }
+  } else {
+    problems.push({ severity: Severity.Error, path: ['service'], message: 'the service block needs a token: token_file or token_credential', atKey: true });
+  }
+  let caPem: string | undefined;
+  if (entry.tls?.ca !== undefined) {
+    if (!isAbsolute(entry.tls.ca)) fail(['tls', 'ca'], 'the CA file must be an absolute path in agent.yaml');
+    else {
+      try {
+        caPem = await readFile(entry.tls.ca, 'utf8');
+        if (!caPem.includes('-----BEGIN CERTIFICATE-----')) fail(['tls', 'ca'], `CA file ${entry.tls.ca} holds no PEM certificate`);
+      } catch (error) {
+        fail(['tls', 'ca'], `CA file ${entry.tls.ca} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
+    }
+  }
+  if (problems.length > before || token === undefined) return undefined;
+  return {
+    url: entry.url.replace(/\/+$/, ''),
+    token,
+    ...(caPem === undefined ? {} : { caPem }),
+    waitConnectedS: entry.wait_connected_s ?? DEFAULT_WAIT_CONNECTED_S,
+  };
 }
 
 async function resolveCredentials(

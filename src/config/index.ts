@@ -25,9 +25,11 @@ export {
   agentConfigPath,
   agentSecrets,
   DEFAULT_AGENT_CONFIG_PATH,
+  DEFAULT_WAIT_CONNECTED_S,
   defaultAgentConfig,
   loadAgentConfig,
   type AgentConfig,
+  type AgentServiceSettings,
   type DeviceDefaults,
   type LoadedAgentConfig,
 } from './agent-config.js';

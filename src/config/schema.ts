@@ -138,6 +138,12 @@ export const AclRule = z
 
 export const MonitoringPoint = z.strictObject({
   name: z.string().min(1).max(100).describe('label used in logs'),
+  service_hostname: z
+    .string()
+    .min(1)
+    .max(253)
+    .optional()
+    .describe("the MP's hostname as the monitoring service knows it (post-check); default its name"),
   url: z.string().describe('https://host[:port] of the device; the Admin API is {url}/api/v1'),
   username: z.string().min(1).optional(),
   password: secret.optional(),

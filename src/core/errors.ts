@@ -61,6 +61,8 @@ export const ExitStatus = {
   Failure: 1,
   /** `mpprov plan`: the plan has changes (as `diff` and `terraform plan -detailed-exitcode` do). */
   Changes: 2,
+  /** `mpprov apply`: every device configured and verified, at least one not confirmed connected to the monitoring service. */
+  NotConnected: 3,
   Usage: 64,
 } as const;
 

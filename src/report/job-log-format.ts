@@ -118,10 +118,44 @@ export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
         return [{ level: 'warn', text: `[${event.device}] warning: ${event.message}` }];
       case 'rollback':
         return [{ level: 'warn', text: `[${event.device}] ROLLBACK: ${event.message}` }];
+      case 'service-check-start':
+        return [{ level: 'info', text: `[${event.device}] confirm the service sees it: asking ${event.url} about "${event.hostname}" for up to ${event.waitS} s ...` }];
+      case 'service-waiting': {
+        const key = `service ${event.device}`;
+        const last = lastWait.get(key);
+        if (last !== undefined && event.elapsedMs - last < 10_000) return [];
+        lastWait.set(key, event.elapsedMs);
+        return [{ level: 'info', text: `[${event.device}] waiting for the service (${seconds(event.elapsedMs)}): ${event.reason}` }];
+      }
+      case 'service-check-done':
+        return [
+          event.outcome.connected
+            ? { level: 'info', text: `[${event.device}] service: ${event.outcome.sentence} (${seconds(event.outcome.waitedMs)})` }
+            : { level: 'warn', text: `[${event.device}] service: NOT CONFIRMED: ${event.outcome.sentence}` },
+        ];
       case 'device-result':
         return deviceResultLines(event.result);
     }
   };
+}
+
+/** The few words the RESULT line gives the post-check: `service: connected`, `service: BLOCKED`. */
+export function serviceWords(result: DeviceResult): string {
+  const service = result.service;
+  if (service === undefined) return '';
+  const words: Record<string, string> = {
+    connected: 'connected',
+    unknown: 'unknown to the service',
+    unavailable: `still UNAVAILABLE after ${Math.round(service.waitedMs / 1000)} s`,
+    blocked: 'BLOCKED',
+    removed: 'REMOVED',
+    new: 'still NEW',
+    'bad-token': 'bad token',
+    'no-permission': 'no permission',
+    unreachable: 'service unreachable',
+    unchecked: 'not checked',
+  };
+  return `, service: ${words[service.kind] ?? service.kind}`;
 }
 
 function deviceResultLines(result: DeviceResult): LogLine[] {
@@ -173,11 +207,11 @@ export function deviceWords(result: DeviceResult, stopped: boolean): string {
     case 'changed':
       // A static interface's 802.1X cannot be seen through the Admin API: never called verified.
       if (result.dot1xNotVisible !== undefined && result.dot1xNotVisible.length > 0) {
-        return `${result.device}: changed, 802.1X authorization of ${result.dot1xNotVisible.join(', ')} not visible through the Admin API (check the switch port)`;
+        return `${result.device}: changed, 802.1X authorization of ${result.dot1xNotVisible.join(', ')} not visible through the Admin API (check the switch port)${serviceWords(result)}`;
       }
-      return `${result.device}: changed and verified`;
+      return `${result.device}: changed and verified${serviceWords(result)}`;
     case 'no-change':
-      return `${result.device}: already applied, no restart`;
+      return `${result.device}: already applied, no restart${serviceWords(result)}`;
     case 'failed': {
       let why = FAILURE_WORDS[result.code ?? ''] ?? 'failed';
       // The engine reports a wait cut short by the shutdown as a lost device: say what happened.

@@ -1,4 +1,4 @@
-import type { ApplyEvent } from '../apply/index.js';
+import type { ApplyEvent, DeviceResult } from '../apply/index.js';
 
 /**
  * Shows a long apply as it happens. On a terminal: a step list per device with elapsed time,
@@ -59,8 +59,23 @@ function plainDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
         case 'rollback':
           write(`[${event.device}] ${event.message}`);
           break;
+        case 'service-check-start':
+          write(`[${event.device}] confirm the service sees it (${event.hostname}, up to ${event.waitS} s) ...`);
+          break;
+        case 'service-waiting': {
+          const key = `service ${event.device}`;
+          const last = lastWait.get(key) ?? 0;
+          if (event.elapsedMs - last >= 5_000 || last === 0) {
+            lastWait.set(key, Math.max(1, event.elapsedMs));
+            write(`[${event.device}] waiting for the service (${seconds(event.elapsedMs)}): ${event.reason}`);
+          }
+          break;
+        }
+        case 'service-check-done':
+          write(`[${event.device}] ${event.outcome.connected ? '' : 'NOT CONFIRMED: '}${event.outcome.sentence} (${seconds(event.outcome.waitedMs)})`);
+          break;
         case 'device-result':
-          write(`[${event.result.device}] ${event.result.outcome.toUpperCase()}: ${event.result.message}`);
+          write(`[${event.result.device}] ${event.result.outcome.toUpperCase()}: ${event.result.message}${serviceNote(event.result.service)}`);
           break;
       }
     },
@@ -129,8 +144,26 @@ function terminalDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
         case 'rollback':
           device(event.device).steps.push({ text: event.message, state: 'done', started: Date.now(), elapsedMs: 0 });
           break;
+        case 'service-check-start':
+          device(event.device).steps.push({ text: 'confirm the service sees it', state: 'running', started: Date.now() });
+          break;
+        case 'service-waiting': {
+          const step = device(event.device).steps.at(-1);
+          if (step !== undefined) step.note = `waiting: ${event.reason}`;
+          break;
+        }
+        case 'service-check-done': {
+          const step = device(event.device).steps.at(-1);
+          if (step !== undefined) {
+            // [!] with the reason; the device's own result line still says what the Admin API showed.
+            step.state = event.outcome.connected ? 'done' : 'failed';
+            step.elapsedMs = event.outcome.waitedMs;
+            step.note = event.outcome.sentence;
+          }
+          break;
+        }
         case 'device-result':
-          device(event.result.device).result = `${event.result.outcome.toUpperCase()}: ${event.result.message}`;
+          device(event.result.device).result = `${event.result.outcome.toUpperCase()}: ${event.result.message}${serviceNote(event.result.service)}`;
           break;
       }
       draw();
@@ -140,6 +173,12 @@ function terminalDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
       draw();
     },
   };
+}
+
+/** The device's result line mentions the post-check only when it did not confirm the MP. */
+function serviceNote(service: DeviceResult['service']): string {
+  if (service === undefined || service.connected) return service === undefined ? '' : '; connected to the service';
+  return `; NOT CONFIRMED by the service: ${service.sentence}`;
 }
 
 function seconds(ms: number): string {

@@ -24,3 +24,4 @@ export {
 } from './service-errors.js';
 export { waitUntilConnected, type ConnectionProgress, type WaitUntilConnectedOptions } from './wait-until-connected.js';
 export { ConnectionOutcomeKind, type ConnectionOutcome } from './connection-outcome.js';
+export { checkService, type ServiceCheckLine } from './check-service.js';

@@ -9,7 +9,7 @@ export { simulatorOptionsFromFlags, type SimulateFlags } from './simulate-flags.
 export { startFleet, type Fleet, type FleetManifest, type FleetManifestDevice } from './fleet.js';
 export type { SimulatorState } from './simulator-state.js';
 export type { RequestLogEntry } from './request-log.js';
-export type { ResetOptions } from './simulated-device.js';
+export type { DeviceEventHooks, ResetOptions } from './simulated-device.js';
 export { parseFault, formatFault, FaultSyntaxError, FAULT_KINDS, type FaultKind, type FaultSpec } from './faults.js';
 export type { RateLimit } from './rate-limiter.js';
 export { loadDeviceDescription, describeBuiltInModel, type DeviceDescription } from './device-description.js';

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { createRealDot1xBackend, type RealDot1xBackend } from './dot1x-real-backend.js';
 import { MAX_FLEET, startFleet } from './fleet.js';
 import { dot1xBackendFlag, integerFlag, simulatorOptionsFromFlags, type SimulateFlags } from './simulate-flags.js';
+import { startSimulatedService, type SimulatedServiceSetup } from './service/index.js';
 import { startSimulator, type SimulatorOptions } from './simulator.js';
 
 /**
@@ -21,12 +22,53 @@ export async function runSimulate(flags: SimulateFlags, out: NodeJS.WritableStre
   // Created here rather than by the simulator so that a fleet shares it; closed on every way out.
   // (Its namespaces are also removed on a signal or exit before this finally runs: netns-lab.ts.)
   const backend = backendName === 'real' ? await createRealDot1xBackend() : undefined;
+  let service: SimulatedServiceSetup | undefined;
   try {
     if (backend !== undefined) options.dot1xBackend = backend;
-    await serve(flags, options, backend, stopped, out);
+    if (flags.service === true) {
+      service = await startSimulatedService({
+        devices: flags.devices === undefined ? 1 : integerFlag('--devices', flags.devices, 1, MAX_FLEET),
+        hostname: flags.serviceHostname ?? 'sim-mp',
+        reconnectMs: integerFlag('--service-reconnect-ms', flags.serviceReconnectMs ?? '5000', 0, 3_600_000),
+        host: options.host,
+        port: flags.servicePort === undefined ? undefined : integerFlag('--service-port', flags.servicePort, 0, 65535),
+        filesDir: flags.serviceFiles,
+      });
+      options.hooks = service.hooks;
+    }
+    await serve(flags, options, backend, stopped, out, service);
   } finally {
+    await service?.service.close();
     await backend?.close();
   }
+}
+
+/** The service's part of the start-up output: for agent.yaml's service block. */
+function serviceJson(setup: SimulatedServiceSetup, devices: number): Record<string, unknown> {
+  return {
+    url: setup.service.url,
+    token: setup.service.token,
+    ca_pem: setup.service.caPem,
+    fingerprint_sha256: setup.fingerprintSha256,
+    reconnect_ms: setup.service.reconnectMs,
+    hostnames: Array.from({ length: devices }, (_, i) => setup.hostnameOf(i)),
+    ...(setup.files === undefined ? {} : { token_file: setup.files.token, ca_file: setup.files.ca }),
+  };
+}
+
+function serviceLines(setup: SimulatedServiceSetup, devices: number): string[] {
+  const names = Array.from({ length: Math.min(devices, 3) }, (_, i) => setup.hostnameOf(i)).join(', ');
+  return [
+    'Simulated monitoring service (data API) listening',
+    `  url:          ${setup.service.url}`,
+    `  token:        ${setup.service.token}`,
+    `  fingerprint:  ${setup.fingerprintSha256}`,
+    `  hostnames:    ${names}${devices > 3 ? ', ...' : ''} (UNAVAILABLE from a restart until ${setup.service.reconnectMs} ms after the device answers again)`,
+    ...(setup.files === undefined
+      ? ['  CA (save as the file service.tls.ca names):', ...setup.service.caPem.trimEnd().split('\n').map((l) => `    ${l}`)]
+      : [`  token file:   ${setup.files.token}`, `  CA file:      ${setup.files.ca}`]),
+    '  agent.yaml:   service: { url: <url>, token_file: <token file>, tls: { ca: <CA file> }, wait_connected_s: 60 }',
+  ];
 }
 
 async function serve(
@@ -35,6 +77,7 @@ async function serve(
   backend: RealDot1xBackend | undefined,
   stopped: Promise<void>,
   out: NodeJS.WritableStream,
+  service?: SimulatedServiceSetup,
 ): Promise<void> {
   const backendLine = backend?.describe() ?? 'model: decided in-process from certificates and passwords (--dot1x-backend real runs hostapd and wpa_supplicant)';
   const backendName = backend === undefined ? 'model' : 'real';
@@ -55,14 +98,20 @@ async function serve(
         control_url: fleet.manifest.control_url,
         dot1x_backend: backendName,
         show_dot1x_state: shown,
+        ...(service === undefined ? {} : { service: serviceJson(service, fleet.devices.length) }),
       };
       out.write(
         flags.json === true
           ? `${JSON.stringify(line)}\n`
-          : `${fleet.devices.length} simulated devices; manifest written to ${flags.manifest}; 802.1X: ${backendLine}; API: ${viewLine}\n`,
+          : [
+              `${fleet.devices.length} simulated devices; manifest written to ${flags.manifest}; 802.1X: ${backendLine}; API: ${viewLine}`,
+              ...(service === undefined ? [] : serviceLines(service, fleet.devices.length)),
+              '',
+            ].join('\n'),
       );
     } else {
-      out.write(`${JSON.stringify({ ...fleet.manifest, dot1x_backend: backendName, show_dot1x_state: shown })}\n`);
+      const line = { ...fleet.manifest, dot1x_backend: backendName, show_dot1x_state: shown };
+      out.write(`${JSON.stringify(service === undefined ? line : { ...line, service: serviceJson(service, fleet.devices.length) })}\n`);
     }
   } else {
     const sim = await startSimulator(options);
@@ -79,6 +128,7 @@ async function serve(
         model,
         dot1x_backend: sim.dot1xBackend,
         show_dot1x_state: sim.showDot1xState,
+        ...(service === undefined ? {} : { service: serviceJson(service, 1) }),
       };
       out.write(`${JSON.stringify(line)}\n`);
     } else {
@@ -93,6 +143,7 @@ async function serve(
           `  control:      ${sim.controlUrl}  (test-only, unauthenticated)`,
           `  802.1X:       ${backendLine}`,
           `  API view:     ${viewLine}`,
+          ...(service === undefined ? [] : serviceLines(service, 1)),
           'Stop with Ctrl-C.',
           '',
         ].join('\n'),

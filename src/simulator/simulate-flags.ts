@@ -33,6 +33,12 @@ export interface SimulateFlags {
   dot1xBackend: string;
   /** `--show-dot1x-state`: a rehearsal aid beyond the model, off unless given. */
   showDot1xState?: boolean;
+  /** `--service`: the simulated monitoring service beside the devices. */
+  service?: boolean;
+  serviceReconnectMs?: string;
+  serviceHostname?: string;
+  servicePort?: string;
+  serviceFiles?: string;
 }
 
 export async function simulatorOptionsFromFlags(flags: SimulateFlags): Promise<SimulatorOptions> {

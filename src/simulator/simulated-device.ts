@@ -59,6 +59,21 @@ export interface DeviceSettings {
   requestLogLimit: number;
   /** `dot1x_state` in GET /interface/ (a rehearsal aid beyond the model); default off. */
   showDot1xState: boolean;
+  hooks?: DeviceEventHooks | undefined;
+}
+
+/**
+ * What a device's outages look like from outside, for whoever watches it (the simulated
+ * monitoring service of `mpprov simulate --service`): plain callbacks with the device's index,
+ * so the device knows nothing of who listens.
+ */
+export interface DeviceEventHooks {
+  /** A networking restart (or reboot) began: the device stops answering. */
+  restartStarted?(index: number): void;
+  /** The device answers again after it. */
+  answeringAgain?(index: number): void;
+  /** After the restart, the management interface's port refused 802.1X: the MP cannot report. */
+  managementDot1xFailed?(index: number): void;
 }
 
 export interface ResetOptions {
@@ -225,6 +240,7 @@ export class SimulatedDevice implements AdminApiDevice {
     this.phase = kind === 'restart' ? Phase.Restarting : Phase.Rebooting;
     if (kind === 'restart') this.restarts += 1;
     else this.reboots += 1;
+    this.notify('restartStarted');
     // Let the 202 leave the socket buffers before the connections drop.
     setImmediate(() => this.stopListening());
     const delay = this.faults.takeRestartFault('restart-delay');
@@ -242,6 +258,9 @@ export class SimulatedDevice implements AdminApiDevice {
     if (this.faults.takeRestartFault('new-cert') !== undefined) this.renewCertificate();
     this.status = await this.evaluate(true);
     if (this.phase === Phase.Closed) return;
+    if (this.status.interfaces.get(this.settings.managementInterface)?.dot1xState === 'unauthorized') {
+      this.notify('managementDot1xFailed');
+    }
     if (this.status.lockout !== undefined) {
       this.phase = Phase.LockedOut;
       return;
@@ -253,10 +272,20 @@ export class SimulatedDevice implements AdminApiDevice {
     try {
       await this.listen(this.port);
       this.phase = Phase.Up;
+      this.notify('answeringAgain');
     } catch (error) {
       // Someone else took the port during the outage: the device stays away, and says why.
       this.phase = Phase.Gone;
       this.listenError = String(error);
+    }
+  }
+
+  /** Tells the hooks; a listener's failure is its own and never disturbs the device. */
+  private notify(event: keyof DeviceEventHooks): void {
+    try {
+      this.settings.hooks?.[event]?.(this.settings.index);
+    } catch {
+      // Deliberately ignored: the device behaves the same whoever watches it.
     }
   }
 

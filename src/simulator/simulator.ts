@@ -10,7 +10,7 @@ import type { FaultSpec } from './faults.js';
 import { DEFAULT_SERVICE_RATE_LIMIT, type RateLimit } from './rate-limiter.js';
 import type { RequestLogEntry } from './request-log.js';
 import { createSelfSignedCertificate, fingerprintOfCertificate, type EcKeyPair } from './self-signed-certificate.js';
-import { SimulatedDevice, type DeviceTls, type ResetOptions } from './simulated-device.js';
+import { SimulatedDevice, type DeviceEventHooks, type DeviceTls, type ResetOptions } from './simulated-device.js';
 import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
 import type { SimulatorState } from './simulator-state.js';
 
@@ -58,6 +58,8 @@ export interface SimulatorOptions {
    * API shows exactly the model's view. The control port's state always shows it.
    */
   showDot1xState?: boolean;
+  /** Callbacks on each device's outages (restart began, answering again, management 802.1X failed). */
+  hooks?: DeviceEventHooks;
 }
 
 export const DOT1X_BACKENDS = ['model', 'real'] as const;
@@ -171,6 +173,7 @@ export function createDevice(options: SimulatorOptions, index: number, host: str
     serviceRateLimit: options.serviceRateLimit ?? DEFAULT_SERVICE_RATE_LIMIT,
     requestLogLimit: options.requestLogLimit ?? 1000,
     showDot1xState: options.showDot1xState ?? description.showDot1xState ?? false,
+    hooks: options.hooks,
   });
 }
 

@@ -15,3 +15,4 @@ export {
   type OrganizationJson,
   type SimConnectionStatus,
 } from './service-wire.js';
+export { startSimulatedService, type SimulatedServiceSetup } from './start-simulated-service.js';
