@@ -44,6 +44,11 @@ export const AgentConfigFile = z.strictObject({
     .optional(),
   defaults: AgentCredentials.optional(),
   devices: z.record(z.string(), AgentCredentials).optional(),
+  when_done: z
+    .strictObject({
+      eject: z.boolean().optional().describe('unmount and power off the stick after its usb.log is synced (default true)'),
+    })
+    .optional(),
 });
 export type AgentConfigFile = z.infer<typeof AgentConfigFile>;
 
@@ -65,6 +70,8 @@ export interface AgentConfig {
   defaults: DeviceDefaults;
   /** Keyed by normalised device URL (`https://host[:port]`). */
   devices: Map<string, DeviceDefaults>;
+  /** What the agent does with a stick once its job is written down (agent.yaml `when_done`). */
+  whenDone: { eject: boolean };
 }
 
 export interface LoadedAgentConfig {
@@ -84,6 +91,7 @@ export function defaultAgentConfig(): AgentConfig {
     restartTimeoutMs: 120_000,
     defaults: {},
     devices: new Map(),
+    whenDone: { eject: true },
   };
 }
 
@@ -126,6 +134,7 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
   if (data.concurrency !== undefined) config.concurrency = data.concurrency;
   if (data.timeouts?.request_s !== undefined) config.requestTimeoutMs = data.timeouts.request_s * 1000;
   if (data.timeouts?.restart_s !== undefined) config.restartTimeoutMs = data.timeouts.restart_s * 1000;
+  if (data.when_done?.eject !== undefined) config.whenDone = { eject: data.when_done.eject };
   if (data.defaults !== undefined) config.defaults = await resolveCredentials(data.defaults, ['defaults'], env, unplaced);
   for (const [url, entry] of Object.entries(data.devices ?? {})) {
     const key = normaliseDeviceUrl(url);

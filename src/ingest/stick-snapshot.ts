@@ -15,7 +15,15 @@ import { MAX_CONFIG_BYTES, MAX_REFERENCED_BYTES } from './stick-files.js';
 export const SNAPSHOT_LIMITS = { maxDepth: 4, maxFileBytes: MAX_REFERENCED_BYTES, maxTotalBytes: 32 * 1024 * 1024 } as const;
 
 /** Files the agent writes on a stick: never part of its input. */
-export const AGENT_OUTPUT_NAMES = ['usb.log', 'mpprov-result.json'] as const;
+export const AGENT_OUTPUT_NAMES = [
+  'usb.log',
+  'mpprov-result.json',
+  // The one-glance result files (report/result-file.ts), in lower case as compared here.
+  'mpprov-busy.txt',
+  'mpprov-ok.txt',
+  'mpprov-no-change.txt',
+  'mpprov-failed.txt',
+] as const;
 
 /** Folders operating systems leave on sticks; nothing a configuration names lives there. */
 const SYSTEM_FOLDERS = new Set(['system volume information', '$recycle.bin', '.trashes', '.spotlight-v100', '.fseventsd', 'lost+found']);
