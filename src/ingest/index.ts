@@ -10,7 +10,7 @@ export {
   type ReadResult,
   type StickReader,
 } from './stick-files.js';
-export { isUnderMediaRoot, mediaMounts, parseMountinfo, readMountTable, type MountEntry } from './mount-table.js';
+export { CASE_INSENSITIVE_FSTYPES, isCaseInsensitiveMount, isUnderMediaRoot, mediaMounts, mountOf, parseMountinfo, readMountTable, type MountEntry } from './mount-table.js';
 export { parseFindmntLine, watchMounts, type MountWatcher, type MountWatcherOptions } from './mount-watcher.js';
 export { isProfileName, watchProfiles, type ProfilesWatcher, type ProfilesWatcherOptions } from './profiles-watcher.js';
 export {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { link, lstat, mkdir, readdir, readFile, realpath, stat, truncate, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, realpath, stat, truncate, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { isCaseInsensitiveMount } from './mount-table.js';
 import { MAX_CONFIG_BYTES, MAX_REFERENCED_BYTES } from './stick-files.js';
 
 /**
@@ -70,7 +71,7 @@ export async function snapshotStick(root: string, configName: string, destDir: s
   state.files += 1;
   state.bytes += Math.min(configBytes.length, MAX_CONFIG_BYTES);
 
-  const caseInsensitive = await isCaseInsensitive(root, configName);
+  const caseInsensitive = await isCaseInsensitiveMount(realRoot);
   const sameName = (a: string, b: string): boolean => (caseInsensitive ? a.toLowerCase() === b.toLowerCase() : a === b);
   const copied: string[] = [];
 
@@ -190,22 +191,6 @@ async function addSpellings(configBytes: Buffer, copied: readonly string[], dest
 /** What may stand before and after a path written as a YAML value: an edge, space, quote, `./`, flow punctuation. */
 const VALUE_START = /^$|[\s"'/:,{[]/;
 const VALUE_END = /^$|[\s"',}\]#]/;
-
-/**
- * True when the filesystem under `root` finds `name` under another case: FAT and friends. (Inode
- * numbers cannot tell: FUSE gives each looked-up name its own.) Case-insensitive means the other
- * spelling is found although no entry of that exact name is listed.
- */
-async function isCaseInsensitive(root: string, name: string): Promise<boolean> {
-  const swapped = [...name].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
-  if (swapped === name) return false;
-  try {
-    await lstat(join(root, swapped));
-    return !(await readdir(root)).includes(swapped);
-  } catch {
-    return false;
-  }
-}
 
 /** The stick's label as a person reads it: the mount folder's name (udisks names it after the label). */
 export function stickLabel(root: string): string {
