@@ -108,7 +108,7 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
 }
 
 /** stdout for the live step list, through the redactor; a terminal stays a terminal. */
-function redactingStdout(redactor: Redactor): NodeJS.WritableStream & { isTTY?: boolean } {
+function redactingStdout(redactor: Redactor): NodeJS.WritableStream & { isTTY?: boolean; columns?: number } {
   const stream = new Writable({
     // Done at once, so the live lines and the lines printed directly keep their order.
     write(chunk: Buffer | string, _encoding, done) {
@@ -116,7 +116,8 @@ function redactingStdout(redactor: Redactor): NodeJS.WritableStream & { isTTY?: 
       done();
     },
   });
-  return Object.assign(stream, { isTTY: process.stdout.isTTY === true });
+  // columns read live, so the step list is cut to the terminal's width as it is now (resized or not).
+  return Object.defineProperty(Object.assign(stream, { isTTY: process.stdout.isTTY === true }), 'columns', { get: () => process.stdout.columns });
 }
 
 function resultWord(result: StickResult): string {

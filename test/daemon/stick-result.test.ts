@@ -83,7 +83,7 @@ describe('the stick says when it is done, and the agent releases it', () => {
     const { image, mountPoint, fuseLog, stick } = await rig.insertStick(world, 'PULLED', files);
     await waitFor(async () => (await agent.output()).includes('step 3/4: restart networking'), 20_000, 'the restart step', agent.output);
     // Let the writer put the restart's lines on the stick, then yank it while the device restarts.
-    await waitFor(async () => (await agent.output()).includes('waiting for the device'), 10_000, 'the wait for the device', agent.output);
+    await waitFor(async () => (await agent.output()).includes('the device is not answering yet'), 10_000, 'the wait for the device', agent.output);
     await new Promise((r) => setTimeout(r, 700));
     await stick.pull();
 
