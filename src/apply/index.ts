@@ -3,3 +3,4 @@ export { Outcome, type ApplyEvent, type ApplyEventSink, type DeviceResult, type 
 export { provisionDevice } from './provision-device.js';
 export type { ProvisionOptions } from './provision-options.js';
 export { openSecretsRecord, SECRETS_RECORD_FILE, type SecretsRecord } from './secrets-record.js';
+export { secretsRecordProblem } from './secrets-record-access.js';

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { applyStick, type ApplyEvent, stickSecrets, type StickResult, StickOutcome } from '../apply/index.js';
+import { applyStick, type ApplyEvent, stickSecrets, type StickResult, StickOutcome, secretsRecordProblem } from '../apply/index.js';
 import { validateStick } from '../certs/index.js';
 import { agentConfigPath, type AgentConfig, loadAgentConfig, type Problem } from '../config/index.js';
 import { ExitStatus } from '../core/errors.js';
@@ -57,6 +57,9 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
     return ExitStatus.Failure;
   }
   const agent: AgentConfig = { ...loaded.config, ...(flags.stateDir === undefined ? {} : { stateDir: flags.stateDir }) };
+  // Up front, before any request: an unwritable record means every run resends secrets and restarts.
+  const recordProblem = await secretsRecordProblem(agent.stateDir);
+  if (recordProblem !== undefined) process.stderr.write(`WARNING: ${recordProblem}\n`);
   // Read and checked once; the engine takes this and reads nothing of the stick again.
   const stick = await validateStick(file, { label: file, agent });
   redactor.add(stickSecrets(stick, agent));
