@@ -56,9 +56,9 @@ async function listedResultFiles(root: string): Promise<string[]> {
 }
 
 /**
- * Writes `name` with `text` at `root` and removes every other result file. `keepUntilWritten`
- * orders it: at the start the old results go first (a stick pulled then shows BUSY alone); at the
- * end the new result is in place before BUSY goes (never a stick with no word on it at all).
+ * Writes `name` with `text` at `root` and removes every other result file, in this order: the
+ * results of an earlier run go first (a stick pulled then shows BUSY alone); BUSY goes last, once
+ * the new result is in place (never a stick with no word on it at all).
  */
 export async function writeResultTxt(root: string, name: ResultTxtName, text: string, target: WriteTarget = {}): Promise<void> {
   const others = (await listedResultFiles(root)).filter((n) => n.toLowerCase() !== name.toLowerCase());

@@ -15,7 +15,7 @@ describe('the demo', () => {
 
   it('runs to its end and removes every folder it made', { timeout: 180_000 }, async () => {
     tmp = await mkdtemp(join(tmpdir(), 'mpprov-demo-tmp-'));
-    const env = { ...process.env, TMPDIR: tmp, NO_COLOR: '1' };
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, NO_COLOR: '1' };
     delete env.MPPROV_DEMO_KEEP;
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
       const child = spawn(process.execPath, [join(repoRoot, 'scripts/demo.mjs')], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
