@@ -3,9 +3,10 @@
 // stick would be provisioned, show the steps, the result and what the device now runs, run the
 // same stick again to show that an unchanged stick changes nothing, then let the agent
 // (`mpprov run`) take the stick and show the usb.log it writes.
-// Run with `npm run demo` (it builds first). Everything stays on loopback and in a temp folder.
+// Run with `npm run demo` (it builds first). Everything stays on loopback and in one temp folder,
+// removed at the end however the demo ends (MPPROV_DEMO_KEEP=1 keeps it to look around).
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,27 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const { startSimulator } = await import(join(root, 'dist/simulator/index.js'));
 const { startServiceSimulator } = await import(join(root, 'dist/simulator/service/index.js'));
 const profile = process.argv[2] ?? 'vlan-dot1x.yaml';
+
+// One folder for everything the demo writes (stick, state, the agent's world), so one removal cleans up.
+const demoDir = mkdtempSync(join(tmpdir(), 'mpprov-demo-'));
+const mounts = new Set();
+const cleanup = () => {
+  for (const mountPoint of mounts) {
+    try {
+      execFileSync('fusermount', ['-u', '-z', mountPoint], { stdio: 'ignore' });
+    } catch {
+      // already unmounted (the agent releases a stick itself when its job is done)
+    }
+  }
+  if (process.env.MPPROV_DEMO_KEEP === '1') console.log(`kept ${demoDir}`);
+  else rmSync(demoDir, { recursive: true, force: true });
+};
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    cleanup();
+    process.exit(130);
+  });
+}
 
 const say = (text) => process.stdout.write(`\n=== ${text}\n`);
 const cli = (args) =>
@@ -44,12 +66,13 @@ console.log(`service ${service.url}, which knows the MP as "${hostname}" (reconn
 
 try {
   say(`2. Prepare a stick from profiles/${profile}, pointed at the simulated device`);
-  const stick = mkdtempSync(join(tmpdir(), 'mpprov-demo-stick-'));
+  const stick = join(demoDir, 'stick');
+  mkdirSync(stick);
   cpSync(join(root, 'profiles'), stick, { recursive: true });
   const file = join(stick, 'mpprov.yaml');
   writeFileSync(file, readFileSync(join(stick, profile), 'utf8').replace('https://192.0.2.10', device.url));
   console.log(readFileSync(file, 'utf8'));
-  const state = mkdtempSync(join(tmpdir(), 'mpprov-demo-state-'));
+  const state = join(demoDir, 'state');
   const agentYaml = writeServiceAgentYaml(stick, state);
   const engine = ['--agent-config', agentYaml, '--state-dir', state];
   console.log(`agent.yaml with the service block:\n${readFileSync(agentYaml, 'utf8')}`);
@@ -81,6 +104,7 @@ try {
 } finally {
   await device.close();
   await service.close();
+  cleanup();
 }
 
 /** agent.yaml with the service block: the token and the service's CA in files beside it. */
@@ -103,7 +127,8 @@ function serviceBlock(dir, head) {
  * job log is shown from the state folder.
  */
 async function runAgentDemo(stickDir, configFile) {
-  const world = mkdtempSync(join(tmpdir(), 'mpprov-demo-agent-'));
+  const world = join(demoDir, 'agent');
+  mkdirSync(world);
   const media = join(world, 'media');
   const profilesDir = join(world, 'profiles');
   const state = join(world, 'state');
@@ -125,13 +150,22 @@ async function runAgentDemo(stickDir, configFile) {
       makeFatImage(image, stickDir, configFile);
       const mountPoint = join(media, 'MPSTICK');
       mkdirSync(mountPoint);
+      mounts.add(mountPoint);
       const fuseLog = openSync(join(world, 'fusefat.log'), 'a');
       const fuse = spawn('fusefat', ['-f', '-o', 'rw+', image, mountPoint], { stdio: ['ignore', fuseLog, fuseLog] });
       closeSync(fuseLog);
+      const fuseExited = new Promise((resolve) => fuse.once('exit', resolve));
       await until(() => jobEnds(state) >= 1, 60_000, 'the stick job to end');
-      execFileSync('fusermount', ['-u', mountPoint]);
-      await new Promise((resolve) => fuse.once('exit', resolve));
+      // The agent unmounts the stick itself once its result is written (when_done.eject).
+      await Promise.race([fuseExited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      if (fuse.exitCode === null) {
+        execFileSync('fusermount', ['-u', mountPoint]);
+        await fuseExited;
+      } else console.log('the agent unmounted the stick itself: safe to remove');
+      mounts.delete(mountPoint);
       logText = execFileSync('mcopy', ['-n', '-i', image, '::usb.log', '-'], { env: { ...process.env, MTOOLS_SKIP_CHECK: '1' }, encoding: 'utf8' });
+      const names = execFileSync('mdir', ['-i', image, '-b', '::'], { env: { ...process.env, MTOOLS_SKIP_CHECK: '1' }, encoding: 'utf8' });
+      console.log(`at the stick's root: ${names.split('\n').filter((l) => l.startsWith('::/')).map((l) => l.slice(3)).join(', ')}`);
       say('usb.log, read back from the unmounted FAT image');
     } else {
       console.log('no FUSE/FAT tools here: the profile goes into a watched profiles folder instead');

@@ -21,7 +21,7 @@ import { appendDurably, createAgentLogger, createWriteQueues, formatProblem, USB
 import { createDeviceLocks } from './device-locks.js';
 import { recoverInterruptedJobs } from './interrupted-jobs.js';
 import { newJobId } from './job-id.js';
-import { type JobRequest, type RunningJob, startJob } from './run-job.js';
+import { type JobRequest, RELEASING, type RunningJob, startJob } from './run-job.js';
 import { openStateStore, type StateStore } from './state-store.js';
 import { startNotifier } from './systemd-notify.js';
 
@@ -107,6 +107,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       version: options.version,
       stickQueue,
       onSettled: forget,
+      stickInUse: (root, self) => [...running.values()].some((other) => other.id !== self && other.request.kind === 'stick' && other.request.root === root),
     });
     running.set(id, job);
     byKey.set(key, job);
@@ -161,7 +162,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
 
   const onUnmount = (entry: MountEntry): void => {
     for (const job of running.values()) {
-      if (job.request.kind === 'stick' && job.request.root === entry.target) {
+      if (job.request.kind === 'stick' && job.request.root === entry.target && job.marker.stage !== RELEASING) {
         job.log.stick?.detach();
         logger.log('info', `the stick at ${entry.target} was unmounted; the job goes on from its copy`, job.id);
       }

@@ -9,18 +9,24 @@ import {
   type AgentLogger,
   concludeJob,
   createEventFormatter,
+  busyText,
   createJobLog,
   formatInvalidLine,
+  formatJobLine,
   formatProblemLine,
   formatResultLine,
   type JobConclusion,
   type JobHeader,
   type JobLog,
+  RESULT_TXT,
   resultDocument,
+  resultText,
+  resultTxtName,
   stickProblemText,
 } from '../report/index.js';
 import { deviceLockKeys, resolveDeviceIdentity } from '../client/index.js';
 import type { DeviceLocks } from './device-locks.js';
+import { releaseStick } from './release-stick.js';
 import type { JobMarker, JobSourceRecord, StateStore } from './state-store.js';
 
 /**
@@ -65,6 +71,8 @@ export interface JobEnvironment {
    * from then on the same stick inserted again is a new job, not this one's duplicate.
    */
   onSettled?: () => void;
+  /** True while another job than `id` still uses the stick at `root`: then it is not released. */
+  stickInUse?: (root: string, id: string) => boolean;
 }
 
 export interface JobEnd {
@@ -100,10 +108,23 @@ export function startJob(id: string, request: JobRequest, env: JobEnvironment): 
     stage: 'reading the stick',
     devices: {},
   };
+  if (log.stick !== undefined) {
+    // At once, before anything else reaches the stick: a stick pulled from now on says BUSY, and
+    // its usb.log ends with the line below (kept last until the RESULT line replaces it).
+    log.stick.writeResultTxt(RESULT_TXT.busy, busyText(new Date(marker.started), id));
+    log.stick.setTrailer(formatJobLine(new Date(marker.started), id, STILL_RUNNING));
+  }
   const job = { id, request, marker, log } as RunningJob & { done: Promise<JobEnd> };
   job.done = runJob(job, env);
   return job;
 }
+
+/** The marker's stage while the agent unmounts the stick itself (the daemon says nothing of that unmount). */
+export const RELEASING = 'releasing the stick';
+
+/** usb.log's last line while the job runs. */
+export const STILL_RUNNING =
+  'the job is still running: if this is the last line, the stick was removed before the job ended; the result is written to this stick when it is next inserted';
 
 function sourceRecord(request: JobRequest, sha: string): JobSourceRecord {
   return { kind: request.kind, label: request.label, location: request.root, config: request.configName, config_sha256: sha };
@@ -170,11 +191,18 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
   }
   const conclusion = concludeJob({ ...(result === undefined ? {} : { result }), ...(failure === undefined ? {} : { failure }), configName: request.configName, stopped });
   marker.stage = 'finishing';
+  const finished = new Date();
+  log.stick?.setTrailer(undefined);
   log.result(formatResultLine(conclusion, id), conclusion.word === 'FAILED' ? 'error' : 'info');
-  log.writeResult(resultDocument({ header, finished: new Date(), conclusion, ...(result === undefined ? {} : { result }), stopped }));
+  log.writeResult(resultDocument({ header, finished, conclusion, ...(result === undefined ? {} : { result }), stopped }));
+  log.stick?.writeResultTxt(
+    resultTxtName(conclusion.word),
+    env.redactor.text(resultText({ conclusion, jobId: id, finished, label: request.label, configName: request.configName })),
+  );
   await log.flush();
 
   const stickLog = await settleStickLog(job, env, header, notes.map((n) => n.id));
+  if (stickLog === 'complete' && env.agent.whenDone.eject && request.kind === 'stick') await release(job, env);
   env.onSettled?.();
   await state.appendHistory({
     event: 'end',
@@ -199,6 +227,25 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
   await state.removeJobDir(id).catch(() => undefined);
   await log.flush();
   return { conclusion, stickLog };
+}
+
+/**
+ * Everything is on the stick and synced: unmount it (and power it off with udisks2), so it
+ * disappears from the file manager. Only a stick whose every write succeeded is released: one
+ * that failed keeps its mount, and its owed text waits for the next insertion anyway.
+ */
+async function release(job: RunningJob, env: JobEnvironment): Promise<void> {
+  const root = job.request.root;
+  // Another job on the same stick (re-inserted with another configuration) keeps it mounted.
+  if (env.stickInUse?.(root, job.id) === true) {
+    job.log.writeLocal('info', `the stick at ${root} is not released: another job still uses it`);
+    return;
+  }
+  await env.stickQueue(root)(() => Promise.resolve());
+  job.marker.stage = RELEASING;
+  const outcome = await releaseStick(root);
+  if (outcome.released) job.log.writeLocal('info', `the stick at ${root} is released (${outcome.how}): safe to remove`);
+  else job.log.writeLocal('warn', `the stick at ${root} was not released: ${outcome.why}; it is safe to remove once unmounted`);
 }
 
 /** Validation (once: the engine takes its result), the devices' locks, then the engine. */

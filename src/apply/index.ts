@@ -4,3 +4,4 @@ export { provisionDevice } from './provision-device.js';
 export type { ProvisionOptions } from './provision-options.js';
 export { openSecretsRecord, SECRETS_RECORD_FILE, SECRETS_RECORD_KEY_FILE, type SecretsRecord } from './secrets-record.js';
 export { servicePostCheck, wantsPostCheck, type PostCheckTarget } from './service-post-check.js';
+export { secretsRecordProblem } from './secrets-record-access.js';

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { applyStick, type ApplyEvent, notConnected, stickSecrets, type StickResult, StickOutcome } from '../apply/index.js';
+import { applyStick, type ApplyEvent, notConnected, stickSecrets, type StickResult, StickOutcome, secretsRecordProblem } from '../apply/index.js';
 import { validateStick } from '../certs/index.js';
 import { agentConfigPath, type AgentConfig, loadAgentConfig, type Problem } from '../config/index.js';
 import { ExitStatus } from '../core/errors.js';
@@ -59,6 +59,9 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
     return ExitStatus.Failure;
   }
   const agent: AgentConfig = { ...loaded.config, ...(flags.stateDir === undefined ? {} : { stateDir: flags.stateDir }) };
+  // Up front, before any request: an unwritable record means every run resends secrets and restarts.
+  const recordProblem = await secretsRecordProblem(agent.stateDir);
+  if (recordProblem !== undefined) process.stderr.write(`WARNING: ${recordProblem}\n`);
   // Read and checked once; the engine takes this and reads nothing of the stick again.
   const stick = await validateStick(file, { label: file, agent });
   redactor.add(stickSecrets(stick, agent));
@@ -113,7 +116,7 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
 }
 
 /** stdout for the live step list, through the redactor; a terminal stays a terminal. */
-function redactingStdout(redactor: Redactor): NodeJS.WritableStream & { isTTY?: boolean } {
+function redactingStdout(redactor: Redactor): NodeJS.WritableStream & { isTTY?: boolean; columns?: number } {
   const stream = new Writable({
     // Done at once, so the live lines and the lines printed directly keep their order.
     write(chunk: Buffer | string, _encoding, done) {
@@ -121,7 +124,8 @@ function redactingStdout(redactor: Redactor): NodeJS.WritableStream & { isTTY?: 
       done();
     },
   });
-  return Object.assign(stream, { isTTY: process.stdout.isTTY === true });
+  // columns read live, so the step list is cut to the terminal's width as it is now (resized or not).
+  return Object.defineProperty(Object.assign(stream, { isTTY: process.stdout.isTTY === true }), 'columns', { get: () => process.stdout.columns });
 }
 
 function resultWord(result: StickResult): string {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { readStatus, renderStatus } from '../agent/index.js';
+import { readStatus, renderStatus, stateDirProblem } from '../agent/index.js';
 import { agentConfigPath, agentSecrets, loadAgentConfig } from '../config/index.js';
 import { ExitStatus } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
@@ -28,6 +28,12 @@ export function registerStatusCommand(program: Command): void {
         }
         stateDir = loaded.config.stateDir;
         redactor.add(agentSecrets(loaded.config));
+      }
+      const problem = await stateDirProblem(stateDir);
+      if (problem !== undefined) {
+        process.stderr.write(`mpprov status: ${problem}\n`);
+        process.exitCode = ExitStatus.Failure;
+        return;
       }
       const report = await readStatus(stateDir, flags.limit);
       process.stdout.write(redactor.text(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report)));

@@ -55,6 +55,11 @@ export const AgentConfigFile = z.strictObject({
   defaults: AgentCredentials.optional(),
   devices: z.record(z.string(), AgentCredentials).optional(),
   service: AgentService.optional(),
+  when_done: z
+    .strictObject({
+      eject: z.boolean().optional().describe('unmount and power off the stick after its usb.log is synced (default true)'),
+    })
+    .optional(),
 });
 export type AgentConfigFile = z.infer<typeof AgentConfigFile>;
 
@@ -93,6 +98,8 @@ export interface AgentConfig {
   devices: Map<string, DeviceDefaults>;
   /** The monitoring service's data API, for the post-check; absent: no post-check. */
   service?: AgentServiceSettings;
+  /** What the agent does with a stick once its job is written down (agent.yaml `when_done`). */
+  whenDone: { eject: boolean };
 }
 
 export interface LoadedAgentConfig {
@@ -113,6 +120,7 @@ export function defaultAgentConfig(): AgentConfig {
     dot1xGraceMs: 20_000,
     defaults: {},
     devices: new Map(),
+    whenDone: { eject: true },
   };
 }
 
@@ -158,6 +166,7 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
   if (data.timeouts?.request_s !== undefined) config.requestTimeoutMs = data.timeouts.request_s * 1000;
   if (data.timeouts?.restart_s !== undefined) config.restartTimeoutMs = data.timeouts.restart_s * 1000;
   if (data.timeouts?.dot1x_s !== undefined) config.dot1xGraceMs = data.timeouts.dot1x_s * 1000;
+  if (data.when_done?.eject !== undefined) config.whenDone = { eject: data.when_done.eject };
   if (data.defaults !== undefined) config.defaults = await resolveCredentials(data.defaults, ['defaults'], env, unplaced);
   for (const [url, entry] of Object.entries(data.devices ?? {})) {
     const key = normaliseDeviceUrl(url);

@@ -11,7 +11,7 @@ export {
   type StickReader,
 } from './stick-files.js';
 export { describeNonFile, isInside, readInside, type ReadInsideOptions } from './read-inside.js';
-export { isUnderMediaRoot, mediaMounts, parseMountinfo, readMountTable, type MountEntry } from './mount-table.js';
+export { CASE_INSENSITIVE_FSTYPES, isCaseInsensitiveMount, isUnderMediaRoot, mediaMounts, mountOf, parseMountinfo, readMountTable, type MountEntry } from './mount-table.js';
 export { parseFindmntLine, watchMounts, type MountWatcher, type MountWatcherOptions } from './mount-watcher.js';
 export { isProfileName, watchProfiles, type ProfilesWatcher, type ProfilesWatcherOptions } from './profiles-watcher.js';
 export {

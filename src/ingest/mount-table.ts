@@ -65,3 +65,30 @@ export function mediaMounts(entries: readonly MountEntry[], mediaRoots: readonly
   for (const entry of entries) if (isUnderMediaRoot(entry.target, mediaRoots)) out.set(entry.target, entry);
   return out;
 }
+
+/**
+ * Filesystems that find a name whatever its case (FAT in all its forms, exFAT), by the type the
+ * mount table gives: vfat/msdos/exfat in the kernel, fuse.fusefat and the exFAT FUSE drivers.
+ * (fuseblk is left out: ntfs-3g, which also mounts as fuseblk, is case-sensitive.)
+ */
+export const CASE_INSENSITIVE_FSTYPES: ReadonlySet<string> = new Set(['vfat', 'msdos', 'fat', 'umsdos', 'exfat', 'fuse.fusefat', 'fuse.exfat', 'fuse.exfat-fuse']);
+
+/** The mount `path` lies on: the entry with the longest target that contains it (the last one when stacked). */
+export function mountOf(path: string, entries: readonly MountEntry[]): MountEntry | undefined {
+  let best: MountEntry | undefined;
+  for (const entry of entries) {
+    const inside = path === entry.target || entry.target === '/' || path.startsWith(`${entry.target}${sep}`);
+    if (inside && (best === undefined || entry.target.length >= best.target.length)) best = entry;
+  }
+  return best;
+}
+
+/**
+ * True when `path` (absolute, links resolved) lies on a case-insensitive filesystem, decided by
+ * its type in the mount table rather than by probing names: a probe depends on which spelling
+ * the stick happens to list (a stick written on Windows lists MPPROV.YAML) and guessed wrong.
+ */
+export async function isCaseInsensitiveMount(path: string, mountinfoFile = MOUNTINFO_FILE): Promise<boolean> {
+  const entry = mountOf(resolve(path), await readMountTable(mountinfoFile).catch(() => []));
+  return entry !== undefined && CASE_INSENSITIVE_FSTYPES.has(entry.fstype);
+}

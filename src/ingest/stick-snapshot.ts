@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { link, lstat, mkdir, opendir, readdir, truncate, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
+import { isCaseInsensitiveMount } from './mount-table.js';
 import { readInside } from './read-inside.js';
 import { MAX_CONFIG_BYTES, MAX_REFERENCED_BYTES, type StickReader } from './stick-files.js';
 
@@ -32,7 +33,15 @@ export const SNAPSHOT_LIMITS = {
 export type SnapshotLimits = { readonly [K in keyof typeof SNAPSHOT_LIMITS]: number };
 
 /** Files the agent writes on a stick: never part of its input. */
-export const AGENT_OUTPUT_NAMES = ['usb.log', 'mpprov-result.json'] as const;
+export const AGENT_OUTPUT_NAMES = [
+  'usb.log',
+  'mpprov-result.json',
+  // The one-glance result files (report/result-file.ts), in lower case as compared here.
+  'mpprov-busy.txt',
+  'mpprov-ok.txt',
+  'mpprov-no-change.txt',
+  'mpprov-failed.txt',
+] as const;
 
 /** The signature files beside the configuration: read like it, when present. */
 const SIGNATURE_NAMES = ['mpprov.sha256', 'mpprov.sha256.sig'] as const;
@@ -89,7 +98,8 @@ export async function snapshotStick(root: string, configName: string, destDir: s
   state.bytes += configBytes.length;
   state.bytesRead += config.ok ? configBytes.length : (config.bytesRead ?? 0);
 
-  const caseInsensitive = await isCaseInsensitive(root, configName);
+  // FAT spellings: decided by the mount's filesystem type (the mount table), never by probing a name.
+  const caseInsensitive = await isCaseInsensitiveMount(root);
   const fold = (path: string): string => (caseInsensitive ? path.toLowerCase() : path);
   const texts = [configBytes.toString('utf8')];
   for (const name of SIGNATURE_NAMES) {
@@ -286,22 +296,6 @@ async function addSpellings(configBytes: Buffer, copied: readonly string[], dest
 /** What may stand before and after a path written as a YAML value: an edge, space, quote, `./`, flow punctuation. */
 const VALUE_START = /^$|[\s"'/:,{[]/;
 const VALUE_END = /^$|[\s"',}\]#]/;
-
-/**
- * True when the filesystem under `root` finds `name` under another case: FAT and friends. (Inode
- * numbers cannot tell: FUSE gives each looked-up name its own.) Case-insensitive means the other
- * spelling is found although no entry of that exact name is listed.
- */
-async function isCaseInsensitive(root: string, name: string): Promise<boolean> {
-  const swapped = [...name].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
-  if (swapped === name) return false;
-  try {
-    await lstat(join(root, swapped));
-    return !(await readdir(root)).includes(swapped);
-  } catch {
-    return false;
-  }
-}
 
 /** The stick's label as a person reads it: the mount folder's name (udisks names it after the label). */
 export function stickLabel(root: string): string {

@@ -132,6 +132,33 @@ export async function replaceDurably(file: string, content: string | Buffer, tar
   await withHandle(dirname(file), 'r', (handle) => handle.sync(), {}).catch(() => undefined);
 }
 
+/** usb.log above this size keeps its still-running line in the middle rather than be rewritten per batch. */
+const MAX_TAIL_REWRITE_BYTES = 1024 * 1024;
+
+/**
+ * Appends `text` to a file that ends in `tail` (a line we wrote last, to stay last only until more
+ * text comes): the file is rewritten without the tail, as a temporary file renamed over it.
+ * Overwriting the tail in place with 'r+' was tried and fusefat left NUL bytes and stale tails
+ * behind (test/report/usb-log-trailer.test.ts), so the proven rename path is used; a file that
+ * does not end in `tail` (someone else appended) or is over 1 MiB just gets `text` appended.
+ */
+export async function appendOverTail(file: string, tail: string, text: string, target: WriteTarget = {}): Promise<AppendMethod> {
+  if (tail === '') return appendDurably(file, text, target);
+  const tailBytes = Buffer.from(tail, 'utf8');
+  let old: Buffer;
+  try {
+    const info = await stat(file);
+    if (info.size > MAX_TAIL_REWRITE_BYTES) return appendDurably(file, text, target);
+    old = await readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return appendDurably(file, text, target);
+    throw error;
+  }
+  if (old.length < tailBytes.length || !old.subarray(old.length - tailBytes.length).equals(tailBytes)) return appendDurably(file, text, target);
+  await replaceDurably(file, Buffer.concat([old.subarray(0, old.length - tailBytes.length), Buffer.from(text, 'utf8')]), target);
+  return 'rewrite';
+}
+
 /** Why a write to the stick failed, as the technician should read it. */
 export const StickProblem = { Removed: 'removed', ReadOnly: 'read-only', Full: 'full', Failed: 'failed' } as const;
 export type StickProblem = (typeof StickProblem)[keyof typeof StickProblem];

@@ -2,7 +2,7 @@ export { formatProblem, summarizeProblems, type ProblemSource } from './format-p
 export { createProgressDisplay, type ProgressDisplay } from './progress-display.js';
 export { renderPlan } from './render-plan.js';
 export { createAgentLogger, isJournal, LogLevel, type AgentLogger, type AgentLoggerOptions } from './agent-logger.js';
-export { appendDurably, classifyStickError, replaceDurably, StickProblem, type AppendMethod, type WriteTarget } from './durable-write.js';
+export { appendDurably, appendOverTail, classifyStickError, replaceDurably, StickProblem, type AppendMethod, type WriteTarget } from './durable-write.js';
 export { createJobLog, type JobLog, type JobLogOptions } from './job-log.js';
 export {
   concludeJob,
@@ -31,3 +31,4 @@ export {
   type UsbLogWriter,
   type UsbLogWriterOptions,
 } from './usb-log-writer.js';
+export { busyText, RESULT_TXT, RESULT_TXT_NAMES, resultText, resultTxtName, writeResultTxt, type ResultTxtName } from './result-file.js';

@@ -112,7 +112,7 @@ export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
         const last = lastWait.get(key);
         if (last !== undefined && event.elapsedMs - last < 5_000) return [];
         lastWait.set(key, event.elapsedMs);
-        return [{ level: 'info', text: `[${event.device}] waiting for the device (${seconds(event.elapsedMs)}): ${event.reason}` }];
+        return [{ level: 'info', text: `[${event.device}] ${waitingText(event.elapsedMs, event.reason)}` }];
       }
       case 'warning':
         return [{ level: 'warn', text: `[${event.device}] warning: ${event.message}` }];
@@ -244,4 +244,12 @@ export function concludeJob(input: { result?: StickResult; failure?: string; con
 
 export function formatResultLine(conclusion: JobConclusion, jobId: string): string {
   return `RESULT: ${conclusion.word}  ${conclusion.summary}  [${jobId}]\n`;
+}
+
+/**
+ * A wait during the networking restart, worded as the progress it is: the device is expected not
+ * to answer for a while, and "connection refused" alone read as a failure to technicians.
+ */
+export function waitingText(elapsedMs: number, reason: string): string {
+  return `restarting: the device is not answering yet, as expected during a restart (${(elapsedMs / 1000).toFixed(1)} s; ${reason})`;
 }

@@ -1,4 +1,5 @@
 import type { ApplyEvent, DeviceResult } from '../apply/index.js';
+import { waitingText } from './job-log-format.js';
 
 /**
  * Shows a long apply as it happens. On a terminal: a step list per device with elapsed time,
@@ -49,7 +50,7 @@ function plainDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
           const last = lastWait.get(key) ?? 0;
           if (event.elapsedMs - last >= 5_000 || last === 0) {
             lastWait.set(key, Math.max(1, event.elapsedMs));
-            write(`[${event.device}] waiting for the device (${seconds(event.elapsedMs)}): ${event.reason}`);
+            write(`[${event.device}] ${waitingText(event.elapsedMs, event.reason)}`);
           }
           break;
         }
@@ -83,7 +84,17 @@ function plainDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
   };
 }
 
-function terminalDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
+/**
+ * A line cut to the terminal's width: a line that wrapped would take two rows, and the redraw,
+ * which moves the cursor up one row per line, would then leave a broken step list behind.
+ */
+export function fitLine(line: string, columns: number | undefined): string {
+  if (columns === undefined || columns < 2) return line;
+  const chars = [...line];
+  return chars.length < columns ? line : `${chars.slice(0, columns - 2).join('')}…`;
+}
+
+function terminalDisplay(stream: NodeJS.WritableStream & { columns?: number }): ProgressDisplay {
   const devices = new Map<string, DeviceLines>();
   const warnings: string[] = [];
   let drawn = 0;
@@ -100,7 +111,8 @@ function terminalDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
       if (d.result !== undefined) lines.push(`  ${d.result}`);
     }
     let out = drawn > 0 ? `\x1b[${drawn}A` : '';
-    for (const line of lines) out += `\x1b[2K${line}\n`;
+    // Read at every draw: the terminal may have been resized since.
+    for (const line of lines) out += `\x1b[2K${fitLine(line, stream.columns)}\n`;
     stream.write(out);
     drawn = lines.length;
   };
@@ -135,7 +147,7 @@ function terminalDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
         }
         case 'waiting': {
           const step = device(event.device).steps.at(-1);
-          if (step !== undefined) step.note = `waiting: ${event.reason}`;
+          if (step !== undefined) step.note = `not answering yet, as expected (${event.reason})`;
           break;
         }
         case 'warning':

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { appendDurably, classifyStickError, replaceDurably, StickProblem } from './durable-write.js';
+import { appendOverTail, classifyStickError, replaceDurably, StickProblem } from './durable-write.js';
+import { type ResultTxtName, writeResultTxt } from './result-file.js';
 
 /**
  * usb.log and mpprov-result.json on the stick. Writes are queued and batched so a slow stick
@@ -21,6 +22,14 @@ export interface UsbLogWriter {
   append(text: string): void;
   /** Queues a replacement of mpprov-result.json. */
   writeResult(json: string): void;
+  /** Queues MPPROV-<name>.TXT at the root, removing the other result files (result-file.ts). */
+  writeResultTxt(name: ResultTxtName, text: string): void;
+  /**
+   * A line kept as usb.log's last line while set (each batch overwrites it and puts it back at
+   * the end): a stick pulled mid-job then ends with "still running", not with a misleading line.
+   * `undefined` takes it away with the next text (the RESULT line).
+   */
+  setTrailer(line: string | undefined): void;
   /** Resolves when everything queued so far is written or has failed. */
   flush(): Promise<void>;
   status(): StickStatus;
@@ -77,6 +86,11 @@ export function createUsbLogWriter(options: UsbLogWriterOptions): UsbLogWriter {
   let status: StickStatus = { ok: true };
   let pending = '';
   let pendingResult: string | undefined;
+  let pendingTxt: { name: ResultTxtName; text: string } | undefined;
+  let trailer = '';
+  /** The trailer as it is on the stick now (what the next append overwrites). */
+  let tailOnDisk = '';
+  const hasWork = (): boolean => pending !== '' || pendingResult !== undefined || pendingTxt !== undefined || trailer !== tailOnDisk;
   let running: Promise<void> | undefined;
 
   const fail = (problem: StickProblem, detail: string): void => {
@@ -100,16 +114,19 @@ export function createUsbLogWriter(options: UsbLogWriterOptions): UsbLogWriter {
   };
 
   const drain = async (): Promise<void> => {
-    while (status.ok && (pending !== '' || pendingResult !== undefined)) {
+    while (status.ok && hasWork()) {
       if (!(await stillMounted())) {
         fail(StickProblem.Removed, `${root} is no longer the stick's mount`);
         return;
       }
-      if (pending !== '') {
+      if (pending !== '' || trailer !== tailOnDisk) {
         const text = pending;
+        const tail = trailer;
+        const onDisk = tailOnDisk;
         try {
-          await serialize(() => appendDurably(join(root, USB_LOG_NAME), text, { device }));
+          await serialize(() => appendOverTail(join(root, USB_LOG_NAME), onDisk, text + tail, { device }));
           pending = pending.slice(text.length);
+          tailOnDisk = tail;
         } catch (error) {
           fail(await classify(error), `${USB_LOG_NAME}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
           return;
@@ -123,6 +140,15 @@ export function createUsbLogWriter(options: UsbLogWriterOptions): UsbLogWriter {
           fail(await classify(error), `${RESULT_FILE_NAME}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
           return;
         }
+      } else if (pendingTxt !== undefined) {
+        const txt = pendingTxt;
+        try {
+          await serialize(() => writeResultTxt(root, txt.name, txt.text, { device }));
+          if (pendingTxt === txt) pendingTxt = undefined;
+        } catch (error) {
+          fail(await classify(error), `${txt.name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          return;
+        }
       }
     }
   };
@@ -131,7 +157,7 @@ export function createUsbLogWriter(options: UsbLogWriterOptions): UsbLogWriter {
     running ??= drain().finally(() => {
       running = undefined;
       // Text queued during the last write of a pass that has just ended.
-      if (status.ok && (pending !== '' || pendingResult !== undefined)) void kick();
+      if (status.ok && hasWork()) void kick();
     });
     return running;
   };
@@ -144,6 +170,14 @@ export function createUsbLogWriter(options: UsbLogWriterOptions): UsbLogWriter {
     },
     writeResult(json) {
       pendingResult = json;
+      if (status.ok) void kick();
+    },
+    writeResultTxt(name, text) {
+      pendingTxt = { name, text };
+      if (status.ok) void kick();
+    },
+    setTrailer(line) {
+      trailer = line ?? '';
       if (status.ok) void kick();
     },
     async flush() {

@@ -27,6 +27,15 @@ describe('agent.yaml', () => {
     expect(bad.problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual(['1:22 timeouts.dot1x_s must be more than 0']);
   });
 
+  it('when_done.eject: true unless agent.yaml says false, and a wrong type is a located problem', async () => {
+    expect((await loadAgentConfig('/nonexistent/agent.yaml')).config.whenDone).toEqual({ eject: true });
+    const off = folder({ 'agent.yaml': 'version: 1\nwhen_done: { eject: false }\n' });
+    expect((await loadAgentConfig(join(off, 'agent.yaml'))).config.whenDone).toEqual({ eject: false });
+    const bad = folder({ 'agent.yaml': 'version: 1\nwhen_done:\n  eject: yes please\n' });
+    const { problems } = await loadAgentConfig(join(bad, 'agent.yaml'));
+    expect(problems.map((p) => `${p.line}:${p.column} ${p.path}`)).toEqual(['3:10 when_done.eject']);
+  });
+
   it('takes its path from the flag, then MPPROV_AGENT_CONFIG, then /etc/mpprov/agent.yaml', () => {
     expect(agentConfigPath('/a.yaml', { MPPROV_AGENT_CONFIG: '/b.yaml' })).toBe('/a.yaml');
     expect(agentConfigPath(undefined, { MPPROV_AGENT_CONFIG: '/b.yaml' })).toBe('/b.yaml');

@@ -73,6 +73,10 @@ export interface MountedStick {
   mountPoint: string;
   /** `fusermount -u` and wait for fusefat to exit. */
   unmount(): Promise<void>;
+  /** Resolves when fusefat has exited: the stick was unmounted, by whoever did it. */
+  exited: Promise<void>;
+  /** True while the mount point is in the mount table. */
+  mounted(): Promise<boolean>;
   /** A yank: fusefat killed with SIGKILL, then the dead mount detached (`fusermount -u -z`). */
   pull(): Promise<void>;
 }
@@ -109,12 +113,16 @@ export async function mountFat(image: string, mountPoint: string, options: { rea
   let gone = false;
   return {
     mountPoint,
+    exited,
+    mounted: () => inMountTable(mountPoint),
     async unmount() {
       if (gone) return;
       gone = true;
+      // The agent releases a stick itself when its job is done (when_done.eject): then only wait for fusefat.
       await run('fusermount', ['-u', mountPoint]).catch(async () => {
+        if (!(await inMountTable(mountPoint))) return;
         await new Promise((r) => setTimeout(r, 300));
-        await run('fusermount', ['-u', '-z', mountPoint]);
+        if (await inMountTable(mountPoint)) await run('fusermount', ['-u', '-z', mountPoint]);
       });
       await exited;
     },

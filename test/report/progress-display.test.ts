@@ -20,7 +20,7 @@ describe('progress display', () => {
     const out = text();
     expect(out).toContain('\x1b[2Kmp1 (https://127.0.0.1:1)\n');
     expect(out).toContain('[~] restart networking (1 stanza change(s))');
-    expect(out).toContain('waiting: connection refused');
+    expect(out).toContain('not answering yet, as expected (connection refused)');
     expect(out).toContain('\x1b[2K  [x] restart networking (1 stanza change(s))  3.2 s');
     expect(out).toMatch(/\x1b\[\d+A/); // cursor moved up: redrawn in place
   });
@@ -32,7 +32,10 @@ describe('progress display', () => {
     for (const ms of [100, 1000, 2000, 6000]) display.onEvent({ type: 'waiting', device: 'mp1', description: 'restart networking', elapsedMs: ms, reason: 'connection refused' });
     display.onEvent({ type: 'step-done', device: 'mp1', index: 0, description: 'restart networking', elapsedMs: 6100 });
     expect(text()).toBe(
-      '[mp1] 1/1 restart networking ...\n[mp1] waiting for the device (0.1 s): connection refused\n[mp1] waiting for the device (6.0 s): connection refused\n[mp1] 1 done (6.1 s)\n',
+      '[mp1] 1/1 restart networking ...\n' +
+        '[mp1] restarting: the device is not answering yet, as expected during a restart (0.1 s; connection refused)\n' +
+        '[mp1] restarting: the device is not answering yet, as expected during a restart (6.0 s; connection refused)\n' +
+        '[mp1] 1 done (6.1 s)\n',
     );
     expect(text()).not.toContain('\x1b');
   });
