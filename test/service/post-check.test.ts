@@ -40,11 +40,18 @@ describe('connected', () => {
     const hostname = mp();
     service.restartStarted(hostname);
     const progress: ConnectionProgress[] = [];
-    const waiting = waitUntilConnected(client(service), hostname, { waitS: 10, backoff: FAST, onProgress: (p) => progress.push(p) });
-    await sleep(400);
-    service.answeringAgain(hostname);
-    const answeredAt = Date.now();
-    const outcome = await waiting;
+    // The MP answers again once two polls have seen it UNAVAILABLE (on that event: after a fixed
+    // time, a loaded machine may not have answered a single poll yet).
+    let answeredAt = 0;
+    const onProgress = (p: ConnectionProgress) => {
+      progress.push(p);
+      if (progress.length === 2) {
+        service.answeringAgain(hostname);
+        answeredAt = Date.now();
+      }
+    };
+    const outcome = await waitUntilConnected(client(service), hostname, { waitS: 10, backoff: FAST, onProgress });
+    expect(answeredAt).toBeGreaterThan(0);
     expect(outcome).toMatchObject({ kind: 'connected', connected: true, hostname, sentence: 'connected to the service', lastStatus: 'AVAILABLE' });
     expect(outcome.appliance).toMatchObject({ hostname, orgId: 12, connectionStatus: 'AVAILABLE' });
     // Not before the service's reconnect delay ran out.
@@ -96,23 +103,26 @@ describe('not connected, by what the service says', () => {
 
   it('BLOCKED, REMOVED and NEW', async () => {
     const api = client(service);
+    // The connection is up first, and the wait leaves the first answers seconds on a loaded machine.
+    await api.listOrganizations();
     const [blocked, removed, fresh] = await Promise.all([
-      waitUntilConnected(api, mp('BLOCKED'), { waitS: 1, backoff: FAST }),
-      waitUntilConnected(api, mp('REMOVED'), { waitS: 1, backoff: FAST }),
-      waitUntilConnected(api, mp('NEW'), { waitS: 1, backoff: FAST }),
+      waitUntilConnected(api, mp('BLOCKED'), { waitS: 3, backoff: FAST }),
+      waitUntilConnected(api, mp('REMOVED'), { waitS: 3, backoff: FAST }),
+      waitUntilConnected(api, mp('NEW'), { waitS: 3, backoff: FAST }),
     ]);
     expect(blocked).toMatchObject({ kind: 'blocked', sentence: 'BLOCKED in the service: an administrator of the service must unblock it' });
     expect(removed).toMatchObject({ kind: 'removed', sentence: 'REMOVED from the service: it must be added to the service again' });
-    expect(fresh).toMatchObject({ kind: 'new', sentence: 'still NEW in the service after 1 s: it has not reported yet' });
+    expect(fresh).toMatchObject({ kind: 'new', sentence: 'still NEW in the service after 3 s: it has not reported yet' });
   });
 
   it('an MP blocked while it is being waited for', async () => {
     const hostname = mp();
     service.restartStarted(hostname);
-    const waiting = waitUntilConnected(client(service), hostname, { waitS: 1.5, backoff: FAST });
-    await sleep(300);
-    service.setConnectionStatus(hostname, 'BLOCKED');
-    expect((await waiting).kind).toBe('blocked');
+    // Blocked once the first poll has seen it UNAVAILABLE; the wait leaves later polls seconds.
+    const onProgress = () => service.setConnectionStatus(hostname, 'BLOCKED');
+    const outcome = await waitUntilConnected(client(service), hostname, { waitS: 4, backoff: FAST, onProgress });
+    expect(outcome).toMatchObject({ kind: 'blocked' });
+    expect(outcome.polls).toBeGreaterThan(1);
   });
 });
 
@@ -146,7 +156,8 @@ describe('not connected, because the service cannot tell', () => {
 
   it('service unreachable: retried for the whole wait, with the reason', async () => {
     const url = `https://127.0.0.1:${await closedPort()}/api`;
-    const outcome = await waitUntilConnected(client(service, { url }), 'branch-mp1', { waitS: 2, backoff: FAST });
+    // 3 s for polls before the last second of the wait: several polls even on a loaded machine.
+    const outcome = await waitUntilConnected(client(service, { url }), 'branch-mp1', { waitS: 4, backoff: FAST });
     expect(outcome).toMatchObject({ kind: 'unreachable', errorCode: 'MPPROV_SERVICE_UNREACHABLE' });
     expect(outcome.polls).toBeGreaterThan(2);
     expect(outcome.sentence).toBe(`service unreachable: cannot reach ${url}: connection refused`);
@@ -162,10 +173,21 @@ describe('not connected, because the service cannot tell', () => {
     const hostname = mp();
     service.restartStarted(hostname);
     const api = client(service);
+    // The connection is up before the wait starts, and the wait leaves the first poll seconds for
+    // its answer: a poll answered after the last moment a later poll could be sent leaves nothing
+    // failed to report (the outcome is then rightly "unavailable"), and on a loaded machine a first
+    // TLS handshake alone can take longer than a second.
+    await api.listOrganizations();
     // From the first answer on, the service fails.
-    const waiting = waitUntilConnected(api, hostname, { waitS: 1.5, backoff: FAST, onProgress: () => service.setFaults({ error: { name: 'internal' } }) });
-    const outcome = await waiting;
+    let failing = false;
+    const onProgress = () => {
+      failing = true;
+      service.setFaults({ error: { name: 'internal' } });
+    };
+    const outcome = await waitUntilConnected(api, hostname, { waitS: 4, backoff: FAST, onProgress });
+    expect(failing).toBe(true);
     expect(outcome.kind).toBe('unreachable');
+    expect(outcome.polls).toBeGreaterThan(1);
     expect(outcome.sentence).toBe(
       `service unreachable: the service at ${service.url} failed internally on GET /v3/appliance?hostname=${hostname} ` +
         '(HTTP 500 "Internal server error"); retry later; it last said UNAVAILABLE',
