@@ -51,11 +51,18 @@ export async function openSecretsRecord(stateDir: string): Promise<SecretsRecord
   const read = await readRecord(file);
   const legacyKey = read.legacyKey;
   let key: Buffer;
-  if (legacyKey !== undefined) {
-    key = await migrateKey(stateDir, keyFile, legacyKey);
-    // Rewrite at once: the key must not stay beside the hashes until the next save.
-    await writeRecord(stateDir, file, { version: 2, devices: read.record.devices });
-  } else key = await readOrCreateKey(stateDir, keyFile);
+  try {
+    if (legacyKey !== undefined) {
+      key = await migrateKey(stateDir, keyFile, legacyKey);
+      // Rewrite at once: the key must not stay beside the hashes until the next save.
+      await writeRecord(stateDir, file, { version: 2, devices: read.record.devices });
+    } else key = await readOrCreateKey(stateDir, keyFile);
+  } catch {
+    // A state directory that cannot be written (or made) is no reason to stop provisioning: the
+    // key then lasts this run only, the save fails later and is reported as a warning, and the
+    // cost is secrets sent again next time (the safe side).
+    key = legacyKey !== undefined ? Buffer.from(legacyKey, 'base64') : randomBytes(32);
+  }
   const data = read.record;
   // The same bytes as ever (url NUL stanza NUL field NUL value), so records written before still match.
   const hash = (deviceUrl: string, stanzaKey: string, field: string, value: Secret): string => value.keyedHash(key, [deviceUrl, stanzaKey, field]);

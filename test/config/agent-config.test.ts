@@ -78,9 +78,12 @@ describe('agent.yaml', () => {
     });
     const stick = await loadStick(join(stickDir, 'mpprov.yaml'));
     const access = [0, 1, 2].map((i) => resolveDeviceAccess(stick, i, config)).map((r) => ('access' in r ? r.access : r.problem));
-    expect(access.map((a) => ('url' in a ? [a.username, a.password.reveal(), a.trust.kind] : a))).toEqual([
+    // b would get the laptop's default password over `insecure: true`: the trust boundary refuses
+    // it (laptop credentials go only where agent.yaml vouches for the device's identity); c brings
+    // its own password, so agent.yaml's insecure may carry it.
+    expect(access.map((a) => ('url' in a ? [a.username, a.password.reveal(), a.trust.kind] : a.message))).toEqual([
       ['fieldadmin', 'device-SeCrEt', 'fingerprint'],
-      ['fieldadmin', 'default-SeCrEt', 'insecure'],
+      "refused before any connection: https://192.0.2.11 would receive the laptop's admin password from agent.yaml, but agent.yaml's tls for it is insecure: true, which never carries the laptop's credentials",
       ['tech', 'stick-SeCrEt', 'insecure'],
     ]);
   });
@@ -91,8 +94,8 @@ describe('agent.yaml', () => {
     const resolved = resolveDeviceAccess(stick, 0, (await loadAgentConfig('/nonexistent')).config);
     expect('problem' in resolved && stick.place(resolved.problem)).toEqual({
       severity: 'error', file: 'mpprov.yaml', line: 3, column: 5, path: 'monitoring_points[0]',
-      message: 'no admin password for https://192.0.2.10',
-      hint: 'add password_file: to the stick, or a password for this device in agent.yaml',
+      message: 'no admin password for https://192.0.2.10: the stick gives none and agent.yaml holds none for this device',
+      hint: 'add password_file: to the stick\'s entry, or a password for "https://192.0.2.10" under devices: (or defaults:) in agent.yaml',
     });
   });
 });
