@@ -88,6 +88,11 @@ export class RateLimiter {
     const index = this.#queue.indexOf(waiter);
     if (index >= 0) this.#queue.splice(index, 1);
     waiter.cleanup();
+    // Nobody left to wake: a pause timer (a hostile Retry-After) must not keep the process alive.
+    if (this.#queue.length === 0) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
   }
 
   #dropReturned(now: number): void {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,26 @@ function folder(files: Record<string, string>): string {
 }
 
 describe('agent.yaml service block', () => {
+  it('refuses a token file that is a FIFO, a device, or more than one line, without hanging or quoting it', async () => {
+    const dir = folder({ 'two-lines.token': `${TOKEN}\nsecond line\n`, 'ctrl.token': `${TOKEN}\u0007\n` });
+    execFileSync('mkfifo', [join(dir, 'fifo.token')]);
+    const cases = { fifo: join(dir, 'fifo.token'), device: '/dev/zero', twoLines: join(dir, 'two-lines.token'), control: join(dir, 'ctrl.token') };
+    const messages: Record<string, string[]> = {};
+    for (const [name, file] of Object.entries(cases)) {
+      writeFileSync(join(dir, `${name}.yaml`), `service:\n  url: https://service.example/api\n  token_file: ${file}\n`);
+      const { config, problems } = await loadAgentConfig(join(dir, `${name}.yaml`));
+      expect(config.service).toBeUndefined();
+      messages[name] = problems.map((p) => p.message);
+    }
+    expect(messages).toEqual({
+      fifo: [`secret file ${cases.fifo} is not a regular file`],
+      device: [`secret file /dev/zero is not a regular file`],
+      twoLines: [`secret file ${cases.twoLines} holds more than one line or a control character: it must hold the secret alone, on one line`],
+      control: [`secret file ${cases.control} holds more than one line or a control character: it must hold the secret alone, on one line`],
+    });
+    expect(JSON.stringify(messages)).not.toContain(TOKEN);
+  });
+
   it('reads the token file as a Secret without its one trailing newline, the CA, and the wait', async () => {
     const ca = createSelfSignedCertificate({ commonName: 'service test' }).certificatePem;
     const dir = folder({ 'service.token': `${TOKEN}\n`, 'ca.pem': ca });
