@@ -31,12 +31,12 @@ async function signedFiles(sim: SimulatorHandle, key: string): Promise<Record<st
 describe('mpprov run with signatures.required', () => {
   const rig = useAgentRig();
 
-  async function start() {
+  async function start(required = true) {
     const sim = await rig.simulator({ restartMs: 300 });
     const world = await rig.makeWorld({
       agentYaml: ({ mediaRoot, stateDir }) =>
         `version: 1\nmedia_roots: [${mediaRoot}]\nstate_dir: ${stateDir}\nlog_level: debug\ntimeouts: { request_s: 5, restart_s: 30 }\n` +
-        `signatures: { required: true, allowed_signers: ${keys.allowedSigners} }\n`,
+        `signatures: { required: ${required}, allowed_signers: ${keys.allowedSigners} }\n`,
     });
     return { sim, world, agent: await rig.startAgent(world) };
   }
@@ -80,5 +80,14 @@ describe('mpprov run with signatures.required', () => {
     expect(usbLog).toMatch(/problem: mpprov\.sha256:\d+:\d+ .*'mpprov\.yaml' changed after the stick was signed/);
     expect(usbLog).toMatch(/^RESULT: FAILED .*signature is refused/m);
     expect(sim.requests()).toEqual([]);
+  });
+
+  it('with required: false, an unsigned stick runs as before and usb.log says nothing of signatures', { timeout: 60_000 }, async () => {
+    const { sim, world, agent } = await start(false);
+    const { image, stick } = await rig.insertStick(world, 'PLAIN', stickFiles([{ name: 'mp1', sim }]));
+    const [end] = await waitForJobEnds(world, 1, agent);
+    await stick.unmount();
+    expect(end?.result, await agent.output()).toBe('CHANGED');
+    expect((await readFatFile(image, 'usb.log')) ?? '').not.toContain('signature');
   });
 });
