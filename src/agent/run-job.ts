@@ -25,6 +25,7 @@ import {
   stickProblemText,
 } from '../report/index.js';
 import { deviceLockKeys, resolveDeviceIdentity } from '../client/index.js';
+import { checkStickSignature } from './check-stick-signature.js';
 import type { DeviceLocks } from './device-locks.js';
 import { releaseStick } from './release-stick.js';
 import type { JobMarker, JobSourceRecord, StateStore } from './state-store.js';
@@ -259,6 +260,15 @@ async function applyOnce(
   marker.stage = 'validating';
   const stick = await validateStick(snapshot.configFile, { reader: snapshotReader(env.reader, snapshot), label: request.configName, agent: env.agent });
   const removeSecrets = env.redactor.add(stickSecrets(stick, env.agent));
+  // The signature before any lock or request: a refused stick never reaches a device.
+  marker.stage = 'checking the signature';
+  const signature = await checkStickSignature(env.agent, snapshot, stick, env.signal);
+  if (signature.line !== undefined) log.write(signature.problems.length > 0 ? 'error' : 'info', `signature: ${signature.line}`);
+  if (signature.problems.length > 0) {
+    log.writeLines(signature.problems.map((problem) => formatProblemLine(problem)));
+    const first = signature.problems[0] as Problem;
+    return { failure: `the stick's signature is refused (${first.file}: ${first.message}); nothing was sent to any device`, removeSecrets };
+  }
   const urls = (stick.model?.monitoring_points ?? []).map((mp) => normaliseDeviceUrl(mp.url) ?? mp.url);
 
   // Locked by the device's identity (its resolved addresses and port), not the URL's spelling:

@@ -5,6 +5,7 @@ import { ExitStatus } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
 import { formatProblem, summarizeProblems } from '../report/index.js';
 import { validateStick } from '../certs/index.js';
+import { checkFolderSignature } from './folder-signature.js';
 
 export function registerValidateCommand(program: Command): void {
   program
@@ -12,24 +13,27 @@ export function registerValidateCommand(program: Command): void {
     .description('check a configuration file (or a stick folder) and every certificate and key it names')
     .argument('<file>', 'mpprov.yaml, or a folder that holds one')
     .option('--json', 'print a machine-readable report')
-    .action(async (target: string, options: { json?: boolean }) => {
-      process.exitCode = await runValidate(target, options.json === true);
+    .option('--allowed-signers <file>', 'also check the stick\'s signature against this OpenSSH allowed_signers file')
+    .action(async (target: string, options: { json?: boolean; allowedSigners?: string }) => {
+      process.exitCode = await runValidate(target, options.json === true, options.allowedSigners);
     });
 }
 
-async function runValidate(target: string, json: boolean): Promise<number> {
+async function runValidate(target: string, json: boolean, allowedSigners: string | undefined): Promise<number> {
   const file = await configFileOf(target);
   const validated = await validateStick(file);
   const redactor = new Redactor(validated.secrets);
   const print = (text: string): void => void process.stdout.write(`${redactor.text(text)}\n`);
-  const problems = validated.problems;
+  const signature = allowedSigners === undefined ? undefined : await checkFolderSignature(file, validated, allowedSigners);
+  const problems = [...validated.problems, ...(signature?.problems ?? [])];
   const valid = !hasErrors(problems);
   if (json) {
-    print(JSON.stringify(jsonReport(file, valid, problems), null, 2));
+    print(JSON.stringify({ ...(jsonReport(file, valid, problems) as object), ...(signature === undefined ? {} : { signature: signature.summary }) }, null, 2));
   } else {
     // Source lines under problems on a terminal only; the stick withholds lines that hold a secret.
     const source = process.stdout.isTTY ? validated : undefined;
     for (const problem of problems) print(formatProblem(problem, source));
+    if (signature !== undefined) print(`${file}: ${signature.line}`);
     print(`${file}: ${valid ? 'valid' : 'INVALID'} (${summarizeProblems(problems)})`);
   }
   return valid ? ExitStatus.Ok : ExitStatus.Failure;

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
 import { Secret } from '../core/secret.js';
@@ -56,6 +56,12 @@ export const AgentConfigFile = z.strictObject({
   defaults: AgentCredentials.optional(),
   devices: z.record(z.string(), AgentCredentials).optional(),
   service: AgentService.optional(),
+  signatures: z
+    .strictObject({
+      required: z.boolean().optional().describe('true: refuse every stick not signed by an allowed signer (default false)'),
+      allowed_signers: z.string().min(1).optional().describe('OpenSSH allowed_signers file; read at each verification, not here'),
+    })
+    .optional(),
   when_done: z
     .strictObject({
       eject: z.boolean().optional().describe('unmount and power off the stick after its usb.log is synced (default true)'),
@@ -101,6 +107,11 @@ export interface AgentConfig {
   service?: AgentServiceSettings;
   /** What the agent does with a stick once its job is written down (agent.yaml `when_done`). */
   whenDone: { eject: boolean };
+  /**
+   * agent.yaml `signatures` (stick-format.md, "Signed sticks"). `allowedSigners` is only a path:
+   * the signature module reads the file at each verification, so an edited file counts at once.
+   */
+  signatures: { required: boolean; allowedSigners: string | undefined };
 }
 
 export interface LoadedAgentConfig {
@@ -122,6 +133,7 @@ export function defaultAgentConfig(): AgentConfig {
     defaults: {},
     devices: new Map(),
     whenDone: { eject: true },
+    signatures: { required: false, allowedSigners: undefined },
   };
 }
 
@@ -168,6 +180,18 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
   if (data.timeouts?.restart_s !== undefined) config.restartTimeoutMs = data.timeouts.restart_s * 1000;
   if (data.timeouts?.dot1x_s !== undefined) config.dot1xGraceMs = data.timeouts.dot1x_s * 1000;
   if (data.when_done?.eject !== undefined) config.whenDone = { eject: data.when_done.eject };
+  if (data.signatures !== undefined) {
+    // Relative to agent.yaml's folder, as an operator reading that file would take it.
+    const allowed = data.signatures.allowed_signers === undefined ? undefined : resolve(dirname(file), data.signatures.allowed_signers);
+    config.signatures = { required: data.signatures.required ?? false, allowedSigners: allowed };
+    if (config.signatures.required && allowed === undefined) {
+      unplaced.push({
+        severity: Severity.Error, path: ['signatures', 'required'],
+        message: 'signatures are required but no allowed_signers file says whose',
+        hint: 'add signatures.allowed_signers: /etc/mpprov/allowed_signers',
+      });
+    }
+  }
   if (data.defaults !== undefined) config.defaults = await resolveCredentials(data.defaults, ['defaults'], env, unplaced);
   for (const [url, entry] of Object.entries(data.devices ?? {})) {
     const key = normaliseDeviceUrl(url);

@@ -36,6 +36,27 @@ describe('agent.yaml', () => {
     expect(problems.map((p) => `${p.line}:${p.column} ${p.path}`)).toEqual(['3:10 when_done.eject']);
   });
 
+  it('signatures: not required by default; allowed_signers kept as a path (relative to agent.yaml), not read at load', async () => {
+    expect((await loadAgentConfig('/nonexistent/agent.yaml')).config.signatures).toEqual({ required: false, allowedSigners: undefined });
+    const dir = folder({ 'agent.yaml': 'version: 1\nsignatures: { required: true, allowed_signers: keys/allowed_signers }\n' });
+    const loaded = await loadAgentConfig(join(dir, 'agent.yaml'));
+    expect(loaded.problems).toEqual([]);
+    expect(loaded.config.signatures).toEqual({ required: true, allowedSigners: join(dir, 'keys/allowed_signers') });
+  });
+
+  it('signatures: located problems for a wrong type, an unknown key, and required without allowed_signers', async () => {
+    const dir = folder({
+      'type.yaml': 'version: 1\nsignatures:\n  required: yes please\n',
+      'key.yaml': 'version: 1\nsignatures:\n  allowed_signer: /etc/mpprov/allowed_signers\n',
+      'whose.yaml': 'version: 1\nsignatures:\n  required: true\n',
+    });
+    const at = async (name: string): Promise<string[]> => (await loadAgentConfig(join(dir, name))).problems.map((p) => `${p.line}:${p.column} ${p.path}`);
+    expect(await at('type.yaml')).toEqual(['3:13 signatures.required']);
+    expect(await at('key.yaml')).toEqual(['3:3 signatures.allowed_signer']);
+    const whose = await loadAgentConfig(join(dir, 'whose.yaml'));
+    expect(whose.problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual(['3:13 signatures.required signatures are required but no allowed_signers file says whose']);
+  });
+
   it('takes its path from the flag, then MPPROV_AGENT_CONFIG, then /etc/mpprov/agent.yaml', () => {
     expect(agentConfigPath('/a.yaml', { MPPROV_AGENT_CONFIG: '/b.yaml' })).toBe('/a.yaml');
     expect(agentConfigPath(undefined, { MPPROV_AGENT_CONFIG: '/b.yaml' })).toBe('/b.yaml');
