@@ -73,6 +73,9 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   // started again in this run: a stick that crashes the agent would otherwise crash it on every
   // restart while it stays inserted. Keyed by the stick's identity (label and configuration).
   const crashedSticks = new Map<string, string>();
+  // Where a refused crashed stick is mounted: taking it out clears its mark, so its next insertion
+  // runs again (a crash loop needs the stick to stay in; a technician who re-plugs it decided).
+  const refusedAt = new Map<string, string>();
   for (const job of await recoverInterruptedJobs(state)) {
     logger.log('warn', `an earlier job did not finish: ${job.reason}; where it stopped: ${job.where.join('; ')}`, job.id);
     const source = job.marker.source;
@@ -145,10 +148,11 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
         const sentence =
           `this stick is not started: its job ${crashedJob} ended the agent's previous run without finishing (crash, kill or power loss), ` +
           'and starting it again could do the same on every restart while it stays inserted; check it with mpprov validate, ' +
-          'then take it out and put it back after the agent restarts, or change its configuration';
+          'then take it out and put it back to run it again, or change its configuration';
         // usb.log first: once the journal says it, the stick has it too.
         await appendRefusal(root, sentence).catch((error: unknown) => logger.log('warn', `${root}: cannot write usb.log: ${(error as Error).message}`));
         logger.log('error', `stick at ${root}: ${sentence}`);
+        refusedAt.set(root, stickIdentity(stickLabel(root), sha));
         return;
       }
       const device = (await stat(root)).dev;
@@ -161,6 +165,12 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   };
 
   const onUnmount = (entry: MountEntry): void => {
+    const refused = refusedAt.get(entry.target);
+    if (refused !== undefined) {
+      refusedAt.delete(entry.target);
+      crashedSticks.delete(refused);
+      logger.log('info', `the refused stick at ${entry.target} was taken out: its next insertion runs again`);
+    }
     for (const job of running.values()) {
       if (job.request.kind === 'stick' && job.request.root === entry.target && job.marker.stage !== RELEASING) {
         job.log.stick?.detach();

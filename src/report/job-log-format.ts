@@ -112,7 +112,7 @@ export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
         const last = lastWait.get(key);
         if (last !== undefined && event.elapsedMs - last < 5_000) return [];
         lastWait.set(key, event.elapsedMs);
-        return [{ level: 'info', text: `[${event.device}] ${waitingText(event.elapsedMs, event.reason)}` }];
+        return [{ level: 'info', text: `[${event.device}] ${waitingText(event.elapsedMs, event.reason, event.description)}` }];
       }
       case 'warning':
         return [{ level: 'warn', text: `[${event.device}] warning: ${event.message}` }];
@@ -250,6 +250,11 @@ export function formatResultLine(conclusion: JobConclusion, jobId: string): stri
  * A wait during the networking restart, worded as the progress it is: the device is expected not
  * to answer for a while, and "connection refused" alone read as a failure to technicians.
  */
-export function waitingText(elapsedMs: number, reason: string): string {
-  return `restarting: the device is not answering yet, as expected during a restart (${(elapsedMs / 1000).toFixed(1)} s; ${reason})`;
+export function waitingText(elapsedMs: number, reason: string, description = ''): string {
+  // Only the outage of a restart is "expected": other waits (an 802.1X port deciding, a roll-back)
+  // say what they wait for in their own words.
+  if (/restart|reboot/.test(description) && !/^802\.1X /.test(reason)) {
+    return `restarting: the device is not answering yet, as expected during a restart (${(elapsedMs / 1000).toFixed(1)} s; ${reason})`;
+  }
+  return `waiting for the device (${(elapsedMs / 1000).toFixed(1)} s): ${reason}`;
 }

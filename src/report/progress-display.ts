@@ -50,7 +50,7 @@ function plainDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
           const last = lastWait.get(key) ?? 0;
           if (event.elapsedMs - last >= 5_000 || last === 0) {
             lastWait.set(key, Math.max(1, event.elapsedMs));
-            write(`[${event.device}] ${waitingText(event.elapsedMs, event.reason)}`);
+            write(`[${event.device}] ${waitingText(event.elapsedMs, event.reason, event.description)}`);
           }
           break;
         }

@@ -73,13 +73,19 @@ describe('mpprov run and signals', () => {
     const [start] = (await readJobs(w.stateDir)).filter((r) => r.event === 'start');
     await waitFor(() => sim.state().phase === 'up' && sim.state().restarts === 1, 20_000, 'the device to come back');
 
-    // The stick is still in: the start-up scan finds it, and its usb.log hears about the crash first.
+    // The stick is still in: the start-up scan finds it and does not start it again (a stick that
+    // ended a run unfinished could crash every restart); its usb.log says so.
     const again = await rig.startAgent(w);
     expect(await again.output()).toContain(
       `[${start?.id}] an earlier job did not finish: the agent stopped before the job finished (crash, kill or power loss); where it stopped: mp1: step 3/4 restart networking (1 stanza change(s)) (not finished)`,
     );
-    const ends = await waitForJobEnds(w, 1, again);
+    await waitFor(async () => (await again.output()).includes('this stick is not started'), 15_000, 'the refusal', again.output);
+    // The technician takes it out and puts it back: now it runs, and is told about the crash first.
     await stick.unmount();
+    await waitFor(async () => (await again.output()).includes('its next insertion runs again'), 15_000, 'the stick to be seen gone', again.output);
+    const reinserted = await rig.mount(image, stick.mountPoint, { logFile: `${image}.fuse2.log` });
+    const ends = await waitForJobEnds(w, 1, again);
+    await reinserted.unmount();
     expect(ends[0]?.result).toBe('NO CHANGE');
     const usbLog = (await readFatFile(image, 'usb.log')) ?? '';
     expect(usbLog).toContain(`NOTE [${start?.id}] where it stopped: mp1: step 3/4 restart networking (1 stanza change(s)) (not finished)`);

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,7 +18,11 @@ describe('mpprov run with a hostile tmpfs stick', () => {
   const rig = useAgentRig({ fatSticks: false });
   const mounts: string[] = [];
   afterEach(() => {
-    for (const dir of mounts.splice(0).reverse()) execFileSync('umount', ['-l', dir]);
+    // The agent releases a stick itself once its result is written (when_done.eject): only what is
+    // still mounted is taken down here.
+    for (const dir of mounts.splice(0).reverse()) {
+      if (spawnSync('mountpoint', ['-q', dir]).status === 0) execFileSync('umount', ['-l', dir]);
+    }
   });
 
   it('mpprov.yaml linked out of the stick is refused, and not one of its lines lands anywhere', { timeout: 60_000 }, async () => {

@@ -45,6 +45,9 @@ describe('progress display', () => {
     const display = createProgressDisplay(stream, { tty: false });
     display.onEvent({ type: 'waiting', device: 'mp1', description: 'restart networking', elapsedMs: 6000, reason: 'connection refused' });
     display.onEvent({ type: 'waiting', device: 'mp1', description: 'check the active view', elapsedMs: 0, reason: '802.1X on eth1: up to 20 s' });
-    expect(text()).toBe('[mp1] waiting for the device (6.0 s): connection refused\n[mp1] waiting for the device (0.0 s): 802.1X on eth1: up to 20 s\n');
+    expect(text()).toBe(
+      '[mp1] restarting: the device is not answering yet, as expected during a restart (6.0 s; connection refused)\n' +
+        '[mp1] waiting for the device (0.0 s): 802.1X on eth1: up to 20 s\n',
+    );
   });
 });
