@@ -6,25 +6,14 @@ import { loadStick } from '../../src/config/index.js';
 import { referencedFiles, verifyStickSignature } from '../../src/signature/index.js';
 import { repoRoot, runCli } from '../support/run-cli.js';
 import { tempFolder } from '../support/temp-folder.js';
-import { readStick, useSigningRig } from './signing-rig.js';
+import { PROFILE_ADMIN_PASSWORD, PROFILE_FILES, profileSticks, readStick, useSigningRig } from './signing-rig.js';
 
 /** `mpprov sign DIR --key FILE` as a person runs it (the built CLI, a real child process), then verified. */
-const PROFILE_FILES = ['secrets/admin.pw', 'certs/device-ca.pem', 'certs/radius-ca.pem', 'certs/mp01-cert.pem', 'certs/mp01-key.pem'];
-const ADMIN_PASSWORD = readFileSync(`${repoRoot}profiles/secrets/admin.pw`, 'utf8').trim();
+const ADMIN_PASSWORD = PROFILE_ADMIN_PASSWORD;
 
 const rig = useSigningRig();
-const work = tempFolder('sign-cli');
-let count = 0;
-
-/** A stick folder holding profiles/eap-tls-pem.yaml as mpprov.yaml and the files it names. */
-function profileStick(): string {
-  const root = join(work, `stick-${(count += 1)}`);
-  mkdirSync(join(root, 'certs'), { recursive: true });
-  mkdirSync(join(root, 'secrets'));
-  copyFileSync(`${repoRoot}profiles/eap-tls-pem.yaml`, join(root, 'mpprov.yaml'));
-  for (const file of PROFILE_FILES) copyFileSync(`${repoRoot}profiles/${file}`, join(root, file));
-  return root;
-}
+const profileStick = profileSticks('sign-cli');
+const work = tempFolder('sign-cli-other');
 
 /** The agent's side: the stick read once, the references from the loaded configuration. */
 async function verify(root: string) {

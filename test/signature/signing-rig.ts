@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll } from 'vitest';
+import { repoRoot } from '../support/run-cli.js';
+import { tempFolder } from '../support/temp-folder.js';
 
 /**
  * Real OpenSSH keys and allowed_signers files, made with ssh-keygen at test time. A missing
@@ -80,4 +82,23 @@ export function readStick(root: string): Map<string, Buffer> {
   };
   walk('');
   return files;
+}
+
+export const PROFILE_FILES = ['secrets/admin.pw', 'certs/device-ca.pem', 'certs/radius-ca.pem', 'certs/mp01-cert.pem', 'certs/mp01-key.pem'];
+
+/** The admin password of profiles/eap-tls-pem.yaml: an output that holds it leaked a secret. */
+export const PROFILE_ADMIN_PASSWORD = readFileSync(`${repoRoot}profiles/secrets/admin.pw`, 'utf8').trim();
+
+/** Stick folders holding profiles/eap-tls-pem.yaml as mpprov.yaml and the files it names, each new. */
+export function profileSticks(name: string): () => string {
+  const work = tempFolder(name);
+  let count = 0;
+  return () => {
+    const root = join(work, `stick-${(count += 1)}`);
+    mkdirSync(join(root, 'certs'), { recursive: true });
+    mkdirSync(join(root, 'secrets'));
+    copyFileSync(`${repoRoot}profiles/eap-tls-pem.yaml`, join(root, 'mpprov.yaml'));
+    for (const file of PROFILE_FILES) copyFileSync(`${repoRoot}profiles/${file}`, join(root, file));
+    return root;
+  };
 }

@@ -3,24 +3,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, runCli } from '../support/run-cli.js';
 import { tempFolder } from '../support/temp-folder.js';
-import { useSigningRig } from './signing-rig.js';
+import { PROFILE_ADMIN_PASSWORD, profileSticks, useSigningRig } from './signing-rig.js';
 
 /** `mpprov validate DIR --allowed-signers FILE` as a person runs it (the built CLI, real ssh-keygen keys). */
-const PROFILE_FILES = ['secrets/admin.pw', 'certs/device-ca.pem', 'certs/radius-ca.pem', 'certs/mp01-cert.pem', 'certs/mp01-key.pem'];
-const ADMIN_PASSWORD = readFileSync(`${repoRoot}profiles/secrets/admin.pw`, 'utf8').trim();
+const ADMIN_PASSWORD = PROFILE_ADMIN_PASSWORD;
 
 const rig = useSigningRig();
-const work = tempFolder('validate-sig');
-let count = 0;
-
-function profileStick(): string {
-  const root = join(work, `stick-${(count += 1)}`);
-  mkdirSync(join(root, 'certs'), { recursive: true });
-  mkdirSync(join(root, 'secrets'));
-  copyFileSync(`${repoRoot}profiles/eap-tls-pem.yaml`, join(root, 'mpprov.yaml'));
-  for (const file of PROFILE_FILES) copyFileSync(`${repoRoot}profiles/${file}`, join(root, file));
-  return root;
-}
+const profileStick = profileSticks('validate-sig');
 
 async function signed(key: string): Promise<string> {
   const root = profileStick();
