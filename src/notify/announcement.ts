@@ -36,7 +36,6 @@ export function announcementFor(job: StatusJob): Announcement {
 
 /** Control characters (C0, DEL, C1) become spaces, runs of blanks one space; then the cap. */
 function clean(text: string, limit: number): string {
-  // eslint-disable-next-line no-control-regex
   return cut(text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').replace(/\s+/g, ' ').trim(), limit);
 }
 
