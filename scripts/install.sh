@@ -6,6 +6,7 @@
 #   PREFIX/lib/mpprov/            the build (dist/), package.json and the production node_modules
 #   PREFIX/bin/mpprov             the command
 #   /etc/systemd/system/mpprov.service   systemd/mpprov.service, with this node and PREFIX filled in
+#   /etc/systemd/user/mpprov-notify.service   the desktop notification (user unit), filled in the same way
 #   /etc/mpprov/agent.yaml        systemd/agent.yaml, unless one is there already (mode 0600)
 #
 # --dest-dir stages everything under DIR (packaging, tests) and neither reloads nor starts systemd.
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
     --dest-dir) dest=${2:?--dest-dir needs a folder}; shift 2 ;;
     --no-build) build=no; shift ;;
     --no-start) start=no; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 64 ;;
   esac
 done
@@ -36,7 +37,7 @@ fi
 lib="$dest$prefix/lib/mpprov"
 echo "install.sh: $lib"
 rm -rf "$lib"
-install -d -m 0755 "$lib" "$dest$prefix/bin" "$dest/etc/systemd/system"
+install -d -m 0755 "$lib" "$dest$prefix/bin" "$dest/etc/systemd/system" "$dest/etc/systemd/user"
 cp -a package.json README.md dist "$lib/"
 # Production dependencies only, as npm resolved them here: no registry needed at install time.
 npm ls --omit=dev --all --parseable 2>/dev/null | while read -r path; do
@@ -50,6 +51,11 @@ unit="$dest/etc/systemd/system/mpprov.service"
 sed -e "s|/usr/bin/node |$node |" -e "s|/usr/local/lib/mpprov|$prefix/lib/mpprov|g" systemd/mpprov.service > "$unit"
 chmod 0644 "$unit"
 echo "install.sh: $unit"
+# The desktop user's companion: the same node and prefix, so `mpprov notify` is the installed build.
+user_unit="$dest/etc/systemd/user/mpprov-notify.service"
+sed -e "s|/usr/bin/node |$node |" -e "s|/usr/local/lib/mpprov|$prefix/lib/mpprov|g" systemd/mpprov-notify.service > "$user_unit"
+chmod 0644 "$user_unit"
+echo "install.sh: $user_unit"
 
 install -d -m 0755 "$dest/etc/mpprov"
 if [ -e "$dest/etc/mpprov/agent.yaml" ]; then
@@ -61,6 +67,8 @@ fi
 
 if command -v systemd-analyze >/dev/null 2>&1; then
   systemd-analyze verify "$unit"
+  # Verified in system mode: a user manager is not at hand under sudo, and the unit uses nothing user-only.
+  systemd-analyze verify "$user_unit"
 fi
 if [ -z "$dest" ] && [ "$start" = yes ] && [ -d /run/systemd/system ]; then
   systemctl daemon-reload
@@ -69,3 +77,4 @@ if [ -z "$dest" ] && [ "$start" = yes ] && [ -d /run/systemd/system ]; then
 else
   echo "install.sh: not started (start with: systemctl daemon-reload && systemctl enable --now mpprov)"
 fi
+echo "install.sh: desktop notifications: each desktop user runs systemctl --user enable --now mpprov-notify (needs libnotify-bin)"

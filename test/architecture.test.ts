@@ -88,8 +88,11 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The data API client: beside the Admin API client, for apply's post-check and the CLI.
   service: BASE,
   agent: [...BASE, ...PIPELINE, 'client', 'service'],
-  cli: [...BASE, ...PIPELINE, 'client', 'service', 'agent', 'simulator'],
+  cli: [...BASE, ...PIPELINE, 'client', 'service', 'agent', 'simulator', 'notify'],
   simulator: BASE,
+  // `mpprov notify`, the per-user desktop companion: it reads the agent's status file, whose
+  // schema is in core, and nothing else of the product.
+  notify: ['core'],
 };
 
 /** Cross-folder imports the table does not allow, as `from -> to` lines. */

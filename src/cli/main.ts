@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { registerApplyCommands } from './apply-command.js';
+import { registerNotifyCommand } from './notify-command.js';
 import { registerRunCommand } from './run-command.js';
 import { registerStatusCommand } from './status-command.js';
 import { registerSchemaCommand } from './schema-command.js';
@@ -22,6 +23,7 @@ registerApplyCommands(program);
 registerSchemaCommand(program);
 registerRunCommand(program);
 registerStatusCommand(program);
+registerNotifyCommand(program);
 registerSimulateCommand(program);
 registerSignCommand(program);
 registerServiceCommand(program);

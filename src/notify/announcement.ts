@@ -1,0 +1,44 @@
+import { JobBanner, type StatusJob } from '../core/agent-status.js';
+
+/** One desktop notification: notify-send's summary, body and urgency. */
+export interface Announcement {
+  urgency: 'normal' | 'critical';
+  summary: string;
+  body: string;
+}
+
+export const NOTIFICATION_SUMMARY = 'mpprov';
+
+/** Notification bubbles show a few lines; the full text is in usb.log and `mpprov status`. */
+export const BODY_LIMIT = 300;
+const NAME_LIMIT = 80;
+
+/**
+ * The notification for a job that has ended, per the status contract:
+ * "Stick MPSTICK: branch-12-mp1 configured, safe to remove", "... already configured, nothing
+ * changed, safe to remove", or (critical) "Stick MPSTICK: branch-12-mp1 FAILED: <advice or summary>".
+ * Every text comes from a stick or a profile: control characters are blanked (a NUL would make the
+ * argument vector invalid, a newline would fake a second line in the journal) and lengths capped.
+ */
+export function announcementFor(job: StatusJob): Announcement {
+  const what = `${job.kind === 'profile' ? 'Profile' : 'Stick'} ${clean(job.label, NAME_LIMIT) || '(no label)'}`;
+  const devices = job.devices.map((d) => clean(d.name, NAME_LIMIT)).filter((name) => name.length > 0);
+  const head = devices.length === 0 ? what : `${what}: ${devices.join(', ')}`;
+  // A profile job has no stick: "safe to remove" would send the technician looking for one.
+  const removable = job.kind === 'stick' && job.banner !== JobBanner.Done;
+  if (job.result === 'FAILED' || job.banner === JobBanner.Failed) {
+    const why = clean(job.advice ?? '', BODY_LIMIT) || clean(job.summary ?? '', BODY_LIMIT) || 'see usb.log or `mpprov status`';
+    return { urgency: 'critical', summary: NOTIFICATION_SUMMARY, body: cut(`${head} FAILED: ${why}`) };
+  }
+  const done = job.result === 'NO CHANGE' ? 'already configured, nothing changed' : 'configured';
+  return { urgency: 'normal', summary: NOTIFICATION_SUMMARY, body: cut(removable ? `${head} ${done}, safe to remove` : `${head} ${done}`) };
+}
+
+/** Control characters (C0, DEL, C1) become spaces, runs of blanks one space; then the cap. */
+function clean(text: string, limit: number): string {
+  return cut(text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').replace(/\s+/g, ' ').trim(), limit);
+}
+
+function cut(text: string, limit = BODY_LIMIT): string {
+  return text.length <= limit ? text : `${text.slice(0, limit - 1).trimEnd()}…`;
+}

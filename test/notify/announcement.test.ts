@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { announcementFor } from '../../src/notify/index.js';
+import { JobTracker } from '../../src/notify/job-tracker.js';
+import { endedJob, runningJob } from './notify-rig.js';
+
+describe('announcementFor', () => {
+  it('follows the status contract for each result', () => {
+    const stick = runningJob('j', 'MPSTICK', ['branch-12-mp1']);
+    expect(announcementFor(endedJob(stick, 'CHANGED'))).toEqual({ urgency: 'normal', summary: 'mpprov', body: 'Stick MPSTICK: branch-12-mp1 configured, safe to remove' });
+    expect(announcementFor(endedJob(stick, 'OK')).body).toBe('Stick MPSTICK: branch-12-mp1 configured, safe to remove');
+    expect(announcementFor(endedJob(stick, 'NO CHANGE')).body).toBe('Stick MPSTICK: branch-12-mp1 already configured, nothing changed, safe to remove');
+    expect(announcementFor(endedJob(stick, 'FAILED', { advice: 'fix the password' }))).toEqual({ urgency: 'critical', summary: 'mpprov', body: 'Stick MPSTICK: branch-12-mp1 FAILED: fix the password' });
+    expect(announcementFor(endedJob(stick, 'FAILED', { summary: 'mp1: failed' })).body).toBe('Stick MPSTICK: branch-12-mp1 FAILED: mp1: failed');
+    // An invalid stick names no device: the sentence still reads.
+    expect(announcementFor(endedJob(runningJob('k', 'MPSTICK', []), 'FAILED', { summary: 'mpprov.yaml is invalid (3 errors)' })).body).toBe('Stick MPSTICK FAILED: mpprov.yaml is invalid (3 errors)');
+    expect(announcementFor(endedJob(runningJob('p', 'lab.yaml', ['a', 'b'], 'profile'), 'NO CHANGE')).body).toBe('Profile lab.yaml: a, b already configured, nothing changed');
+  });
+
+  it('blanks control characters from stick texts (a NUL would break the argument vector, a newline fake a log line)', () => {
+    const job = endedJob(runningJob('j', 'A\nB\u0000C', ['mp1\r\nRESULT: OK']), 'FAILED', { advice: 'do\u001b[31m this\u0085' });
+    expect(announcementFor(job).body).toBe('Stick A B C: mp1 RESULT: OK FAILED: do [31m this');
+  });
+});
+
+describe('JobTracker', () => {
+  const startedAt = Date.parse('2026-11-23T10:00:00.000Z');
+  const at = (iso: string) => ({ finished: iso });
+
+  it('announces a job seen running once it ends, once', () => {
+    const tracker = new JobTracker(startedAt);
+    const job = runningJob('a', 'S', ['mp1']);
+    expect(tracker.update([job])).toEqual([]);
+    const ended = endedJob(job, 'CHANGED', at('2026-11-23T10:00:05.000Z'));
+    expect(tracker.update([ended]).map((j) => j.id)).toEqual(['a']);
+    expect(tracker.update([ended])).toEqual([]);
+  });
+
+  it('keeps silent about jobs ended before it started; announces those never seen running that ended after, oldest first', () => {
+    const tracker = new JobTracker(startedAt);
+    const before = endedJob(runningJob('old', 'S', []), 'CHANGED', at('2026-11-23T09:59:59.000Z'));
+    const after = endedJob(runningJob('new', 'S', []), 'CHANGED', at('2026-11-23T10:00:01.000Z'));
+    const later = endedJob(runningJob('newer', 'S', []), 'CHANGED', at('2026-11-23T10:00:02.000Z'));
+    // The first read already holds one that ended after the start (the file could not be read before).
+    expect(tracker.update([after, before]).map((j) => j.id)).toEqual(['new']);
+    expect(tracker.update([later, after, before]).map((j) => j.id)).toEqual(['newer']);
+  });
+
+  it('without a readable finished time: silent at the first read, announced at a later one', () => {
+    const tracker = new JobTracker(startedAt);
+    const { finished: _a, ...first } = endedJob(runningJob('x', 'S', []), 'CHANGED');
+    const { finished: _b, ...second } = endedJob(runningJob('y', 'S', []), 'CHANGED');
+    expect(tracker.update([first])).toEqual([]);
+    expect(tracker.update([{ ...second, finished: 'not a time' }, first]).map((j) => j.id)).toEqual(['y']);
+  });
+});
