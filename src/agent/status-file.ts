@@ -47,7 +47,9 @@ export function startStatusFile(options: {
     // One write at a time, each with the newest snapshot: they share the temporary file.
     writing = writing.then(async () => {
       try {
-        await mkdir(options.dir, { recursive: true, mode: 0o755 });
+        // A folder made here is made readable (the umask would narrow it); one systemd made keeps its mode.
+        const made = await mkdir(options.dir, { recursive: true, mode: 0o755 });
+        if (made !== undefined) await chmod(options.dir, 0o755);
         await writeFile(tmp, `${JSON.stringify(options.source.snapshot(), null, 2)}\n`, { mode: 0o644 });
         // The service's UMask=0077 would leave it 0600: the desktop user must read it.
         await chmod(tmp, 0o644);
