@@ -28,6 +28,8 @@ export interface StatusPage {
   /** `http://127.0.0.1:PORT/` with the port bound. */
   readonly url: string;
   readonly port: number;
+  /** How many browsers follow /events now (a closed one is gone at once). */
+  eventClients(): number;
   close(): Promise<void>;
 }
 
@@ -137,6 +139,7 @@ export async function startStatusPage(options: StatusPageOptions): Promise<Statu
   return {
     url: `http://${hostPart}:${port}/`,
     port,
+    eventClients: () => clients.size,
     async close() {
       unsubscribe();
       clearInterval(heartbeat);
