@@ -75,6 +75,12 @@ export async function startStatusPage(options: StatusPageOptions): Promise<Statu
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const asset = STATIC[path];
     if (asset !== undefined) return send(res, 200, asset.type, asset.body);
+    // Browsers ask for it on their own: no icon, and no 404 in their console either.
+    if (path === '/favicon.ico') {
+      res.writeHead(204, SECURITY_HEADERS);
+      res.end();
+      return;
+    }
     if (path === '/status.json') return send(res, 200, 'application/json; charset=utf-8', statusJson());
     if (path === '/events') return openEvents(req, res);
     const log = /^\/jobs\/([^/]+)\/log$/.exec(path);
