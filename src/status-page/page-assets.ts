@@ -116,8 +116,10 @@ export const PAGE_JS = `'use strict';
     box.appendChild(el('div', 'word', job.banner === 'FAILED' ? 'FAILED: what to do' : job.banner));
     box.appendChild(el('div', 'what', what(job)));
     if (job.banner === 'WORKING') {
-      var more = el('div', 'more', (job.kind === 'stick' ? 'Do not remove it. ' : '') + job.stage + ' since ' + clock(job.started) + ', ');
+      var stage = job.stage.charAt(0).toUpperCase() + job.stage.slice(1);
+      var more = el('div', 'more', (job.kind === 'stick' ? 'Do not remove it. ' : '') + stage + ', started ' + clock(job.started) + ' (');
       more.appendChild(ticking(job.started));
+      more.appendChild(document.createTextNode(' ago)'));
       box.appendChild(more);
     } else if (job.banner === 'FAILED') {
       box.appendChild(el('div', 'more advice', job.advice || job.summary || 'the job failed'));
