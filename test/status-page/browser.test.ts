@@ -18,6 +18,10 @@ const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = fileURLToPath(new URL('../../.test-output/', import.meta.url));
 const WRONG_PASSWORD = 'Not-The-Device-Pw-4242';
 
+/** Browser-side: the job's expanded log holds `text`. */
+const logShows = (id: string, text: string): string =>
+  `(document.querySelector('details.log[data-job="${id}"] pre')?.textContent ?? '').includes(${JSON.stringify(text)})`;
+
 describe('the status page in headless Chromium', () => {
   const rig = useAgentRig();
   let browser: Browser | undefined;
@@ -64,14 +68,13 @@ describe('the status page in headless Chromium', () => {
       if (frame === page.mainFrame()) navigations++;
     });
     // A reload would lose this: proof that the page changed by itself.
-    await page.evaluate(() => {
-      (window as unknown as { stillTheSamePage: boolean }).stillTheSamePage = true;
-    });
+    // Browser-side code as text: this project's type check has no DOM library.
+    await page.evaluate('window.stillTheSamePage = true');
     return { page, navigations: () => navigations };
   }
 
   const bannerText = (page: Page, word: string): Promise<string> =>
-    page.$eval(`#banners [data-banner="${word}"]`, (node) => (node as HTMLElement).innerText);
+    page.$eval(`#banners [data-banner="${word}"]`, (node) => (node as unknown as { innerText: string }).innerText);
 
   it('open first, then a stick goes in: WORKING, then SAFE TO REMOVE without a reload; its log opens; a screenshot is saved', { timeout: 120_000 }, async () => {
     const sim = await rig.simulator({ restartMs: 1500 });
@@ -96,12 +99,12 @@ describe('the status page in headless Chromium', () => {
     expect(await bannerText(page, 'SAFE TO REMOVE')).toContain(`(stick MPSTICK, mpprov.yaml, job ${end?.id}): mp1: changed`);
     expect(await bannerText(page, 'SAFE TO REMOVE')).toContain('The agent has unmounted the stick: pull it out.');
     expect(navigations()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { stillTheSamePage?: boolean }).stillTheSamePage)).toBe(true);
+    expect(await page.evaluate('window.stillTheSamePage')).toBe(true);
 
     // Recent results: the finished job with its step times, and its log behind an expander.
     await page.waitForSelector(`.recent-job[data-job="${end?.id}"]`);
     await page.click(`.recent-job[data-job="${end?.id}"] details.log summary`);
-    await page.waitForFunction((id) => document.querySelector(`details.log[data-job="${id}"] pre`)?.textContent?.includes('RESULT: CHANGED') === true, { timeout: 10_000 }, end?.id);
+    await page.waitForFunction(logShows(end?.id ?? '', 'RESULT: CHANGED'), { timeout: 10_000 });
     const html = await page.content();
     for (const secret of [sim.password, PEAP_PASSWORD]) expect(html.includes(secret)).toBe(false);
 
@@ -127,9 +130,9 @@ describe('the status page in headless Chromium', () => {
 
     // The password the stick carried is a secret of that job: not in the page, the status, or the log.
     await page.click(`.recent-job[data-job="${end?.id}"] details.log summary`);
-    await page.waitForFunction((id) => document.querySelector(`details.log[data-job="${id}"] pre`)?.textContent?.includes('RESULT: FAILED') === true, { timeout: 10_000 }, end?.id);
-    const status = await page.evaluate(async () => (await fetch('/status.json')).text());
-    const log = await page.evaluate(async (id) => (await fetch(`/jobs/${id}/log`)).text(), end?.id ?? '');
+    await page.waitForFunction(logShows(end?.id ?? '', 'RESULT: FAILED'), { timeout: 10_000 });
+    const status = String(await page.evaluate("fetch('/status.json').then((r) => r.text())"));
+    const log = String(await page.evaluate(`fetch('/jobs/${end?.id ?? ''}/log').then((r) => r.text())`));
     const statusFile = await readFile(join(world.dir, 'run', 'status.json'), 'utf8');
     expect(JSON.parse(statusFile)).toMatchObject({ format: 1, jobs: [{ id: end?.id, banner: 'FAILED', result: 'FAILED' }] });
     for (const [what, bytes] of [['page', await page.content()], ['status.json', status], ['log', log], ['status file', statusFile]] as const) {
