@@ -34,6 +34,8 @@ export interface StatusPage {
 }
 
 export const HEARTBEAT_MS = 15_000;
+/** A few browser tabs and `mpprov notify`: more open streams than this are a runaway script. */
+export const MAX_EVENT_CLIENTS = 32;
 
 const SECURITY_HEADERS = {
   'Content-Security-Policy':
@@ -85,7 +87,8 @@ export async function startStatusPage(options: StatusPageOptions): Promise<Statu
     if (path === '/events') return openEvents(req, res);
     const log = /^\/jobs\/([^/]+)\/log$/.exec(path);
     if (log !== null) {
-      const id = decodeURIComponent(log[1] ?? '');
+      // Job ids are plain ASCII: no decoding, so a malformed escape is simply not an id.
+      const id = log[1] ?? '';
       if (!options.isJobId(id)) return send(res, 400, 'text/plain; charset=utf-8', 'not a job id\n');
       const text = await options.readLog(id);
       if (text === undefined) return send(res, 404, 'text/plain; charset=utf-8', `no log for job ${id}\n`);
@@ -95,6 +98,10 @@ export async function startStatusPage(options: StatusPageOptions): Promise<Statu
   };
 
   const openEvents = (req: IncomingMessage, res: ServerResponse): void => {
+    if (clients.size >= MAX_EVENT_CLIENTS) {
+      send(res, 503, 'text/plain; charset=utf-8', `too many open event streams (${MAX_EVENT_CLIENTS}): close some tabs\n`, { 'Retry-After': '10' });
+      return;
+    }
     res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
     if (req.method === 'HEAD') {
       res.end();

@@ -8,6 +8,7 @@ import { createJobBoard } from '../../src/agent/job-board.js';
 import { Redactor } from '../../src/core/redact.js';
 import { Secret } from '../../src/core/secret.js';
 import { type StatusPage, startStatusPage } from '../../src/status-page/index.js';
+import { MAX_EVENT_CLIENTS } from '../../src/status-page/status-server.js';
 
 /**
  * The status page's server over real HTTP on loopback: its routes, read-only methods, the Host
@@ -158,6 +159,34 @@ describe('the status page server', () => {
     expect(page?.eventClients()).toBe(0);
   });
 
+  it('/events: more open streams than the cap get 503, and a closed one frees its place', async () => {
+    const { port } = await serve();
+    const open: ReturnType<typeof request>[] = [];
+    try {
+      for (let i = 0; i < MAX_EVENT_CLIENTS; i++) {
+        await new Promise<void>((resolve, reject) => {
+          const req = request({ host: '127.0.0.1', port, path: '/events', agent: false }, (res) => {
+            expect(res.statusCode).toBe(200);
+            res.once('data', () => resolve());
+          });
+          req.on('error', reject);
+          req.end();
+          open.push(req);
+        });
+      }
+      expect(page?.eventClients()).toBe(MAX_EVENT_CLIENTS);
+      const refused = await get(port, '/events');
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('10');
+      open.pop()?.destroy();
+      for (let i = 0; i < 100 && page?.eventClients() !== MAX_EVENT_CLIENTS - 1; i++) await new Promise((r) => setTimeout(r, 10));
+      const again = await events(port, (text) => text.includes('event: snapshot'));
+      expect(again.text).toContain('event: snapshot');
+    } finally {
+      for (const req of open) req.destroy();
+    }
+  });
+
   it('/jobs/ID/log: the job log as text, redacted again; a bad id is 400, an unknown one 404; no secret anywhere', async () => {
     const { board, port } = await serve();
     board.start(JOB, { kind: 'stick', label: 'MPSTICK', location: '/media/MPSTICK', config: 'mpprov.yaml', started: new Date(), stage: 'applying' });
@@ -167,7 +196,7 @@ describe('the status page server', () => {
     expect(log.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(log.body).toBe('line one\nsent password (secret)\nencoded (secret)\n');
     expect((await get(port, '/jobs/j20261123-100000-ffff/log')).status).toBe(404);
-    for (const bad of ['..%2F..%2Fetc%2Fpasswd', 'j20261123-100000-AB12', 'x', '%00']) expect([bad, (await get(port, `/jobs/${bad}/log`)).status]).toEqual([bad, 400]);
+    for (const bad of ['..%2F..%2Fetc%2Fpasswd', 'j20261123-100000-AB12', 'x', '%00', '%E0%A4%A', 'j20261123-100000-ab1%32']) expect([bad, (await get(port, `/jobs/${bad}/log`)).status]).toEqual([bad, 400]);
     expect((await get(port, '/jobs/../../etc/passwd')).status).toBe(404);
 
     const json = await get(port, '/status.json');
