@@ -87,7 +87,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   client: BASE,
   // The data API client: beside the Admin API client, for apply's post-check and the CLI.
   service: BASE,
-  agent: [...BASE, ...PIPELINE, 'client', 'service'],
+  // The read-only status page: it serves what the agent hands it (the status shape is in core).
+  'status-page': ['core', 'report'],
+  agent: [...BASE, ...PIPELINE, 'client', 'service', 'status-page'],
   cli: [...BASE, ...PIPELINE, 'client', 'service', 'agent', 'simulator', 'notify'],
   simulator: BASE,
   // `mpprov notify`, the per-user desktop companion: it reads the agent's status file, whose

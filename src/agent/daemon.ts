@@ -19,10 +19,13 @@ import {
 } from '../ingest/index.js';
 import { appendDurably, createAgentLogger, createWriteQueues, formatProblem, USB_LOG_NAME } from '../report/index.js';
 import { createDeviceLocks } from './device-locks.js';
+import { createJobBoard } from './job-board.js';
 import { recoverInterruptedJobs } from './interrupted-jobs.js';
 import { newJobId } from './job-id.js';
 import { type JobRequest, RELEASING, type RunningJob, startJob } from './run-job.js';
 import { openStateStore, type StateStore } from './state-store.js';
+import { runtimeDirectory, startStatusFile } from './status-file.js';
+import { createStatusPageControl } from './status-page-control.js';
 import { startNotifier } from './systemd-notify.js';
 
 /**
@@ -82,6 +85,12 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     if (job.marker.stoppedBy === undefined && source.kind === 'stick') crashedSticks.set(stickIdentity(source.label, source.config_sha256), job.id);
   }
 
+  // The live status: status.json always (mpprov notify reads it), the page when agent.yaml asks.
+  const board = createJobBoard({ redactor, version: options.version, hostname: hostname() });
+  const statusFile = startStatusFile({ dir: runtimeDirectory(env), source: board, onProblem: (message) => logger.log('warn', message) });
+  const statusPage = createStatusPageControl({ board, redactor, logger, logFile: (id) => state.logFile(id) });
+  await statusPage.apply(agent.statusPage?.listen);
+
   const locks = createDeviceLocks();
   const abort = new AbortController();
   let stopping: string | undefined;
@@ -110,6 +119,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       version: options.version,
       stickQueue,
       onSettled: forget,
+      board,
       stickInUse: (root, self) => [...running.values()].some((other) => other.id !== self && other.request.kind === 'stick' && other.request.root === root),
     });
     running.set(id, job);
@@ -117,6 +127,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     job.done
       .catch((error: unknown) => logger.log('error', `internal error: ${(error as Error).stack ?? String(error)}`, id))
       .finally(() => {
+        // Never a banner stuck on WORKING: a job whose end did not reach the board ends there now.
+        board.abandon(id, 'the job ended without a result (an internal error; see the journal)');
         running.delete(id);
         forget();
       });
@@ -225,6 +237,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       await profiles.close();
       profiles = await startProfiles(agent.profilesDirs);
     }
+    await statusPage.apply(agent.statusPage?.listen);
     logger.log('info', `SIGHUP: reloaded ${options.agentConfigFile}; media roots ${agent.mediaRoots.join(', ')}, profiles ${agent.profilesDirs.join(', ') || '(none)'}`);
   };
 
@@ -257,6 +270,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
           logger.log('error', `${running.size} job(s) did not finish within ${STOP_GRACE_MS / 1000} s; exiting anyway (recorded for the next start)`);
         }
         notifier.close();
+        board.stop();
+        await Promise.allSettled([statusFile.close(), statusPage.close()]);
         process.off('SIGHUP', onHup);
         logger.log('info', 'stopped');
         await logger.close();

@@ -25,8 +25,10 @@ import {
   stickProblemText,
 } from '../report/index.js';
 import { deviceLockKeys, resolveDeviceIdentity } from '../client/index.js';
+import { endOnBoard, setStage } from './board-feed.js';
 import { checkStickSignature } from './check-stick-signature.js';
 import type { DeviceLocks } from './device-locks.js';
+import type { JobBoard } from './job-board.js';
 import { releaseStick } from './release-stick.js';
 import type { JobMarker, JobSourceRecord, StateStore } from './state-store.js';
 
@@ -74,6 +76,8 @@ export interface JobEnvironment {
   onSettled?: () => void;
   /** True while another job than `id` still uses the stick at `root`: then it is not released. */
   stickInUse?: (root: string, id: string) => boolean;
+  /** The daemon's live board (status.json, the status page): told the stage, the engine's events, the end. */
+  board?: JobBoard;
 }
 
 export interface JobEnd {
@@ -115,6 +119,7 @@ export function startJob(id: string, request: JobRequest, env: JobEnvironment): 
     log.stick.writeResultTxt(RESULT_TXT.busy, busyText(new Date(marker.started), id));
     log.stick.setTrailer(formatJobLine(new Date(marker.started), id, STILL_RUNNING));
   }
+  env.board?.start(id, { kind: request.kind, label: request.label, location: request.root, config: request.configName, started: new Date(marker.started), stage: marker.stage });
   const job = { id, request, marker, log } as RunningJob & { done: Promise<JobEnd> };
   job.done = runJob(job, env);
   return job;
@@ -191,7 +196,7 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
     log.write('warn', `the agent is stopping (${stopReason}): no networking restart is started after the signal; where each device stopped is recorded above`);
   }
   const conclusion = concludeJob({ ...(result === undefined ? {} : { result }), ...(failure === undefined ? {} : { failure }), configName: request.configName, stopped });
-  marker.stage = 'finishing';
+  setStage(job, env.board, 'finishing');
   const finished = new Date();
   log.stick?.setTrailer(undefined);
   log.result(formatResultLine(conclusion, id), conclusion.word === 'FAILED' ? 'error' : 'info');
@@ -203,8 +208,10 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
   await log.flush();
 
   const stickLog = await settleStickLog(job, env, header, notes.map((n) => n.id));
-  if (stickLog === 'complete' && env.agent.whenDone.eject && request.kind === 'stick') await release(job, env);
+  const released = stickLog === 'complete' && env.agent.whenDone.eject && request.kind === 'stick' ? await release(job, env) : false;
   env.onSettled?.();
+  // Only now, with the result written, usb.log synced and the stick released, does the banner change.
+  endOnBoard(job, env.board, { kind: request.kind, label: request.label, configName: request.configName, conclusion, finished, localLog: log.localFile, released });
   await state.appendHistory({
     event: 'end',
     id,
@@ -235,18 +242,19 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
  * disappears from the file manager. Only a stick whose every write succeeded is released: one
  * that failed keeps its mount, and its owed text waits for the next insertion anyway.
  */
-async function release(job: RunningJob, env: JobEnvironment): Promise<void> {
+async function release(job: RunningJob, env: JobEnvironment): Promise<boolean> {
   const root = job.request.root;
   // Another job on the same stick (re-inserted with another configuration) keeps it mounted.
   if (env.stickInUse?.(root, job.id) === true) {
     job.log.writeLocal('info', `the stick at ${root} is not released: another job still uses it`);
-    return;
+    return false;
   }
   await env.stickQueue(root)(() => Promise.resolve());
-  job.marker.stage = RELEASING;
+  setStage(job, env.board, RELEASING);
   const outcome = await releaseStick(root);
   if (outcome.released) job.log.writeLocal('info', `the stick at ${root} is released (${outcome.how}): safe to remove`);
   else job.log.writeLocal('warn', `the stick at ${root} was not released: ${outcome.why}; it is safe to remove once unmounted`);
+  return outcome.released;
 }
 
 /** Validation (once: the engine takes its result), the devices' locks, then the engine. */
@@ -257,11 +265,11 @@ async function applyOnce(
   discardPending: boolean,
 ): Promise<{ result?: StickResult; failure?: string; removeSecrets: () => void }> {
   const { id, request, marker, log } = job;
-  marker.stage = 'validating';
+  setStage(job, env.board, 'validating');
   const stick = await validateStick(snapshot.configFile, { reader: snapshotReader(env.reader, snapshot), label: request.configName, agent: env.agent });
   const removeSecrets = env.redactor.add(stickSecrets(stick, env.agent));
   // The signature before any lock or request: a refused stick never reaches a device.
-  marker.stage = 'checking the signature';
+  setStage(job, env.board, 'checking the signature');
   const signature = await checkStickSignature(env.agent, snapshot, stick, env.signal);
   if (signature.line !== undefined) log.write(signature.problems.length > 0 ? 'error' : 'info', `signature: ${signature.line}`);
   if (signature.problems.length > 0) {
@@ -278,14 +286,15 @@ async function applyOnce(
     const holder = [...env.locks.holders(keys).values()][0];
     if (holder !== undefined) log.write('info', `waiting: ${url} is being configured by job ${holder}`);
   }
-  marker.stage = 'waiting for a device';
+  env.board?.expect(id, (stick.model?.monitoring_points ?? []).map((mp) => ({ name: mp.name, url: normaliseDeviceUrl(mp.url) ?? mp.url })));
+  setStage(job, env.board, 'waiting for a device');
   let release: () => void;
   try {
     release = await env.locks.acquire(keyed.flatMap((k) => k.keys), id, env.signal);
   } catch {
     return { failure: 'the agent stopped before this job could start; nothing was sent to any device', removeSecrets };
   }
-  marker.stage = 'applying';
+  setStage(job, env.board, 'applying');
   env.state.writeMarker(marker);
   const format = createEventFormatter();
   const announced = new Set<string>();
@@ -303,6 +312,7 @@ async function applyOnce(
       onEvent: (event) => {
         // The marker first: on disk before the engine sends what the event announces.
         if (trackProgress(marker, event)) env.state.writeMarker(marker);
+        env.board?.event(id, event);
         if (event.type === 'device-result') announced.add(event.result.device);
         log.writeLines(format(event));
       },

@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
 import { Secret } from '../core/secret.js';
+import { type ListenAddress, parseListen } from './loopback-listen.js';
 import { normaliseDeviceUrl } from './stick-rules.js';
 import { encodingProblems } from './text-encoding.js';
 import { parseYaml, placeProblem } from './yaml-source.js';
@@ -67,6 +68,11 @@ export const AgentConfigFile = z.strictObject({
       eject: z.boolean().optional().describe('unmount and power off the stick after its usb.log is synced (default true)'),
     })
     .optional(),
+  status_page: z
+    .strictObject({
+      listen: z.string().min(1).describe('HOST:PORT on loopback only (127.0.0.1:8471, [::1]:8471, localhost:8471); port 0 picks a free one'),
+    })
+    .optional(),
 });
 export type AgentConfigFile = z.infer<typeof AgentConfigFile>;
 
@@ -112,6 +118,8 @@ export interface AgentConfig {
    * the signature module reads the file at each verification, so an edited file counts at once.
    */
   signatures: { required: boolean; allowedSigners: string | undefined };
+  /** agent.yaml `status_page`: where the read-only status page listens (loopback only); absent: no page. */
+  statusPage?: { listen: ListenAddress };
 }
 
 export interface LoadedAgentConfig {
@@ -191,6 +199,11 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
         hint: 'add signatures.allowed_signers: /etc/mpprov/allowed_signers',
       });
     }
+  }
+  if (data.status_page !== undefined) {
+    const listen = parseListen(data.status_page.listen);
+    if ('message' in listen) unplaced.push({ severity: Severity.Error, path: ['status_page', 'listen'], message: listen.message, hint: listen.hint });
+    else config.statusPage = { listen };
   }
   if (data.defaults !== undefined) config.defaults = await resolveCredentials(data.defaults, ['defaults'], env, unplaced);
   for (const [url, entry] of Object.entries(data.devices ?? {})) {

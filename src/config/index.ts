@@ -34,3 +34,4 @@ export {
   type LoadedAgentConfig,
 } from './agent-config.js';
 export { resolveDeviceAccess, type DeviceAccess } from './device-access.js';
+export { parseListen, type ListenAddress } from './loopback-listen.js';

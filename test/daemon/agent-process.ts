@@ -52,7 +52,8 @@ export interface AgentProcess {
 
 /** Starts `mpprov run` for the world, outside systemd unless `env` says otherwise, and waits until it watches. */
 export async function startAgent(world: AgentWorld, env: NodeJS.ProcessEnv = {}): Promise<AgentProcess> {
-  const agent = startCli(['run', '--agent-config', world.agentConfig], { env: { JOURNAL_STREAM: '', NOTIFY_SOCKET: '', ...env } });
+  // status.json goes to the world's own runtime folder, never the machine's /run/mpprov.
+  const agent = startCli(['run', '--agent-config', world.agentConfig], { env: { JOURNAL_STREAM: '', NOTIFY_SOCKET: '', RUNTIME_DIRECTORY: join(world.dir, 'run'), ...env } });
   const output = async (): Promise<string> => agent.output();
   // Ready once it says it is watching: mounts before that would be found by the start-up scan anyway.
   try {

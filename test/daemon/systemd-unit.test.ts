@@ -39,6 +39,9 @@ describe('systemd/mpprov.service', () => {
     expect(one('NoNewPrivileges')).toBe('yes');
     expect(one('ProtectSystem')).toBe('strict');
     expect(one('StateDirectory')).toBe('mpprov');
+    // status.json for mpprov notify: readable by the desktop user.
+    expect(one('RuntimeDirectory')).toBe('mpprov');
+    expect(one('RuntimeDirectoryMode')).toBe('0755');
     expect(one('ReadWritePaths')).toBe('-/media -/run/media -/mnt');
     expect(one('ProtectHome')).toBe('yes');
     expect(one('PrivateTmp')).toBe('yes');
@@ -64,6 +67,7 @@ describe('systemd/mpprov.service', () => {
       const loaded = await loadAgentConfig(sample, {});
       expect(loaded.problems).toEqual([]);
       expect(loaded.config).toMatchObject({ mediaRoots: ['/media', '/run/media', '/mnt'], stateDir: '/var/lib/mpprov' });
+      expect(loaded.config.statusPage?.listen).toMatchObject({ host: '127.0.0.1', port: 8471 });
     } finally {
       await rm(dest, { recursive: true, force: true });
     }

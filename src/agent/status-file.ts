@@ -1,0 +1,84 @@
+import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { StatusSource } from '../status-page/index.js';
+
+/**
+ * status.json in the agent's runtime directory: the status contract's file, read by `mpprov
+ * notify` as the desktop user. It holds no secret (the board redacts every text), so it is
+ * 0644 in a 0755 directory. Written as status.json.tmp renamed into place, at most every 250 ms
+ * while things change, and at once when a job ends or the agent stops.
+ */
+
+export const STATUS_FILE_NAME = 'status.json';
+export const STATUS_WRITE_INTERVAL_MS = 250;
+export const DEFAULT_RUNTIME_DIR = '/run/mpprov';
+
+/** systemd's RuntimeDirectory= (its first path, when it names several), else /run/mpprov. */
+export function runtimeDirectory(env: NodeJS.ProcessEnv): string {
+  const first = (env.RUNTIME_DIRECTORY ?? '').split(':')[0] ?? '';
+  return first === '' ? DEFAULT_RUNTIME_DIR : first;
+}
+
+export interface StatusFile {
+  readonly path: string;
+  /** Writes the last state (the board marked stopped) and stops following the board. */
+  close(): Promise<void>;
+}
+
+export function startStatusFile(options: {
+  dir: string;
+  source: StatusSource;
+  /** Said once, when the file cannot be written: the agent goes on without it. */
+  onProblem: (message: string) => void;
+  intervalMs?: number;
+}): StatusFile {
+  const interval = options.intervalMs ?? STATUS_WRITE_INTERVAL_MS;
+  const path = join(options.dir, STATUS_FILE_NAME);
+  const tmp = `${path}.tmp`;
+  let timer: NodeJS.Timeout | undefined;
+  let lastWrite = 0;
+  let writing: Promise<void> = Promise.resolve();
+  let failed = false;
+
+  const write = (): Promise<void> => {
+    clearTimeout(timer);
+    timer = undefined;
+    lastWrite = Date.now();
+    // One write at a time, each with the newest snapshot: they share the temporary file.
+    writing = writing.then(async () => {
+      try {
+        // A folder made here is made readable (the umask would narrow it); one systemd made keeps its mode.
+        const made = await mkdir(options.dir, { recursive: true, mode: 0o755 });
+        if (made !== undefined) await chmod(options.dir, 0o755);
+        await writeFile(tmp, `${JSON.stringify(options.source.snapshot(), null, 2)}\n`, { mode: 0o644 });
+        // The service's UMask=0077 would leave it 0600: the desktop user must read it.
+        await chmod(tmp, 0o644);
+        await rename(tmp, path);
+        if (failed) options.onProblem(`the status file ${path} is written again`);
+        failed = false;
+      } catch (error) {
+        if (!failed) options.onProblem(`cannot write the status file ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the agent goes on without it`);
+        failed = true;
+      }
+    });
+    return writing;
+  };
+
+  const unsubscribe = options.source.subscribe(({ ended }) => {
+    if (ended) {
+      void write();
+      return;
+    }
+    if (timer !== undefined) return;
+    timer = setTimeout(() => void write(), Math.max(0, lastWrite + interval - Date.now()));
+  });
+  void write();
+
+  return {
+    path,
+    async close() {
+      unsubscribe();
+      await write();
+    },
+  };
+}
