@@ -135,14 +135,27 @@ async function runAgentDemo(stickDir, configFile) {
   mkdirSync(media);
   mkdirSync(profilesDir);
   const fat = canMountFat();
-  writeFileSync(join(world, 'agent.yaml'), serviceBlock(stickDir, `version: 1\nmedia_roots: [${media}]\nprofiles_dirs: [${profilesDir}]\nstate_dir: ${state}\n`));
+  // The status page on a free loopback port (the packaged agent.yaml uses 127.0.0.1:8471).
+  writeFileSync(
+    join(world, 'agent.yaml'),
+    serviceBlock(stickDir, `version: 1\nmedia_roots: [${media}]\nprofiles_dirs: [${profilesDir}]\nstate_dir: ${state}\nstatus_page: { listen: "127.0.0.1:0" }\n`),
+  );
+  const runtime = join(world, 'run');
   const out = join(world, 'agent.out');
   const fd = openSync(out, 'a');
-  const agent = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'run', '--agent-config', join(world, 'agent.yaml')], { stdio: ['ignore', fd, fd] });
+  const agent = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'run', '--agent-config', join(world, 'agent.yaml')], {
+    stdio: ['ignore', fd, fd],
+    env: { ...process.env, RUNTIME_DIRECTORY: runtime },
+  });
   closeSync(fd);
   const agentOutput = () => readFileSync(out, 'utf8');
+  // The desktop companion, with a notify-send that prints its arguments instead of popping up.
+  const notifyOut = join(world, 'notify.out');
+  const notify = startNotify(world, join(runtime, 'status.json'), notifyOut);
   try {
     await until(() => agentOutput().includes('watching media roots'), 15_000, 'the agent to start');
+    const pageUrl = /status page at (http:\/\/\S+)/.exec(agentOutput())?.[1];
+    if (pageUrl !== undefined) console.log(`the status page is at ${pageUrl} (live: WORKING, then SAFE TO REMOVE)`);
     let logText;
     if (fat) {
       console.log('FUSE and the FAT tools are here: a real FAT stick (mkfs.vfat, mcopy, fusefat)');
@@ -179,12 +192,31 @@ async function runAgentDemo(stickDir, configFile) {
       say('the job log (what usb.log on a stick holds), from the state folder');
     }
     console.log(logText);
+    if (pageUrl !== undefined) {
+      say(`the status page's banner (${pageUrl}status.json), and the desktop notification`);
+      const status = await (await fetch(`${pageUrl}status.json`)).json();
+      for (const job of status.jobs) console.log(`${job.kind} ${job.label}: ${job.banner}${job.summary === undefined ? '' : ` - ${job.summary.split('\n')[0]}`}`);
+    }
+    await until(() => existsSync(notifyOut) && readFileSync(notifyOut, 'utf8').includes('notify-send'), 10_000, 'the desktop notification');
+    console.log(readFileSync(notifyOut, 'utf8').trim());
     say('mpprov status');
     execFileSync(process.execPath, [join(root, 'dist/cli/main.js'), 'status', '--agent-config', join(world, 'agent.yaml')], { stdio: 'inherit' });
   } finally {
+    notify.kill('SIGTERM');
     agent.kill('SIGTERM');
-    await new Promise((resolve) => agent.once('exit', resolve));
+    await Promise.all([new Promise((resolve) => agent.once('exit', resolve)), new Promise((resolve) => notify.once('exit', resolve))]);
   }
+}
+
+/** `mpprov notify` following the agent's status file; its notify-send prints `notify-send: ARGS`. */
+function startNotify(world, statusFile, outFile) {
+  const bin = join(world, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'notify-send'), `#!/bin/sh\necho "notify-send: $*" >> '${outFile}'\n`, { mode: 0o755 });
+  return spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'notify', '--status-file', statusFile], {
+    stdio: 'ignore',
+    env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` },
+  });
 }
 
 function canMountFat() {
