@@ -9,6 +9,7 @@ import { registerSimulateCommand } from './simulate-command.js';
 import { registerSignCommand } from './sign-command.js';
 import { registerValidateCommand } from './validate-command.js';
 import { packageVersion } from './package-version.js';
+import { registerDescribeCommand } from './describe-command.js';
 
 /** The `mpprov` command: a thin shell that parses arguments and hands over to the pipeline. */
 const program = new Command()
@@ -25,5 +26,6 @@ registerStatusCommand(program);
 registerSimulateCommand(program);
 registerSignCommand(program);
 registerServiceCommand(program);
+registerDescribeCommand(program);
 
 await program.parseAsync(process.argv);
