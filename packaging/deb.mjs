@@ -1,4 +1,4 @@
-// The Debian package, staged under dist/deb/ and built with `dpkg-deb --root-owner-group -Zxz`:
+// The Debian package, staged under dist/deb/ (or OUT/deb/) and built with `dpkg-deb --root-owner-group -Zxz`:
 // every file owned by root, modes set here explicitly (never the builder's umask). Maintainer
 // scripts, control and changelog are in packaging/debian/; the unit, man pages and completions
 // are generated from the repository's own sources at each build.
@@ -78,7 +78,7 @@ async function copyright(repo, metafile) {
   return `${head}\nFiles: usr/bin/mpprov\nCopyright: the authors of each bundled package, as each states\nLicense: bundled\n Bundled Node.js packages, with the licence each declares:\n${list}\n`;
 }
 
-export async function buildDeb({ repo, bundle, version, metafile }) {
+export async function buildDeb({ repo, out, bundle, version, metafile }) {
   const debVersion = `${version}-${DEBIAN_REVISION}`;
   const changelog = await readFile(join(repo, 'packaging/debian/changelog'), 'utf8');
   const top = /^mpprov \(([^)]+)\)/.exec(changelog)?.[1];
@@ -87,7 +87,7 @@ export async function buildDeb({ repo, bundle, version, metafile }) {
   const date = new Date(/^ -- .*>  (.+)$/m.exec(changelog)?.[1] ?? Date.now()).toISOString().slice(0, 10);
 
   const tree = JSON.parse(execFileSync(process.execPath, [bundle, 'describe-cli'], { encoding: 'utf8' }));
-  const root = join(repo, 'dist/deb');
+  const root = join(out, 'deb');
   await rm(root, { recursive: true, force: true });
   await mkdir(root, { mode: 0o755 });
 
@@ -135,7 +135,7 @@ export async function buildDeb({ repo, bundle, version, metafile }) {
   // Folders made by mkdir follow the umask: make every one 0755, as dpkg-deb copies them.
   execFileSync('find', [root, '-type', 'd', '-exec', 'chmod', '0755', '{}', '+']);
 
-  const deb = join(repo, 'dist', `mpprov_${debVersion}_all.deb`);
+  const deb = join(out, `mpprov_${debVersion}_all.deb`);
   await rm(deb, { force: true });
   execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', root, deb], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (!(await stat(deb)).isFile()) throw new Error(`dpkg-deb did not write ${deb}`);
