@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 /**
@@ -33,6 +33,8 @@ export default defineConfig({
       'test/daemon/profiles.test.ts',
       'test/daemon/agent-signals.test.ts',
     ],
+    // scripts/demo.mjs runs dist/cli/main.js itself: against the bundle it would test nothing new.
+    exclude: [...(base.test?.exclude ?? configDefaults.exclude), 'test/cli/demo-cleanup.test.ts'],
     outputFile: { json: '.test-output/results-bundle.json' },
   },
 });
