@@ -31,6 +31,8 @@ export function packagedUnit(text, name) {
     .replace(/^ExecStart=\/usr\/local\/bin\/mpprov/m, 'ExecStart=/usr/bin/mpprov')
     .replace(/^Documentation=.*$/m, 'Documentation=man:mpprov(1)')
     .replace(/Installed by scripts\/install\.sh\./, 'Installed by the mpprov Debian package.')
+    .replace(/Installed by\n# scripts\/install\.sh to \/etc\/systemd\/user\//, 'Installed by the mpprov\n# Debian package to /usr/lib/systemd/user/')
+    .replace(/Installed by scripts\/install\.sh to \/etc\/systemd\/user\//, 'Installed by the mpprov Debian package to /usr/lib/systemd/user/')
     .split('\n')
     .filter((line) => !/^# scripts\/install\.sh writes/.test(line))
     .join('\n');

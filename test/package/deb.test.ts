@@ -140,6 +140,12 @@ describe('installed into a throwaway root with dpkg', () => {
     expect(unit).toMatch(/^Documentation=man:mpprov\(1\)$/m);
     expect(unit).not.toMatch(/^(Wants|After)=.*network-online/m);
     expect(unit).not.toContain('/usr/local');
+    // The desktop notifier's user unit, when the repository has one, runs the same file.
+    const notify = await readFile(join(built.root, 'usr/lib/systemd/user/mpprov-notify.service'), 'utf8').catch(() => undefined);
+    if (notify !== undefined) {
+      expect(notify).toMatch(/^ExecStart=\/usr\/bin\/mpprov notify/m);
+      expect(notify).not.toContain('/usr/local');
+    }
     // verify needs the command to exist on this machine: the same unit, pointed at the installed file.
     const check = join(built.out, 'mpprov.service');
     await writeFile(check, unit.replace('ExecStart=/usr/bin/mpprov', `ExecStart=${built.root}/usr/bin/mpprov`));
