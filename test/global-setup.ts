@@ -6,14 +6,17 @@ import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 
 /**
- * Builds dist/ once so tests can run the real `mpprov` binary as a child process, and makes the
- * one folder the run's temporary files live in (test/support/temp-folder.ts), removed afterwards.
+ * Builds dist/ and the one-file bundle dist/mpprov.mjs once so tests can run the real `mpprov`
+ * binary as a child process, and makes the one folder the run's temporary files live in
+ * (test/support/temp-folder.ts), removed afterwards.
  */
 export default function setup(project: TestProject): () => void {
   // For a quick run of tests that do not spawn the CLI while dist/ is already fresh.
   if (process.env.MPPROV_TEST_NO_BUILD !== '1') {
     const repo = fileURLToPath(new URL('..', import.meta.url));
     execFileSync(process.execPath, [`${repo}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], { cwd: repo, stdio: 'inherit' });
+    // The one-file bundle (a second): the CLI tests' second run (vitest.bundle.config.ts) runs it.
+    execFileSync(process.execPath, [`${repo}packaging/build-package.mjs`, '--bundle-only'], { cwd: repo, stdio: 'inherit' });
   }
   const root = mkdtempSync(join(tmpdir(), 'mpprov-test-run-'));
   // Traversable by others (the folders inside stay 0700): one test runs a script as "nobody".

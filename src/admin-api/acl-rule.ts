@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * One access-control rule (admin-api-model.md, "Services and appliance"). Values are typed by
+ * One access-control rule (docs/device-model.md, "Services and appliance"). Values are typed by
  * their JSON type, not narrowed to `permit`/`tcp`/`udp`, so a device with more actions still lists.
  */
 export const AclRule = z.looseObject({

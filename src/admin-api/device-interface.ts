@@ -4,7 +4,7 @@ import { fieldPath, parseWire, ShapeProblem } from './wire-shape.js';
 
 /**
  * An interface as GET /interface/ shows it, normalised to the `families` shape. Two shapes come
- * off the wire (admin-api-model.md, "Tolerance"): the documented one with `families`, and the flat
+ * off the wire (docs/device-model.md, "Tolerance"): the documented one with `families`, and the flat
  * one of older firmware and lab scripts, per-family fields at the top level with `family`, one
  * entry per family. Both become the same DeviceInterface.
  */

@@ -1,4 +1,4 @@
-// The Admin API v1's vocabulary (admin-api-model.md): one zod schema and type per device thing,
+// The Admin API v1's vocabulary (docs/device-model.md): one zod schema and type per device thing,
 // shared by the client, the plan, apply and the simulator.
 export * from './vocabulary.js';
 export * from './stanza.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Secret } from '../core/secret.js';
 
 /**
- * One address-family stanza as the device shows it (admin-api-model.md, "Interface resource").
+ * One address-family stanza as the device shows it (docs/device-model.md, "Interfaces and stanzas").
  * Known fields are typed by their JSON type only, not narrowed to today's values, and unknown
  * fields are kept: a real device may add fields or values, and the plan compares what it finds.
  */

@@ -1,5 +1,5 @@
 /**
- * The Admin API v1's own words for the interface resource (admin-api-model.md): address families,
+ * The Admin API v1's own words for the interface resource (docs/device-model.md): address families,
  * the six file slots, and the write-only fields the device never returns. One definition shared
  * by the client, the plan and the simulator, so the three cannot drift apart.
  */

@@ -14,7 +14,7 @@ export interface SignatureVerdict {
 }
 
 /**
- * The job's signature check (stick-format.md, "Signed sticks"), on the snapshot the job already
+ * The job's signature check (docs/stick-format.md, "Signed sticks"), on the snapshot the job already
  * took: the list and its signature from the snapshot's copy, the configuration and certificate
  * files by the hashes validation already computed. Secret `_file`s keep no bytes after
  * validation, so those (and any extra listed file) are read from the snapshot's copy in the job

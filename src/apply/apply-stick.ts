@@ -129,7 +129,7 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
 
 /**
  * Devices configured and verified but not confirmed connected to the monitoring service: with
- * no failed device, `mpprov apply` exits 3 for them (data-api-model.md, "Fixed details").
+ * no failed device, `mpprov apply` exits 3 for them (docs/service-model.md, "The post-check").
  */
 export function notConnected(result: StickResult): DeviceResult[] {
   if (result.outcome !== StickOutcome.Changed && result.outcome !== StickOutcome.NoChange) return [];

@@ -6,7 +6,7 @@ import { rankSuspects } from './dot1x-suspects.js';
 
 /**
  * Whether switch ports authorized the 802.1X a run applied, judged as the model says a client
- * must (admin-api-model.md): the Admin API has no authorization state, but a refused port carries
+ * must (docs/device-model.md): the Admin API has no authorization state, but a refused port carries
  * no traffic, so a dhcp (or inet6 auto/dhcp) stanza there never gets an address. An interface is
  * authorized when one of its 802.1X dhcp/auto stanzas shows `in_use` within the grace period. A
  * static (or manual) stanza keeps its address either way: its authorization is not visible.

@@ -2,7 +2,7 @@ import { type ConnectionOutcome, type ConnectionProgress, type DataApi, waitUnti
 import { type ApplyEventSink, type DeviceResult, Outcome } from './apply-events.js';
 
 /**
- * The post-check of data-api-model.md, for one device of a run: after its restart and
+ * The post-check of docs/service-model.md, for one device of a run: after its restart and
  * verification (provisionDevice has returned), ask the monitoring service until it lists the MP
  * as AVAILABLE or the wait runs out. Its outcome is reported beside the device's, never instead
  * of it: a service problem never fails, delays beyond the wait, or rolls back a device.

@@ -7,6 +7,7 @@ import { ExitStatus } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
 import { configFileOf } from '../ingest/index.js';
 import { createProgressDisplay, formatProblem, renderPlan } from '../report/index.js';
+import { jsonVersionLine } from './json-version.js';
 
 interface ApplyFlags {
   agentConfig?: string;
@@ -30,7 +31,7 @@ function addEngineOptions(command: Command): Command {
     .addOption(new Option('--restart-timeout <seconds>', 'how long to wait for a device to come back').argParser(positiveNumber))
     .addOption(new Option('--dot1x-grace <seconds>', 'after a restart, how long an 802.1X port may take to authorize (an address on a dhcp/auto stanza; default 20)').argParser(positiveNumber))
     .addOption(new Option('--concurrency <n>', 'devices provisioned at once').argParser(positiveNumber))
-    .option('--json', 'one JSON event per line and a final result object');
+    .option('--json', 'one JSON event per line, after the version line, and a final result object');
 }
 
 export function registerApplyCommands(program: Command): void {
@@ -52,6 +53,7 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
   const redactor = new Redactor();
   const print = (text: string): void => void process.stdout.write(`${redactor.text(text)}\n`);
   const emitJson = (value: unknown): void => print(JSON.stringify(value));
+  if (json) print(jsonVersionLine());
   const agentFile = agentConfigPath(flags.agentConfig);
   const loaded = await loadAgentConfig(agentFile);
   if (loaded.problems.length > 0) {

@@ -10,6 +10,8 @@ import { registerSimulateCommand } from './simulate-command.js';
 import { registerSignCommand } from './sign-command.js';
 import { registerValidateCommand } from './validate-command.js';
 import { packageVersion } from './package-version.js';
+import { registerDescribeCommand } from './describe-command.js';
+import { exitUsageErrorsWith64 } from './usage-exit.js';
 
 /** The `mpprov` command: a thin shell that parses arguments and hands over to the pipeline. */
 const program = new Command()
@@ -17,6 +19,7 @@ const program = new Command()
   .description('Provision Monitoring Points from a USB stick or a profile through the Admin API v1')
   .version(packageVersion())
   .showHelpAfterError();
+exitUsageErrorsWith64(program);
 
 registerValidateCommand(program);
 registerApplyCommands(program);
@@ -27,5 +30,6 @@ registerNotifyCommand(program);
 registerSimulateCommand(program);
 registerSignCommand(program);
 registerServiceCommand(program);
+registerDescribeCommand(program);
 
 await program.parseAsync(process.argv);

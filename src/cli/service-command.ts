@@ -4,6 +4,7 @@ import { ExitStatus, isMpprovError } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
 import { formatProblem } from '../report/index.js';
 import { checkService, createDataApiClient, type DataApi, serviceTarget } from '../service/index.js';
+import { jsonVersionLine } from './json-version.js';
 
 /**
  * `mpprov service check` and `mpprov service status HOSTNAME...`: agent.yaml's `service` block
@@ -40,8 +41,9 @@ export function registerServiceCommand(program: Command): void {
     .description('what the service says about Monitoring Points: connection status, organization, MAC (exit 1 if one is unknown or not AVAILABLE)')
     .argument('<hostname...>', "the MPs' hostnames as the service knows them")
     .option('--agent-config <file>', 'agent configuration (default $MPPROV_AGENT_CONFIG or /etc/mpprov/agent.yaml)')
-    .option('--json', 'one JSON object per hostname')
+    .option('--json', 'one JSON object per hostname, after the version line')
     .action(async (hostnames: string[], flags: ServiceFlags) => {
+      if (flags.json === true) process.stdout.write(`${jsonVersionLine()}\n`);
       process.exitCode = await withService(flags, async (api, _agent, print) => {
         const organizations = new Map((await api.listOrganizations()).map((o) => [o.id, o.name]));
         let allAvailable = true;

@@ -83,7 +83,7 @@ export interface DeviceDefaults {
 }
 
 /**
- * agent.yaml's `service` block once read (data-api-model.md): the shape src/service takes as
+ * agent.yaml's `service` block once read (docs/service-model.md): the shape src/service takes as
  * ServiceSettings. Kept here by shape, since config comes before the service stage.
  */
 export interface AgentServiceSettings {
@@ -114,7 +114,7 @@ export interface AgentConfig {
   /** What the agent does with a stick once its job is written down (agent.yaml `when_done`). */
   whenDone: { eject: boolean };
   /**
-   * agent.yaml `signatures` (stick-format.md, "Signed sticks"). `allowedSigners` is only a path:
+   * agent.yaml `signatures` (docs/stick-format.md, "Signed sticks"). `allowedSigners` is only a path:
    * the signature module reads the file at each verification, so an edited file counts at once.
    */
   signatures: { required: boolean; allowedSigners: string | undefined };

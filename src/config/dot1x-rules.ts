@@ -2,7 +2,7 @@ import type { Dot1x } from './schema.js';
 import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
 
 /**
- * Which 802.1X keys fit which EAP type. These are the device's own rules (admin-api-model.md),
+ * Which 802.1X keys fit which EAP type. These are the device's own rules (docs/device-model.md),
  * checked here so the Monitoring Point never receives a stanza it would refuse with a 400.
  */
 

@@ -140,7 +140,7 @@ function stanza(name: string, family: Family, block: Ipv4 | Ipv6, common: Collec
     fields.routes = block.routes.map((r) => ({ destination: r.to, gateway: r.via, ...(r.metric === undefined ? {} : { metric: r.metric }) }));
   }
   // Interface-level fields go into both families' stanzas alike: the device copies the last posted
-  // stanza's into the other one (admin-api-model.md), so both must say the same.
+  // stanza's into the other one (docs/device-model.md), so both must say the same.
   return { name, family, fields: { ...fields, ...common.fields }, secrets: { ...common.secrets }, ...(dot1x === undefined ? {} : { dot1x }) };
 }
 

@@ -6,7 +6,7 @@ import type { DesiredDevice, DeviceSnapshot, PlanRefusal } from './plan-types.js
 type After = Record<string, unknown>;
 
 /**
- * The vendor's VLAN rule, both ways (admin-api-model.md): a VLAN stanza with 802.1X is allowed only
+ * The vendor's VLAN rule, both ways (docs/device-model.md): a VLAN stanza with 802.1X is allowed only
  * while its parent (vlan_raw_device) is configured dhcp or static with 802.1X. Judged on the device
  * as this run would leave it: the file's stanzas for the interfaces it names, nothing for those
  * prune removes, and the device's next view (pending over active) for the rest. The device would

@@ -26,7 +26,7 @@ export interface DataApi {
 export interface DataApiClientOptions {
   /** Share one limiter between clients of the same token; default a new one with `rateLimit`. */
   limiter?: RateLimiter;
-  /** Default 50 requests per 10 s (service-api.md, Limits). */
+  /** Default 50 requests per 10 s (docs/service-model.md, "Transport"). */
   rateLimit?: RateLimit;
   /** TCP and TLS handshake, default 10 000 ms. */
   connectTimeoutMs?: number;

@@ -1,7 +1,7 @@
 import { ApplianceList, OrganizationList, type Appliance, type Organization } from './data-api-model.js';
 import { request, type ServiceConnection } from './service-request.js';
 
-/** The two endpoints mpprov uses (data-api-model.md), one small function each. */
+/** The two endpoints mpprov uses (docs/service-model.md), one small function each. */
 
 export interface CallOptions {
   signal?: AbortSignal | undefined;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The part of the data API mpprov reads (data-api-model.md), one zod schema and one type per
+ * The part of the data API mpprov reads (docs/service-model.md), one zod schema and one type per
  * thing. Objects are loose: the service may add fields, and an addition must not fail a check.
  */
 
@@ -32,7 +32,7 @@ export const ApplianceList = z.array(Appliance);
 /** An error answer (model): `{"status": 401, "message": "Bad credentials"}`; read leniently. */
 export const ErrorBody = z.looseObject({ status: z.number().optional(), message: z.string().optional() });
 
-/** The documented messages (service-api.md, Errors): the only way to tell the three 401s apart. */
+/** The documented messages (docs/service-model.md, "Transport"): the only way to tell the three 401s apart. */
 export const ServiceMessage = {
   BadRequest: 'Bad Request',
   NoCredentials: 'Full authentication is required to access this resource',

@@ -1,5 +1,5 @@
 /**
- * The monitoring service's data API (area A of service-api.md): the client, and the post-check
+ * The monitoring service's data API (docs/service-model.md): the client, and the post-check
  * that confirms a provisioned MP rejoined the service. Only this file is public.
  */
 export { createDataApiClient, type DataApi, type DataApiClientOptions } from './data-api-client.js';

@@ -1,6 +1,6 @@
 /**
  * The data API's limit, kept by the client itself: 50 requests per 10 seconds per caller
- * (service-api.md, Limits), shared by every device of a run, since they all use one token.
+ * (docs/service-model.md, "Transport"), shared by every device of a run, since they all use one token.
  *
  * A token bucket of `requests` tokens. A request takes one before it is sent, and the token comes
  * back one window (plus a small margin) after that request *ended*, not after it was sent: the

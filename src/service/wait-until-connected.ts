@@ -7,7 +7,7 @@ import { isServiceError } from './service-errors.js';
 
 /**
  * The post-check: after a device's restart and read-back, ask the service until it lists the MP
- * as AVAILABLE or the wait runs out (data-api-model.md, "What mpprov does with it").
+ * as AVAILABLE or the wait runs out (docs/service-model.md, "The post-check").
  * - The wait counts from the first poll and is never exceeded: a request still waiting for its
  *   rate-limit turn or its answer is abandoned when it ends.
  * - 401 and 403 end it at once (retrying cannot fix them), so do answers no retry can change

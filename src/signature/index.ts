@@ -1,4 +1,4 @@
-// Signed sticks (stick-format.md, "Signed sticks"): mpprov.sha256 + mpprov.sha256.sig, made and
+// Signed sticks (docs/stick-format.md, "Signed sticks"): mpprov.sha256 + mpprov.sha256.sig, made and
 // checked with the OpenSSH tools. Verification takes the bytes the caller already read.
 export { signStick, type SignOutcome, type SignStickOptions } from './sign-stick.js';
 export { SignatureStatus, verifyStickSignature, type StickSignature, type StickSignatureInput } from './verify-stick-signature.js';

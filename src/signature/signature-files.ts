@@ -1,7 +1,7 @@
 import { AGENT_OUTPUT_NAMES } from '../ingest/index.js';
 
 /**
- * The names and limits of a signed stick (stick-format.md, "Signed sticks"). One place, so the
+ * The names and limits of a signed stick (docs/stick-format.md, "Signed sticks"). One place, so the
  * signer and the verifier cannot disagree about them.
  */
 

@@ -5,7 +5,7 @@ import { isConfigurableInterface, type DeviceModel } from './device-model.js';
 import { integer, list, nonEmpty, oneOf, parseWith, type ParseResult } from './field-sentences.js';
 
 /**
- * The access control list of admin-api-model.md: permit rules that take effect at once, without
+ * The access control list of docs/device-model.md: permit rules that take effect at once, without
  * a restart. The simulator keeps the rules but does not filter its own traffic with them: what
  * a real device denies outside its rules is not documented, and guessing would lock tests out.
  */

@@ -10,7 +10,7 @@ import type { RateLimiter } from './rate-limiter.js';
 import { redactBody } from './request-log.js';
 
 /**
- * The Admin API v1 endpoints of admin-api-model.md, one small function each, over the device's
+ * The Admin API v1 endpoints of docs/device-model.md, one small function each, over the device's
  * state. Transport concerns (TLS, auth, faults, outages) stay in simulated-device.ts.
  */
 
@@ -104,7 +104,7 @@ type BodyRead = { ok: true; value: unknown } | { ok: false; response: ApiRespons
 
 /**
  * A JSON body (undefined when there is none), or the 400 to answer. Every JSON body needs
- * `Content-Type: application/json` (admin-api-model.md, Services): the header is judged before
+ * `Content-Type: application/json` (docs/device-model.md, "Requests"): the header is judged before
  * the bytes, as a device that dispatches on it would.
  */
 async function jsonBody(req: IncomingMessage): Promise<BodyRead> {

@@ -7,7 +7,7 @@ import type { FileSlot, Stanza } from './stanza.js';
 /**
  * The 802.1X decision without a wire: what hostapd's EAP server and wpa_supplicant would
  * conclude, judged from the stanza, the device's active files and the port's profile. The cases
- * follow the hostapd/wpa_supplicant lab (shared/reference/dot1x-lab): wrong password, client
+ * follow what real hostapd/wpa_supplicant runs showed (docs/simulator.md, "The real backend"): wrong password, client
  * certificate from another CA, expired or not-yet-valid client certificate, key not matching the
  * certificate, EAP type the server does not offer, a RADIUS certificate the stanza's CA did not
  * issue. Not modelled: server name matching (the model has no domain_suffix_match field) and

@@ -6,7 +6,7 @@ import { stopDaemon, type NetnsLab } from './netns-lab.js';
 import type { RealBackendCommands } from './real-backend-prerequisites.js';
 
 /**
- * One authentication on the wire, as the lab (shared/reference/dot1x-lab) runs it: a fresh
+ * One authentication on the wire, as the real backend runs it (docs/simulator.md): a fresh
  * hostapd (a reused one ignores a station for ~5 s after a failure), a fresh wpa_supplicant, a
  * kick to the authenticator once the supplicant is up (otherwise it waits ~2 s for the
  * supplicant's EAPOL-Start), then both sides' verdicts. Returns what was seen; eap-outcome.ts

@@ -4,7 +4,7 @@ import { pemBlocks, type PemBlock } from './pem-blocks.js';
 import { CERTIFICATE_SLOTS, type FileSlot } from './stanza.js';
 
 /**
- * The device's check of an uploaded file (admin-api-model.md, "Files"): certificate slots take
+ * The device's check of an uploaded file (docs/device-model.md, "Requests"): certificate slots take
  * certificates, PEM or DER; key slots take private keys, PEM, DER or PFX. Judged by content,
  * never by file name, and by reading it as the device's OpenSSL would: a certificate must parse
  * as X.509 and a plain key must load (node:crypto, that is OpenSSL). An encrypted key or a PFX

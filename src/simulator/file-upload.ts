@@ -5,7 +5,7 @@ import { MiB } from './http-exchange.js';
 import { FILE_SLOTS, isFileSlot, type FileSlot } from './stanza.js';
 
 /**
- * POST /interface/file/ (admin-api-model.md, "Files"): multipart parts named after the six slots,
+ * POST /interface/file/ (docs/device-model.md, "Requests"): multipart parts named after the six slots,
  * each a file of at most 1 MiB whose content (not name) must fit the slot (file-kind.ts). All
  * parts are checked before any is stored, so a refused upload changes nothing.
  */

@@ -4,8 +4,8 @@ import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
 /**
  * A switch port's authenticator profile as hostapd with its internal EAP server runs it: the wired
  * driver, IEEE 802.1X, and an eap_user file built from the profile's users. Pure text; the real
- * backend writes it next to the profile's PEM files. Settings follow the proven lab
- * (shared/reference/dot1x-lab).
+ * backend writes it next to the profile's PEM files. Settings are the ones the real backend's
+ * tests prove against hostapd and wpa_supplicant (docs/simulator.md, "The real backend").
  */
 
 export interface HostapdPaths {

@@ -1,5 +1,5 @@
 /**
- * The Monitoring Point simulator: a faithful Admin API v1 device (admin-api-model.md) for tests
+ * The Monitoring Point simulator: a faithful Admin API v1 device (docs/device-model.md) for tests
  * of the provisioning engine and for field staff rehearsing a stick. Only this file is public.
  */
 export { SimulatorError, SimulatorErrorCode, isSimulatorError } from './simulator-error.js';

@@ -1,7 +1,7 @@
 import { INTERFACE_LEVEL_FIELDS, type Stanza, type StanzaField } from './stanza.js';
 
 /**
- * admin-api-model.md: "The stanza posted last sets [the interface-level fields] for the whole
+ * docs/device-model.md: "The stanza posted last sets [the interface-level fields] for the whole
  * interface: the device copies them into the interface's other pending stanza (a field the posted
  * stanza leaves out is removed there too)". `sibling` is the other family's stanza as the pending
  * view shows it; the answer is that stanza with the posted stanza's interface-level fields, its

@@ -3,7 +3,7 @@ import type { NetworkStatus } from './network-status.js';
 import { isWriteOnlyField, stanzaKey, type Family, type Stanza } from './stanza.js';
 
 /**
- * The `families` shape of GET /interface/ (admin-api-model.md): per family the stanza without
+ * The `families` shape of GET /interface/ (docs/device-model.md): per family the stanza without
  * name and family, write-only fields replaced by `<field>_set: true`; in the active view each
  * stanza also carries `in_use`. Exactly the model's view, unless asked for a rehearsal aid.
  */

@@ -20,7 +20,7 @@ import {
 } from './stanza.js';
 
 /**
- * The rules of admin-api-model.md that need the device: which interfaces exist, what the ports
+ * The rules of docs/device-model.md that need the device: which interfaces exist, what the ports
  * can do, which files are loaded, what the other stanzas say. Pure: the caller passes the device
  * as a RuleContext. Each rule returns the 400 sentence, naming the field, or undefined.
  */

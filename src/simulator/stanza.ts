@@ -1,7 +1,7 @@
 import type { Stanza } from './stanza-schema.js';
 
 /**
- * Vocabulary of the interface resource (admin-api-model.md, "Interface resource"): address
+ * Vocabulary of the interface resource (docs/device-model.md, "Interfaces and stanzas"): address
  * families, file slots, which fields are write-only and which describe the interface rather than
  * one address family.
  */

@@ -149,4 +149,16 @@ describe('mpprov service check and status', () => {
     expect(unknown.stdout).toContain('nobody  unknown to the service');
     expect(unknown.code).toBe(1);
   });
+
+  it('status --json: the version line, then one object per hostname', async () => {
+    const agent = agentYaml();
+    const run = await runCli(['service', 'status', 'mp1', 'nobody', '--json', '--agent-config', agent.file]);
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toHaveLength(3);
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(lines[0]).toEqual({ type: 'version', format: 1, mpprov: version });
+    expect(lines[1]).toMatchObject({ known: true, hostname: 'mp1', connectionStatus: 'AVAILABLE', orgName: 'Branch Networks' });
+    expect(lines[2]).toEqual({ hostname: 'nobody', known: false });
+    expect(run.code).toBe(1);
+  });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { repoRoot, runCli } from '../support/run-cli.js';
+import { cliEntry, repoRoot, runCli } from '../support/run-cli.js';
 
 /**
  * `mpprov status` run by someone who cannot read the agent's state (a technician without sudo)
@@ -46,7 +46,7 @@ describe('mpprov status without access to the state directory', () => {
     await mkdir(state, { mode: 0o700 });
     await writeFile(join(state, 'jobs.jsonl'), '', { mode: 0o600 });
 
-    const result = await run('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, join(cli, 'dist/cli/main.js'), 'status', '--state-dir', state], {
+    const result = await run('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, join(cli, cliEntry), 'status', '--state-dir', state], {
       encoding: 'utf8',
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1', HOME: '/nonexistent' },
     }).then(

@@ -8,7 +8,7 @@ import { stateDir, stickWithConfig } from '../support/stick-workspace.js';
 import { tempFolder } from '../support/temp-folder.js';
 
 /**
- * The trust boundary (agent-config.md): the laptop's admin password goes only to a device whose TLS
+ * The trust boundary (docs/agent-config.md): the laptop's admin password goes only to a device whose TLS
  * identity agent.yaml vouches for. A hostile stick names a host of its own, pins that host's own
  * certificate (or says insecure: true) and brings no password: refused before any connection.
  */

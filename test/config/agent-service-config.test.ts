@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { agentSecrets, loadAgentConfig, loadStick } from '../../src/config/index.js';
 import { createSelfSignedCertificate } from '../../src/simulator/index.js';
 
-/** agent.yaml's `service` block (agent-config.md) and the stick's `service_hostname` (stick-format.md). */
+/** agent.yaml's `service` block (docs/agent-config.md) and the stick's `service_hostname` (docs/stick-format.md). */
 
 const TOKEN = 'tok-Numbat-6620-never-shown';
 

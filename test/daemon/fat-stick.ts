@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 /**
  * Real FAT sticks for the daemon tests: an image made with mkfs.vfat, files put in with mtools'
  * mcopy, mounted through FUSE with fusefat (this kernel has no vfat driver), read back with
- * mtools after unmounting. See /work/shared/reference/fat-stick-notes.md for the quirks.
+ * mtools after unmounting. docs/fat-sticks.md lists these tools' quirks.
  * Everything runs asynchronously: the simulated devices live in the test's own event loop.
  */
 

@@ -60,7 +60,7 @@ describe('desiredDevice', () => {
               fields: {
                 method: 'static',
                 address: '2001:db8:20::20',
-                // inet6 keeps the prefix length as the netmask (admin-api-model.md).
+                // inet6 keeps the prefix length as the netmask (docs/device-model.md).
                 netmask: '64',
                 gateway: '2001:db8:20::1',
                 dns_nameservers: ['2001:db8:20::53'],

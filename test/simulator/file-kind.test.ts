@@ -7,7 +7,7 @@ import { useSimulator } from '../support/simulator-fixture.js';
 import { curl } from './sim-client.js';
 
 /**
- * The device's own check of uploaded files (admin-api-model.md, "Files": certificates PEM or DER,
+ * The device's own check of uploaded files (docs/device-model.md, "Requests": certificates PEM or DER,
  * private keys PEM, DER or PFX; a file of the wrong kind gets 400 naming the part), with files
  * openssl made, uploaded with the real curl binary as the vendor documents it. The simulator
  * reads each file as OpenSSL would; it shares no code with the agent's credential checks, so the

@@ -4,7 +4,7 @@ import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.
 import { apiClient, curl, waitFor, type ApiClient } from './sim-client.js';
 
 /**
- * The transport rules of admin-api-model.md a client regression would break, driven with raw HTTP
+ * The transport rules of docs/device-model.md a client regression would break, driven with raw HTTP
  * (undici's request() with exactly the headers each case names, and the real curl binary): the
  * restart's `{}` body, `Content-Type: application/json` on every JSON body, and `config_state`
  * on both GETs of the interface resource. Each refusal is shown to change nothing.

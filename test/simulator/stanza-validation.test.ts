@@ -4,7 +4,7 @@ import { useLabPki } from '../support/lab-pki.js';
 import { apiClient, restartNetworking, useSimulatorApi } from './sim-client.js';
 
 /**
- * Every rule of admin-api-model.md "POST /interface/" broken once, asserting the exact 400
+ * Every rule of docs/device-model.md "POST /interface/" broken once, asserting the exact 400
  * sentence (which names the field). Each base body is first shown to be accepted, so a refusal
  * is caused by the one change the case makes.
  */

@@ -2,8 +2,8 @@ import { beforeAll } from 'vitest';
 import { TestPki, usePki, type CertOptions } from './test-pki.js';
 
 /**
- * The 802.1X lab's files, as the hostapd/wpa_supplicant lab made its own
- * (shared/reference/dot1x-lab): a CA and a rogue CA, the RADIUS server's certificate, client
+ * The 802.1X lab's files, the kinds a real hostapd/wpa_supplicant run needs (docs/simulator.md,
+ * "The real backend"): a CA and a rogue CA, the RADIUS server's certificate, client
  * certificates (good, from the rogue CA, expired, not yet valid) and the client key as PEM,
  * encrypted PEM, DER, PFX and legacy PFX; and the lab switch port's authenticator profile
  * (port.yaml, and peap-only.yaml offering PEAP alone). EC keys keep it fast. Subjects are a bare

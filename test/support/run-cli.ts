@@ -6,10 +6,22 @@ import { afterEach } from 'vitest';
  * The tests' one way to run `mpprov`: the built binary (dist/cli/main.js, which vitest's global
  * setup builds) as a real child process of this Node, with the test's arguments, environment,
  * working folder and stdin, and NO_COLOR set so output compares as plain text.
+ * With MPPROV_TEST_CLI=bundle it is the one-file bundle dist/mpprov.mjs instead (what the .deb
+ * installs; global setup bundles it): `npm test` runs the CLI tests a second time that way.
  */
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-export const cliPath = `${repoRoot}dist/cli/main.js`;
+/** Which build the tests run: "dist" (dist/cli/main.js, tsc's output) or "bundle" (dist/mpprov.mjs). */
+export const cliKind: 'dist' | 'bundle' = cliKindOf(process.env.MPPROV_TEST_CLI);
+/** The CLI's entry file, relative to the repository (or to a copy of its dist/). */
+export const cliEntry = cliKind === 'bundle' ? 'dist/mpprov.mjs' : 'dist/cli/main.js';
+export const cliPath = `${repoRoot}${cliEntry}`;
+
+function cliKindOf(value: string | undefined): 'dist' | 'bundle' {
+  if (value === undefined || value === '' || value === 'dist') return 'dist';
+  if (value === 'bundle') return 'bundle';
+  throw new Error(`MPPROV_TEST_CLI=${value}: expected "dist" (dist/cli/main.js) or "bundle" (dist/mpprov.mjs)`);
+}
 
 export interface CliOptions {
   /** Default: the repository root, so repository-relative paths work as in a terminal there. */

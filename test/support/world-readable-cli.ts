@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from './run-cli.js';
+import { cliEntry, repoRoot } from './run-cli.js';
 import { tempFolder } from './temp-folder.js';
 
 /**
@@ -24,5 +24,5 @@ export function worldReadableCli(): string {
   }
   // Folders made by the copy follow the umask; files keep the checkout's modes. Make both readable.
   execFileSync('chmod', ['-R', 'a+rX', root]);
-  return join(root, 'dist', 'cli', 'main.js');
+  return join(root, cliEntry);
 }

@@ -13,7 +13,7 @@ import { ServiceRequestLog, type ServiceLogEntry } from './service-request-log.j
 import type { ApplianceJson, ApplianceRegistration, OrganizationJson, SimConnectionStatus } from './service-wire.js';
 
 /**
- * The monitoring service's data API, simulated (data-api-model.md): HTTPS on loopback, the
+ * The monitoring service's data API, simulated (docs/service-model.md): HTTPS on loopback, the
  * organizations, MPs and callers a test or rehearsal sets up, the documented errors, the rate
  * limit per caller, faults, and MP statuses that follow the simulated devices' restarts.
  */

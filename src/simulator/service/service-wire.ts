@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The simulator's own statement of the data API model (data-api-model.md): what it serves and the
+ * The simulator's own statement of the data API model (docs/service-model.md): what it serves and the
  * documented error table. Deliberately not imported from src/service: a simulator that shares the
  * client's schemas could only ever agree with it.
  */
@@ -38,7 +38,7 @@ export interface OrganizationJson {
   name: string;
 }
 
-/** service-api.md, Errors, plus the model's 429: status and exact message. */
+/** docs/service-model.md, "Transport", plus the model's 429: status and exact message. */
 export const SIM_ERRORS = {
   badRequest: { status: 400, message: 'Bad Request' },
   noCredentials: { status: 401, message: 'Full authentication is required to access this resource' },
