@@ -26,6 +26,7 @@ import {
 } from '../report/index.js';
 import { deviceLockKeys, resolveDeviceIdentity } from '../client/index.js';
 import { checkStickSignature } from './check-stick-signature.js';
+import { failJob, FINISHING } from './job-failure.js';
 import type { DeviceLocks } from './device-locks.js';
 import { releaseStick } from './release-stick.js';
 import type { JobMarker, JobSourceRecord, StateStore } from './state-store.js';
@@ -116,7 +117,8 @@ export function startJob(id: string, request: JobRequest, env: JobEnvironment): 
     log.stick.setTrailer(formatJobLine(new Date(marker.started), id, STILL_RUNNING));
   }
   const job = { id, request, marker, log } as RunningJob & { done: Promise<JobEnd> };
-  job.done = runJob(job, env);
+  // Whatever throws outside the engine's guard is still this job's failure, on the stick and in the state folder.
+  job.done = runJob(job, env).catch((error: unknown) => failJob(job, env, error));
   return job;
 }
 
@@ -191,7 +193,7 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
     log.write('warn', `the agent is stopping (${stopReason}): no networking restart is started after the signal; where each device stopped is recorded above`);
   }
   const conclusion = concludeJob({ ...(result === undefined ? {} : { result }), ...(failure === undefined ? {} : { failure }), configName: request.configName, stopped });
-  marker.stage = 'finishing';
+  marker.stage = FINISHING;
   const finished = new Date();
   log.stick?.setTrailer(undefined);
   log.result(formatResultLine(conclusion, id), conclusion.word === 'FAILED' ? 'error' : 'info');
