@@ -80,8 +80,12 @@ export function createAdminClient(target: DeviceTarget, options: ClientOptions =
     connectTimeoutMs,
     requestTimeoutMs,
     onRetry: options.onRetry,
+    signal: options.signal,
   };
   let closing: Promise<void> | undefined;
+  // A cut run must not wait for a connection that never completes its handshake or its answer:
+  // the signal destroys the connection at once (close() would wait for the request under way).
+  options.signal?.addEventListener('abort', () => void dispatcher.destroy().catch(() => undefined), { once: true });
   return {
     url,
     listInterfaces: (state) => listInterfaces(connection, state),
