@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { STOP_SIGNALS, type StopSignal, StoppedBySignalError } from '../apply/index.js';
 
 /** After a stop signal, how long the run may take to end on its own before the process exits anyway. */
@@ -28,6 +29,8 @@ export function stopOnSignal(options: {
   say: (line: string) => void;
 }): CommandStop {
   const controller = new AbortController();
+  // Every device's client and request listens to it, by design: 50 devices are not a leak.
+  setMaxListeners(0, controller.signal);
   let received: StopSignal | undefined;
   let said = false;
   const exit = (name: StopSignal, note = ''): never => {

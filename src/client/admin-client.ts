@@ -85,7 +85,8 @@ export function createAdminClient(target: DeviceTarget, options: ClientOptions =
   let closing: Promise<void> | undefined;
   // A cut run must not wait for a connection that never completes its handshake or its answer:
   // the signal destroys the connection at once (close() would wait for the request under way).
-  options.signal?.addEventListener('abort', () => void dispatcher.destroy().catch(() => undefined), { once: true });
+  const destroy = (): void => void dispatcher.destroy().catch(() => undefined);
+  options.signal?.addEventListener('abort', destroy, { once: true });
   return {
     url,
     listInterfaces: (state) => listInterfaces(connection, state),
@@ -101,7 +102,10 @@ export function createAdminClient(target: DeviceTarget, options: ClientOptions =
     addAcl: (rule) => addAcl(connection, rule),
     deleteAcl: (rule) => deleteAcl(connection, rule),
     waitUntilAnswering: (waitOptions) => waitUntilAnswering(connection, waitOptions),
-    close: () => (closing ??= dispatcher.close()),
+    close: () => {
+      options.signal?.removeEventListener('abort', destroy);
+      return (closing ??= dispatcher.close());
+    },
   };
 }
 
