@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { visit } from 'yaml';
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
@@ -12,7 +13,7 @@ import { roleOf, SchemaRole, schemaBlocks, secretKeyOfFile } from './schema-role
 import { findSecretSpans, lineHoldsSecret, maskSecretSpans, type SecretSpan } from './secret-spans.js';
 import { checkStickRules } from './stick-rules.js';
 import { encodingProblems } from './text-encoding.js';
-import { parseYaml, placeProblem, type YamlSource } from './yaml-source.js';
+import { parseYamlYielding, placeProblem, type YamlSource } from './yaml-source.js';
 import { problemsFromZod } from './zod-issues.js';
 
 /** A file the configuration names, read into memory once (so a pulled stick cannot break a job). */
@@ -73,7 +74,7 @@ export async function loadStick(configFile: string, options: { reader?: StickRea
   }
   const sha256 = createHash('sha256').update(read.bytes).digest('hex');
   const text = read.bytes.toString('utf8');
-  const parsed = parseYaml(label, text);
+  const parsed = await parseYamlYielding(label, text);
   const spans = findSecretSpans(parsed.source, STICK_SECRET_KEYS);
   const secrets: Secret[] = [];
   const files = new Map<string, StickFileContent>();
@@ -98,13 +99,17 @@ export async function loadStick(configFile: string, options: { reader?: StickRea
   }
   secrets.push(...inlineSecrets(parsed.data));
   const unplaced: UnplacedProblem[] = [];
+  // Turns of the event loop between the long steps of a large file: a signal is handled between them.
+  await nextTurn();
   const checked = StickFile.safeParse(parsed.data);
   if (!checked.success) unplaced.push(...problemsFromZod(checked.error, parsed.data, StickFile));
+  await nextTurn();
   // With schema problems the rules still run on every block that parsed, but the result carries
   // no model: nothing may be applied from a file that is not entirely valid.
   const checkable = checked.success ? checked.data : salvageStick(parsed.data);
   if (checkable !== undefined) {
     unplaced.push(...checkStickRules(checkable));
+    await nextTurn();
     unplaced.push(...shortInlineSecrets(checkable));
     unplaced.push(...(await readReferences(reader, dir, checkable, files, secrets)));
   }

@@ -32,7 +32,13 @@ export function findSecretSpans(source: YamlSource, keys: ReadonlySet<string>): 
   // would point at it (`pasword:`), since what follows it was meant as a secret all the same.
   const keyPattern = /(^|[\s{,])(["']?)([A-Za-z_][\w-]*)\2\s*:(?=\s|$)/g;
   const known = [...keys];
-  const secretKey = (key: string): boolean => keys.has(key) || didYouMean(key, known) !== undefined;
+  // Cached by key name: a large file repeats a few dozen names thousands of times.
+  const decided = new Map<string, boolean>();
+  const secretKey = (key: string): boolean => {
+    let secret = decided.get(key);
+    if (secret === undefined) decided.set(key, (secret = keys.has(key) || didYouMean(key, known) !== undefined));
+    return secret;
+  };
   const lines = source.text.split('\n');
   const lineStarts: number[] = [];
   let offset = 0;
