@@ -1,13 +1,33 @@
+import type { Redactor } from '../core/redact.js';
 import {
+  type AgentLogger,
   concludeJob,
   type JobConclusion,
   type JobHeader,
+  type JobLog,
   formatResultLine,
   resultDocument,
   resultText,
   resultTxtName,
 } from '../report/index.js';
-import type { JobEnd, JobEnvironment, RunningJob } from './run-job.js';
+import type { JobMarker, StateStore } from './state-store.js';
+
+/** What failJob needs of a job and its environment (run-job.ts's RunningJob and JobEnvironment fit). */
+export interface FailingJob {
+  readonly id: string;
+  readonly request: { kind: 'stick' | 'profile'; root: string; configName: string; label: string };
+  readonly marker: JobMarker;
+  readonly log: JobLog;
+}
+
+export interface FailureEnvironment {
+  state: StateStore;
+  logger: AgentLogger;
+  redactor: Redactor;
+  hostname: string;
+  version: string;
+  onSettled?: () => void;
+}
 
 /** The marker's stage from the moment a job's RESULT line is on its way to usb.log. */
 export const FINISHING = 'finishing';
@@ -20,7 +40,7 @@ export const FINISHING = 'finishing';
  * history's end record, and the running marker removed, so the next start does not take the job
  * for a crash and refuse the stick. Never throws: it is the last guard of a job.
  */
-export async function failJob(job: RunningJob, env: JobEnvironment, error: unknown): Promise<JobEnd> {
+export async function failJob(job: FailingJob, env: FailureEnvironment, error: unknown): Promise<{ conclusion: JobConclusion; stickLog: string }> {
   const { id, request, marker, log } = job;
   const reason = error instanceof Error ? error.message : String(error);
   const summary = `internal error in the job: ${reason}`;
