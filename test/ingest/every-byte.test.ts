@@ -97,6 +97,13 @@ const STICKS: HostileStick[] = [
       ])),
   },
   {
+    name: 'a mistyped secret key and an escaped copy of a secret',
+    secrets: ['Hunter-Secret-42', 'Escaped-Secret-77'],
+    build: (dir, d) =>
+      yaml(dir, mp(d, ['    pasword: Hunter-Secret-42', '    password: "Escaped-Secret-77"', pin(d), '    interfaces:', '      eth1:',
+        '        ipv4: { method: dhcp, descripton: "\\x45scaped-Secret-77", notes: "\\u0045scaped-\\u0053ecret-77" }'])),
+  },
+  {
     name: 'a device that echoes our body base64/hex/URL-encoded in a 400',
     secrets: ['Echoed-SeCrEt-Pass', 'Echo-Dot1x-Secret-71'],
     build: (dir, d) =>
