@@ -27,6 +27,7 @@ import {
 import { deviceLockKeys, resolveDeviceIdentity } from '../client/index.js';
 import { endOnBoard, setStage } from './board-feed.js';
 import { checkStickSignature } from './check-stick-signature.js';
+import { failJob, FINISHING } from './job-failure.js';
 import type { DeviceLocks } from './device-locks.js';
 import type { JobBoard } from './job-board.js';
 import { releaseStick } from './release-stick.js';
@@ -121,7 +122,8 @@ export function startJob(id: string, request: JobRequest, env: JobEnvironment): 
   }
   env.board?.start(id, { kind: request.kind, label: request.label, location: request.root, config: request.configName, started: new Date(marker.started), stage: marker.stage });
   const job = { id, request, marker, log } as RunningJob & { done: Promise<JobEnd> };
-  job.done = runJob(job, env);
+  // Whatever throws outside the engine's guard is still this job's failure, on the stick and in the state folder.
+  job.done = runJob(job, env).catch((error: unknown) => failJob(job, env, error));
   return job;
 }
 
@@ -196,7 +198,7 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
     log.write('warn', `the agent is stopping (${stopReason}): no networking restart is started after the signal; where each device stopped is recorded above`);
   }
   const conclusion = concludeJob({ ...(result === undefined ? {} : { result }), ...(failure === undefined ? {} : { failure }), configName: request.configName, stopped });
-  setStage(job, env.board, 'finishing');
+  setStage(job, env.board, FINISHING);
   const finished = new Date();
   log.stick?.setTrailer(undefined);
   log.result(formatResultLine(conclusion, id), conclusion.word === 'FAILED' ? 'error' : 'info');

@@ -55,6 +55,8 @@ export interface DeviceResult {
    */
   dot1xNotVisible?: string[];
   durationMs: number;
+  /** Set when a person stopped the run (SIGTERM, Ctrl-C) and the device's run was cut there. */
+  stoppedBy?: string;
   /**
    * The post-check (agent.yaml `service`): whether the monitoring service sees the MP again.
    * Absent when no service is configured, on a dry run, or when the device failed. Never

@@ -10,6 +10,7 @@ import { type ApplyEvent, type ApplyEventSink, type DeviceResult, Outcome } from
 import { provisionDevice, type ProvisionOptions } from './provision-device.js';
 import { openSecretsRecord } from './secrets-record.js';
 import { servicePostCheck, wantsPostCheck } from './service-post-check.js';
+import { cutBy } from './stopped-run.js';
 
 export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
   agent: AgentConfig;
@@ -75,12 +76,28 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
       ? undefined
       : (options.service ?? createDataApiClient(serviceTarget(settings), options.serviceLimiter === undefined ? {} : { limiter: options.serviceLimiter }));
   const jobs = accesses.map((access: DeviceAccess, index) => async (): Promise<void> => {
+    const cut = cutBy(options.signal);
+    if (cut !== undefined) {
+      // Stopped before this device's turn: it is not contacted at all.
+      const skipped: DeviceResult = {
+        device: access.name, url: access.url, outcome: Outcome.Failed, message: `stopped by ${cut} before mpprov contacted it; nothing was sent to it`,
+        code: ErrorCode.ApplyFailed, steps: [], warnings: [], durationMs: 0, stoppedBy: cut,
+      };
+      result.devices[index] = skipped;
+      onEvent({ type: 'device-result', result: skipped });
+      return;
+    }
     const desired = desiredDevice(stick, index);
     const mp = stick.model?.monitoring_points[index];
     const hostname = mp?.service_hostname ?? mp?.name ?? access.name;
     const onWarning = (message: string): void => onEvent({ type: 'warning', device: access.name, message });
     const target: DeviceTarget = { url: access.url, username: access.username, password: access.password, trust: access.trust };
-    const api = options.connect?.(target, onWarning) ?? createAdminClient(target, { requestTimeoutMs: options.agent.requestTimeoutMs, onWarning });
+    const api = options.connect?.(target, onWarning) ?? createAdminClient(target, {
+        requestTimeoutMs: options.agent.requestTimeoutMs,
+        onWarning,
+        // The CLI's stop cuts the request under way; the daemon's lets it finish.
+        ...(options.cutRequests === true && options.signal !== undefined ? { signal: options.signal } : {}),
+      });
     try {
       // With a post-check, the device's result waits for it, so its one device-result event carries both.
       let held: DeviceResult | undefined;

@@ -9,6 +9,7 @@ import { rollBack, takeBackPending } from './roll-back.js';
 import { runStep } from './run-step.js';
 import type { SecretsRecord } from './secrets-record.js';
 import { stepFailure } from './step-failure.js';
+import { cutBy, stoppedAtStep } from './stopped-run.js';
 
 // apply-stick.ts (the secrets rework's file) still takes the type from here; it lives in provision-options.ts.
 export type { ProvisionOptions } from './provision-options.js';
@@ -51,6 +52,10 @@ export async function provisionDevice(
   try {
     snapshot = await readSnapshot(api, desired.acl !== undefined);
   } catch (error) {
+    const cut = cutBy(options.signal);
+    if (cut !== undefined) {
+      return { result: finish(Outcome.Failed, `stopped by ${cut} while reading the device's configuration, nothing was changed on it`, { code: ErrorCode.ApplyFailed, stoppedBy: cut }) };
+    }
     return { result: finish(Outcome.Failed, sentenceOf(error), { code: codeOf(error) }) };
   }
   // The lockout guard matches the device's addresses against what the URL's host resolves to,
@@ -72,9 +77,16 @@ export async function provisionDevice(
 
   const total = plan.steps.length;
   let restarted = false;
+  let restartRequested = false;
   const dot1xNotVisible: string[] = [];
   for (const [index, step] of plan.steps.entries()) {
     const description = describeStep(step);
+    const cutBefore = cutBy(options.signal);
+    if (cutBefore !== undefined) {
+      steps.push({ index, description, status: 'skipped', elapsedMs: 0 });
+      const message = `stopped by ${cutBefore} ${stoppedAtStep({ steps: plan.steps, index, description, at: 'before', restarted, restartRequested })}`;
+      return { result: finish(Outcome.Failed, message, { code: ErrorCode.ApplyFailed, stoppedBy: cutBefore }), plan };
+    }
     if (options.signal?.aborted === true) {
       steps.push({ index, description, status: 'skipped', elapsedMs: 0 });
       return { result: finish(Outcome.Failed, `stopped before "${description}" because the agent is shutting down; nothing after that step was sent`, { code: ErrorCode.ApplyFailed }), plan };
@@ -82,7 +94,9 @@ export async function provisionDevice(
     emit({ type: 'step-start', device, index, total, description });
     const stepStarted = Date.now();
     try {
-      const notes = await runStep(step, api, options, (reason, elapsedMs) => emit({ type: 'waiting', device, description, elapsedMs, reason }));
+      const notes = await runStep(step, api, { ...options, onRestartRequested: () => (restartRequested = true) }, (reason, elapsedMs) =>
+        emit({ type: 'waiting', device, description, elapsedMs, reason }),
+      );
       if (step.kind === 'restart-networking') restarted = true;
       for (const stanza of notes.dot1xNotVisible) {
         // A warning in every output (terminal, JSON, usb.log), never a verified result.
@@ -98,6 +112,15 @@ export async function provisionDevice(
       emit({ type: 'step-done', device, index, description, elapsedMs });
     } catch (error) {
       const elapsedMs = Date.now() - stepStarted;
+      const cut = options.cutRequests === true ? cutBy(options.signal) : undefined;
+      if (cut !== undefined) {
+        // A person stopped the run: nothing more is sent (no take-back, no roll-back), and the
+        // result says exactly where it stopped and what may be left on the device.
+        const message = `stopped by ${cut} ${stoppedAtStep({ steps: plan.steps, index, description, at: 'during', restarted, restartRequested })}`;
+        steps.push({ index, description, status: 'failed', elapsedMs, error: `stopped by ${cut}` });
+        emit({ type: 'step-failed', device, index, description, error: `stopped by ${cut}`, elapsedMs });
+        return { result: finish(Outcome.Failed, message, { code: ErrorCode.ApplyFailed, stoppedBy: cut }), plan };
+      }
       const failure = stepFailure(error, step, description, options.restartTimeoutMs);
       steps.push({ index, description, status: 'failed', elapsedMs, error: failure.message });
       emit({ type: 'step-failed', device, index, description, error: failure.message, elapsedMs });

@@ -14,5 +14,11 @@ export interface ProvisionOptions {
   dot1xGraceMs?: number;
   /** Aborted on SIGTERM: finish the request under way, start no networking restart. */
   signal?: AbortSignal;
+  /**
+   * The CLI's stop: `signal` also cuts the device request under way (apply-stick passes it to the
+   * client), and a device's run that it cuts ends at once with where it stopped, without a
+   * take-back or roll-back (nothing more can be sent). The daemon leaves this off.
+   */
+  cutRequests?: boolean;
   onEvent: ApplyEventSink;
 }

@@ -18,11 +18,14 @@ export async function restartAndWait(
   onWait: (reason: string, elapsedMs: number) => void,
   signal: AbortSignal | undefined,
   hasRestarted: (active: DeviceInterface[]) => boolean,
+  /** Called once the device accepted the restart: a stop from now on must say it may be restarting. */
+  onRequested?: () => void,
 ): Promise<void> {
   const started = Date.now();
   // Any change of the active configuration also shows the restart happened (even a wrong one).
   const before = configurationOf(await api.listInterfaces('active'));
   await api.restartNetworking();
+  onRequested?.();
   const graceEnd = started + Math.min(OUTAGE_START_GRACE_MS, timeoutMs);
   while (Date.now() < graceEnd) {
     try {

@@ -26,7 +26,7 @@ export const DEFAULT_DOT1X_GRACE_MS = 20_000;
 export async function runStep(
   step: Step,
   api: AdminApi,
-  options: Pick<ProvisionOptions, 'restartTimeoutMs' | 'signal' | 'dot1xGraceMs'>,
+  options: Pick<ProvisionOptions, 'restartTimeoutMs' | 'signal' | 'dot1xGraceMs'> & { onRestartRequested?: () => void },
   onWait: (reason: string, elapsedMs: number) => void,
 ): Promise<StepNotes> {
   switch (step.kind) {
@@ -50,7 +50,7 @@ export async function runStep(
     }
     case 'restart-networking':
       if (options.signal?.aborted === true) throw new RestartSkippedError();
-      await restartAndWait(api, options.restartTimeoutMs, onWait, options.signal, (view) => verifyView(view, step.expected).length === 0);
+      await restartAndWait(api, options.restartTimeoutMs, onWait, options.signal, (view) => verifyView(view, step.expected).length === 0, options.onRestartRequested);
       return NOTHING;
     case 'verify-active':
       return verifyActive(api, step.expected, options.dot1xGraceMs ?? DEFAULT_DOT1X_GRACE_MS, onWait, options.signal);

@@ -8,6 +8,8 @@ import { Redactor } from '../core/redact.js';
 import { configFileOf } from '../ingest/index.js';
 import { createProgressDisplay, formatProblem, renderPlan } from '../report/index.js';
 import { jsonVersionLine } from './json-version.js';
+import { stopOnSignal } from './stop-on-signal.js';
+import { createStopProgress } from './stop-progress.js';
 
 interface ApplyFlags {
   agentConfig?: string;
@@ -47,13 +49,16 @@ export function registerApplyCommands(program: Command): void {
 }
 
 async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<number> {
-  const file = await configFileOf(target);
   const json = flags.json === true;
   // Every line this command prints passes the one redactor, knowing the stick's and agent.yaml's secrets.
   const redactor = new Redactor();
   const print = (text: string): void => void process.stdout.write(`${redactor.text(text)}\n`);
   const emitJson = (value: unknown): void => print(JSON.stringify(value));
   if (json) print(jsonVersionLine());
+  // First of all: a signal must end the command at any point, saying where it stopped.
+  const progress = createStopProgress(target, dryRun);
+  const stop = stopOnSignal({ where: () => progress.where(), say: (line) => void process.stderr.write(`${redactor.text(line)}\n`) });
+  const file = await configFileOf(target);
   const agentFile = agentConfigPath(flags.agentConfig);
   const loaded = await loadAgentConfig(agentFile);
   if (loaded.problems.length > 0) {
@@ -68,12 +73,12 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
   const stick = await validateStick(file, { label: file, agent });
   redactor.add(stickSecrets(stick, agent));
 
-  const abort = new AbortController();
-  const onSignal = (): void => abort.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // From here on a signal cuts the engine (and the request under way) and waits for its report.
+  progress.engineStarted((stick.access ?? []).map((a) => a.name));
+  stop.immediate = false;
   const display = json || dryRun ? undefined : createProgressDisplay(redactingStdout(redactor));
   const onEvent = (event: ApplyEvent): void => {
+    progress.onEvent(event);
     if (json) emitJson(event);
     else if (event.type === 'warning' && dryRun) print(`WARNING: ${event.device}: ${event.message}`);
     else display?.onEvent(event);
@@ -94,14 +99,13 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
       restartTimeoutMs: (flags.restartTimeout ?? agent.restartTimeoutMs / 1000) * 1000,
       dot1xGraceMs: (flags.dot1xGrace ?? agent.dot1xGraceMs / 1000) * 1000,
       concurrency: flags.concurrency ?? agent.concurrency,
-      signal: abort.signal,
+      signal: stop.signal,
+      cutRequests: true,
       onEvent,
       onProblem,
     });
   } finally {
     display?.stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
   }
 
   if (json) emitJson({ type: 'result', file, outcome: result.outcome, devices: result.devices });
@@ -112,6 +116,13 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
   if (!json) for (const d of unconfirmed) print(`${d.device}: configured and verified, but NOT CONFIRMED by the monitoring service: ${d.service?.sentence ?? ''}`);
   else if (!json) for (const d of result.devices) if (d.outcome === 'failed') print(`${d.device}: FAILED: ${d.message}`);
 
+  const signal = stop.received();
+  if (signal !== undefined) {
+    // The report above says where each device stopped; the sentence sums it up (stderr), and the
+    // exit status is 128 + the signal's number.
+    if (json) emitJson({ type: 'stopped', signal, sentence: `stopped by ${signal}: ${progress.where()}` });
+    stop.finish();
+  }
   if (result.outcome === StickOutcome.Invalid || result.outcome === StickOutcome.Failed) return ExitStatus.Failure;
   if (dryRun) return result.plans.some((p) => p?.hasChanges === true) ? ExitStatus.Changes : ExitStatus.Ok;
   return unconfirmed.length > 0 ? ExitStatus.NotConnected : ExitStatus.Ok;

@@ -6,6 +6,7 @@ import { Redactor } from '../core/redact.js';
 import { formatProblem, summarizeProblems } from '../report/index.js';
 import { validateStick } from '../certs/index.js';
 import { checkFolderSignature } from './folder-signature.js';
+import { stopOnSignal } from './stop-on-signal.js';
 
 export function registerValidateCommand(program: Command): void {
   program
@@ -20,6 +21,8 @@ export function registerValidateCommand(program: Command): void {
 }
 
 async function runValidate(target: string, json: boolean, allowedSigners: string | undefined): Promise<number> {
+  // validate sends nothing anywhere: a signal at any point ends it at once, saying where it was.
+  stopOnSignal({ where: () => `while checking ${target}; validate sends nothing to any device`, say: (line) => void process.stderr.write(`${line}\n`) });
   const file = await configFileOf(target);
   const validated = await validateStick(file);
   const redactor = new Redactor(validated.secrets);

@@ -80,8 +80,13 @@ export function createAdminClient(target: DeviceTarget, options: ClientOptions =
     connectTimeoutMs,
     requestTimeoutMs,
     onRetry: options.onRetry,
+    signal: options.signal,
   };
   let closing: Promise<void> | undefined;
+  // A cut run must not wait for a connection that never completes its handshake or its answer:
+  // the signal destroys the connection at once (close() would wait for the request under way).
+  const destroy = (): void => void dispatcher.destroy().catch(() => undefined);
+  options.signal?.addEventListener('abort', destroy, { once: true });
   return {
     url,
     listInterfaces: (state) => listInterfaces(connection, state),
@@ -97,7 +102,10 @@ export function createAdminClient(target: DeviceTarget, options: ClientOptions =
     addAcl: (rule) => addAcl(connection, rule),
     deleteAcl: (rule) => deleteAcl(connection, rule),
     waitUntilAnswering: (waitOptions) => waitUntilAnswering(connection, waitOptions),
-    close: () => (closing ??= dispatcher.close()),
+    close: () => {
+      options.signal?.removeEventListener('abort', destroy);
+      return (closing ??= dispatcher.close());
+    },
   };
 }
 

@@ -27,6 +27,8 @@ export interface DeviceConnection {
   readonly connectTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly onRetry?: ((info: RetryInfo) => void) | undefined;
+  /** Cuts every request of the connection (ClientOptions.signal). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export type RequestBody = { json: unknown } | { multipart: { bytes: Uint8Array; contentType: string } };
@@ -46,7 +48,10 @@ export interface DeviceRequest extends DeviceOperation {
 
 type Outcome = { answer: RawAnswer; retryAfter: string | string[] | undefined } | { failure: Error };
 
-export async function request(connection: DeviceConnection, req: DeviceRequest): Promise<DeviceAnswer> {
+export async function request(connection: DeviceConnection, asked: DeviceRequest): Promise<DeviceAnswer> {
+  // The connection's signal cuts this request too, whatever signal the caller brought.
+  const req: DeviceRequest = { ...asked, signal: eitherSignal(asked.signal, connection.signal) };
+  req.signal?.throwIfAborted();
   const operation: DeviceOperation = { method: req.method, path: req.path, subject: req.subject };
   const body = encodeBody(req.body);
   const redactor = new Redactor(requestSecrets(connection, req.body));
@@ -80,6 +85,11 @@ export async function request(connection: DeviceConnection, req: DeviceRequest):
       redact,
     });
   }
+}
+
+function eitherSignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : AbortSignal.any([a, b]);
 }
 
 /** The secrets this request carries: the password, its Basic pair, and every Secret in a JSON body. */

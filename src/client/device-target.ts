@@ -27,4 +27,10 @@ export interface ClientOptions {
   /** Called once at creation for a dangerous setting (TLS verification off). */
   onWarning?: (message: string) => void;
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * Cuts every request of this client, the one under way included, and every pause between
+   * retries; they reject with the signal's reason. The CLI passes its SIGTERM/SIGINT signal here (a
+   * person asked to stop now); the daemon does not (it finishes the request under way).
+   */
+  signal?: AbortSignal;
 }

@@ -1,3 +1,5 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { visit } from 'yaml';
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { fileStickReader, type StickReader } from '../ingest/index.js';
@@ -11,7 +13,7 @@ import { roleOf, SchemaRole, schemaBlocks, secretKeyOfFile } from './schema-role
 import { findSecretSpans, lineHoldsSecret, maskSecretSpans, type SecretSpan } from './secret-spans.js';
 import { checkStickRules } from './stick-rules.js';
 import { encodingProblems } from './text-encoding.js';
-import { parseYaml, placeProblem } from './yaml-source.js';
+import { parseYamlYielding, placeProblem, type YamlSource } from './yaml-source.js';
 import { problemsFromZod } from './zod-issues.js';
 
 /** A file the configuration names, read into memory once (so a pulled stick cannot break a job). */
@@ -72,18 +74,20 @@ export async function loadStick(configFile: string, options: { reader?: StickRea
   }
   const sha256 = createHash('sha256').update(read.bytes).digest('hex');
   const text = read.bytes.toString('utf8');
-  const parsed = parseYaml(label, text);
+  const parsed = await parseYamlYielding(label, text);
   const spans = findSecretSpans(parsed.source, STICK_SECRET_KEYS);
   const secrets: Secret[] = [];
   const files = new Map<string, StickFileContent>();
   const redactor = new Redactor();
+  // Worked out at the first source line asked for, when every secret of the stick is known.
+  let decodedSecretLines: ReadonlySet<number> | undefined;
   const place = (problem: UnplacedProblem): Problem => redactor.value(placeProblem(parsed.source, problem));
   const finish = (problems: Problem[], model?: StickFile): LoadedStick => {
     redactor.add(secrets);
     return {
       file, label, dir, sha256, model, secrets, files, place,
       problems: problems.sort((a, b) => a.line - b.line || a.column - b.column).map((p) => redactor.value(p)),
-      sourceLine: (line) => sourceLine(text, line, spans, redactor),
+      sourceLine: (line) => sourceLine(text, line, spans, redactor, () => (decodedSecretLines ??= linesDecodingToSecrets(parsed.source, redactor))),
     };
   };
   const encoding = encodingProblems(read.bytes, parsed.source);
@@ -95,13 +99,17 @@ export async function loadStick(configFile: string, options: { reader?: StickRea
   }
   secrets.push(...inlineSecrets(parsed.data));
   const unplaced: UnplacedProblem[] = [];
+  // Turns of the event loop between the long steps of a large file: a signal is handled between them.
+  await nextTurn();
   const checked = StickFile.safeParse(parsed.data);
   if (!checked.success) unplaced.push(...problemsFromZod(checked.error, parsed.data, StickFile));
+  await nextTurn();
   // With schema problems the rules still run on every block that parsed, but the result carries
   // no model: nothing may be applied from a file that is not entirely valid.
   const checkable = checked.success ? checked.data : salvageStick(parsed.data);
   if (checkable !== undefined) {
     unplaced.push(...checkStickRules(checkable));
+    await nextTurn();
     unplaced.push(...shortInlineSecrets(checkable));
     unplaced.push(...(await readReferences(reader, dir, checkable, files, secrets)));
   }
@@ -232,8 +240,29 @@ function cutByComment(text: string, file: string, spans: readonly SecretSpan[]):
   return out;
 }
 
-function sourceLine(text: string, line: number, spans: readonly SecretSpan[], redactor: Redactor): string | undefined {
+function sourceLine(text: string, line: number, spans: readonly SecretSpan[], redactor: Redactor, decoded: () => ReadonlySet<number>): string | undefined {
   const shown = text.split(/\r?\n/)[line - 1];
   if (shown === undefined || lineHoldsSecret(spans, line) || URL_CREDENTIALS.test(shown) || redactor.holdsSecret(shown)) return undefined;
+  if (decoded().has(line)) return undefined;
   return shown;
+}
+
+/**
+ * Lines holding a scalar (key or value) whose value, as YAML decodes it, holds a secret though the
+ * text does not: a double-quoted "\x48unter..." or "\u0048unter..." copy of a password elsewhere
+ * on the stick. The line as written would show the secret to anyone who reads the escapes.
+ */
+function linesDecodingToSecrets(source: YamlSource, redactor: Redactor): ReadonlySet<number> {
+  const lines = new Set<number>();
+  visit(source.document, {
+    Scalar(_key, node) {
+      if (node.range === undefined || node.range === null) return;
+      const decoded = String(node.value);
+      if (!redactor.holdsSecret(decoded)) return;
+      const first = source.lineCounter.linePos(node.range[0]).line;
+      const last = source.lineCounter.linePos(Math.max(node.range[0], node.range[1] - 1)).line;
+      for (let line = first; line <= last; line++) lines.add(line);
+    },
+  });
+  return lines;
 }

@@ -1,4 +1,5 @@
 import { formatKeyPath, type Problem, Severity } from '../core/problem.js';
+import { didYouMean } from './did-you-mean.js';
 import { keyPathAtOffset, type YamlSource } from './yaml-source.js';
 
 /**
@@ -26,9 +27,18 @@ const NEXT_FLOW_KEY = /,\s*["']?[A-Za-z_][\w-]*["']?\s*:(?:\s|$)/;
 
 export function findSecretSpans(source: YamlSource, keys: ReadonlySet<string>): SecretSpan[] {
   if (keys.size === 0) return [];
-  const names = [...keys].sort((a, b) => b.length - a.length).map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  // A secret key, maybe quoted, at the start of a line, after "- ", "{" or ",": then its colon.
-  const keyPattern = new RegExp(`(^|[\\s{,])(["']?)(${names.join('|')})\\2\\s*:(?=\\s|$)`, 'g');
+  // Any key, maybe quoted, at the start of a line, after "- ", "{" or ",": then its colon. Which
+  // keys count is decided below: a secret key, or a key close enough to one that "did you mean"
+  // would point at it (`pasword:`), since what follows it was meant as a secret all the same.
+  const keyPattern = /(^|[\s{,])(["']?)([A-Za-z_][\w-]*)\2\s*:(?=\s|$)/g;
+  const known = [...keys];
+  // Cached by key name: a large file repeats a few dozen names thousands of times.
+  const decided = new Map<string, boolean>();
+  const secretKey = (key: string): boolean => {
+    let secret = decided.get(key);
+    if (secret === undefined) decided.set(key, (secret = keys.has(key) || didYouMean(key, known) !== undefined));
+    return secret;
+  };
   const lines = source.text.split('\n');
   const lineStarts: number[] = [];
   let offset = 0;
@@ -43,6 +53,7 @@ export function findSecretSpans(source: YamlSource, keys: ReadonlySet<string>): 
     if (line.trimStart().startsWith('#')) continue;
     for (const match of line.matchAll(keyPattern)) {
       const key = match[3] ?? '';
+      if (!secretKey(key)) continue;
       const keyColumn = (match.index ?? 0) + (match[1] ?? '').length;
       const valueColumn = (match.index ?? 0) + match[0].length;
       const flow = /[{,]\s*$/.test(line.slice(0, keyColumn));

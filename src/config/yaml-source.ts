@@ -1,4 +1,5 @@
-import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { type CST, Composer, type Document, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, type Node, parseDocument, Parser, visit, YAMLParseError } from 'yaml';
 import { formatKeyPath, type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
 
 /**
@@ -49,9 +50,51 @@ function plainSentence(code: string, message: string): { message: string; hint?:
   }
 }
 
+const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true } as const;
+
 export function parseYaml(file: string, text: string): ParsedYaml {
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
+  const document = parseDocument(text, { lineCounter, ...PARSE_OPTIONS });
+  return fromDocument(file, text, document, lineCounter);
+}
+
+/** Lexical tokens between two turns of the event loop: a few milliseconds of parsing. */
+const TOKENS_PER_TURN = 2_000;
+
+/**
+ * parseYaml for an async caller and a file up to the stick's 256 KiB cap: the lexer and parser
+ * give way to the event loop every few thousand tokens (as parseDocument would run them, but
+ * driven here), so a SIGTERM or Ctrl-C is handled while a large file is parsed, not a second later.
+ * The document is composed in one step (the library composes a document at once).
+ */
+export async function parseYamlYielding(file: string, text: string): Promise<ParsedYaml> {
+  const lineCounter = new LineCounter();
+  const parser = new Parser(lineCounter.addNewLine);
+  // Parser.parse reports the first line itself; driving next() directly, we do.
+  lineCounter.addNewLine(0);
+  const tokens: CST.Token[] = [];
+  let lexemes = 0;
+  for (const lexeme of new Lexer().lex(text, false)) {
+    for (const token of parser.next(lexeme)) tokens.push(token);
+    if (++lexemes % TOKENS_PER_TURN === 0) await nextTurn();
+  }
+  for (const token of parser.end()) tokens.push(token);
+  await nextTurn();
+  let document: Document.Parsed | undefined;
+  // As parseDocument does: the first document, and an error for any further one.
+  for (const next of new Composer(PARSE_OPTIONS).compose(tokens, true, text.length)) {
+    if (document === undefined) document = next;
+    else {
+      document.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents; please use YAML.parseAllDocuments()'));
+      break;
+    }
+  }
+  if (document === undefined) throw new Error('the YAML composer made no document');
+  await nextTurn();
+  return fromDocument(file, text, document, lineCounter);
+}
+
+function fromDocument(file: string, text: string, document: Document.Parsed, lineCounter: LineCounter): ParsedYaml {
   const source: YamlSource = { file, text, document, lineCounter };
   const problems: Problem[] = [];
 

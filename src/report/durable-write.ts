@@ -1,4 +1,5 @@
-import { type FileHandle, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, lstat, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /**
@@ -33,8 +34,42 @@ export interface WriteTarget {
   device?: number;
 }
 
-async function withHandle<T>(file: string, flags: string, use: (handle: FileHandle) => Promise<T>, target: WriteTarget, mode = 0o644): Promise<T> {
-  const handle = await open(file, flags, mode);
+/**
+ * Open flags by name, with O_NOFOLLOW: a stick may plant usb.log (or a result file) as a symbolic
+ * link to another file on the same stick (its mpprov.yaml, say), and the device check alone would
+ * let an append follow it. O_NOFOLLOW fails such an open with ELOOP before a byte is written.
+ * fusefat has no links (FAT cannot hold one) and accepts the flag, so FAT sticks are unaffected.
+ */
+const OPEN_FLAGS = {
+  a: constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW,
+  'r+': constants.O_RDWR | constants.O_NOFOLLOW,
+  wx: constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+  r: constants.O_RDONLY,
+} as const;
+type OpenMode = keyof typeof OPEN_FLAGS;
+
+/** A file on the stick that is a symbolic link: refused, never followed (code ELOOP, like O_NOFOLLOW's). */
+function linkRefused(file: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${file} is a symbolic link; mpprov does not follow links on a stick`), { code: 'ELOOP' });
+}
+
+/** Throws linkRefused when `file` is a symbolic link; a missing file is fine (it will be created). */
+async function refuseLink(file: string): Promise<void> {
+  const info = await lstat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (info?.isSymbolicLink() === true) throw linkRefused(file);
+}
+
+async function withHandle<T>(file: string, flags: OpenMode, use: (handle: FileHandle) => Promise<T>, target: WriteTarget, mode = 0o644): Promise<T> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, OPEN_FLAGS[flags], mode);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw linkRefused(file);
+    throw error;
+  }
   try {
     const opened = await handle.stat();
     if (target.device !== undefined && opened.dev !== target.device) {
@@ -94,6 +129,7 @@ export async function appendDurably(file: string, text: string, target: WriteTar
   } catch (error) {
     if (!refused(error)) throw error;
   }
+  await refuseLink(file);
   let old: Buffer;
   try {
     old = await readFile(file);
@@ -111,6 +147,9 @@ export async function appendDurably(file: string, text: string, target: WriteTar
  * place), fsync, rename over, then a best-effort fsync of the folder.
  */
 export async function replaceDurably(file: string, content: string | Buffer, target: WriteTarget = {}, mode = 0o644): Promise<void> {
+  // The rename would replace a planted link rather than follow it, but a link where our file
+  // belongs is a hostile stick: refused and said, like usb.log.
+  await refuseLink(file);
   const tmp = `${file}.tmp`;
   await unlink(tmp).catch(() => undefined);
   try {
@@ -147,7 +186,9 @@ export async function appendOverTail(file: string, tail: string, text: string, t
   const tailBytes = Buffer.from(tail, 'utf8');
   let old: Buffer;
   try {
-    const info = await stat(file);
+    // lstat: a link is refused by appendDurably below, never read through.
+    const info = await lstat(file);
+    if (info.isSymbolicLink()) throw linkRefused(file);
     if (info.size > MAX_TAIL_REWRITE_BYTES) return appendDurably(file, text, target);
     old = await readFile(file);
   } catch (error) {
@@ -160,7 +201,7 @@ export async function appendOverTail(file: string, tail: string, text: string, t
 }
 
 /** Why a write to the stick failed, as the technician should read it. */
-export const StickProblem = { Removed: 'removed', ReadOnly: 'read-only', Full: 'full', Failed: 'failed' } as const;
+export const StickProblem = { Removed: 'removed', ReadOnly: 'read-only', Full: 'full', Link: 'link', Failed: 'failed' } as const;
 export type StickProblem = (typeof StickProblem)[keyof typeof StickProblem];
 
 export function classifyStickError(error: unknown): StickProblem {
@@ -182,6 +223,8 @@ export function classifyStickError(error: unknown): StickProblem {
     case 'ESTALE':
     case 'EBADF':
       return StickProblem.Removed;
+    case 'ELOOP':
+      return StickProblem.Link;
     default:
       return StickProblem.Failed;
   }

@@ -72,6 +72,7 @@ const PROBLEM_TEXT: Record<StickProblem, string> = {
   removed: 'the stick was removed',
   'read-only': 'the stick is read-only',
   full: 'the stick is full',
+  link: 'a file mpprov writes on the stick is a symbolic link, which mpprov never follows: nothing was written through it',
   failed: 'the stick cannot be written',
 };
 
