@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { validateStick } from '../../src/certs/index.js';
+import { stickWithConfig } from '../support/stick-workspace.js';
+import { expectLocated, printedProblems } from './located-problems.js';
+import { withinBound } from './mutations.js';
+
+/**
+ * Each input here is one the fuzz properties found, shrunk and written out, so the fault it showed
+ * stays fixed whatever seed the properties run with. Bounds are ITERATION_LIMIT_MS, the properties'
+ * own: before each fix the same input took many times longer, so the bound tells the two apart
+ * on any machine, busy or not.
+ */
+
+describe('inputs the fuzzing found', () => {
+  it.each([
+    ['a long word', 'y'.repeat(100_000)],
+    ['a URL with a long run of colons', `"https://${':'.repeat(100_000)}"`],
+  ])('a problem on a line of %s: its source line is checked for URL credentials in linear time', async (_what, value) => {
+    // The check for `scheme://user:pw@` tried every letter of a long word as the scheme's start,
+    // each time running to the end of the line (and every colon as the end of the user name):
+    // quadratic, 20 s and more for this one line, minutes at the 170 000 characters fuzzing wrote.
+    const file = stickWithConfig(`version: 1\nmonitoring_points:\n  - name: mp1\n    url: https://192.0.2.10\n    bogus: ${value}\n`);
+    const validated = await withinBound('validateStick and printing', async () => {
+      const result = await validateStick(file, { label: 'mpprov.yaml' });
+      return { result, printed: printedProblems(result.problems, result) };
+    });
+    expect(validated.result.problems.map((p) => `${p.line}:${p.column} ${p.path}`)).toEqual(['5:5 monitoring_points[0].bogus']);
+    expectLocated(validated.result.problems, 'mpprov.yaml', 6);
+    // The line is shown (it holds no secret), so the check really ran over it.
+    expect(validated.printed).toContain(`bogus: ${value.slice(0, 100)}`);
+  });
+});
