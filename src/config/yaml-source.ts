@@ -1,4 +1,4 @@
-import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import { formatKeyPath, type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
 
 /**
@@ -74,14 +74,19 @@ export function parseYaml(file: string, text: string): ParsedYaml {
   // Count aliases ourselves, so the problem can point at the alias that crossed the limit; and
   // find every alias without an anchor before it, which toJS would throw on (a stack trace, with
   // the alias name, which may be a password that starts with '*', in its message).
+  // One walk in document order, keeping the anchors met so far: an alias whose name is not among
+  // them has no anchor before it. (Alias.resolve walks the whole document for each alias, which
+  // made a file of a few thousand aliases take seconds.) A node's own anchor counts for the
+  // aliases inside it, as YAML's resolve has it.
   let aliases = 0;
   let tooMany: Node | undefined;
-  visit(document, {
-    Alias(_key, node) {
+  const anchors = new Set<string>();
+  visit(document, (_key, node) => {
+    if (isAlias(node)) {
       aliases += 1;
       if (aliases > MAX_ALIASES && tooMany === undefined) tooMany = node;
-      if (node.resolve(document) === undefined) problems.push(unresolvedAlias(source, node.source, node.range?.[0] ?? 0));
-    },
+      if (!anchors.has(node.source)) problems.push(unresolvedAlias(source, node.source, node.range?.[0] ?? 0));
+    } else if ((isScalar(node) || isMap(node) || isSeq(node)) && node.anchor !== undefined) anchors.add(node.anchor);
   });
   if (problems.length > 0) return { source, data: undefined, problems };
   if (tooMany !== undefined) {

@@ -242,7 +242,7 @@ export interface DocumentMutations {
 export function documentMutations(knownKeys: readonly string[]): fc.Arbitrary<DocumentMutations> {
   return fc.record({
     text: fc.array(textMutation(knownKeys), { minLength: 0, maxLength: 4 }),
-    bytes: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(byteMutation, { minLength: 1, maxLength: 4 }) }),
+    bytes: fc.oneof({ weight: 3, arbitrary: fc.constant<ByteMutation[]>([]) }, { weight: 1, arbitrary: fc.array(byteMutation, { minLength: 1, maxLength: 4 }) }),
   });
 }
 
