@@ -50,8 +50,8 @@ function plainSentence(code: string, message: string): { message: string; hint?:
 }
 
 export function parseYaml(file: string, text: string): ParsedYaml {
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
+  const document = parseDocument(text, { prettyErrors: false, uniqueKeys: true, strict: true });
+  const lineCounter = linesOf(text);
   const source: YamlSource = { file, text, document, lineCounter };
   const problems: Problem[] = [];
 
@@ -65,7 +65,7 @@ export function parseYaml(file: string, text: string): ParsedYaml {
       column: col,
       path: formatKeyPath(keyPathAtOffset(document, error.pos[0])),
       // Parser messages can quote long stretches of the file: keep one short sentence.
-      message: plain?.message ?? `YAML syntax: ${firstSentence(error.message).slice(0, 160)}`,
+      message: plain?.message ?? `YAML syntax: ${withoutQuotedToken(firstSentence(error.message)).slice(0, 160)}`,
       ...(plain?.hint === undefined ? {} : { hint: plain.hint }),
     });
   }
@@ -128,6 +128,26 @@ function unresolvedAlias(source: YamlSource, name: string, offset: number): Prob
       : `the alias *${name.slice(0, 64)} refers to no anchor: no &${name.slice(0, 64)} is set before it`,
     hint: secret ? "if the value itself starts with *, put it in single quotes ('*...')" : `set the anchor first (key: &${name.slice(0, 64)} value), write the value out, or quote a value that starts with *`,
   };
+}
+
+/**
+ * Line starts counted from the text itself. The parser's own LineCounter misses the line breaks
+ * inside a stretch it could not read (a file whose first key lost its comment '#'), so a later
+ * error landed lines too early, outside the password's span that withholds it.
+ */
+function linesOf(text: string): LineCounter {
+  const counter = new LineCounter();
+  counter.addNewLine(0);
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) counter.addNewLine(at + 1);
+  return counter;
+}
+
+/**
+ * `Unexpected double-quoted-scalar token in YAML stream: "\"...\""` quotes the token, which may
+ * be a password YAML could not place: the kind of token is said, its text never.
+ */
+function withoutQuotedToken(message: string): string {
+  return message.replace(/ in YAML stream: .*$/s, ' in YAML stream');
 }
 
 function firstSentence(message: string): string {

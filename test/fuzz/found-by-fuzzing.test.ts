@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateStick } from '../../src/certs/index.js';
-import { stickWithConfig } from '../support/stick-workspace.js';
-import { expectLocated, printedProblems } from './located-problems.js';
+import { profilesDir, stickWithConfig } from '../support/stick-workspace.js';
+import { expectLocated, expectNoSecret, printedProblems } from './located-problems.js';
 import { withinBound } from './mutations.js';
 
 /**
@@ -10,6 +12,8 @@ import { withinBound } from './mutations.js';
  * own: before each fix the same input took many times longer, so the bound tells the two apart
  * on any machine, busy or not.
  */
+
+const PASSWORD = 'Plant3d-Dev1ce-Pw';
 
 describe('inputs the fuzzing found', () => {
   it.each([
@@ -38,5 +42,23 @@ describe('inputs the fuzzing found', () => {
     const validated = await withinBound('validateStick', () => validateStick(file, { label: 'mpprov.yaml' }));
     expect(validated.problems.map((p) => `${p.line}:${p.column} ${p.message}`)).toEqual(['51:12 the file uses more than 100 YAML aliases (*name)']);
     expectLocated(validated.problems, 'mpprov.yaml', 4002);
+  });
+
+  it('a YAML error after a stretch the parser could not read: placed on its own line, so a password there is withheld', async () => {
+    // The profile with its first '#' gone and a value changed: the parser's line counter missed the
+    // line breaks of the unreadable stretch, placed the error on the password's token at 4:108,
+    // outside the password's span, and its message quoted the token: the password itself.
+    const profile = readFileSync(join(profilesDir, 'acl.yaml'), 'utf8');
+    const text = profile.slice(1).replace('password_file: secrets/admin.pw', `password: "${PASSWORD}"`).replace('monitoring_points:', 'monitoring_points: 0');
+    const file = stickWithConfig(text);
+    const validated = await validateStick(file, { label: 'mpprov.yaml' });
+    const passwordLine = text.split('\n').findIndex((l) => l.includes(PASSWORD)) + 1;
+    expect(passwordLine).toBe(8);
+    expect(validated.problems.filter((p) => p.line === passwordLine).map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      '8:13  YAML syntax: Unexpected map-value-ind token in YAML stream',
+      '8:14 password YAML reads part of this password as syntax, so it is not one text value',
+    ]);
+    expectLocated(validated.problems, 'mpprov.yaml', text.split('\n').length);
+    expectNoSecret(printedProblems(validated.problems, validated), [PASSWORD]);
   });
 });
