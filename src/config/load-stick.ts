@@ -8,7 +8,7 @@ import { isValidPassphrase } from './interface-rules.js';
 import { salvageStick } from './salvage.js';
 import { STICK_SECRET_KEYS, StickFile } from './schema.js';
 import { roleOf, SchemaRole, schemaBlocks, secretKeyOfFile } from './schema-roles.js';
-import { findSecretSpans, lineHoldsSecret, maskSecretSpans, type SecretSpan } from './secret-spans.js';
+import { findSecretSpans, lineHoldsSecret, maskSecretSpans, type SecretSpan, writtenSecretPieces } from './secret-spans.js';
 import { checkStickRules } from './stick-rules.js';
 import { encodingProblems } from './text-encoding.js';
 import { parseYaml, placeProblem } from './yaml-source.js';
@@ -92,8 +92,16 @@ export async function loadStick(configFile: string, options: { reader?: StickRea
     };
   };
   const encoding = encodingProblems(read.bytes, parsed.source);
-  if (encoding.length > 0) return finish(maskSecretSpans([...encoding, ...parsed.problems], spans, false));
-  if (parsed.problems.length > 0) return finish(maskSecretSpans(parsed.problems, spans, true));
+  // Broken YAML gives no values, so the secrets known are the stretches written as one.
+  const broken = (): Secret[] => writtenSecretPieces(text, spans).map((piece) => new Secret(piece));
+  if (encoding.length > 0) {
+    secrets.push(...broken());
+    return finish(maskSecretSpans([...encoding, ...parsed.problems], spans, false));
+  }
+  if (parsed.problems.length > 0) {
+    secrets.push(...broken());
+    return finish(maskSecretSpans(parsed.problems, spans, true));
+  }
 
   if (parsed.data === undefined || parsed.data === null) {
     return finish([{ severity: Severity.Error, file: label, line: 1, column: 1, path: '', message: 'the configuration file is empty', hint: 'start it with version: 1 and monitoring_points:' }]);

@@ -14,6 +14,7 @@ import { withinBound } from './mutations.js';
  */
 
 const PASSWORD = 'Plant3d-Dev1ce-Pw';
+const PEAP_PASSWORD = 'Plant3d-Peap-Pw';
 
 describe('inputs the fuzzing found', () => {
   it.each([
@@ -60,5 +61,20 @@ describe('inputs the fuzzing found', () => {
     ]);
     expectLocated(validated.problems, 'mpprov.yaml', text.split('\n').length);
     expectNoSecret(printedProblems(validated.problems, validated), [PASSWORD]);
+  });
+
+  it('a key the parser made of a password and the next line: the key path shows no part of the password', async () => {
+    // Text before a password's key and a line inserted above: error recovery read
+    // 'Plant3d-Peap-Pw ca_cert' as a key, and the key path of a problem on the next line quoted it.
+    const profile = readFileSync(join(profilesDir, 'vlan-dot1x.yaml'), 'utf8');
+    const text = profile
+      .replaceAll('password_file: secrets/mp01-peap.pw', `password: ${PEAP_PASSWORD}`)
+      .replace('    interfaces:\n', '    interfaces:\n      "\\u0000"\n')
+      .replace(`          password: ${PEAP_PASSWORD}`, `0x1F          password: ${PEAP_PASSWORD}`);
+    const file = stickWithConfig(text);
+    const validated = await validateStick(file, { label: 'mpprov.yaml' });
+    expect(validated.problems.some((p) => p.path.includes('ca_cert'))).toBe(true);
+    expectLocated(validated.problems, 'mpprov.yaml', text.split('\n').length);
+    expectNoSecret(printedProblems(validated.problems, validated), [PEAP_PASSWORD]);
   });
 });
