@@ -91,17 +91,12 @@ export async function loadStick(configFile: string, options: { reader?: StickRea
       sourceLine: (line) => sourceLine(text, line, spans, redactor),
     };
   };
+  // Each secret's text as written is a secret too, whatever YAML made of it: broken YAML gives no
+  // values, and valid YAML can carry a password inside a key (`? { password: ... }` is a key).
+  secrets.push(...writtenSecretPieces(text, spans).map((piece) => new Secret(piece)));
   const encoding = encodingProblems(read.bytes, parsed.source);
-  // Broken YAML gives no values, so the secrets known are the stretches written as one.
-  const broken = (): Secret[] => writtenSecretPieces(text, spans).map((piece) => new Secret(piece));
-  if (encoding.length > 0) {
-    secrets.push(...broken());
-    return finish(maskSecretSpans([...encoding, ...parsed.problems], spans, false));
-  }
-  if (parsed.problems.length > 0) {
-    secrets.push(...broken());
-    return finish(maskSecretSpans(parsed.problems, spans, true));
-  }
+  if (encoding.length > 0) return finish(maskSecretSpans([...encoding, ...parsed.problems], spans, false));
+  if (parsed.problems.length > 0) return finish(maskSecretSpans(parsed.problems, spans, true));
 
   if (parsed.data === undefined || parsed.data === null) {
     return finish([{ severity: Severity.Error, file: label, line: 1, column: 1, path: '', message: 'the configuration file is empty', hint: 'start it with version: 1 and monitoring_points:' }]);

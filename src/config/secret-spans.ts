@@ -68,10 +68,11 @@ export function findSecretSpans(source: YamlSource, keys: ReadonlySet<string>): 
 }
 
 /**
- * Each line's piece of every secret as written, quotes trimmed: what the redactor must know when
- * the YAML is broken and no value was read. The parser's error recovery then makes keys of
- * stretches that run from a password into the next line, and a problem's key path would quote
- * them; positions cannot catch a path, the redactor can.
+ * Each line's piece of every secret as written, quotes trimmed: what the redactor must know
+ * beside the values YAML read. When the YAML is broken no value was read, and error recovery
+ * makes keys of stretches that run from a password into the next line; a valid file can hold a
+ * password inside a collection used as a key. A problem's key path or message would quote them;
+ * positions cannot catch a path, the redactor can.
  */
 export function writtenSecretPieces(text: string, spans: readonly SecretSpan[]): string[] {
   const lines = text.split('\n');

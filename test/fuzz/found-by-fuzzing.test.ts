@@ -77,4 +77,16 @@ describe('inputs the fuzzing found', () => {
     expectLocated(validated.problems, 'mpprov.yaml', text.split('\n').length);
     expectNoSecret(printedProblems(validated.problems, validated), [PEAP_PASSWORD]);
   });
+
+  it('a password inside a collection used as a key: the unknown key is named without it', async () => {
+    // `interfaces:` renamed to `? `: valid YAML whose next mapping is a key, stringified with the
+    // inline 802.1X password inside; the unknown-key problem quoted it in its path and message.
+    const profile = readFileSync(join(profilesDir, 'eap-md5.yaml'), 'utf8');
+    const text = profile.replace('    interfaces:', '    ? ');
+    const file = stickWithConfig(text);
+    const validated = await validateStick(file, { label: 'mpprov.yaml' });
+    expect(validated.problems.some((p) => p.message.startsWith('unknown key'))).toBe(true);
+    expectLocated(validated.problems, 'mpprov.yaml', text.split('\n').length);
+    expectNoSecret(printedProblems(validated.problems, validated), ['example-md5-password']);
+  });
 });
