@@ -13,6 +13,8 @@ export interface YamlSource {
 }
 
 export const MAX_ALIASES = 100;
+/** How many YAML syntax errors of one file become problems. */
+export const MAX_SYNTAX_PROBLEMS = 20;
 
 export interface ParsedYaml {
   source: YamlSource;
@@ -55,7 +57,9 @@ export function parseYaml(file: string, text: string): ParsedYaml {
   const source: YamlSource = { file, text, document, lineCounter };
   const problems: Problem[] = [];
 
-  for (const error of document.errors) {
+  // After the first broken spot the parser's recovery can report every later token (23 000
+  // problems, half a gigabyte as printed, for one 30 KB file): the first few say what to fix.
+  for (const error of document.errors.slice(0, MAX_SYNTAX_PROBLEMS)) {
     const plain = plainSentence(error.code, error.message);
     const { line, col } = lineCounter.linePos(error.pos[0]);
     problems.push({
