@@ -70,7 +70,7 @@ export function parseYaml(file: string, text: string): ParsedYaml {
       path: formatKeyPath(keyPathAtOffset(document, error.pos[0])),
       // Parser messages can quote long stretches of the file: keep one short sentence.
       message: plain?.message ?? `YAML syntax: ${withoutQuotedToken(firstSentence(error.message)).slice(0, 160)}`,
-      ...(plain?.hint === undefined ? {} : { hint: plain.hint }),
+      hint: plain?.hint ?? 'check this line and the one before it for a missing quote, bracket or ":", and for indentation',
     });
   }
   if (problems.length > 0) return { source, data: undefined, problems };

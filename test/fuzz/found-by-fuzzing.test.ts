@@ -100,4 +100,13 @@ describe('inputs the fuzzing found', () => {
     expect(validated.problems.length).toBeLessThanOrEqual(20);
     expectLocated(validated.problems, 'mpprov.yaml', text.split('\n').length);
   });
+
+  it('a YAML syntax error without a plain sentence of ours still has a hint', async () => {
+    // The parser's own wording ('Plain value cannot start with reserved character @') came with no hint.
+    const text = 'version: 1\nmonitoring_points:\n  - name: @mp1\n';
+    const validated = await validateStick(stickWithConfig(text), { label: 'mpprov.yaml' });
+    expect(validated.problems.map((p) => `${p.line}:${p.column} ${p.message} (${p.hint})`)).toEqual([
+      '3:11 YAML syntax: Plain value cannot start with reserved character @ (check this line and the one before it for a missing quote, bracket or ":", and for indentation)',
+    ]);
+  });
 });
