@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 
@@ -34,6 +35,15 @@ export function fuzzParameters(name: string, runs: number): fc.Parameters<unknow
   // Printed up front too, so a run killed by a time-out still says which seed it was.
   console.log(`fuzz ${name}: seed ${FUZZ_SEED}, ${runs} runs (MPPROV_FUZZ_SEED / MPPROV_FUZZ_RUNS to change)`);
   return { seed: FUZZ_SEED, numRuns: runs };
+}
+
+/**
+ * MPPROV_FUZZ_TRACE=<file>: each input is written there before it runs. A synchronous loop cannot
+ * be interrupted by any bound, so a run that hangs is found by the input it left behind.
+ */
+export function traceInput(input: unknown): void {
+  const file = process.env.MPPROV_FUZZ_TRACE;
+  if (file !== undefined && file !== '') writeFileSync(file, JSON.stringify(input));
 }
 
 /** Runs `body`, and fails the iteration when it took longer than ITERATION_LIMIT_MS. */
