@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateStick } from '../../src/certs/index.js';
 import { profilesDir, stickWithConfig } from '../support/stick-workspace.js';
+import { usePki } from '../support/test-pki.js';
 import { expectLocated, expectNoSecret, printedProblems } from './located-problems.js';
 import { withinBound } from './mutations.js';
 
@@ -15,6 +16,7 @@ import { withinBound } from './mutations.js';
 
 const PASSWORD = 'Plant3d-Dev1ce-Pw';
 const PEAP_PASSWORD = 'Plant3d-Peap-Pw';
+const pki = usePki();
 
 describe('inputs the fuzzing found', () => {
   it.each([
@@ -107,6 +109,32 @@ describe('inputs the fuzzing found', () => {
     const validated = await validateStick(stickWithConfig(text), { label: 'mpprov.yaml' });
     expect(validated.problems.map((p) => `${p.line}:${p.column} ${p.message} (${p.hint})`)).toEqual([
       '3:11 YAML syntax: Plain value cannot start with reserved character @ (check this line and the one before it for a missing quote, bracket or ":", and for indentation)',
+    ]);
+  });
+
+  it('a client certificate whose notAfter holds a NUL byte: a located problem, not a RangeError', async () => {
+    // OpenSSL still parses the certificate; its validTo is no date, and new Date(...).toISOString() threw.
+    const ca = pki.ca('ca', 'Fuzz Root CA');
+    pki.issue('client', 'client.fuzz.test', ca, 'client');
+    const der = pki.openssl(['x509', '-in', 'client.pem', '-outform', 'DER']);
+    // The second UTCTime (tag 0x17, 13 bytes) is notAfter; a NUL in place of its minutes' first digit.
+    const first = der.indexOf(Buffer.from([0x17, 0x0d]));
+    const second = der.indexOf(Buffer.from([0x17, 0x0d]), first + 2);
+    expect(first).toBeGreaterThan(0);
+    expect(second).toBeGreaterThan(first);
+    der[second + 2 + 8] = 0;
+    const file = stickWithConfig(
+      'version: 1\nmonitoring_points:\n  - name: mp1\n    url: https://192.0.2.10\n    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n' +
+        '        dot1x: { eap: tls, identity: client.fuzz.test, ca_cert: certs/ca.pem, client_cert: certs/client.der, private_key: certs/client.key }\n',
+    );
+    writeFileSync(join(dirname(file), 'certs/ca.pem'), pki.read('ca.pem'));
+    writeFileSync(join(dirname(file), 'certs/client.key'), pki.read('client.key'));
+    writeFileSync(join(dirname(file), 'certs/client.der'), der);
+    const validated = await validateStick(file, { label: 'mpprov.yaml' });
+    expect(validated.problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      '8:92 monitoring_points[0].interfaces.eth1.dot1x.client_cert certs/client.der has validity dates that cannot be read; it may be damaged',
+      // The changed byte breaks the CA's signature too.
+      '8:92 monitoring_points[0].interfaces.eth1.dot1x.client_cert certs/client.der was not issued by the CA in ca_cert (certs/ca.pem)',
     ]);
   });
 });
