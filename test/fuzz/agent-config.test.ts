@@ -56,21 +56,37 @@ when_done: { eject: true }
 `;
 }
 
+/** The folder with agent.yaml and the secret files it names, and the two files fuzzed from. */
+function agentWorkspace(): { file: string; env: NodeJS.ProcessEnv; valid: string; inline: string } {
+  const dir = tempFolder('agent-fuzz');
+  mkdirSync(join(dir, 'secrets'));
+  mkdirSync(join(dir, 'credentials'));
+  writeFileSync(join(dir, 'secrets/default.pw'), `${SECRETS.defaults}\n`);
+  writeFileSync(join(dir, 'secrets/device.pw'), `${SECRETS.device}\n`);
+  writeFileSync(join(dir, 'secrets/token'), `${SECRETS.token}\n`);
+  writeFileSync(join(dir, 'credentials/mp-admin'), `${SECRETS.credential}\n`);
+  const valid = agentYaml(dir);
+  // A person's mistake worth fuzzing around: the password written inline, which agent.yaml refuses.
+  const inline = valid.replace(`password_file: ${dir}/secrets/default.pw`, `password: "${SECRETS.inline}"`);
+  return { file: join(dir, 'agent.yaml'), env: { CREDENTIALS_DIRECTORY: join(dir, 'credentials') }, valid, inline };
+}
+
 describe('fuzz: a mutated agent.yaml through loadAgentConfig', () => {
+  it('found by fuzzing: broken YAML above a password written inline, and no problem quotes the password', async () => {
+    // Seed 7's counterexample: error recovery read 'username: admin password: "..." tls: ...' as
+    // one key, and the key path of the problem there quoted the password.
+    const { file, env, inline } = agentWorkspace();
+    const text = mutateDocument(inline, { text: [{ kind: 'indent', at: 155877, delta: 4, tab: false }, { kind: 'insertText', at: 280099, text: '>-' }], bytes: [] });
+    writeFileSync(file, text);
+    const { problems } = await loadAgentConfig(file, env);
+    expect(problems.length).toBeGreaterThan(0);
+    expectLocated(problems, file, text.toString('utf8').split('\n').length);
+    expectNoSecret(printedProblems(problems), [SECRETS.inline]);
+  });
+
   it('never throws, gives settings or located problems, stays within the bound, and quotes no secret', async () => {
-    const dir = tempFolder('agent-fuzz');
-    mkdirSync(join(dir, 'secrets'));
-    mkdirSync(join(dir, 'credentials'));
-    writeFileSync(join(dir, 'secrets/default.pw'), `${SECRETS.defaults}\n`);
-    writeFileSync(join(dir, 'secrets/device.pw'), `${SECRETS.device}\n`);
-    writeFileSync(join(dir, 'secrets/token'), `${SECRETS.token}\n`);
-    writeFileSync(join(dir, 'credentials/mp-admin'), `${SECRETS.credential}\n`);
-    const env = { CREDENTIALS_DIRECTORY: join(dir, 'credentials') };
-    const valid = agentYaml(dir);
-    // A person's mistake worth fuzzing around: the password written inline, which agent.yaml refuses.
-    const inline = valid.replace(`password_file: ${dir}/secrets/default.pw`, `password: "${SECRETS.inline}"`);
+    const { file, env, valid, inline } = agentWorkspace();
     const bases = [valid, inline];
-    const file = join(dir, 'agent.yaml');
 
     // The unmutated file is valid and brings all four file secrets: the property starts from a real config.
     writeFileSync(file, valid);
