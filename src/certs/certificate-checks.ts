@@ -46,7 +46,15 @@ export function checkValidity(c: LabelledCertificate, options: CheckOptions, pro
   const warningDays = options.expiryWarningDays ?? 30;
   const notBefore = new Date(c.cert.validFrom);
   const notAfter = new Date(c.cert.validTo);
-  if (Number.isNaN(notBefore.getTime()) || Number.isNaN(notAfter.getTime())) return;
+  if (Number.isNaN(notBefore.getTime()) || Number.isNaN(notAfter.getTime())) {
+    problems.push({
+      severity: Severity.Error,
+      path: c.path,
+      message: `${c.label} has validity dates that cannot be read; it may be damaged`,
+      hint: 'copy the file again, or export the certificate again from its source',
+    });
+    return;
+  }
 
   if (now < notBefore) {
     problems.push({

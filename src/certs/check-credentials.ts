@@ -101,7 +101,10 @@ export function checkCredentialSet(set: CredentialSet, options: CheckOptions = {
     checkClientAuth(leaf, problems);
     checkIssuer(leaf, [...clientCerts.filter((c) => c !== leaf), ...(key?.pfxCerts ?? [])], caCerts, set.caCert, problems);
   }
-  const validity = leaf === undefined ? {} : { clientCertValidity: { notBefore: new Date(leaf.cert.validFrom).toISOString(), notAfter: new Date(leaf.cert.validTo).toISOString() } };
+  // A damaged date that OpenSSL still parses is no Date: checkValidity says so; no validity then.
+  const [notBefore, notAfter] = leaf === undefined ? [] : [new Date(leaf.cert.validFrom), new Date(leaf.cert.validTo)];
+  const datesRead = notBefore !== undefined && notAfter !== undefined && !Number.isNaN(notBefore.getTime()) && !Number.isNaN(notAfter.getTime());
+  const validity = datesRead ? { clientCertValidity: { notBefore: notBefore.toISOString(), notAfter: notAfter.toISOString() } } : {};
   return { problems, files, keyHoldsCertificate: pfxClient !== undefined, ...validity };
 }
 

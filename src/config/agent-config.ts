@@ -3,8 +3,10 @@ import { open, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
+import { Redactor } from '../core/redact.js';
 import { Secret } from '../core/secret.js';
 import { type ListenAddress, parseListen } from './loopback-listen.js';
+import { findSecretSpans, writtenSecretPieces } from './secret-spans.js';
 import { normaliseDeviceUrl } from './stick-rules.js';
 import { encodingProblems } from './text-encoding.js';
 import { parseYaml, placeProblem } from './yaml-source.js';
@@ -18,6 +20,9 @@ import { problemsFromZod } from './zod-issues.js';
  */
 
 export const DEFAULT_AGENT_CONFIG_PATH = '/etc/mpprov/agent.yaml';
+
+/** Keys a person may wrongly give a secret under in agent.yaml, which takes secrets only from files. */
+const MISPLACED_SECRET_KEYS: ReadonlySet<string> = new Set(['password', 'passphrase', 'token']);
 
 const AgentTls = z.strictObject({
   fingerprint_sha256: z.string().optional(),
@@ -167,15 +172,21 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
     return { config, problems: [topProblem(file, `the agent configuration cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`)] };
   }
   config.file = file;
-  const parsed = parseYaml(file, bytes.toString('utf8'));
+  const text = bytes.toString('utf8');
+  const parsed = parseYaml(file, text);
+  // agent.yaml has no inline secret key, yet a person may write one (`password: ...`): its text
+  // as written is never quoted, whatever the parser's recovery made of it (a key path, a key).
+  const written = writtenSecretPieces(text, findSecretSpans(parsed.source, MISPLACED_SECRET_KEYS));
+  const redactor = new Redactor(written.map((piece) => new Secret(piece)));
+  const hide = (problems: Problem[]): Problem[] => problems.map((p) => redactor.value(p));
   const encoding = encodingProblems(bytes, parsed.source);
-  if (encoding.length > 0) return { config, problems: encoding };
-  if (parsed.problems.length > 0) return { config, problems: parsed.problems };
+  if (encoding.length > 0) return { config, problems: hide(encoding) };
+  if (parsed.problems.length > 0) return { config, problems: hide(parsed.problems) };
   if (parsed.data === undefined || parsed.data === null) return { config, problems: [] };
   const checked = AgentConfigFile.safeParse(parsed.data);
   if (!checked.success) {
     const problems = problemsFromZod(checked.error, parsed.data, AgentConfigFile).map((p) => placeProblem(parsed.source, p));
-    return { config, problems: problems.sort((a, b) => a.line - b.line || a.column - b.column) };
+    return { config, problems: hide(problems.sort((a, b) => a.line - b.line || a.column - b.column)) };
   }
   const data = checked.data;
   const unplaced: UnplacedProblem[] = [];
@@ -218,7 +229,7 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
     const service = await resolveService(data.service, env, unplaced);
     if (service !== undefined) config.service = service;
   }
-  return { config, problems: unplaced.map((p) => placeProblem(parsed.source, p)) };
+  return { config, problems: hide(unplaced.map((p) => placeProblem(parsed.source, p))) };
 }
 
 /** The service block: URL checked, exactly one token source read into a Secret, the CA read. */

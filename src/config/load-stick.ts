@@ -10,7 +10,7 @@ import { isValidPassphrase } from './interface-rules.js';
 import { salvageStick } from './salvage.js';
 import { STICK_SECRET_KEYS, StickFile } from './schema.js';
 import { roleOf, SchemaRole, schemaBlocks, secretKeyOfFile } from './schema-roles.js';
-import { findSecretSpans, lineHoldsSecret, maskSecretSpans, type SecretSpan } from './secret-spans.js';
+import { findSecretSpans, lineHoldsSecret, maskSecretSpans, type SecretSpan, writtenSecretPieces } from './secret-spans.js';
 import { checkStickRules } from './stick-rules.js';
 import { encodingProblems } from './text-encoding.js';
 import { parseYamlYielding, placeProblem, type YamlSource } from './yaml-source.js';
@@ -49,8 +49,13 @@ export interface LoadedStick {
   place(problem: UnplacedProblem): Problem;
 }
 
-/** `user:password@` in a URL: a line holding one is never shown either. */
-const URL_CREDENTIALS = /[a-z][a-z0-9+.-]*:\/\/[^\s/@]*:[^\s/@]*@/i;
+/**
+ * `user:password@` in a URL: a line holding one is never shown either. The scheme starts only
+ * where no scheme character precedes it: otherwise every letter of a long word is tried as a
+ * start and each try runs to the word's end, quadratic in the line (seconds for 40 000 chars).
+ * The user name stops at the first ':' (as in a URL), so a run of colons is not tried at each one.
+ */
+const URL_CREDENTIALS = /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]*@/i;
 
 /**
  * Loads a stick's configuration file through `reader` (the files themselves unless a caller, the
@@ -90,6 +95,9 @@ export async function loadStick(configFile: string, options: { reader?: StickRea
       sourceLine: (line) => sourceLine(text, line, spans, redactor, () => (decodedSecretLines ??= linesDecodingToSecrets(parsed.source, redactor))),
     };
   };
+  // Each secret's text as written is a secret too, whatever YAML made of it: broken YAML gives no
+  // values, and valid YAML can carry a password inside a key (`? { password: ... }` is a key).
+  secrets.push(...writtenSecretPieces(text, spans).map((piece) => new Secret(piece)));
   const encoding = encodingProblems(read.bytes, parsed.source);
   if (encoding.length > 0) return finish(maskSecretSpans([...encoding, ...parsed.problems], spans, false));
   if (parsed.problems.length > 0) return finish(maskSecretSpans(parsed.problems, spans, true));

@@ -78,6 +78,28 @@ export function findSecretSpans(source: YamlSource, keys: ReadonlySet<string>): 
   return spans;
 }
 
+/**
+ * Each line's piece of every secret as written, quotes trimmed: what the redactor must know
+ * beside the values YAML read. When the YAML is broken no value was read, and error recovery
+ * makes keys of stretches that run from a password into the next line; a valid file can hold a
+ * password inside a collection used as a key. A problem's key path or message would quote them;
+ * positions cannot catch a path, the redactor can.
+ */
+export function writtenSecretPieces(text: string, spans: readonly SecretSpan[]): string[] {
+  const lines = text.split('\n');
+  const pieces: string[] = [];
+  for (const span of spans) {
+    for (let line = span.start.line; line <= span.end.line; line++) {
+      const shown = (lines[line - 1] ?? '').replace(/\r$/, '');
+      const from = line === span.start.line ? span.start.column - 1 : 0;
+      const to = line === span.end.line ? span.end.column : shown.length;
+      const piece = shown.slice(from, to).trim().replace(/^["']+|["']+$/g, '').trim();
+      if (piece !== '') pieces.push(piece);
+    }
+  }
+  return pieces;
+}
+
 export function inSpan(span: SecretSpan, line: number, column: number): boolean {
   const afterStart = line > span.start.line || (line === span.start.line && column >= span.start.column);
   const beforeEnd = line < span.end.line || (line === span.end.line && column <= span.end.column);

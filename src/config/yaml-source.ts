@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { type CST, Composer, type Document, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, type Node, parseDocument, Parser, visit, YAMLParseError } from 'yaml';
+import { type CST, Composer, type Document, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, type Node, parseDocument, Parser, visit, YAMLParseError } from 'yaml';
 import { formatKeyPath, type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
 
 /**
@@ -14,6 +14,8 @@ export interface YamlSource {
 }
 
 export const MAX_ALIASES = 100;
+/** How many YAML syntax errors of one file become problems. */
+export const MAX_SYNTAX_PROBLEMS = 20;
 
 export interface ParsedYaml {
   source: YamlSource;
@@ -53,9 +55,7 @@ function plainSentence(code: string, message: string): { message: string; hint?:
 const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true } as const;
 
 export function parseYaml(file: string, text: string): ParsedYaml {
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, ...PARSE_OPTIONS });
-  return fromDocument(file, text, document, lineCounter);
+  return fromDocument(file, text, parseDocument(text, PARSE_OPTIONS));
 }
 
 /** Lexical tokens between two turns of the event loop: a few milliseconds of parsing. */
@@ -68,10 +68,8 @@ const TOKENS_PER_TURN = 2_000;
  * The document is composed in one step (the library composes a document at once).
  */
 export async function parseYamlYielding(file: string, text: string): Promise<ParsedYaml> {
-  const lineCounter = new LineCounter();
-  const parser = new Parser(lineCounter.addNewLine);
-  // Parser.parse reports the first line itself; driving next() directly, we do.
-  lineCounter.addNewLine(0);
+  // Positions come from the text's own line starts (fromDocument), not from the parser's counter.
+  const parser = new Parser();
   const tokens: CST.Token[] = [];
   let lexemes = 0;
   for (const lexeme of new Lexer().lex(text, false)) {
@@ -91,14 +89,18 @@ export async function parseYamlYielding(file: string, text: string): Promise<Par
   }
   if (document === undefined) throw new Error('the YAML composer made no document');
   await nextTurn();
-  return fromDocument(file, text, document, lineCounter);
+  return fromDocument(file, text, document);
 }
 
-function fromDocument(file: string, text: string, document: Document.Parsed, lineCounter: LineCounter): ParsedYaml {
+function fromDocument(file: string, text: string, document: Document.Parsed): ParsedYaml {
+  // The parser's own line counter loses count after a stretch it cannot read: lines from the text.
+  const lineCounter = linesOf(text);
   const source: YamlSource = { file, text, document, lineCounter };
   const problems: Problem[] = [];
 
-  for (const error of document.errors) {
+  // After the first broken spot the parser's recovery can report every later token (23 000
+  // problems, half a gigabyte as printed, for one 30 KB file): the first few say what to fix.
+  for (const error of document.errors.slice(0, MAX_SYNTAX_PROBLEMS)) {
     const plain = plainSentence(error.code, error.message);
     const { line, col } = lineCounter.linePos(error.pos[0]);
     problems.push({
@@ -108,8 +110,8 @@ function fromDocument(file: string, text: string, document: Document.Parsed, lin
       column: col,
       path: formatKeyPath(keyPathAtOffset(document, error.pos[0])),
       // Parser messages can quote long stretches of the file: keep one short sentence.
-      message: plain?.message ?? `YAML syntax: ${firstSentence(error.message).slice(0, 160)}`,
-      ...(plain?.hint === undefined ? {} : { hint: plain.hint }),
+      message: plain?.message ?? `YAML syntax: ${withoutQuotedToken(firstSentence(error.message)).slice(0, 160)}`,
+      hint: plain?.hint ?? 'check this line and the one before it for a missing quote, bracket or ":", and for indentation',
     });
   }
   if (problems.length > 0) return { source, data: undefined, problems };
@@ -117,14 +119,19 @@ function fromDocument(file: string, text: string, document: Document.Parsed, lin
   // Count aliases ourselves, so the problem can point at the alias that crossed the limit; and
   // find every alias without an anchor before it, which toJS would throw on (a stack trace, with
   // the alias name, which may be a password that starts with '*', in its message).
+  // One walk in document order, keeping the anchors met so far: an alias whose name is not among
+  // them has no anchor before it. (Alias.resolve walks the whole document for each alias, which
+  // made a file of a few thousand aliases take seconds.) A node's own anchor counts for the
+  // aliases inside it, as YAML's resolve has it.
   let aliases = 0;
   let tooMany: Node | undefined;
-  visit(document, {
-    Alias(_key, node) {
+  const anchors = new Set<string>();
+  visit(document, (_key, node) => {
+    if (isAlias(node)) {
       aliases += 1;
       if (aliases > MAX_ALIASES && tooMany === undefined) tooMany = node;
-      if (node.resolve(document) === undefined) problems.push(unresolvedAlias(source, node.source, node.range?.[0] ?? 0));
-    },
+      if (!anchors.has(node.source)) problems.push(unresolvedAlias(source, node.source, node.range?.[0] ?? 0));
+    } else if ((isScalar(node) || isMap(node) || isSeq(node)) && node.anchor !== undefined) anchors.add(node.anchor);
   });
   if (problems.length > 0) return { source, data: undefined, problems };
   if (tooMany !== undefined) {
@@ -166,6 +173,26 @@ function unresolvedAlias(source: YamlSource, name: string, offset: number): Prob
       : `the alias *${name.slice(0, 64)} refers to no anchor: no &${name.slice(0, 64)} is set before it`,
     hint: secret ? "if the value itself starts with *, put it in single quotes ('*...')" : `set the anchor first (key: &${name.slice(0, 64)} value), write the value out, or quote a value that starts with *`,
   };
+}
+
+/**
+ * Line starts counted from the text itself. The parser's own LineCounter misses the line breaks
+ * inside a stretch it could not read (a file whose first key lost its comment '#'), so a later
+ * error landed lines too early, outside the password's span that withholds it.
+ */
+function linesOf(text: string): LineCounter {
+  const counter = new LineCounter();
+  counter.addNewLine(0);
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) counter.addNewLine(at + 1);
+  return counter;
+}
+
+/**
+ * `Unexpected double-quoted-scalar token in YAML stream: "\"...\""` quotes the token, which may
+ * be a password YAML could not place: the kind of token is said, its text never.
+ */
+function withoutQuotedToken(message: string): string {
+  return message.replace(/ in YAML stream: .*$/s, ' in YAML stream');
 }
 
 function firstSentence(message: string): string {
