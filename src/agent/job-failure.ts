@@ -29,6 +29,22 @@ export interface FailureEnvironment {
   onSettled?: () => void;
 }
 
+/** The header of a job's log and result: who ran what, from where, when. */
+export function jobHeader(job: FailingJob, env: Pick<FailureEnvironment, 'hostname' | 'version'>, started: Date, configSha256: string): JobHeader {
+  const { id, request } = job;
+  return {
+    jobId: id,
+    started,
+    agentVersion: env.version,
+    hostname: env.hostname,
+    source: request.kind,
+    label: request.label,
+    location: request.root,
+    configName: request.configName,
+    configSha256,
+  };
+}
+
 /** The marker's stage from the moment a job's RESULT line is on its way to usb.log. */
 export const FINISHING = 'finishing';
 
@@ -61,17 +77,7 @@ export async function failJob(job: FailingJob, env: FailureEnvironment, error: u
     await attempt('the usb.log line', () => log.write('error', `${summary}; the result above stands, but the job's bookkeeping did not finish`));
   } else {
     await attempt('the RESULT line', () => {
-      const header: JobHeader = {
-        jobId: id,
-        started: new Date(marker.started),
-        agentVersion: env.version,
-        hostname: env.hostname,
-        source: request.kind,
-        label: request.label,
-        location: request.root,
-        configName: request.configName,
-        configSha256: marker.source.config_sha256,
-      };
+      const header = jobHeader(job, env, new Date(marker.started), marker.source.config_sha256);
       log.stick?.setTrailer(undefined);
       log.result(formatResultLine(conclusion, id), 'error');
       log.writeResult(resultDocument({ header, finished, conclusion, stopped: false }));

@@ -27,7 +27,7 @@ import {
 import { deviceLockKeys, resolveDeviceIdentity } from '../client/index.js';
 import { endOnBoard, setStage } from './board-feed.js';
 import { checkStickSignature } from './check-stick-signature.js';
-import { failJob, FINISHING } from './job-failure.js';
+import { failJob, FINISHING, jobHeader } from './job-failure.js';
 import type { DeviceLocks } from './device-locks.js';
 import type { JobBoard } from './job-board.js';
 import { releaseStick } from './release-stick.js';
@@ -156,17 +156,7 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
   } catch (error) {
     failure = `the stick could not be read (${(error as Error).message}); nothing was sent to any device`;
   }
-  const header: JobHeader = {
-    jobId: id,
-    started,
-    agentVersion: env.version,
-    hostname: env.hostname,
-    source: request.kind,
-    label: request.label,
-    location: request.root,
-    configName: request.configName,
-    configSha256: snapshot?.configSha256 ?? request.configSha256,
-  };
+  const header = jobHeader(job, env, started, snapshot?.configSha256 ?? request.configSha256);
   marker.source = sourceRecord(request, header.configSha256);
   log.header(header);
 
