@@ -18,7 +18,11 @@ import { useSimulators } from '../support/simulator-fixture.js';
 import { tempFolder } from '../support/temp-folder.js';
 import { allFiles } from './agent-process.js';
 
-/** Every YAML parse in this process, counted on the way to the real parser. */
+/**
+ * Every YAML parse in this process, counted on the way to the real parser: parseDocument, and the
+ * Composer the yielding parser drives itself (the library's own parseDocument builds its Composer
+ * inside the module, past this mock, so no parse counts twice).
+ */
 const parses = vi.hoisted(() => ({ count: 0 }));
 vi.mock('yaml', async (importOriginal) => {
   const real = await importOriginal<typeof import('yaml')>();
@@ -27,6 +31,12 @@ vi.mock('yaml', async (importOriginal) => {
     parseDocument: (...args: Parameters<typeof real.parseDocument>) => {
       parses.count += 1;
       return real.parseDocument(...args);
+    },
+    Composer: class extends real.Composer {
+      constructor(...args: ConstructorParameters<typeof real.Composer>) {
+        super(...args);
+        parses.count += 1;
+      }
     },
   };
 });
