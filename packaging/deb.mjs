@@ -18,6 +18,16 @@ const DEBIAN_REVISION = '1';
 const CONFFILES = ['/etc/mpprov/agent.yaml'];
 
 /**
+ * The bundle as /usr/bin/mpprov: its `#!/usr/bin/env node` becomes `#!/usr/bin/node`, the node the
+ * package depends on. Through env, systemd's PATH (/usr/local/bin first) would let any node placed
+ * in /usr/local run the root agent, past `Depends: nodejs (>= 20.19)`.
+ */
+export function packagedBundle(text) {
+  if (!text.startsWith('#!/usr/bin/env node\n')) throw new Error('dist/mpprov.mjs: no "#!/usr/bin/env node" first line to pin');
+  return `#!/usr/bin/node\n${text.slice('#!/usr/bin/env node\n'.length)}`;
+}
+
+/**
  * systemd/mpprov.service as the package installs it: the command is /usr/bin/mpprov (the bundle,
  * run by the system's node through its #! line) and the documentation is the man page. Built from
  * the repository's unit so the hardening is written once; a unit whose ExecStart no longer has the
@@ -93,7 +103,7 @@ export async function buildDeb({ repo, out, bundle, version, metafile }) {
   await rm(root, { recursive: true, force: true });
   await mkdir(root, { mode: 0o755 });
 
-  await put(root, 'usr/bin/mpprov', await readFile(bundle), 0o755);
+  await put(root, 'usr/bin/mpprov', packagedBundle(await readFile(bundle, 'utf8')), 0o755);
   await put(root, 'usr/lib/systemd/system/mpprov.service', packagedUnit(await readFile(join(repo, 'systemd/mpprov.service'), 'utf8'), 'mpprov.service'), 0o644);
   // The desktop notifier's user unit, once the repository has one (`mpprov notify`).
   const notifyUnit = join(repo, 'systemd/mpprov-notify.service');

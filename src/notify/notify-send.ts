@@ -1,12 +1,22 @@
 import { execFile, type ExecFileException } from 'node:child_process';
 import type { Announcement } from './announcement.js';
 
-/** notify-send talks to the session bus; a hung bus must not hold the queue forever. */
+/** notify-send talks to the session bus; a hung bus must not hold the queue forever (SIGKILL: one that ignores SIGTERM too). */
 export const NOTIFY_SEND_TIMEOUT_MS = 10_000;
 
-/** The argument vector, exactly: options first, `--`, then the texts, so a text starting with '-' stays a text. */
+/**
+ * The argument vector, exactly: options first, `--`, then the texts, so a text starting with '-'
+ * stays a text. The body is escaped for the notification markup (GNOME Shell, dunst and xfce render
+ * `<a>`, `<img>`, `<b>` in a body): a device name from a stick shows as written, never as a link.
+ * Escaped after the body was cut to length, so no entity is split.
+ */
 export function notifySendArguments(announcement: Announcement): string[] {
-  return ['--app-name=mpprov', `--urgency=${announcement.urgency}`, '--', announcement.summary, announcement.body];
+  return ['--app-name=mpprov', `--urgency=${announcement.urgency}`, '--', announcement.summary, escapeMarkup(announcement.body)];
+}
+
+/** The three characters the notification body markup gives meaning to. */
+export function escapeMarkup(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 export type Warn = (line: string) => void;
@@ -32,7 +42,7 @@ export class NotifySender {
 
   private run(announcement: Announcement): Promise<void> {
     return new Promise((resolve) => {
-      execFile(this.command, notifySendArguments(announcement), { timeout: NOTIFY_SEND_TIMEOUT_MS, encoding: 'utf8', windowsHide: true }, (error, _stdout, stderr) => {
+      execFile(this.command, notifySendArguments(announcement), { timeout: NOTIFY_SEND_TIMEOUT_MS, killSignal: 'SIGKILL', encoding: 'utf8', windowsHide: true }, (error, _stdout, stderr) => {
         if (error === null) this.lastWarning = undefined;
         else this.warnOnce(failureText(error, stderr));
         resolve();

@@ -36,6 +36,10 @@ export interface StatusPage {
 export const HEARTBEAT_MS = 15_000;
 /** A few browser tabs and `mpprov notify`: more open streams than this are a runaway script. */
 export const MAX_EVENT_CLIENTS = 32;
+/** Open connections at once: the event streams and page loads of a few browsers, with room. */
+export const MAX_CONNECTIONS = 64;
+/** An event stream's unsent bytes before its client is dropped as not reading. */
+export const MAX_CLIENT_BACKLOG_BYTES = 1024 * 1024;
 
 const SECURITY_HEADERS = {
   'Content-Security-Policy':
@@ -113,6 +117,19 @@ export async function startStatusPage(options: StatusPageOptions): Promise<Statu
     clients.add(res);
     res.on('close', () => clients.delete(res));
   };
+  /**
+   * A client that stops reading (a paused tab, a local user's idle socket) would make the agent
+   * buffer every later snapshot: once its backlog passes the cap it is dropped (EventSource
+   * reconnects and gets a fresh snapshot).
+   */
+  const writeEvent = (client: ServerResponse, event: string): void => {
+    if (client.writableLength > MAX_CLIENT_BACKLOG_BYTES) {
+      clients.delete(client);
+      client.destroy();
+      return;
+    }
+    client.write(event);
+  };
   // A JSON text has no raw newline, so each snapshot is exactly one data: line.
   const snapshotEvent = (): string => `event: snapshot\ndata: ${statusJson()}\n\n`;
 
@@ -124,20 +141,23 @@ export async function startStatusPage(options: StatusPageOptions): Promise<Statu
     setImmediate(() => {
       pending = false;
       const event = snapshotEvent();
-      for (const client of clients) client.write(event);
+      for (const client of clients) writeEvent(client, event);
     });
   });
   const heartbeat = setInterval(() => {
-    for (const client of clients) client.write(': heartbeat\n\n');
+    for (const client of clients) writeEvent(client, ': heartbeat\n\n');
   }, heartbeatMs);
   heartbeat.unref();
 
-  const server: Server = createServer((req, res) => {
+  // Short header and request deadlines and a connection cap: idle half-open connections from any
+  // local user must not pile up file descriptors in the root agent.
+  const server: Server = createServer({ headersTimeout: 5_000, requestTimeout: 10_000, keepAliveTimeout: 2_000 }, (req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
       else res.destroy();
     });
   });
+  server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen({ host: options.host, port: options.port }, () => {

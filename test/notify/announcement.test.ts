@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { announcementFor } from '../../src/notify/index.js';
+import { notifySendArguments } from '../../src/notify/notify-send.js';
 import { JobTracker } from '../../src/notify/job-tracker.js';
 import { endedJob, runningJob } from './notify-rig.js';
 
@@ -19,6 +20,17 @@ describe('announcementFor', () => {
   it('blanks control characters from stick texts (a NUL would break the argument vector, a newline fake a log line)', () => {
     const job = endedJob(runningJob('j', 'A\nB\u0000C', ['mp1\r\nRESULT: OK']), 'FAILED', { advice: 'do\u001b[31m this\u0085' });
     expect(announcementFor(job).body).toBe('Stick A B C: mp1 RESULT: OK FAILED: do [31m this');
+  });
+
+  it('escapes markup for notify-send: a device name from a stick never becomes a link or an image', () => {
+    const name = '<a href="https://evil.example/fix">URGENT & click</a><img src="file:///etc/x">';
+    const args = notifySendArguments(announcementFor(endedJob(runningJob('j', 'MPSTICK', [name]), 'CHANGED')));
+    expect(args.slice(0, 4)).toEqual(['--app-name=mpprov', '--urgency=normal', '--', 'mpprov']);
+    expect(args[4]).not.toMatch(/[<>]/);
+    expect(args[4]).toBe('Stick MPSTICK: &lt;a href="https://evil.example/fix"&gt;URGENT &amp; click&lt;/a&gt;&lt;img src="file:///etc/x"&gt; configured, safe to remove');
+    // Cut to length first (80 characters of a name), escaped after: no entity is split.
+    const long = notifySendArguments(announcementFor(endedJob(runningJob('k', 'MPSTICK', [`${'x'.repeat(78)}<b>`]), 'CHANGED')));
+    expect(long[4]).toBe(`Stick MPSTICK: ${'x'.repeat(78)}&lt;… configured, safe to remove`);
   });
 });
 

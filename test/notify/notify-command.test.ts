@@ -113,11 +113,13 @@ describe('mpprov notify', () => {
     const name = '--help';
     await writeStatus(file, [endedJob(runningJob('evil', label, [name], 'profile'), 'CHANGED')]);
     await until(p, async () => (await fake.calls()).length >= 1, 'the notification');
-    expect(await fake.calls()).toEqual([normal(`Profile ${label}: --help configured`)]);
+    // Verbatim but for the notification markup's three characters (& < >), escaped.
+    const escaped = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    expect(await fake.calls()).toEqual([normal(escaped(`Profile ${label}: --help configured`))]);
     // A label that starts the body: the body itself begins with '-' and still follows `--`.
     await writeStatus(file, [endedJob(runningJob('evil2', 'x', []), 'FAILED', { label: 'x', advice: `-${label}` })]);
     await until(p, async () => (await fake.calls()).length >= 2, 'the second notification');
-    expect((await fake.calls())[1]).toEqual(critical(`Stick x FAILED: -${label}`));
+    expect((await fake.calls())[1]).toEqual(critical(escaped(`Stick x FAILED: -${label}`)));
     expect(existsSync(marker)).toBe(false);
     expect(await p.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   });

@@ -110,6 +110,8 @@ describe('the .deb: control fields, files, modes, conffiles', () => {
     const sums = (await readFile(join(control, 'md5sums'), 'utf8')).trim().split('\n');
     expect(sums.length).toBeGreaterThan(10);
     expect(sums.some((l) => l.endsWith('  usr/bin/mpprov'))).toBe(true);
+    // The package's own node, never the first `node` on systemd's PATH (/usr/local/bin comes first).
+    expect((await readFile(join(built.root, 'usr/bin/mpprov'), 'utf8')).split('\n', 1)[0]).toBe('#!/usr/bin/node');
     expect(sums.some((l) => l.includes('etc/mpprov'))).toBe(false);
     for (const script of ['postinst', 'prerm', 'postrm']) {
       expect((await stat(join(control, script))).mode & 0o777).toBe(0o755);

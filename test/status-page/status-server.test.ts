@@ -8,6 +8,7 @@ import { createJobBoard } from '../../src/agent/job-board.js';
 import { Redactor } from '../../src/core/redact.js';
 import { Secret } from '../../src/core/secret.js';
 import { type StatusPage, startStatusPage } from '../../src/status-page/index.js';
+import { connect } from 'node:net';
 import { MAX_EVENT_CLIENTS } from '../../src/status-page/status-server.js';
 
 /**
@@ -185,6 +186,27 @@ describe('the status page server', () => {
     } finally {
       for (const req of open) req.destroy();
     }
+  });
+
+  it('/events: a client that stops reading is dropped once its backlog passes the cap, not buffered without end', async () => {
+    const { board, port } = await serve();
+    // A raw socket that sends the request and then never reads a byte.
+    const socket = connect(port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.pause();
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(`GET /events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    for (let i = 0; i < 100 && page?.eventClients() !== 1; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(page?.eventClients()).toBe(1);
+    // Big snapshots (a long stage text), one per turn of the loop: far more than the socket buffers hold.
+    board.start(JOB, { kind: 'stick', label: 'MPSTICK', location: '/media/MPSTICK', config: 'mpprov.yaml', started: new Date(), stage: 'start' });
+    for (let i = 0; i < 400 && page?.eventClients() === 1; i++) {
+      board.stage(JOB, `${i} ${'x'.repeat(200_000)}`);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(page?.eventClients()).toBe(0);
+    socket.resume();
+    await closed;
   });
 
   it('/jobs/ID/log: the job log as text, redacted again; a bad id is 400, an unknown one 404; no secret anywhere', async () => {
