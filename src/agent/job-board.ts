@@ -12,6 +12,19 @@ import { JobBanner, type AgentStatus, type StatusDevice, type StatusJob, type St
 export const FINISHED_KEPT = 20;
 /** A job's step list is capped: a stick of many devices must not grow the page without end. */
 const MAX_STEPS = 500;
+/** A finished job keeps only its failed steps (what a technician needs), at most this many. */
+const FINISHED_STEPS_KEPT = 50;
+/** Devices shown per job; a stick may name more, the rest are counted in `omittedDevices`. */
+export const MAX_DEVICES_SHOWN = 100;
+/** Names, URLs and step texts come from a stick: one may not fill the page on its own. */
+const MAX_SHORT_TEXT = 300;
+const MAX_LONG_TEXT = 2000;
+/**
+ * A snapshot's compact JSON stays under this many bytes: `mpprov notify` refuses a status file
+ * over 1 MiB (STATUS_FILE_CAP), so the board must never write one. Oldest finished jobs go
+ * first, then the steps of running jobs.
+ */
+export const SNAPSHOT_BYTE_BUDGET = 512 * 1024;
 
 export interface BoardJobStart {
   kind: 'stick' | 'profile';
@@ -59,7 +72,10 @@ export interface JobBoardOptions {
 
 export function createJobBoard(options: JobBoardOptions): JobBoard {
   const now = options.now ?? (() => new Date());
-  const clean = (text: string): string => options.redactor.text(text);
+  const cleanLong = (text: string): string => cap(options.redactor.text(text), MAX_LONG_TEXT);
+  const clean = (text: string): string => cap(options.redactor.text(text), MAX_SHORT_TEXT);
+  /** Per running job: the names of the devices beyond MAX_DEVICES_SHOWN, counted once each. */
+  const hiddenDevices = new Map<string, Set<string>>();
   const agent = { pid: options.pid ?? process.pid, version: options.version, hostname: options.hostname, started: now().toISOString(), stopped: false };
   /** Newest first. */
   let jobs: StatusJob[] = [];
@@ -75,12 +91,22 @@ export function createJobBoard(options: JobBoardOptions): JobBoard {
     let found = job.devices.find((d) => d.name === name);
     if (found === undefined) {
       found = { name, url, state: 'waiting', at: 'waiting' };
-      job.devices.push(found);
+      if (job.devices.length < MAX_DEVICES_SHOWN) job.devices.push(found);
+      else {
+        // Not on the board: updates go to a detached record, the count says how many are hidden.
+        const hidden = hiddenDevices.get(job.id) ?? new Set<string>();
+        hidden.add(name);
+        hiddenDevices.set(job.id, hidden);
+        job.omittedDevices = hidden.size;
+      }
     }
     return found;
   };
   const addStep = (job: StatusJob, deviceName: string, text: string): void => {
-    if (job.steps.length >= MAX_STEPS) return;
+    if (job.steps.length >= MAX_STEPS) {
+      job.omittedSteps = (job.omittedSteps ?? 0) + 1;
+      return;
+    }
     job.steps.push({ device: deviceName, text: clean(text), state: 'running', started: now().toISOString() });
   };
   const endStep = (job: StatusJob, deviceName: string, text: string, state: 'done' | 'failed'): void => {
@@ -99,8 +125,8 @@ export function createJobBoard(options: JobBoardOptions): JobBoard {
   const finish = (job: StatusJob, end: BoardJobEnd): void => {
     job.finished = end.finished.toISOString();
     job.result = clean(end.result);
-    job.summary = clean(end.summary);
-    if (end.advice !== undefined) job.advice = clean(end.advice);
+    job.summary = cleanLong(end.summary);
+    if (end.advice !== undefined) job.advice = cleanLong(end.advice);
     if (job.kind === 'stick' && end.released !== undefined) job.released = end.released;
     job.banner = job.result === 'FAILED' ? JobBanner.Failed : job.kind === 'profile' ? JobBanner.Done : JobBanner.SafeToRemove;
     job.stage = 'ended';
@@ -110,6 +136,13 @@ export function createJobBoard(options: JobBoardOptions): JobBoard {
       step.state = 'failed';
       step.ended = job.finished;
     }
+    // The result says what happened; of the steps, only the failed ones still tell something.
+    const failed = job.steps.filter((step) => step.state === 'failed');
+    const kept = failed.slice(-FINISHED_STEPS_KEPT);
+    const omitted = (job.omittedSteps ?? 0) + job.steps.length - kept.length;
+    job.steps = kept;
+    if (omitted > 0) job.omittedSteps = omitted;
+    hiddenDevices.delete(job.id);
     trim();
     changed(true);
   };
@@ -162,7 +195,8 @@ export function createJobBoard(options: JobBoardOptions): JobBoard {
     },
     snapshot(): AgentStatus {
       // Redacted once more as a whole: agent.yaml's secrets may have changed since (SIGHUP).
-      return options.redactor.value({ format: 1, agent: { ...agent }, updated, jobs: structuredClone(jobs) });
+      const status: AgentStatus = options.redactor.value({ format: 1 as const, agent: { ...agent }, updated, jobs: structuredClone(jobs) });
+      return withinBudget(status, SNAPSHOT_BYTE_BUDGET);
     },
     subscribe(listener) {
       listeners.add(listener);
@@ -217,4 +251,46 @@ export function createJobBoard(options: JobBoardOptions): JobBoard {
         return false;
     }
   }
+}
+
+function cap(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value));
+}
+
+/**
+ * Fits a snapshot into `budget` bytes of compact JSON. Cuts what says least first: the older steps
+ * and the device lists of every job, then the oldest finished jobs, and only then the last steps
+ * and devices. Never drops a running job; what is cut is counted in omittedSteps/omittedDevices.
+ */
+export function withinBudget(status: AgentStatus, budget: number): AgentStatus {
+  if (jsonBytes(status) <= budget) return status;
+  const jobs = [...status.jobs];
+  const fits = (): boolean => jsonBytes({ ...status, jobs }) <= budget;
+  const keepSteps = (keep: number): void => {
+    for (const [i, job] of jobs.entries()) {
+      if (job.steps.length <= keep) continue;
+      jobs[i] = { ...job, steps: job.steps.slice(job.steps.length - keep), omittedSteps: (job.omittedSteps ?? 0) + job.steps.length - keep };
+    }
+  };
+  const keepDevices = (keep: number): void => {
+    for (const [i, job] of jobs.entries()) {
+      if (job.devices.length <= keep) continue;
+      jobs[i] = { ...job, devices: job.devices.slice(0, keep), omittedDevices: (job.omittedDevices ?? 0) + job.devices.length - keep };
+    }
+  };
+  const cuts = [() => keepSteps(50), () => keepSteps(10), () => keepDevices(20), () => keepDevices(5)];
+  for (const cut of cuts) {
+    if (fits()) break;
+    cut();
+  }
+  for (let i = jobs.length - 1; i >= 0 && !fits(); i--) {
+    if (jobs[i]?.finished !== undefined) jobs.splice(i, 1);
+  }
+  if (!fits()) keepSteps(0);
+  if (!fits()) keepDevices(0);
+  return { ...status, jobs };
 }

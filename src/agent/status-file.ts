@@ -1,4 +1,5 @@
-import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StatusSource } from '../status-page/index.js';
 
@@ -7,6 +8,10 @@ import type { StatusSource } from '../status-page/index.js';
  * notify` as the desktop user. It holds no secret (the board redacts every text), so it is
  * 0644 in a 0755 directory. Written as status.json.tmp renamed into place, at most every 250 ms
  * while things change, and at once when a job ends or the agent stops.
+ *
+ * The agent runs as root and the folder may be /run/mpprov made by anyone before it (no systemd):
+ * a folder that is a link, is not the agent's own or is writable by others is refused, and the
+ * temporary file is made new (O_EXCL|O_NOFOLLOW), so no planted link makes root write elsewhere.
  */
 
 export const STATUS_FILE_NAME = 'status.json';
@@ -50,14 +55,25 @@ export function startStatusFile(options: {
         // A folder made here is made readable (the umask would narrow it); one systemd made keeps its mode.
         const made = await mkdir(options.dir, { recursive: true, mode: 0o755 });
         if (made !== undefined) await chmod(options.dir, 0o755);
-        await writeFile(tmp, `${JSON.stringify(options.source.snapshot(), null, 2)}\n`, { mode: 0o644 });
-        // The service's UMask=0077 would leave it 0600: the desktop user must read it.
-        await chmod(tmp, 0o644);
+        await checkRuntimeDirectory(options.dir);
+        // A leftover from a killed agent, or something planted: removed, never followed.
+        await unlink(tmp).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'ENOENT') throw error;
+        });
+        const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+        try {
+          await handle.writeFile(`${JSON.stringify(options.source.snapshot())}\n`);
+          // The service's UMask=0077 would leave it 0600: the desktop user must read it.
+          await handle.chmod(0o644);
+        } finally {
+          await handle.close();
+        }
         await rename(tmp, path);
         if (failed) options.onProblem(`the status file ${path} is written again`);
         failed = false;
       } catch (error) {
-        if (!failed) options.onProblem(`cannot write the status file ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the agent goes on without it`);
+        const why = error instanceof UnsafeRuntimeDirectory ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+        if (!failed) options.onProblem(`cannot write the status file ${path} (${why}); the agent goes on without it`);
         failed = true;
       }
     });
@@ -81,4 +97,16 @@ export function startStatusFile(options: {
       await write();
     },
   };
+}
+
+class UnsafeRuntimeDirectory extends Error {}
+
+/** The folder must be a real folder of the agent's own user that no one else may write to. */
+async function checkRuntimeDirectory(dir: string): Promise<void> {
+  const info = await lstat(dir);
+  if (info.isSymbolicLink()) throw new UnsafeRuntimeDirectory(`${dir} is a symbolic link, not a folder`);
+  if (!info.isDirectory()) throw new UnsafeRuntimeDirectory(`${dir} is not a folder`);
+  const uid = process.geteuid?.();
+  if (uid !== undefined && info.uid !== uid) throw new UnsafeRuntimeDirectory(`${dir} belongs to user ${info.uid}, not to the agent's user ${uid}`);
+  if ((info.mode & 0o022) !== 0) throw new UnsafeRuntimeDirectory(`${dir} is writable by other users (mode ${(info.mode & 0o777).toString(8)})`);
 }

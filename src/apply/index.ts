@@ -5,4 +5,4 @@ export type { ProvisionOptions } from './provision-options.js';
 export { openSecretsRecord, SECRETS_RECORD_FILE, SECRETS_RECORD_KEY_FILE, type SecretsRecord } from './secrets-record.js';
 export { servicePostCheck, wantsPostCheck, type PostCheckTarget } from './service-post-check.js';
 export { secretsRecordProblem } from './secrets-record-access.js';
-export { cutBy, STOP_SIGNALS, type StopSignal, StoppedBySignalError } from './stopped-run.js';
+export { cutBy, STOP_SIGNALS, type StopSignal, StoppedBySignalError, stepRange } from './stopped-run.js';

@@ -39,7 +39,7 @@ export function stoppedAtStep(input: {
   const total = steps.length;
   const step = steps[index];
   const parts = [`${input.at} step ${index + 1}/${total} "${description}"`];
-  if (index > 0) parts.push(`steps 1-${index} were sent and accepted`);
+  if (index > 0) parts.push(`${stepRange(1, index)} ${index === 1 ? 'was' : 'were'} sent and accepted`);
   if (input.at === 'before') parts.push('nothing from that step on was sent');
   else {
     if (step?.kind === 'restart-networking') {
@@ -53,7 +53,7 @@ export function stoppedAtStep(input: {
     } else {
       parts.push('that request may or may not have reached the device');
     }
-    if (index + 1 < total) parts.push(`steps ${index + 2}-${total} were not sent`);
+    if (index + 1 < total) parts.push(`${stepRange(index + 2, total)} ${index + 2 === total ? 'was' : 'were'} not sent`);
   }
   const restartUnderWay = input.restartRequested || (input.at === 'during' && step?.kind === 'restart-networking');
   if (input.restarted) parts.push('the new settings are active but were not all verified');
@@ -65,4 +65,9 @@ export function stoppedAtStep(input: {
   }
   // Commas, not semicolons: the CLI's one sentence joins the devices with semicolons.
   return parts.join(', ');
+}
+
+/** "step 4" or "steps 2-4": never "steps 4-4". */
+export function stepRange(first: number, last: number): string {
+  return first === last ? `step ${first}` : `steps ${first}-${last}`;
 }

@@ -1,4 +1,4 @@
-import type { ApplyEvent, DeviceResult } from '../apply/index.js';
+import { stepRange, type ApplyEvent, type DeviceResult } from '../apply/index.js';
 
 type DeviceState =
   | { at: 'not-contacted' }
@@ -31,9 +31,9 @@ export function createStopProgress(file: string, dryRun: boolean): StopProgress 
       case 'step':
         return (
           `${name} during step ${state.index + 1}/${state.total} "${state.description}"` +
-          (state.index > 0 ? `, steps 1-${state.index} were sent` : '') +
+          (state.index > 0 ? `, ${stepRange(1, state.index)} ${state.index === 1 ? 'was' : 'were'} sent` : '') +
           (state.restartRequested ? ', the networking restart was requested (the device may be restarting)' : ', that request may or may not have reached the device') +
-          (state.index + 1 < state.total ? `, steps ${state.index + 2}-${state.total} were not sent` : '')
+          (state.index + 1 < state.total ? `, ${stepRange(state.index + 2, state.total)} ${state.index + 2 === state.total ? 'was' : 'were'} not sent` : '')
         );
       case 'done': {
         const { result } = state;
@@ -79,3 +79,4 @@ export function createStopProgress(file: string, dryRun: boolean): StopProgress 
     },
   };
 }
+

@@ -60,7 +60,11 @@ export const StatusJob = z.object({
   advice: z.string().optional(),
   released: z.boolean().optional(),
   devices: z.array(StatusDevice),
+  /** Devices of the job not listed (a board shows at most 100 per job). */
+  omittedDevices: z.number().int().nonnegative().optional(),
   steps: z.array(StatusStep).default([]),
+  /** Steps not listed: over the cap while running, or done steps of a finished job. */
+  omittedSteps: z.number().int().nonnegative().optional(),
 });
 export type StatusJob = z.infer<typeof StatusJob>;
 

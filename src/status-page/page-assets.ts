@@ -147,6 +147,13 @@ export const PAGE_JS = `'use strict';
       row.appendChild(time);
       table.appendChild(row);
     });
+    if (job.omittedSteps) {
+      var more = el('tr', 'step omitted');
+      var cell = el('td', null, job.omittedSteps + ' more step(s) not shown: the usb.log of this job has them all');
+      cell.colSpan = 4;
+      more.appendChild(cell);
+      table.appendChild(more);
+    }
     return table;
   }
 
@@ -163,6 +170,7 @@ export const PAGE_JS = `'use strict';
       item.appendChild(document.createTextNode(': ' + d.at));
       devices.appendChild(item);
     });
+    if (job.omittedDevices) devices.appendChild(el('li', 'omitted', 'and ' + job.omittedDevices + ' more device(s)'));
     box.appendChild(devices);
     if (job.steps.length > 0) box.appendChild(steps(job));
     return box;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { endOnBoard, setStage } from '../../src/agent/board-feed.js';
-import { createJobBoard, FINISHED_KEPT } from '../../src/agent/job-board.js';
+import { createJobBoard, FINISHED_KEPT, MAX_DEVICES_SHOWN, SNAPSHOT_BYTE_BUDGET } from '../../src/agent/job-board.js';
+import { AgentStatus } from '../../src/core/agent-status.js';
+import { STATUS_FILE_CAP } from '../../src/notify/read-status-file.js';
 import { Redactor } from '../../src/core/redact.js';
 import { Secret } from '../../src/core/secret.js';
 
@@ -108,5 +110,46 @@ describe('the job board', () => {
     expect(b.snapshot().agent).toMatchObject({ pid: 42, version: '0.1.0', hostname: 'laptop', stopped: false });
     b.stop();
     expect(b.snapshot().agent.stopped).toBe(true);
+  });
+
+  it('the worst a stick can make of it still fits the status file readers accept, and says what it left out', () => {
+    const { b } = board();
+    const long = 'x'.repeat(5000);
+    // Twenty finished jobs and three running ones, each naming 1 000 devices with long names and 600 steps.
+    for (let n = 0; n < FINISHED_KEPT + 3; n++) {
+      const id = `j20261123-1000${String(n).padStart(2, '0')}-ab12`;
+      b.start(id, { ...start, label: long, location: long, config: long, started: new Date(Date.UTC(2026, 10, 23, 10, 0, n)) });
+      b.expect(id, Array.from({ length: 1000 }, (_, d) => ({ name: `mp${d}-${long}`, url: `https://192.0.2.1/${long}` })));
+      for (let step = 0; step < 600; step++) {
+        b.event(id, { type: 'step-start', device: `mp${step % 1000}-${long}`, index: step, total: 600, description: `${long}${step}` });
+        if (step % 2 === 0) b.event(id, { type: 'step-failed', device: `mp${step % 1000}-${long}`, index: step, description: `${long}${step}`, error: long, elapsedMs: 1 });
+      }
+      if (n >= 3) b.end(id, { result: 'FAILED', summary: long, advice: long, finished: new Date(Date.UTC(2026, 10, 23, 11, 0, n)) });
+    }
+    const snapshot = b.snapshot();
+    const text = JSON.stringify(snapshot);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(SNAPSHOT_BYTE_BUDGET);
+    expect(SNAPSHOT_BYTE_BUDGET).toBeLessThan(STATUS_FILE_CAP);
+    const parsed = AgentStatus.parse(JSON.parse(text));
+    // Every running job is still there; finished ones went oldest first.
+    expect(parsed.jobs.filter((j) => j.finished === undefined)).toHaveLength(3);
+    expect(parsed.jobs.length).toBeGreaterThan(3);
+    const running = parsed.jobs.find((j) => j.finished === undefined);
+    expect(running?.devices.length).toBeLessThanOrEqual(MAX_DEVICES_SHOWN);
+    expect((running?.devices.length ?? 0) + (running?.omittedDevices ?? 0)).toBe(1000);
+    expect((running?.steps.length ?? 0) + (running?.omittedSteps ?? 0)).toBe(600);
+    const finished = parsed.jobs.find((j) => j.finished !== undefined);
+    expect(finished?.steps.every((s) => s.state === 'failed')).toBe(true);
+    expect((finished?.omittedSteps ?? 0)).toBeGreaterThan(0);
+    expect(finished?.summary?.length).toBeLessThanOrEqual(2000);
+  });
+
+  it('a small board is left whole by the byte budget', () => {
+    const { b } = board();
+    b.start('j1', start);
+    b.expect('j1', [{ name: 'mp1', url: 'https://192.0.2.10' }]);
+    const snapshot = b.snapshot();
+    expect(snapshot.jobs[0]?.omittedDevices).toBeUndefined();
+    expect(snapshot.jobs[0]?.devices).toHaveLength(1);
   });
 });

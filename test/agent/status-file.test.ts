@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -81,5 +81,54 @@ describe('status.json', () => {
     board.end('j20261123-100000-ab12', { result: 'CHANGED', summary: 'done', finished: new Date() });
     await sleep(100);
     expect(problems).toEqual([`cannot write the status file ${join(blocker, 'mpprov', 'status.json')} (ENOTDIR); the agent goes on without it`]);
+  });
+
+  it('never follows a link planted as the temporary file: the target stays as it was and status.json is a plain file', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'mpprov-run-'));
+    dirs.push(base);
+    const dir = join(base, 'mpprov');
+    await mkdir(dir, { mode: 0o755 });
+    const victim = join(base, 'victim');
+    await writeFile(victim, 'root-owned file\n', { mode: 0o600 });
+    await symlink(victim, join(dir, 'status.json.tmp'));
+    const board = createJobBoard({ redactor: new Redactor(), version: '0.1.0', hostname: 'laptop' });
+    const problems: string[] = [];
+    file = startStatusFile({ dir, source: board, onProblem: (m) => problems.push(m), intervalMs: 10 });
+    await file.close();
+    file = undefined;
+    expect(await readFile(victim, 'utf8')).toBe('root-owned file\n');
+    expect((await stat(victim)).mode & 0o777).toBe(0o600);
+    const written = await lstat(join(dir, 'status.json'));
+    expect(written.isFile()).toBe(true);
+    expect(written.mode & 0o777).toBe(0o644);
+    expect((await read(join(dir, 'status.json'))).agent.stopped).toBe(false);
+    expect(problems).toEqual([]);
+  });
+
+  it('refuses a runtime folder that is a link or that other users may write to, once, and writes nothing there', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'mpprov-run-'));
+    dirs.push(base);
+    const elsewhere = join(base, 'elsewhere');
+    await mkdir(elsewhere, { mode: 0o755 });
+    const linked = join(base, 'linked');
+    await symlink(elsewhere, linked);
+    const open = join(base, 'open');
+    await mkdir(open);
+    await chmod(open, 0o777);
+    for (const [dir, why] of [
+      [linked, `${linked} is a symbolic link, not a folder`],
+      [open, `${open} is writable by other users (mode 777)`],
+    ] as const) {
+      const board = createJobBoard({ redactor: new Redactor(), version: '0.1.0', hostname: 'laptop' });
+      const problems: string[] = [];
+      file = startStatusFile({ dir, source: board, onProblem: (m) => problems.push(m), intervalMs: 10 });
+      board.start('j20261123-100000-ab12', { kind: 'profile', label: 'p.yaml', location: '/p', config: 'p.yaml', started: new Date(), stage: 'x' });
+      board.end('j20261123-100000-ab12', { result: 'CHANGED', summary: 'done', finished: new Date() });
+      await file.close();
+      file = undefined;
+      expect(problems).toEqual([`cannot write the status file ${join(dir, 'status.json')} (${why}); the agent goes on without it`]);
+    }
+    await expect(lstat(join(elsewhere, 'status.json'))).rejects.toThrow(/ENOENT/);
+    await expect(lstat(join(open, 'status.json'))).rejects.toThrow(/ENOENT/);
   });
 });

@@ -66,7 +66,7 @@ describe('the .deb: control fields, files, modes, conffiles', () => {
     expect(await field('Package')).toBe('mpprov');
     expect(await field('Version')).toBe(debVersion);
     expect(await field('Architecture')).toBe('all');
-    expect(await field('Depends')).toBe('nodejs (>= 20.19), util-linux (>= 2.38), openssh-client');
+    expect(await field('Depends')).toBe('nodejs (>= 20.19), util-linux (>= 2.38), openssh-client, init-system-helpers (>= 1.54~)');
     expect(await field('Recommends')).toBe('udisks2, libnotify-bin');
   });
 

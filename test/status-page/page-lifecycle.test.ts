@@ -36,7 +36,7 @@ describe('the status page and status.json in the agent', () => {
     expect(await statusOf('127.0.0.1', port)).toBe(200);
 
     const statusFile = join(world.dir, 'run', 'status.json');
-    await waitFor(async () => (await readFile(statusFile, 'utf8').catch(() => '')).includes('"format": 1'), 5000, 'status.json');
+    await waitFor(async () => (await readFile(statusFile, 'utf8').catch(() => '')).includes('"format":1'), 5000, 'status.json');
     const written = JSON.parse(await readFile(statusFile, 'utf8')) as { agent: { pid: number; stopped: boolean }; jobs: unknown[] };
     expect(written.agent).toMatchObject({ pid: agent.child.pid, stopped: false });
     expect(written.jobs).toEqual([]);

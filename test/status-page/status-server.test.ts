@@ -198,10 +198,11 @@ describe('the status page server', () => {
     socket.write(`GET /events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
     for (let i = 0; i < 100 && page?.eventClients() !== 1; i++) await new Promise((r) => setTimeout(r, 10));
     expect(page?.eventClients()).toBe(1);
-    // Big snapshots (a long stage text), one per turn of the loop: far more than the socket buffers hold.
+    // Big snapshots (a hundred devices with long names), one per turn of the loop: far more than the socket buffers hold.
     board.start(JOB, { kind: 'stick', label: 'MPSTICK', location: '/media/MPSTICK', config: 'mpprov.yaml', started: new Date(), stage: 'start' });
+    board.expect(JOB, Array.from({ length: 100 }, (_, d) => ({ name: `mp${d}-${'x'.repeat(290)}`, url: `https://192.0.2.1/${'y'.repeat(290)}` })));
     for (let i = 0; i < 400 && page?.eventClients() === 1; i++) {
-      board.stage(JOB, `${i} ${'x'.repeat(200_000)}`);
+      board.stage(JOB, `stage ${i}`);
       await new Promise((r) => setImmediate(r));
     }
     expect(page?.eventClients()).toBe(0);
