@@ -97,6 +97,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const running = new Map<string, RunningJob>();
   const byKey = new Map<string, RunningJob>();
   const detecting = new Set<string>();
+  /** Roots mounted again while their last mount was still being looked at: looked at once more. */
+  const detectAgain = new Set<string>();
   const stickQueue = createWriteQueues();
 
   const launch = (key: string, request: JobRequest): void => {
@@ -144,7 +146,11 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
 
   const onMount = async (entry: MountEntry): Promise<void> => {
     const root = entry.target;
-    if (stopping !== undefined || detecting.has(root)) return;
+    if (stopping !== undefined) return;
+    if (detecting.has(root)) {
+      detectAgain.add(root);
+      return;
+    }
     detecting.add(root);
     try {
       const configFile = await findConfigFile(root);
@@ -173,6 +179,9 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       logger.log('warn', `${root}: cannot look at the stick: ${(error as Error).message}`);
     } finally {
       detecting.delete(root);
+      // The stick came back while we read its last mount (a fast pull and re-insert): the new
+      // mount gets its own look; the same content still running is not started twice (already()).
+      if (detectAgain.delete(root)) void onMount(entry);
     }
   };
 

@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { type FSWatcher, watch } from 'node:fs';
+import { lstat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { mediaMounts, type MountEntry, readMountTable } from './mount-table.js';
 
@@ -12,6 +15,12 @@ import { mediaMounts, type MountEntry, readMountTable } from './mount-table.js';
  * a stick pulled and put back at once can come back with the same device number, which the diff
  * alone cannot tell from no change at all.
  * (`--poll -J` aborts on its first event in util-linux 2.38; `-P` works.)
+ *
+ * findmnt itself diffs source and target: a stick unmounted and mounted again before findmnt
+ * gets to read the table (milliseconds on a loaded machine) prints nothing at all, and the mount
+ * ID and device number are reused by the kernel. So each mount's root is also watched with
+ * inotify: its unmount ends the watch with IN_UNMOUNT, which Node reports as a `rename` named
+ * after the watched folder itself, and that counts as an unmount whatever findmnt says.
  */
 
 export interface MountWatcherOptions {
@@ -58,6 +67,39 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
   let rescanAgain = false;
   /** Targets findmnt saw unmounted since the last read: gone, whatever the table says now. */
   const unmounted = new Set<string>();
+  const rootWatches = new Map<string, FSWatcher>();
+  const unwatchRoot = (target: string): void => {
+    rootWatches.get(target)?.close();
+    rootWatches.delete(target);
+  };
+  const watchRoot = (target: string): void => {
+    unwatchRoot(target);
+    const name = basename(target);
+    // A stick folder named like a file the agent writes at a stick's root would look unmounted
+    // at every write: such a mount is left to findmnt alone.
+    if (/^(usb\.log|mpprov)/i.test(name)) return;
+    let watcher: FSWatcher;
+    try {
+      watcher = watch(target, { persistent: false }, (event, file) => {
+        if (closed || event !== 'rename' || (file !== null && file !== name)) return;
+        // The same event names a child called like the folder being made or removed: only a
+        // root without such a child was unmounted.
+        void lstat(join(target, name)).then(
+          () => undefined,
+          () => {
+            if (rootWatches.get(target) !== watcher) return;
+            unwatchRoot(target);
+            unmounted.add(target);
+            rescan();
+          },
+        );
+      });
+    } catch {
+      return; // Not watchable (gone already, no inotify left): findmnt still reports it.
+    }
+    watcher.on('error', () => unwatchRoot(target));
+    rootWatches.set(target, watcher);
+  };
   const rescan = (): void => {
     if (closed) return;
     if (rescanning !== undefined) {
@@ -80,15 +122,22 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
           const entry = before.get(target);
           if (entry !== undefined) options.onUnmount(entry);
           before.delete(target);
+          unwatchRoot(target);
         }
         unmounted.clear();
         for (const [target, entry] of before) {
           const after = now.get(target);
-          if (after === undefined || after.device !== entry.device) options.onUnmount(entry);
+          if (after === undefined || after.device !== entry.device) {
+            unwatchRoot(target);
+            options.onUnmount(entry);
+          }
         }
         for (const [target, entry] of now) {
           const previous = before.get(target);
-          if (previous === undefined || previous.device !== entry.device) options.onMount(entry);
+          if (previous === undefined || previous.device !== entry.device) {
+            watchRoot(target);
+            options.onMount(entry);
+          }
         }
       } while (rescanAgain && !closed);
     })().finally(() => {
@@ -118,8 +167,11 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
       failures = 0;
       const event = parseFindmntLine(line);
       if (event.ACTION === 'umount' || event.ACTION === 'move') {
-        if (event.TARGET !== undefined) unmounted.add(event.TARGET);
-        if (event['OLD-TARGET'] !== undefined && event['OLD-TARGET'] !== '') unmounted.add(event['OLD-TARGET']);
+        // A watched root reports its own unmount, once: counting findmnt's line too would make one
+        // unmount two when the watch spoke first and the stick is already back.
+        for (const target of [event.TARGET, event['OLD-TARGET']]) {
+          if (target !== undefined && target !== '' && !rootWatches.has(target)) unmounted.add(target);
+        }
       }
       rescan();
     });
@@ -151,6 +203,7 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
     });
   };
 
+  for (const target of known.keys()) watchRoot(target);
   await startFindmnt();
 
   return {
@@ -158,6 +211,7 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
     mode: () => mode,
     async close() {
       closed = true;
+      for (const target of [...rootWatches.keys()]) unwatchRoot(target);
       if (restartTimer !== undefined) clearTimeout(restartTimer);
       if (pollTimer !== undefined) clearInterval(pollTimer);
       const proc = child;
