@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # Installs mpprov as a systemd service on the technician's laptop:
 #
-#   sudo scripts/install.sh [--prefix /usr/local] [--dest-dir DIR] [--no-build] [--no-start]
+#   sudo scripts/install.sh [--prefix /usr/local] [--node PATH] [--dest-dir DIR] [--no-build] [--no-start]
 #
-#   PREFIX/lib/mpprov/            the build (dist/), package.json and the production node_modules
+#   PREFIX/lib/mpprov/mpprov.mjs  the one-file bundle (npm run package's dist/mpprov.mjs): no node_modules
 #   PREFIX/bin/mpprov             the command
 #   /etc/systemd/system/mpprov.service   systemd/mpprov.service, with this node and PREFIX filled in
 #   /etc/systemd/user/mpprov-notify.service   the desktop notification (user unit), filled in the same way
 #   /etc/mpprov/agent.yaml        systemd/agent.yaml, unless one is there already (mode 0600)
 #
 # --dest-dir stages everything under DIR (packaging, tests) and neither reloads nor starts systemd.
+# --node names the Node.js the units run (default: `command -v node`); one under /home or /root is
+# refused, because the unit's ProtectHome=yes hides it from the service.
+# On Debian, the .deb (npm run package) is the better way: it is what apt can upgrade and remove.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 prefix=/usr/local
+node=
 dest=
 build=yes
 start=yes
@@ -21,39 +25,50 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix=${2:?--prefix needs a folder}; shift 2 ;;
     --dest-dir) dest=${2:?--dest-dir needs a folder}; shift 2 ;;
+    --node) node=${2:?--node needs the path of a node executable}; shift 2 ;;
     --no-build) build=no; shift ;;
     --no-start) start=no; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 64 ;;
   esac
 done
 
-node=$(command -v node) || { echo "install.sh: node is not installed (Node.js 20.19 or newer)" >&2; exit 1; }
+if [ -z "$node" ]; then
+  node=$(command -v node) || { echo "install.sh: node is not installed (Node.js 20.19 or newer; on Debian: apt install nodejs)" >&2; exit 1; }
+fi
+resolved=$(readlink -f -- "$node" 2>/dev/null || true)
+[ -n "$resolved" ] && [ -f "$resolved" ] && [ -x "$resolved" ] || { echo "install.sh: $node is not an executable" >&2; exit 1; }
+node=$resolved
+case "$node" in
+  /home/*|/root/*|/run/user/*)
+    echo "install.sh: $node is under /home, /root or /run/user, which mpprov.service cannot see (ProtectHome=yes); install Debian's nodejs or pass --node /usr/bin/node" >&2
+    exit 1 ;;
+esac
+"$node" -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' ||
+  { echo "install.sh: $node is Node.js $("$node" --version), mpprov needs 20.19 or newer" >&2; exit 1; }
 if [ "$build" = yes ]; then
   npm run build
+  node packaging/build-package.mjs --bundle-only
 fi
-[ -f dist/cli/main.js ] || { echo "install.sh: dist/cli/main.js is missing: run npm run build" >&2; exit 1; }
+[ -f dist/mpprov.mjs ] || { echo "install.sh: dist/mpprov.mjs is missing: run npm run package" >&2; exit 1; }
 
 lib="$dest$prefix/lib/mpprov"
 echo "install.sh: $lib"
 rm -rf "$lib"
 install -d -m 0755 "$lib" "$dest$prefix/bin" "$dest/etc/systemd/system" "$dest/etc/systemd/user"
-cp -a package.json README.md dist "$lib/"
-# Production dependencies only, as npm resolved them here: no registry needed at install time.
-npm ls --omit=dev --all --parseable 2>/dev/null | while read -r path; do
-  rel=${path#"$PWD"/}
-  [ "$rel" != "$path" ] && [ -d "$rel" ] && cp -a --parents "$rel" "$lib/"
-done
-chmod 0755 "$lib/dist/cli/main.js"
-ln -sfn "$prefix/lib/mpprov/dist/cli/main.js" "$dest$prefix/bin/mpprov"
+# One file: the bundle carries its dependencies and its version. The first line names this node.
+{ echo "#!$node"; tail -n +2 dist/mpprov.mjs; } > "$lib/mpprov.mjs"
+chmod 0755 "$lib/mpprov.mjs"
+install -m 0644 README.md "$lib/README.md"
+ln -sfn "$prefix/lib/mpprov/mpprov.mjs" "$dest$prefix/bin/mpprov"
 
 unit="$dest/etc/systemd/system/mpprov.service"
-sed -e "s|/usr/bin/node |$node |" -e "s|/usr/local/lib/mpprov|$prefix/lib/mpprov|g" systemd/mpprov.service > "$unit"
+sed -e "s|/usr/bin/node |$node |" -e "s|/usr/local/lib/mpprov/dist/cli/main.js|$prefix/lib/mpprov/mpprov.mjs|g" -e "s|/usr/local/lib/mpprov/README.md|$prefix/lib/mpprov/README.md|g" systemd/mpprov.service > "$unit"
 chmod 0644 "$unit"
 echo "install.sh: $unit"
 # The desktop user's companion: the same node and prefix, so `mpprov notify` is the installed build.
 user_unit="$dest/etc/systemd/user/mpprov-notify.service"
-sed -e "s|/usr/bin/node |$node |" -e "s|/usr/local/lib/mpprov|$prefix/lib/mpprov|g" systemd/mpprov-notify.service > "$user_unit"
+sed -e "s|/usr/bin/node |$node |" -e "s|/usr/local/lib/mpprov/dist/cli/main.js|$prefix/lib/mpprov/mpprov.mjs|g" -e "s|/usr/local/lib/mpprov/README.md|$prefix/lib/mpprov/README.md|g" systemd/mpprov-notify.service > "$user_unit"
 chmod 0644 "$user_unit"
 echo "install.sh: $user_unit"
 

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { lstat, mkdtemp, readFile, readlink, rm, stat } from 'node:fs/promises';
+import { existsSync, realpathSync } from 'node:fs';
+import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -51,16 +52,21 @@ describe('systemd/mpprov.service', () => {
     for (const key of ['ProtectKernelTunables', 'ProtectKernelModules', 'ProtectKernelLogs']) expect(one(key)).toBe('yes');
   });
 
-  it('scripts/install.sh stages the build, the unit (verified) and the sample agent.yaml', { timeout: 60_000 }, async () => {
+  it('scripts/install.sh stages the one-file bundle (no node_modules), the unit (verified) and the sample agent.yaml', { timeout: 60_000 }, async () => {
     const dest = await mkdtemp(join(tmpdir(), 'mpprov-install-'));
     try {
       await run(join(repoRoot, 'scripts/install.sh'), ['--dest-dir', dest, '--no-build'], { cwd: repoRoot, encoding: 'utf8' });
       const installed = join(dest, 'etc/systemd/system/mpprov.service');
-      expect(await readFile(installed, 'utf8')).toMatch(/^ExecStart=\/\S*node \/usr\/local\/lib\/mpprov\/dist\/cli\/main\.js run /m);
+      const node = realpathSync((await run('sh', ['-c', 'command -v node'], { encoding: 'utf8' })).stdout.trim());
+      expect(await readFile(installed, 'utf8')).toMatch(new RegExp(`^ExecStart=${node} /usr/local/lib/mpprov/mpprov\\.mjs run `, 'm'));
       await run('systemd-analyze', ['verify', '--man=no', installed]);
       expect((await lstat(join(dest, 'usr/local/bin/mpprov'))).isSymbolicLink()).toBe(true);
-      expect(await readlink(join(dest, 'usr/local/bin/mpprov'))).toBe('/usr/local/lib/mpprov/dist/cli/main.js');
-      const { stdout } = await run(process.execPath, [join(dest, 'usr/local/lib/mpprov/dist/cli/main.js'), 'run', '--help'], { encoding: 'utf8' });
+      expect(await readlink(join(dest, 'usr/local/bin/mpprov'))).toBe('/usr/local/lib/mpprov/mpprov.mjs');
+      expect((await readdir(join(dest, 'usr/local/lib/mpprov'))).sort()).toEqual(['README.md', 'mpprov.mjs']);
+      const bundle = join(dest, 'usr/local/lib/mpprov/mpprov.mjs');
+      expect((await readFile(bundle, 'utf8')).split('\n')[0]).toBe(`#!${node}`);
+      // Run as the command itself: its first line picks the node, nothing beside it is needed.
+      const { stdout } = await run(bundle, ['run', '--help'], { encoding: 'utf8' });
       expect(stdout).toContain('Usage: mpprov run');
       const sample = join(dest, 'etc/mpprov/agent.yaml');
       expect((await stat(sample)).mode & 0o777).toBe(0o600);
@@ -70,6 +76,32 @@ describe('systemd/mpprov.service', () => {
       expect(loaded.config.statusPage?.listen).toMatchObject({ host: '127.0.0.1', port: 8471 });
     } finally {
       await rm(dest, { recursive: true, force: true });
+    }
+  });
+
+  it('scripts/install.sh refuses a node under /home or /root, which ProtectHome=yes hides from the service', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'mpprov-install-'));
+    try {
+      // A node that does not exist is refused before anything is staged.
+      await expect(run(join(repoRoot, 'scripts/install.sh'), ['--dest-dir', home, '--no-build', '--node', '/root/.nvm/node'], { cwd: repoRoot, encoding: 'utf8' })).rejects.toMatchObject({
+        stderr: expect.stringMatching(/not an executable|ProtectHome=yes/),
+      });
+      const fake = join(home, 'node');
+      await writeFile(fake, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+      await mkdir('/root/.mpprov-install-test', { recursive: true });
+      const inRoot = '/root/.mpprov-install-test/node';
+      await copyFile(fake, inRoot);
+      await chmod(inRoot, 0o755);
+      try {
+        await expect(run(join(repoRoot, 'scripts/install.sh'), ['--dest-dir', home, '--no-build', '--node', inRoot], { cwd: repoRoot, encoding: 'utf8' })).rejects.toMatchObject({
+          stderr: expect.stringContaining(`install.sh: ${inRoot} is under /home, /root or /run/user, which mpprov.service cannot see (ProtectHome=yes)`),
+        });
+      } finally {
+        await rm('/root/.mpprov-install-test', { recursive: true, force: true });
+      }
+      expect(existsSync(join(home, 'etc'))).toBe(false);
+    } finally {
+      await rm(home, { recursive: true, force: true });
     }
   });
 });

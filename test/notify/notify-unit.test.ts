@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -52,12 +53,12 @@ describe('systemd/mpprov-notify.service (a user unit)', () => {
       expect(stdout).toContain('systemctl --user enable --now mpprov-notify');
       const installed = join(dest, 'etc/systemd/user/mpprov-notify.service');
       expect((await stat(installed)).mode & 0o777).toBe(0o644);
-      const node = (await run('sh', ['-c', 'command -v node'], { encoding: 'utf8' })).stdout.trim();
-      expect((await settings(installed))('ExecStart')).toEqual([`${node} /opt/mp/lib/mpprov/dist/cli/main.js notify`]);
+      const node = realpathSync((await run('sh', ['-c', 'command -v node'], { encoding: 'utf8' })).stdout.trim());
+      expect((await settings(installed))('ExecStart')).toEqual([`${node} /opt/mp/lib/mpprov/mpprov.mjs notify`]);
       const verified = await run('systemd-analyze', ['verify', '--man=no', installed], { encoding: 'utf8' });
       expect(`${verified.stdout}${verified.stderr}`.trim()).toBe('');
       // The installed build answers to the command the unit runs.
-      const help = await run(process.execPath, [join(dest, 'opt/mp/lib/mpprov/dist/cli/main.js'), 'notify', '--help'], { encoding: 'utf8' });
+      const help = await run(process.execPath, [join(dest, 'opt/mp/lib/mpprov/mpprov.mjs'), 'notify', '--help'], { encoding: 'utf8' });
       expect(help.stdout).toContain('Usage: mpprov notify');
     } finally {
       await rm(dest, { recursive: true, force: true });
