@@ -31,8 +31,8 @@ type ProbeOutcome = { view: DeviceInterface[] } | { failure: unknown };
 /**
  * After a restart or reboot: probes the active view (`GET /interface/?config_state=active`, a
  * cheap GET every Admin API v1 device serves) until an answer satisfies `until`. A probe is one
- * attempt, never retried inside (the next probe is the retry); one starts every 200 ms from one
- * interval after the call, 1 s apart once half the wait has passed (retry-policy.ts,
+ * attempt, never retried inside (the next probe is the retry); one starts every 200 ms (the first
+ * at once with `until`, else one interval after the call), 1 s apart once half the wait has passed (retry-policy.ts,
  * ProbeCadence). A probe that hangs does not hold the next one back: each has its own socket and
  * deadline. Refused and reset connections, timeouts, 5xx and half-started web servers are expected
  * meanwhile. A wrong password, a TLS or pin failure (the device came back with another
@@ -48,9 +48,11 @@ export async function waitUntilAnswering(connection: DeviceConnection, options: 
   const inFlight = new Map<number, Promise<[number, ProbeOutcome]>>();
   let attempts = 0;
   let lastReason = 'no attempt was made';
-  // The pause comes first: right after the 202 the device may still answer for a moment from the
-  // old network state, and a probe that early ends nothing (`until`) or ends a plain wait too soon.
-  let nextStart: number = ProbeCadence.intervalMs;
+  // Right after the 202 the device may still answer for a moment from the old network state: a
+  // plain wait pauses first, or that answer would end it before the restart began. With `until`
+  // such an answer ends nothing, and probing at once sees a short outage that a first pause
+  // could miss entirely.
+  let nextStart: number = options.until === undefined ? ProbeCadence.intervalMs : 0;
   try {
     for (;;) {
       const now = elapsed();
@@ -71,6 +73,7 @@ export async function waitUntilAnswering(connection: DeviceConnection, options: 
       inFlight.delete(id);
       if ('view' in outcome) {
         if (options.until === undefined || options.until(outcome.view)) return;
+        lastReason = 'it answered, but not yet with the new configuration';
         continue;
       }
       const { failure } = outcome;
