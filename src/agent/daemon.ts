@@ -11,13 +11,14 @@ import {
   isUnderMediaRoot,
   type MountEntry,
   type MountWatcher,
-  type ProfilesWatcher,
   readConfigFile,
   stickLabel,
   watchMounts,
-  watchProfiles,
 } from '../ingest/index.js';
-import { appendDurably, createAgentLogger, createWriteQueues, formatProblem, USB_LOG_NAME } from '../report/index.js';
+// Not in their folders' index files, which the CLI loads: chokidar and winston are the agent's alone.
+import { type ProfilesWatcher, watchProfiles } from '../ingest/profiles-watcher.js';
+import { createAgentLogger } from '../report/agent-logger.js';
+import { appendDurably, createWriteQueues, formatProblem, USB_LOG_NAME } from '../report/index.js';
 import { createDeviceLocks } from './device-locks.js';
 import { createJobBoard } from './job-board.js';
 import { recoverInterruptedJobs } from './interrupted-jobs.js';

@@ -1,16 +1,20 @@
 import type { DeviceInterface } from '../admin-api/index.js';
 import type { AdminApi } from '../client/index.js';
-import { DevicePinMismatchError, ErrorCode, MpprovError } from '../core/errors.js';
+import { DeviceUnreachableError, DevicePinMismatchError, ErrorCode, MpprovError, type DeviceError } from '../core/errors.js';
 import { configFields, normaliseFields } from '../plan/index.js';
 
 /** How long a device may keep answering after accepting a restart before it goes down. */
 const OUTAGE_START_GRACE_MS = 5_000;
+/** Probe failures come every 200 ms during an outage; the progress display and job log need one a second. */
+const REPORT_EVERY_MS = 1_000;
 
 /**
- * Restarts networking and rides out the outage (resets and refused connections are expected).
- * Done when the active view shows the new configuration, or when the device was seen going down
- * and answers again. Either keeps us from reading the old configuration back in the moment
- * before the device goes down.
+ * Restarts networking and rides out the outage (resets and refused connections are expected),
+ * probing every 200 ms from the 202 on (the client's waitUntilAnswering). Done at the first
+ * answer whose active view shows the new configuration, or, once the device was seen going down
+ * (a refused or reset connection), at its first answer again: a restart that did not take is
+ * verify-active's to report. An answer with the old configuration before the device went down
+ * ends nothing, unless the device has not gone down within OUTAGE_START_GRACE_MS.
  */
 export async function restartAndWait(
   api: AdminApi,
@@ -26,23 +30,22 @@ export async function restartAndWait(
   const before = configurationOf(await api.listInterfaces('active'));
   await api.restartNetworking();
   onRequested?.();
-  const graceEnd = started + Math.min(OUTAGE_START_GRACE_MS, timeoutMs);
-  while (Date.now() < graceEnd) {
-    try {
-      const view = await api.listInterfaces('active');
-      if (hasRestarted(view) || configurationOf(view) !== before) return;
-    } catch (error) {
-      // A changed certificate is not an outage: say so at once, and send nothing more to it.
-      if (error instanceof DevicePinMismatchError) throw new CertificateChangedError(error);
-      break; // it went down: the restart is under way
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const remaining = Math.max(1, timeoutMs - (Date.now() - started));
+  const graceMs = Math.min(OUTAGE_START_GRACE_MS, timeoutMs);
+  let wentDown = false;
+  let reported: { at: number; reason: string } | undefined;
+  const onAttempt = (_elapsedMs: number, reason: string, failure: DeviceError): void => {
+    // A refused or reset connection is the outage itself; a timeout may only be a slow answer.
+    if (failure instanceof DeviceUnreachableError) wentDown = true;
+    const at = Date.now() - started;
+    if (reported !== undefined && reported.reason === reason && at - reported.at < REPORT_EVERY_MS) return;
+    reported = { at, reason };
+    onWait(reason, at);
+  };
   try {
     await api.waitUntilAnswering({
-      timeoutMs: remaining,
-      onAttempt: (_elapsedMs, reason) => onWait(reason, Date.now() - started),
+      timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)),
+      onAttempt,
+      until: (view) => wentDown || hasRestarted(view) || configurationOf(view) !== before || Date.now() - started >= graceMs,
       ...(signal === undefined ? {} : { signal }),
     });
   } catch (error) {

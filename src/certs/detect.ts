@@ -1,4 +1,5 @@
-import forge from 'node-forge';
+import type forge from 'node-forge';
+import { nodeForge } from './node-forge.js';
 
 /**
  * What a credential file holds, judged by content, never by file name: a technician's
@@ -81,13 +82,13 @@ function kindOfDer(bytes: Uint8Array): CredentialKind {
   try {
     // @types/node-forge only knows the old boolean `strict` argument; forge itself takes options.
     const options = { strict: true, parseAllBytes: true, decodeBitStrings: false } as unknown as boolean;
-    root = forge.asn1.fromDer(forge.util.createBuffer(Buffer.from(bytes).toString('binary')), options);
+    root = nodeForge().asn1.fromDer(nodeForge().util.createBuffer(Buffer.from(bytes).toString('binary')), options);
   } catch {
     return CredentialKind.Unknown;
   }
   const items = Array.isArray(root.value) ? root.value : [];
   const tags = items.map((item) => item.type);
-  const T = forge.asn1.Type;
+  const T = nodeForge().asn1.Type;
   const firstInt = items[0]?.type === T.INTEGER ? intValue(items[0]) : undefined;
 
   // Certificate: SEQUENCE { tbsCertificate SEQUENCE, signatureAlgorithm SEQUENCE, signature BIT STRING }.

@@ -1,5 +1,6 @@
 import { type KeyObject, X509Certificate, createPrivateKey } from 'node:crypto';
-import forge from 'node-forge';
+import type forge from 'node-forge';
+import { nodeForge } from './node-forge.js';
 import { type KeyReadError, ReadFailure, isReadError, messageOf, readError } from './read-error.js';
 
 /** A private key as read from a file, with the certificates a PFX carried beside it. */
@@ -34,7 +35,7 @@ export function readPfx(der: Buffer, password?: string): KeyContents | KeyReadEr
     // The MAC's KDF wants the password as UTF-16, PBES2 (AES) as UTF-8 bytes, and forge hands one
     // string to both: fine for ASCII only. Any MAC passed above, so decrypt once more with UTF-8
     // and the MAC set aside.
-    const retried = openPfx(der, forge.util.encodeUtf8(password), { skipMac: true });
+    const retried = openPfx(der, nodeForge().util.encodeUtf8(password), { skipMac: true });
     if (!isReadError(retried)) return retried;
   }
   for (const candidate of others) {
@@ -50,7 +51,7 @@ function openPfx(der: Buffer, password: string | undefined, options: { skipMac?:
   let asn1: forge.asn1.Asn1;
   try {
     // Parsed afresh for every password: forge rewrites parts of the ASN.1 tree while decoding.
-    asn1 = forge.asn1.fromDer(forge.util.createBuffer(der.toString('binary')), false);
+    asn1 = nodeForge().asn1.fromDer(nodeForge().util.createBuffer(der.toString('binary')), false);
   } catch (caught) {
     return readError(ReadFailure.Unreadable, messageOf(caught));
   }
@@ -59,7 +60,7 @@ function openPfx(der: Buffer, password: string | undefined, options: { skipMac?:
   if (options.skipMac && Array.isArray(asn1.value)) asn1.value = asn1.value.slice(0, 2);
   let pfx: forge.pkcs12.Pkcs12Pfx;
   try {
-    pfx = forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
+    pfx = nodeForge().pkcs12.pkcs12FromAsn1(asn1, false, password);
   } catch (caught) {
     const detail = messageOf(caught);
     if (PASSWORD_FAILURE.test(detail)) return readError(ReadFailure.WrongPassword, detail);
@@ -70,13 +71,13 @@ function openPfx(der: Buffer, password: string | undefined, options: { skipMac?:
   }
 
   const bags = pfx.safeContents.flatMap((contents) => contents.safeBags);
-  const { keyBag, pkcs8ShroudedKeyBag, certBag } = forge.pki.oids;
+  const { keyBag, pkcs8ShroudedKeyBag, certBag } = nodeForge().pki.oids;
   const keyBags = bags.filter((bag) => bag.type === keyBag || bag.type === pkcs8ShroudedKeyBag);
   const encrypted = pfx.safeContents.some((c) => c.encrypted) || bags.some((b) => b.type === pkcs8ShroudedKeyBag);
 
   const certificates: X509Certificate[] = [];
   for (const bag of bags.filter((b) => b.type === certBag)) {
-    const asn1 = bag.cert ? forge.pki.certificateToAsn1(bag.cert) : bag.asn1;
+    const asn1 = bag.cert ? nodeForge().pki.certificateToAsn1(bag.cert) : bag.asn1;
     try {
       certificates.push(new X509Certificate(toBuffer(asn1)));
     } catch (caught) {
@@ -86,7 +87,7 @@ function openPfx(der: Buffer, password: string | undefined, options: { skipMac?:
 
   const first = keyBags[0];
   if (first === undefined) return readError(ReadFailure.NoKey, 'the PFX holds no private key');
-  const info = first.key ? forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(first.key)) : first.asn1;
+  const info = first.key ? nodeForge().pki.wrapRsaPrivateKey(nodeForge().pki.privateKeyToAsn1(first.key)) : first.asn1;
   try {
     const key = createPrivateKey({ key: toBuffer(info), format: 'der', type: 'pkcs8' });
     return { key, certificates, encrypted };
@@ -96,5 +97,5 @@ function openPfx(der: Buffer, password: string | undefined, options: { skipMac?:
 }
 
 function toBuffer(asn1: forge.asn1.Asn1): Buffer {
-  return Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary');
+  return Buffer.from(nodeForge().asn1.toDer(asn1).getBytes(), 'binary');
 }

@@ -1,5 +1,6 @@
 import { type KeyObject, createDecipheriv, createHash, createPrivateKey, getCipherInfo } from 'node:crypto';
-import forge from 'node-forge';
+import type forge from 'node-forge';
+import { nodeForge } from './node-forge.js';
 import { CredentialKind, detectCredentialKind } from './detect.js';
 import { type PemBlock, pemBlocks } from './pem-blocks.js';
 import { type KeyContents, readPfx } from './read-pfx.js';
@@ -84,18 +85,18 @@ function decryptPkcs8(der: Buffer, password: string): KeyObject | KeyReadError {
   let cipher: ForgeCipher;
   let encryptedData: string;
   try {
-    const encrypted = forge.asn1.fromDer(forge.util.createBuffer(der.toString('binary')));
+    const encrypted = nodeForge().asn1.fromDer(nodeForge().util.createBuffer(der.toString('binary')));
     const [algorithm, data] = asn1Children(encrypted);
     const [oid, params] = asn1Children(algorithm);
-    const oidText = forge.asn1.derToOid(String(oid?.value ?? ''));
+    const oidText = nodeForge().asn1.derToOid(String(oid?.value ?? ''));
     // PBKDF2 (PBES2) takes the password as bytes; the PKCS#12 KDF (PBES1) as UTF-16 code units.
-    const secret = oidText === forge.pki.oids['pkcs5PBES2'] ? forge.util.encodeUtf8(password) : password;
-    cipher = pbe.getCipher(oidText, params as forge.asn1.Asn1, secret);
+    const secret = oidText === nodeForge().pki.oids['pkcs5PBES2'] ? nodeForge().util.encodeUtf8(password) : password;
+    cipher = pbe().getCipher(oidText, params as forge.asn1.Asn1, secret);
     encryptedData = String(data?.value ?? '');
   } catch (caught) {
     return readError(ReadFailure.Unsupported, `the key's encryption cannot be read: ${messageOf(caught)}`);
   }
-  cipher.update(forge.util.createBuffer(encryptedData));
+  cipher.update(nodeForge().util.createBuffer(encryptedData));
   if (!cipher.finish()) return wrongPassword();
   try {
     return createPrivateKey({ key: Buffer.from(cipher.output.getBytes(), 'binary'), format: 'der', type: 'pkcs8' });
@@ -110,7 +111,7 @@ interface ForgeCipher {
   finish(): boolean;
   output: forge.util.ByteBuffer;
 }
-const pbe = (forge.pki as unknown as { pbe: { getCipher(oid: string, params: forge.asn1.Asn1, password: string): ForgeCipher } }).pbe;
+const pbe = () => (nodeForge().pki as unknown as { pbe: { getCipher(oid: string, params: forge.asn1.Asn1, password: string): ForgeCipher } }).pbe;
 
 function asn1Children(node: forge.asn1.Asn1 | undefined): (forge.asn1.Asn1 | undefined)[] {
   return node !== undefined && Array.isArray(node.value) ? node.value : [];

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
-import { STOP_SIGNALS, type StopSignal, StoppedBySignalError } from '../apply/index.js';
+// The module, not apply/index.js: validate stops on signals too, and must not load the device client.
+import { STOP_SIGNALS, type StopSignal, StoppedBySignalError } from '../apply/stopped-run.js';
 
 /** After a stop signal, how long the run may take to end on its own before the process exits anyway. */
 const LAST_RESORT_MS = 1_500;

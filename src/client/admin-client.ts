@@ -38,9 +38,10 @@ export interface AdminApi {
   addAcl(rule: AclRule): Promise<void>;
   deleteAcl(rule: AclRule): Promise<void>;
   /**
-   * After a restart: polls a cheap idempotent GET (250 ms doubling to 2 s) until the device answers
-   * or `timeoutMs` passes (DeviceNotAnsweringError). Refused, reset and timed-out attempts are
-   * expected meanwhile and reported through `onAttempt`; TLS, pin and credential failures end it.
+   * After a restart: probes the active view (one attempt each, every 200 ms, 1 s after half the
+   * wait) until an answer satisfies `until` (default: any answer) or `timeoutMs` passes
+   * (DeviceNotAnsweringError). Refused, reset and timed-out probes are expected meanwhile and
+   * reported through `onAttempt`; TLS, pin and credential failures end it.
    */
   waitUntilAnswering(options: WaitOptions): Promise<void>;
   /** Closes the device's connection once running requests are done. */
@@ -81,6 +82,15 @@ export function createAdminClient(target: DeviceTarget, options: ClientOptions =
     requestTimeoutMs,
     onRetry: options.onRetry,
     signal: options.signal,
+    // A probe's socket is its own: a connect that hangs (a device half up) is destroyed with it
+    // and cannot hold the next probe, or later requests, behind it.
+    openProbe: (probeTimeoutMs) =>
+      new Client(url, {
+        connect: createConnector(target.trust, Math.min(probeTimeoutMs, connectTimeoutMs)),
+        pipelining: 1,
+        headersTimeout: probeTimeoutMs,
+        bodyTimeout: probeTimeoutMs,
+      }),
   };
   let closing: Promise<void> | undefined;
   // A cut run must not wait for a connection that never completes its handshake or its answer:

@@ -29,6 +29,11 @@ export interface DeviceConnection {
   readonly onRetry?: ((info: RetryInfo) => void) | undefined;
   /** Cuts every request of the connection (ClientOptions.signal). */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * A dispatcher of its own for one probe of waitUntilAnswering, whose connect gives up after
+   * `timeoutMs`; the caller destroys it. Without it probes share `dispatcher`.
+   */
+  readonly openProbe?: ((timeoutMs: number) => Client) | undefined;
 }
 
 export type RequestBody = { json: unknown } | { multipart: { bytes: Uint8Array; contentType: string } };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { request, type DeviceConnection } from './device-request.js';
+import { request, type DeviceConnection, type DeviceRequest } from './device-request.js';
 import { normaliseInterfaces, normaliseOneInterface, type ConfigState, type DeviceInterface } from '../admin-api/device-interface.js';
 import type { Family, PostedStanza, StanzaUpdate } from '../admin-api/stanza.js';
 import { parseWire } from '../admin-api/wire-shape.js';
@@ -11,8 +11,13 @@ const OneInterface = z.looseObject({ interface: z.unknown() });
 
 const interfacePath = (name: string) => `/interface/${encodeURIComponent(name)}/`;
 
-export async function listInterfaces(connection: DeviceConnection, state: ConfigState): Promise<DeviceInterface[]> {
-  const answer = await request(connection, { method: 'GET', path: `/interface/?config_state=${state}` });
+/** `attempt`: one try with its own deadline, for waitUntilAnswering's probes. */
+export async function listInterfaces(
+  connection: DeviceConnection,
+  state: ConfigState,
+  attempt: Pick<DeviceRequest, 'once' | 'timeoutMs' | 'signal'> = {},
+): Promise<DeviceInterface[]> {
+  const answer = await request(connection, { method: 'GET', path: `/interface/?config_state=${state}`, ...attempt });
   return answer.read((json) => normaliseInterfaces(parseWire(InterfaceList, json).interfaces, state));
 }
 

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { DeviceInterface } from '../admin-api/device-interface.js';
 import {
   DeviceError,
   DeviceHttpError,
@@ -9,64 +10,120 @@ import {
   connectionProblemText,
   secondsText,
 } from '../core/errors.js';
-import { request, type DeviceConnection } from './device-request.js';
+import type { DeviceConnection } from './device-request.js';
+import { listInterfaces } from './interface-endpoints.js';
+import { ProbeCadence, probeIntervalMs } from './retry-policy.js';
 
 export interface WaitOptions {
   timeoutMs: number;
-  /** After each failed attempt: time since the wait began, and why the attempt failed. */
-  onAttempt?: (elapsedMs: number, reason: string) => void;
+  /** After each failed probe: time since the wait began, why it failed, and the failure itself. */
+  onAttempt?: (elapsedMs: number, reason: string, failure: DeviceError) => void;
   signal?: AbortSignal;
+  /**
+   * Whether an answer (the active view) ends the wait; default: any answer does. A restart's wait
+   * passes "shows the new configuration", so an answer from before the outage does not end it.
+   */
+  until?: (active: DeviceInterface[]) => boolean;
 }
 
-const FIRST_DELAY_MS = 250;
-const MAX_DELAY_MS = 2_000;
-/** A cheap GET that every Admin API v1 device serves. */
-const PROBE_PATH = '/interface/?config_state=active';
+type ProbeOutcome = { view: DeviceInterface[] } | { failure: unknown };
 
 /**
- * After a restart or reboot: polls until the device answers the probe, 250 ms after the call and
- * then with pauses doubling to 2 s. Refused and reset connections, timeouts, 5xx and half-started web servers
- * are expected meanwhile. A wrong password, a TLS or pin failure (the device came back with
- * another certificate) or any other refusal ends the wait at once: waiting would not fix them.
+ * After a restart or reboot: probes the active view (`GET /interface/?config_state=active`, a
+ * cheap GET every Admin API v1 device serves) until an answer satisfies `until`. A probe is one
+ * attempt, never retried inside (the next probe is the retry); one starts every 200 ms (the first
+ * at once with `until`, else one interval after the call), 1 s apart once half the wait has passed (retry-policy.ts,
+ * ProbeCadence). A probe that hangs does not hold the next one back: each has its own socket and
+ * deadline. Refused and reset connections, timeouts, 5xx and half-started web servers are expected
+ * meanwhile. A wrong password, a TLS or pin failure (the device came back with another
+ * certificate) or any other refusal ends the wait at once: waiting would not fix them.
  */
 export async function waitUntilAnswering(connection: DeviceConnection, options: WaitOptions): Promise<void> {
   const started = performance.now();
   const elapsed = () => performance.now() - started;
-  const { signal } = options;
-  let delay = FIRST_DELAY_MS;
+  const { signal, timeoutMs } = options;
+  // Every probe still under way when the wait ends (answered, failed, timed out, stopped) is cut.
+  const done = new AbortController();
+  const probeSignal = signal === undefined ? done.signal : AbortSignal.any([done.signal, signal]);
+  const inFlight = new Map<number, Promise<[number, ProbeOutcome]>>();
   let attempts = 0;
   let lastReason = 'no attempt was made';
-  for (;;) {
-    // The pause comes first: right after the 202 the device may still answer for a moment from
-    // the old network state, and a probe that early would end the wait before the restart began.
-    const wait = Math.min(delay, options.timeoutMs - elapsed());
-    if (wait <= 0) break;
-    try {
-      await sleep(wait, undefined, signal === undefined ? undefined : { signal });
-    } catch (error) {
-      throw aborted(signal) ? signal?.reason : error;
+  // Right after the 202 the device may still answer for a moment from the old network state: a
+  // plain wait pauses first, or that answer would end it before the restart began. With `until`
+  // such an answer ends nothing, and probing at once sees a short outage that a first pause
+  // could miss entirely.
+  let nextStart: number = options.until === undefined ? ProbeCadence.intervalMs : 0;
+  try {
+    for (;;) {
+      const now = elapsed();
+      if (now >= timeoutMs && inFlight.size === 0) break;
+      if (now >= nextStart && now < timeoutMs && inFlight.size < ProbeCadence.maxInFlight) {
+        attempts += 1;
+        const id = attempts;
+        const remaining = timeoutMs - now;
+        inFlight.set(id, probe(connection, Math.max(1, Math.min(ProbeCadence.probeTimeoutMs, connection.requestTimeoutMs, Math.ceil(remaining))), probeSignal).then((o) => [id, o]));
+        // Start to start: a probe that takes 150 ms does not push the next one to 350 ms.
+        nextStart = Math.max(nextStart + probeIntervalMs(now, timeoutMs), now);
+        continue;
+      }
+      const pause = Math.max(0, Math.min(nextStart, timeoutMs) - now);
+      const settled = await raceWith([...inFlight.values()], inFlight.size > 0 && now >= timeoutMs ? undefined : pause, signal);
+      if (settled === undefined) continue;
+      const [id, outcome] = settled;
+      inFlight.delete(id);
+      if ('view' in outcome) {
+        if (options.until === undefined || options.until(outcome.view)) return;
+        lastReason = 'it answered, but not yet with the new configuration';
+        continue;
+      }
+      const { failure } = outcome;
+      if (aborted(signal)) throw signal?.reason;
+      if (!stillComingBack(failure)) throw failure;
+      lastReason = briefReason(failure);
+      options.onAttempt?.(Math.round(elapsed()), lastReason, failure);
     }
-    delay = Math.min(delay * 2, MAX_DELAY_MS);
-    signal?.throwIfAborted();
-    const remaining = options.timeoutMs - elapsed();
-    if (remaining <= 0) break;
-    attempts += 1;
-    try {
-      await request(connection, {
-        method: 'GET',
-        path: PROBE_PATH,
-        once: true,
-        timeoutMs: Math.max(1, Math.min(connection.requestTimeoutMs, Math.ceil(remaining))),
-        signal,
-      });
-      return;
-    } catch (error) {
-      if (aborted(signal) || !stillComingBack(error)) throw error;
-      lastReason = briefReason(error);
-      options.onAttempt?.(Math.round(elapsed()), lastReason);
-    }
+  } finally {
+    done.abort();
   }
-  throw new DeviceNotAnsweringError({ url: connection.url, waitedMs: options.timeoutMs, attempts, lastReason });
+  throw new DeviceNotAnsweringError({ url: connection.url, waitedMs: timeoutMs, attempts, lastReason });
+}
+
+/** One attempt at the active view on a socket of its own (when the connection offers one). */
+async function probe(connection: DeviceConnection, timeoutMs: number, signal: AbortSignal): Promise<ProbeOutcome> {
+  const own = connection.openProbe?.(timeoutMs);
+  const probing: DeviceConnection = own === undefined ? connection : { ...connection, dispatcher: own, connectTimeoutMs: Math.min(timeoutMs, connection.connectTimeoutMs) };
+  try {
+    return { view: await listInterfaces(probing, 'active', { once: true, timeoutMs, signal }) };
+  } catch (failure) {
+    return { failure };
+  } finally {
+    // destroy, not close: a connect still hanging must not outlive its probe.
+    void own?.destroy().catch(() => undefined);
+  }
+}
+
+/** The first probe to settle, or undefined after `pauseMs` (never, when undefined); rejects when `signal` aborts. */
+async function raceWith<T>(probes: Promise<T>[], pauseMs: number | undefined, signal: AbortSignal | undefined): Promise<T | undefined> {
+  const timer = new AbortController();
+  const waits: Promise<T | undefined>[] = [...probes];
+  if (pauseMs !== undefined) {
+    const options = { signal: signal === undefined ? timer.signal : AbortSignal.any([timer.signal, signal]) };
+    waits.push(sleep(pauseMs, undefined, options).catch((error: unknown) => {
+      if (aborted(signal)) throw signal?.reason;
+      if (timer.signal.aborted) return undefined;
+      throw error;
+    }));
+  } else if (signal !== undefined) {
+    waits.push(new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(signal.reason);
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true, signal: timer.signal });
+    }));
+  }
+  try {
+    return await Promise.race(waits);
+  } finally {
+    timer.abort();
+  }
 }
 
 /** Not `signal.aborted` inline: TypeScript would keep its narrowing from before an await. */

@@ -1,7 +1,9 @@
 export { formatProblem, summarizeProblems, type ProblemSource } from './format-problems.js';
 export { createProgressDisplay, type ProgressDisplay } from './progress-display.js';
 export { renderPlan } from './render-plan.js';
-export { createAgentLogger, isJournal, LogLevel, type AgentLogger, type AgentLoggerOptions } from './agent-logger.js';
+// Types only: agent-logger.ts loads winston, which only the agent needs; it imports
+// createAgentLogger from that module itself, so the CLI's reports never load winston.
+export type { AgentLogger, AgentLoggerOptions, LogLevel } from './agent-logger.js';
 export { appendDurably, appendOverTail, classifyStickError, replaceDurably, StickProblem, type AppendMethod, type WriteTarget } from './durable-write.js';
 export { createJobLog, type JobLog, type JobLogOptions } from './job-log.js';
 export {

@@ -6,9 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDeviceLocks, JOB_ID_PATTERN, newJobId } from '../../src/agent/index.js';
 import type { DeviceResult } from '../../src/apply/index.js';
 import { isUnderMediaRoot, mediaMounts, parseFindmntLine, parseMountinfo, watchMounts } from '../../src/ingest/index.js';
+import { createAgentLogger } from '../../src/report/agent-logger.js';
 import {
   concludeJob,
-  createAgentLogger,
   createEventFormatter,
   deviceWords,
   formatJobLine,

@@ -8,7 +8,8 @@ import { openStateStore, type StateStore } from '../../src/agent/state-store.js'
 import { defaultAgentConfig } from '../../src/config/index.js';
 import { Redactor } from '../../src/core/redact.js';
 import { fileStickReader } from '../../src/ingest/index.js';
-import { createAgentLogger, createWriteQueues } from '../../src/report/index.js';
+import { createAgentLogger } from '../../src/report/agent-logger.js';
+import { createWriteQueues } from '../../src/report/index.js';
 import { tempFolder } from '../support/temp-folder.js';
 import { waitFor, waitForJobEnds } from './agent-process.js';
 import { useAgentRig } from './agent-rig.js';

@@ -1,0 +1,168 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { restartAndWait } from '../../src/apply/restart-and-wait.js';
+import type { DeviceInterface } from '../../src/client/index.js';
+import { DeviceNotAnsweringError } from '../../src/core/errors.js';
+import { ProbeCadence } from '../../src/client/retry-policy.js';
+import { useSimulator } from '../support/simulator-fixture.js';
+import { failureOf } from '../support/failures.js';
+import { clientFor, PASSWORD } from './client-fixtures.js';
+
+/**
+ * How the client notices a restarted device: single-attempt probes at a steady cadence through
+ * the outage, the first answer with the new configuration ending the wait. The cadence is
+ * checked by its shape (gaps between probes, probes per outage, no retry inside a probe), not by
+ * tight wall-clock bounds: this runs on a loaded two-core machine. Speed itself is bench's.
+ */
+
+/** Outage ends as the simulator reports them (its answeringAgain hook), in performance.now() time. */
+const backAt: number[] = [];
+const downAt: number[] = [];
+const device = useSimulator(
+  () => ({
+    password: PASSWORD,
+    restartMs: 1_500,
+    hooks: { restartStarted: () => void downAt.push(performance.now()), answeringAgain: () => void backAt.push(performance.now()) },
+  }),
+  { scope: 'test' },
+);
+const { sim } = device;
+
+const ETH1 = { name: 'eth1', family: 'inet', method: 'static', address: '192.0.2.10', netmask: '255.255.255.0', gateway: '192.0.2.1' } as const;
+const hasEth1 = (view: DeviceInterface[]) => view.some((i) => i.name === 'eth1');
+/** The probes the device answered: GETs of the active view. */
+const answeredProbes = () => sim.requests().filter((r) => r.method === 'GET' && r.path === '/api/v1/interface/' && r.query['config_state'] === 'active');
+
+afterEach(() => {
+  backAt.length = 0;
+  downAt.length = 0;
+});
+
+function gaps(times: readonly number[]): number[] {
+  return times.slice(1).map((t, i) => t - (times[i] as number));
+}
+
+describe('probing a restarting device', () => {
+  it('probes every ~200 ms through the outage, one attempt each, and stops at the first answer with the new configuration', async () => {
+    const { api, seen } = clientFor(sim.url, { kind: 'fingerprint', sha256: sim.fingerprintSha256 });
+    try {
+      await api.postStanza(ETH1);
+      await api.restartNetworking();
+      sim.clearRequests();
+      const failedAt: number[] = [];
+      await api.waitUntilAnswering({ timeoutMs: 20_000, until: hasEth1, onAttempt: () => void failedAt.push(performance.now()) });
+      const doneAt = performance.now();
+
+      expect(downAt).toHaveLength(1);
+      expect(backAt).toHaveLength(1);
+      // A 1.5 s outage at one probe per 200 ms: several refused probes, none more than 1 s apart.
+      expect(failedAt.length).toBeGreaterThanOrEqual(3);
+      for (const gap of gaps([downAt[0] as number, ...failedAt, doneAt])) expect(gap).toBeLessThan(1_000);
+      // The answer came from the first probe after the device was back, within one gap of it.
+      expect(doneAt - (backAt[0] as number)).toBeLessThan(1_000);
+      expect(answeredProbes()).toHaveLength(1);
+      // No probe was retried inside: the client's retry hook never fired.
+      expect(seen.retries).toEqual([]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('answers that do not satisfy `until` keep the probes going at the same cadence', async () => {
+    // A device that still answers with the old configuration (it has not gone down yet).
+    const { api, seen } = clientFor(sim.url, { kind: 'fingerprint', sha256: sim.fingerprintSha256 });
+    try {
+      sim.clearRequests();
+      const error = await failureOf(api.waitUntilAnswering({ timeoutMs: 1_200, until: hasEth1 }));
+      expect(error).toBeInstanceOf(DeviceNotAnsweringError);
+      expect(error.message).toBe(`the device at ${sim.url} did not answer within 1.2 s (last attempt: it answered, but not yet with the new configuration)`);
+      expect(answeredProbes().length).toBeGreaterThanOrEqual(3);
+      expect(seen.retries).toEqual([]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('restartAndWait: done at the first answer after the outage, refused probes reported at most once a second', async () => {
+    const { api, seen } = clientFor(sim.url, { kind: 'fingerprint', sha256: sim.fingerprintSha256 });
+    try {
+      await api.postStanza(ETH1);
+      sim.clearRequests();
+      const waits: [string, number][] = [];
+      await restartAndWait(api, 20_000, (reason, ms) => waits.push([reason, ms]), undefined, hasEth1);
+      const doneAt = performance.now();
+      expect(backAt).toHaveLength(1);
+      expect(doneAt - (backAt[0] as number)).toBeLessThan(1_000);
+      // The view before the restart, the restart, then exactly one answered probe: the first one after the outage.
+      expect(sim.requests().map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/v1/interface/', 'PUT /api/v1/service/networking/', 'GET /api/v1/interface/']);
+      // A 1.5 s outage probed every 200 ms: the refusals reach the progress display at most once a second.
+      expect(waits.length).toBeGreaterThan(0);
+      expect(waits.length).toBeLessThanOrEqual(3);
+      for (const [reason] of waits) expect(reason).toBe('connection refused');
+      expect(seen.retries).toEqual([]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('backs off to one probe a second only after half the wait', async () => {
+    await device.start({ password: PASSWORD, faults: ['no-return'] });
+    const { api } = clientFor(sim.url, { kind: 'fingerprint', sha256: sim.fingerprintSha256 });
+    try {
+      await api.restartNetworking();
+      const started = performance.now();
+      const failedAt: number[] = [];
+      const error = await failureOf(api.waitUntilAnswering({ timeoutMs: 5_000, onAttempt: () => void failedAt.push(performance.now() - started) }));
+      expect(error).toBeInstanceOf(DeviceNotAnsweringError);
+      // Half the wait is 2.5 s; the probes around it (either cadence, depending on when each
+      // started and failed) are left out of both sides.
+      const early = failedAt.filter((t) => t < 2_300);
+      const late = failedAt.filter((t) => t >= 2_700);
+      // Up to half the wait: steady, no doubling pauses. After it: one a second (timers run late,
+      // never early; 800 ms leaves room for one refusal taking longer than the next).
+      expect(early.length).toBeGreaterThanOrEqual(4);
+      for (const gap of gaps(early)) expect(gap).toBeLessThan(1_000);
+      expect(late.length).toBeGreaterThanOrEqual(2);
+      for (const gap of gaps(late)) expect(gap).toBeGreaterThanOrEqual(ProbeCadence.lateIntervalMs - 200);
+      expect(late.length).toBeLessThan(early.length);
+    } finally {
+      await api.close();
+    }
+  });
+});
+
+describe('a half-open device', () => {
+  let server: Server | undefined;
+  const sockets: Socket[] = [];
+  afterEach(async () => {
+    for (const s of sockets) s.destroy();
+    sockets.length = 0;
+    await new Promise((resolve) => server?.close(resolve));
+    server = undefined;
+  });
+
+  it('a probe that hangs does not hold the next ones back', async () => {
+    // Accepts TCP and never speaks TLS: every probe hangs until its own deadline (1 s).
+    const accepted: number[] = [];
+    server = createServer((socket) => {
+      accepted.push(performance.now());
+      sockets.push(socket);
+    });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const { api, seen } = clientFor(`https://127.0.0.1:${port}`, { kind: 'insecure' }, { connectTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+    try {
+      const reasons: string[] = [];
+      const error = await failureOf(api.waitUntilAnswering({ timeoutMs: 2_000, onAttempt: (_ms, reason) => reasons.push(reason) }));
+      expect(error).toBeInstanceOf(DeviceNotAnsweringError);
+      // One probe at a time, each waiting out its 1 s deadline, would make at most 2 connections
+      // in 2 s; overlapping probes on their own sockets keep starting every 200 ms.
+      expect(accepted.length).toBeGreaterThanOrEqual(4);
+      expect(reasons.length).toBeGreaterThan(0);
+      for (const reason of reasons) expect(reason).toMatch(/^no (connection|answer) within /);
+      expect(seen.retries).toEqual([]);
+    } finally {
+      await api.close();
+    }
+  });
+});
