@@ -8,6 +8,7 @@ import { registerSchemaCommand } from './schema-command.js';
 import { registerServiceCommand } from './service-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
 import { registerSignCommand } from './sign-command.js';
+import { registerSecretsRecordCommand } from './secrets-record-command.js';
 import { registerValidateCommand } from './validate-command.js';
 import { packageVersion } from './package-version.js';
 import { registerDescribeCommand } from './describe-command.js';
@@ -29,6 +30,7 @@ registerStatusCommand(program);
 registerNotifyCommand(program);
 registerSimulateCommand(program);
 registerSignCommand(program);
+registerSecretsRecordCommand(program);
 registerServiceCommand(program);
 registerDescribeCommand(program);
 
