@@ -8,7 +8,7 @@ import { desiredDevice, type Plan } from '../plan/index.js';
 import { createDataApiClient, type DataApi, RateLimiter, serviceTarget } from '../service/index.js';
 import { type ApplyEvent, type ApplyEventSink, type DeviceResult, Outcome } from './apply-events.js';
 import { provisionDevice, type ProvisionOptions } from './provision-device.js';
-import { openSecretsRecord } from './secrets-record.js';
+import { openSecretsRecord, type RecordWarning } from './secrets-record.js';
 import { servicePostCheck, wantsPostCheck } from './service-post-check.js';
 import { cutBy } from './stopped-run.js';
 
@@ -22,7 +22,7 @@ export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
    * Said once per run rather than per device (the secrets record cannot be read, or was made with
    * another key). Without it, the first device's warning event carries it.
    */
-  onWarning?: (message: string) => void;
+  onWarning?: (message: string, kind: RecordWarning['kind']) => void;
   /** Device client factory; the real undici client unless a caller brings its own. */
   connect?: (target: DeviceTarget, onWarning: (message: string) => void) => AdminApi;
   /**
@@ -74,9 +74,9 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   const onEvent = (event: ApplyEvent): void => options.onEvent(redactor.value(event));
   const record = await openSecretsRecord(options.agent.stateDir, { file: options.agent.secretsRecord });
   const urls = stick.model.monitoring_points.map((mp) => normaliseDeviceUrl(mp.url) ?? mp.url);
-  for (const message of record.warnings(urls)) {
-    if (options.onWarning !== undefined) options.onWarning(redactor.text(message));
-    else if (accesses[0] !== undefined) onEvent({ type: 'warning', device: accesses[0].name, message });
+  for (const { kind, sentence } of record.warnings(urls)) {
+    if (options.onWarning !== undefined) options.onWarning(redactor.text(sentence), kind);
+    else if (accesses[0] !== undefined) onEvent({ type: 'warning', device: accesses[0].name, message: sentence });
   }
   // One client and one rate limiter for the whole run: every device's post-check shares the token's limit.
   const settings = options.agent.service;

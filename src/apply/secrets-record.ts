@@ -29,9 +29,15 @@ export interface SecretsRecord {
   /** Writes this device's entry, merged over what other runs (other processes too) wrote meanwhile. */
   save(deviceUrl: string): Promise<void>;
   /** What a run on these devices should be told once, up front: an unreadable record, or entries made with another key. */
-  warnings(deviceUrls: readonly string[]): string[];
+  warnings(deviceUrls: readonly string[]): RecordWarning[];
   /** The sentence for a save that failed. */
   saveProblem(error: unknown): string;
+}
+
+/** `unreadable`: the record cannot be read (a caller that already said it cannot be written may leave this out). */
+export interface RecordWarning {
+  kind: 'unreadable' | 'other-key';
+  sentence: string;
 }
 
 export interface SecretsRecordOptions {
@@ -120,12 +126,14 @@ export async function openSecretsRecord(stateDir: string, options: SecretsRecord
       return queued;
     },
     warnings(urls) {
-      const out: string[] = [];
+      const out: RecordWarning[] = [];
       if (unreadable !== undefined) {
-        out.push(`the secrets record ${file} cannot be read: ${unreadable}; every secret counts as changed, and this run's are not recorded (fix or remove the file)`);
+        const sentence = `the secrets record ${file} cannot be read: ${unreadable}; every secret counts as changed, and this run's are not recorded (fix or remove the file)`;
+        out.push({ kind: 'unreadable', sentence });
       }
       if (urls.some((url) => foreign.has(url))) {
-        out.push(`the secrets record ${file} was made with another key; every secret counts as changed (to share a record, import its key: mpprov secrets-record import --key-in FILE)`);
+        const sentence = `the secrets record ${file} was made with another key; every secret counts as changed (to share a record, import its key: mpprov secrets-record import --key-in FILE)`;
+        out.push({ kind: 'other-key', sentence });
       }
       return out;
     },

@@ -109,8 +109,11 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
       cutRequests: true,
       onEvent,
       onProblem,
-      // The record's warnings (unreadable, another key): once, beside the up-front one above.
-      onWarning: (message) => void process.stderr.write(`WARNING: ${redactor.text(message)}\n`),
+      // The record's warnings (unreadable, another key), once; "cannot be read" is left out when
+      // the up-front warning already said it cannot be written (one cause, one warning).
+      onWarning: (message, kind) => {
+        if (kind !== 'unreadable' || recordProblem === undefined) process.stderr.write(`WARNING: ${redactor.text(message)}\n`);
+      },
     });
   } finally {
     display?.stop();

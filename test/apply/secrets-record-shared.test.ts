@@ -29,7 +29,7 @@ describe('a record made with another key', () => {
 
     const other = await openSecretsRecord(tempFolder('state'), { file: record });
     expect(other.known(URL, STANZA, 'wpa_password', PASS)).toBe(false);
-    expect(other.warnings([URL])).toEqual([`the secrets record ${record} was made with another key; every secret counts as changed (to share a record, import its key: mpprov secrets-record import --key-in FILE)`]);
+    expect(other.warnings([URL]).map((w) => w.sentence)).toEqual([`the secrets record ${record} was made with another key; every secret counts as changed (to share a record, import its key: mpprov secrets-record import --key-in FILE)`]);
     expect(other.warnings(['https://192.0.2.99'])).toEqual([]);
     other.remember(URL, STANZA, 'wpa_password', PASS);
     await other.save(URL);

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { type CliResult, runCli } from '../support/run-cli.js';
 import { useSimulators } from '../support/simulator-fixture.js';
 import { PROFILE_ADMIN_PASSWORD, PROFILE_DEVICE, profilesDir, stateDir, stickFromProfile } from '../support/stick-workspace.js';
 import { tempFolder } from '../support/temp-folder.js';
+import { worldReadableCli } from '../support/world-readable-cli.js';
 
 /**
  * A secrets record shared by several installations (issue 14, item 4): real `mpprov` child
@@ -207,5 +208,32 @@ describe('a record that cannot be read', () => {
     expect(after.mtimeMs).toBe(before?.mtimeMs);
     expect(lstatSync(record).isSymbolicLink()).toBe(_name === 'a symbolic link');
     expectNoSecretNoKey(outputs(plan, apply), [keyText(state)]);
+  });
+});
+
+describe('a record the user may not read (plan without sudo)', () => {
+  it('is one warning, the up-front one, not a second "cannot be read"', { timeout: 60_000 }, async () => {
+    if (process.getuid?.() !== 0) throw new Error('this test runs the CLI as "nobody": run it as root (the CI container is)');
+    const device = await start();
+    const file = stickFromProfile('peap-mschapv2.yaml', device.url);
+    execFileSync('chmod', ['-R', 'a+rX', dirname(file)]);
+    const state = stateDir();
+    expect((await runCli(['apply', file, ...NO_AGENT, '--state-dir', state])).code).toBe(0);
+    // The state directory stays root's 0700, as /var/lib/mpprov is.
+    expect(statSync(state).mode & 0o777).toBe(0o700);
+    const wrapper = join(tempFolder('as-nobody'), 'as-nobody.mjs');
+    writeFileSync(wrapper, 'process.setgid(65534);\nprocess.setuid(65534);\nprocess.argv.splice(1, 1);\nawait import(process.argv[1]);\n');
+    execFileSync('chmod', ['-R', 'a+rX', dirname(wrapper)]);
+    const cli = worldReadableCli();
+    const plan = await new Promise<CliResult>((resolve, reject) => {
+      execFile(process.execPath, [wrapper, cli, 'plan', file, ...NO_AGENT, '--state-dir', state], { env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) => {
+        if (error !== null && typeof error.code !== 'number') reject(error);
+        else resolve({ code: error === null ? 0 : (error.code as number), signal: null, stdout, stderr });
+      });
+    });
+    expect(plan.code).toBe(2);
+    const record = join(state, 'secrets-record.json');
+    expect(plan.stderr).toBe(`WARNING: the secrets record ${record} cannot be written (EACCES): every run sends the secrets again and restarts networking; give a writable --state-dir (or state_dir in agent.yaml), or run as the agent does (sudo)\n`);
+    expect(plan.stdout).toContain('      wpa_password: (changed)');
   });
 });
