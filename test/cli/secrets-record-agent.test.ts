@@ -1,9 +1,10 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readJobs, waitForJobEnds } from '../daemon/agent-process.js';
+import { type AgentProcess, readJobs, waitFor, waitForJobEnds } from '../daemon/agent-process.js';
 import { useAgentRig } from '../daemon/agent-rig.js';
-import { runCli } from '../support/run-cli.js';
+import { runCli, startCli } from '../support/run-cli.js';
 import { PEAP_PASSWORD, stateDir, stickWithConfig, stickYaml } from '../support/stick-workspace.js';
 
 /** `mpprov run` with agent.yaml `secrets_record`: the agent uses the shared record and says once that it was made with another key. */
@@ -43,5 +44,31 @@ describe('the agent with a shared secrets record', () => {
     const everything = [log, await agent.output(), other.stdout, other.stderr, await readFile(record, 'utf8')].join('\n');
     expect(everything).not.toContain(PEAP_PASSWORD);
     expect(everything).not.toContain(sim.password);
+  });
+
+  it('mpprov run --secrets-record keeps the record there and the key in the state directory', { timeout: 60_000 }, async () => {
+    const sim = await rig.simulator({ restartMs: 200 });
+    const world = await rig.makeWorld({
+      agentYaml: (w) => `version: 1\nmedia_roots: [${w.mediaRoot}]\nprofiles_dirs: [${w.profilesDir}]\nstate_dir: ${w.stateDir}\nlog_level: debug\ntimeouts: { request_s: 5, restart_s: 30 }\n`,
+    });
+    const record = join(world.dir, 'shared', 'record.json');
+    const running = startCli(['run', '--agent-config', world.agentConfig, '--secrets-record', record], {
+      env: { JOURNAL_STREAM: '', NOTIFY_SOCKET: '', RUNTIME_DIRECTORY: join(world.dir, 'run') },
+    });
+    const agent: AgentProcess = { child: running.child, exited: running.exited, output: async () => running.output(), stop: running.stop };
+    try {
+      await waitFor(async () => running.output().includes('watching media roots'), 15_000, 'the agent to start', agent.output, running.exited);
+      await mkdir(join(world.profilesDir, 'secrets'), { recursive: true });
+      await writeFile(join(world.profilesDir, 'secrets', 'mp1.pw'), `${sim.password}\n`);
+      await writeFile(join(world.profilesDir, '.site.yaml.tmp'), stickYaml([{ name: 'mp1', sim, dot1x: true }]));
+      await rename(join(world.profilesDir, '.site.yaml.tmp'), join(world.profilesDir, 'site.yaml'));
+      const [end] = await waitForJobEnds(world, 1, agent);
+      expect(end?.result).toBe('CHANGED');
+      expect(Object.keys((JSON.parse(await readFile(record, 'utf8')) as { devices: object }).devices)).toEqual([sim.url]);
+      expect(existsSync(join(world.stateDir, 'secrets-record.json'))).toBe(false);
+      expect(existsSync(join(world.stateDir, 'secrets-record.key'))).toBe(true);
+    } finally {
+      await running.stop('SIGKILL');
+    }
   });
 });
