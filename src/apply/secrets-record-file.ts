@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { open, stat, unlink, writeFile, rename } from 'node:fs/promises';
+import { chmod, open, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -143,6 +143,8 @@ export async function updateRecordFile(file: string, ownKeyId: string, update: (
     const mode = read.kind === 'record' ? read.mode || 0o600 : 0o600;
     try {
       await writeFile(tmp, `${JSON.stringify(out, null, 1)}\n`, { mode, flag: 'wx' });
+      // The umask would take the group's write bit off a team's 0660 record: set the mode exactly.
+      await chmod(tmp, mode);
       await rename(tmp, file);
     } catch (error) {
       await unlink(tmp).catch(() => undefined);

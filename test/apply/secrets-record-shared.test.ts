@@ -65,9 +65,10 @@ describe('writing a shared record', () => {
     r.remember(URL, STANZA, 'wpa_password', PASS);
     await r.save(URL);
     expect(statSync(record).mode & 0o777).toBe(0o600);
-    chmodSync(record, 0o640);
+    // 0660 for a team's group: the umask (022 here) must not take the group's write bit away.
+    chmodSync(record, 0o660);
     await r.save(URL);
-    expect(statSync(record).mode & 0o777).toBe(0o640);
+    expect(statSync(record).mode & 0o777).toBe(0o660);
     expect(existsSync(`${record}.lock`)).toBe(false);
   });
 
