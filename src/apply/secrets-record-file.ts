@@ -22,9 +22,12 @@ import { ensureDirectory, keyId, temporaryName } from './secrets-record-key.js';
 
 /** A record of 100 000 devices is a few tens of MiB; anything larger is not a record. */
 export const RECORD_CAP = 32 * 1024 * 1024;
-/** How long a writer waits for another's lock, and when a lock counts as left by a crash. */
-const LOCK_WAIT_MS = 15_000;
-const LOCK_STALE_MS = 30_000;
+/**
+ * How long a writer waits for another's lock, and when a lock counts as left by a crash (a write
+ * takes milliseconds): the wait outlasts a crash's lock, so a crash never costs a run its saves.
+ */
+const LOCK_WAIT_MS = 20_000;
+const LOCK_STALE_MS = 10_000;
 
 const Hash = z.string().regex(/^[0-9a-f]{64}$/);
 const Stanzas = z.record(z.string(), z.record(z.string(), Hash));

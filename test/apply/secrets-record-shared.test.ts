@@ -72,7 +72,7 @@ describe('writing a shared record', () => {
     expect(existsSync(`${record}.lock`)).toBe(false);
   });
 
-  it('waits for a held lock, and removes one a crash left (older than 30 s)', async () => {
+  it('waits for a held lock, and removes one a crash left (older than 10 s)', async () => {
     const record = join(tempFolder('team'), 'record.json');
     const r = await openSecretsRecord(tempFolder('state'), { file: record });
     r.remember(URL, STANZA, 'wpa_password', PASS);
