@@ -38,6 +38,8 @@ export interface DaemonOptions {
   agentConfigFile: string;
   /** --state-dir: overrides agent.yaml's state_dir, also across reloads. */
   stateDir?: string;
+  /** --secrets-record: overrides agent.yaml's secrets_record, also across reloads. */
+  secretsRecord?: string;
   env?: NodeJS.ProcessEnv;
   version: string;
   /** Where startup problems go before the logger exists. */
@@ -295,7 +297,12 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
 }
 
 function withOverrides(config: AgentConfig, options: DaemonOptions): AgentConfig {
-  return options.stateDir === undefined ? config : { ...config, stateDir: options.stateDir };
+  if (options.stateDir === undefined && options.secretsRecord === undefined) return config;
+  return {
+    ...config,
+    ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
+    ...(options.secretsRecord === undefined ? {} : { secretsRecord: options.secretsRecord }),
+  };
 }
 
 async function configSha256(file: string): Promise<string> {

@@ -309,6 +309,7 @@ async function applyOnce(
         log.writeLines(format(event));
       },
       onProblem: (problem: Problem) => log.writeLines([formatProblemLine(problem)]),
+      onWarning: (message) => log.writeLines([{ level: 'warn', text: `warning: ${message}` }]),
     });
     if (result.outcome === 'invalid') log.writeLines([formatInvalidLine(request.configName, result.problems)]);
     // A device whose result came without its event (the engine's own guard against a bug) is

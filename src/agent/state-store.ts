@@ -10,7 +10,8 @@ import type { Redactor } from '../core/redact.js';
  *   running/<job id>.json a marker per running job: found on the next start after a crash/SIGTERM
  *   notes/<job id>.json   text owed to a stick's usb.log (interruptions, a log cut off by a pull)
  *   jobs/<job id>/stick/  the stick's copy while its job runs (removed after: it holds secrets)
- *   secrets-record.json   written by the apply stage
+ *   secrets-record.json   written by the apply stage (unless agent.yaml secrets_record puts it elsewhere)
+ *   secrets-record.key    the key that hashes it: always here, never beside a record kept elsewhere
  * Every file is 0600 in 0700 folders, and every record passes the agent's redactor as it is written.
  */
 

@@ -1,6 +1,6 @@
 import type { ValidatedStick } from '../certs/index.js';
 import { type AdminApi, createAdminClient, type DeviceTarget } from '../client/index.js';
-import { type AgentConfig, agentSecrets, type DeviceAccess, hasErrors, type Problem } from '../config/index.js';
+import { type AgentConfig, agentSecrets, type DeviceAccess, hasErrors, normaliseDeviceUrl, type Problem } from '../config/index.js';
 import { ErrorCode, MpprovError } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
 import type { Secret } from '../core/secret.js';
@@ -8,7 +8,7 @@ import { desiredDevice, type Plan } from '../plan/index.js';
 import { createDataApiClient, type DataApi, RateLimiter, serviceTarget } from '../service/index.js';
 import { type ApplyEvent, type ApplyEventSink, type DeviceResult, Outcome } from './apply-events.js';
 import { provisionDevice, type ProvisionOptions } from './provision-device.js';
-import { openSecretsRecord } from './secrets-record.js';
+import { openSecretsRecord, type RecordWarning } from './secrets-record.js';
 import { servicePostCheck, wantsPostCheck } from './service-post-check.js';
 import { cutBy } from './stopped-run.js';
 
@@ -18,6 +18,11 @@ export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
   onEvent: ApplyEventSink;
   /** Called first, for each of the stick's problems (they are known before anything is sent). */
   onProblem?: (problem: Problem) => void;
+  /**
+   * Said once per run rather than per device (the secrets record cannot be read, or was made with
+   * another key). Without it, the first device's warning event carries it.
+   */
+  onWarning?: (message: string, kind: RecordWarning['kind']) => void;
   /** Device client factory; the real undici client unless a caller brings its own. */
   connect?: (target: DeviceTarget, onWarning: (message: string) => void) => AdminApi;
   /**
@@ -67,7 +72,12 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   // Authorization header): every event and result leaving the engine passes the one redactor.
   const redactor = new Redactor(stickSecrets(stick, options.agent));
   const onEvent = (event: ApplyEvent): void => options.onEvent(redactor.value(event));
-  const record = await openSecretsRecord(options.agent.stateDir);
+  const record = await openSecretsRecord(options.agent.stateDir, { file: options.agent.secretsRecord });
+  const urls = stick.model.monitoring_points.map((mp) => normaliseDeviceUrl(mp.url) ?? mp.url);
+  for (const { kind, sentence } of record.warnings(urls)) {
+    if (options.onWarning !== undefined) options.onWarning(redactor.text(sentence), kind);
+    else if (accesses[0] !== undefined) onEvent({ type: 'warning', device: accesses[0].name, message: sentence });
+  }
   // One client and one rate limiter for the whole run: every device's post-check shares the token's limit.
   const settings = options.agent.service;
   const ownService = options.service === undefined && settings !== undefined && !options.dryRun;

@@ -180,8 +180,7 @@ async function rememberSecrets(record: SecretsRecord, desired: DesiredDevice, pl
     await record.save(desired.url);
     return undefined;
   } catch (error) {
-    const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'error';
-    return `the secrets record could not be saved in the state directory (${code}); unchanged secrets will be sent again next time (use --state-dir, or run as the service user)`;
+    return record.saveProblem(error);
   }
 }
 

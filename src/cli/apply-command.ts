@@ -14,6 +14,7 @@ import { createStopProgress } from './stop-progress.js';
 interface ApplyFlags {
   agentConfig?: string;
   stateDir?: string;
+  secretsRecord?: string;
   allowDisconnect?: boolean;
   discardPending?: boolean;
   rollback: boolean;
@@ -28,6 +29,7 @@ function addEngineOptions(command: Command): Command {
     .argument('<file>', 'the configuration file (mpprov.yaml, a profile, or a stick folder holding mpprov.yaml)')
     .option('--agent-config <file>', 'agent configuration (default $MPPROV_AGENT_CONFIG or /etc/mpprov/agent.yaml)')
     .option('--state-dir <dir>', 'state directory (overrides agent.yaml state_dir)')
+    .option('--secrets-record <file>', 'the secrets record, e.g. one shared by several runners (overrides agent.yaml secrets_record; the key stays in the state directory)')
     .option('--allow-disconnect', 'allow changes to the interface mpprov reaches the device through')
     .option('--discard-pending', 'drop pending changes on the device that mpprov did not make')
     .addOption(new Option('--restart-timeout <seconds>', 'how long to wait for a device to come back').argParser(positiveNumber))
@@ -65,9 +67,13 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
     for (const problem of loaded.problems) (json ? emitJson({ type: 'problem', ...problem }) : print(formatProblem(problem)));
     return ExitStatus.Failure;
   }
-  const agent: AgentConfig = { ...loaded.config, ...(flags.stateDir === undefined ? {} : { stateDir: flags.stateDir }) };
+  const agent: AgentConfig = {
+    ...loaded.config,
+    ...(flags.stateDir === undefined ? {} : { stateDir: flags.stateDir }),
+    ...(flags.secretsRecord === undefined ? {} : { secretsRecord: flags.secretsRecord }),
+  };
   // Up front, before any request: an unwritable record means every run resends secrets and restarts.
-  const recordProblem = await secretsRecordProblem(agent.stateDir);
+  const recordProblem = await secretsRecordProblem(agent.stateDir, agent.secretsRecord);
   if (recordProblem !== undefined) process.stderr.write(`WARNING: ${recordProblem}\n`);
   // Read and checked once; the engine takes this and reads nothing of the stick again.
   const stick = await validateStick(file, { label: file, agent });
@@ -103,6 +109,11 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
       cutRequests: true,
       onEvent,
       onProblem,
+      // The record's warnings (unreadable, another key), once; "cannot be read" is left out when
+      // the up-front warning already said it cannot be written (one cause, one warning).
+      onWarning: (message, kind) => {
+        if (kind !== 'unreadable' || recordProblem === undefined) process.stderr.write(`WARNING: ${redactor.text(message)}\n`);
+      },
     });
   } finally {
     display?.stop();

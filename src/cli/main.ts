@@ -31,6 +31,7 @@ const COMMANDS: readonly LazyCommand[] = [
   { names: ['notify'], load: async () => (await import('./notify-command.js')).registerNotifyCommand },
   { names: ['simulate'], load: async () => (await import('./simulate-command.js')).registerSimulateCommand },
   { names: ['sign'], load: async () => (await import('./sign-command.js')).registerSignCommand },
+  { names: ['secrets-record'], load: async () => (await import('./secrets-record-command.js')).registerSecretsRecordCommand },
   { names: ['service'], load: async () => (await import('./service-command.js')).registerServiceCommand },
   { names: ['describe-cli'], load: async () => (await import('./describe-command.js')).registerDescribeCommand },
 ];

@@ -50,6 +50,7 @@ export const AgentConfigFile = z.strictObject({
   media_roots: z.array(z.string().min(1)).optional(),
   profiles_dirs: z.array(z.string().min(1)).optional(),
   state_dir: z.string().min(1).optional(),
+  secrets_record: z.string().min(1).optional().describe('the secrets record file, e.g. one shared by a team\'s runners (default: secrets-record.json in state_dir); its key stays in state_dir'),
   log_level: z.enum(['error', 'warn', 'info', 'debug']).optional(),
   concurrency: z.number().int().min(1).max(256).optional(),
   timeouts: z
@@ -105,6 +106,11 @@ export interface AgentConfig {
   mediaRoots: string[];
   profilesDirs: string[];
   stateDir: string;
+  /**
+   * agent.yaml `secrets_record` (absolute, relative paths taken from agent.yaml's folder): the
+   * record's file when it is not the state directory's; the key that hashes it stays in stateDir.
+   */
+  secretsRecord?: string;
   logLevel: 'error' | 'warn' | 'info' | 'debug';
   concurrency: number;
   requestTimeoutMs: number;
@@ -193,6 +199,8 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
   if (data.media_roots !== undefined) config.mediaRoots = data.media_roots;
   if (data.profiles_dirs !== undefined) config.profilesDirs = data.profiles_dirs;
   if (data.state_dir !== undefined) config.stateDir = data.state_dir;
+  // Relative to agent.yaml's folder, as an operator reading that file would take it.
+  if (data.secrets_record !== undefined) config.secretsRecord = resolve(dirname(file), data.secrets_record);
   if (data.log_level !== undefined) config.logLevel = data.log_level;
   if (data.concurrency !== undefined) config.concurrency = data.concurrency;
   if (data.timeouts?.request_s !== undefined) config.requestTimeoutMs = data.timeouts.request_s * 1000;

@@ -60,7 +60,7 @@ describe('the record alone confirms nothing', () => {
     expect(Object.keys(JSON.parse(text) as object)).toEqual(['version', 'devices']);
 
     // A correct guess cannot be confirmed with anything the record holds (nor with no key at all).
-    const stored = (JSON.parse(text) as { devices: Record<string, Record<string, Record<string, string>>> }).devices[URL]?.['eth1 inet']?.wpa_password;
+    const stored = (JSON.parse(text) as { devices: Record<string, { stanzas: Record<string, Record<string, string>> }> }).devices[URL]?.stanzas['eth1 inet']?.wpa_password;
     expect(stored).toMatch(/^[0-9a-f]{64}$/);
     const candidates = [...stringsOf(JSON.parse(text)), ''];
     expect(candidates.length).toBeGreaterThan(1);
