@@ -6,3 +6,4 @@ export { openSecretsRecord, SECRETS_RECORD_FILE, SECRETS_RECORD_KEY_FILE, type S
 export { servicePostCheck, wantsPostCheck, type PostCheckTarget } from './service-post-check.js';
 export { secretsRecordProblem } from './secrets-record-access.js';
 export { cutBy, STOP_SIGNALS, type StopSignal, StoppedBySignalError } from './stopped-run.js';
+export { limitProblem } from './apply-stick.js';
