@@ -1,5 +1,6 @@
 import type { Plan } from '../plan/index.js';
 import type { ConnectionOutcome } from '../service/index.js';
+import type { AclDiff, StanzaDiff } from './plan-diff.js';
 
 /**
  * What a device's provisioning reports as it goes: the CLI turns these into a live step list or
@@ -67,7 +68,17 @@ export interface DeviceResult {
 
 export type ApplyEvent =
   | { type: 'device-start'; device: string; url: string }
-  | { type: 'plan'; device: string; steps: string[]; hasChanges: boolean; refusals: string[] }
+  | {
+      type: 'plan';
+      device: string;
+      steps: string[];
+      hasChanges: boolean;
+      refusals: string[];
+      /** The stanzas that change, before and after, secrets as marks only (plan-diff.ts). */
+      diff: StanzaDiff[];
+      /** The ACL rules added and removed; empty when the file has no `acl` key or nothing changes. */
+      aclDiff: AclDiff[];
+    }
   | { type: 'step-start'; device: string; index: number; total: number; description: string }
   | { type: 'step-done'; device: string; index: number; description: string; elapsedMs: number }
   | { type: 'step-failed'; device: string; index: number; description: string; error: string; elapsedMs: number }

@@ -1,6 +1,7 @@
 import type { ValidatedStick } from '../certs/index.js';
 import { type AdminApi, createAdminClient, type DeviceTarget } from '../client/index.js';
 import { type AgentConfig, agentSecrets, type DeviceAccess, hasErrors, normaliseDeviceUrl, type Problem } from '../config/index.js';
+import { didYouMean } from '../config/did-you-mean.js';
 import { ErrorCode, MpprovError } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
 import type { Secret } from '../core/secret.js';
@@ -33,6 +34,11 @@ export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
   serviceLimiter?: RateLimiter;
   /** Poll spacing of the post-check, for tests and the demo; default 2 s growing to 10 s. */
   serviceBackoff?: { firstMs: number; maxMs: number };
+  /**
+   * Only these monitoring points (by `name`), the CLI's `--limit`: the others get no request at
+   * all and no result. Every name must be in the file (limitProblem); the daemon never limits.
+   */
+  limit?: readonly string[];
 }
 
 export const StickOutcome = { ...Outcome, Invalid: 'invalid' } as const;
@@ -67,6 +73,16 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   if (hasErrors(stick.problems) || stick.model === undefined) return result;
   const accesses = stick.access;
   if (accesses === undefined) throw new MpprovError(ErrorCode.Internal, 'applyStick needs a stick validated with the agent configuration');
+  // --limit narrows what is sent, never what is checked: the file was validated whole above (one
+  // file, one truth). A problem in a device left out is still a problem of the file this run
+  // trusts for the selected ones, and applying part of a broken file would hide it until later.
+  if (options.limit !== undefined) {
+    const problem = limitProblem(stick, options.limit);
+    if (problem !== undefined) throw new MpprovError(ErrorCode.Usage, problem);
+  }
+  // The file index of each selected device (desiredDevice and the model are by file index); its
+  // result and plan take the next slot, so a limited run's lists hold only the selected devices.
+  const selected = accesses.flatMap((access, fileIndex) => (options.limit === undefined || options.limit.includes(access.name) ? [{ access, fileIndex }] : []));
 
   // A device may quote our own request back in an error (an echoed body, a field value, its
   // Authorization header): every event and result leaving the engine passes the one redactor.
@@ -85,7 +101,7 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
     options.dryRun || settings === undefined
       ? undefined
       : (options.service ?? createDataApiClient(serviceTarget(settings), options.serviceLimiter === undefined ? {} : { limiter: options.serviceLimiter }));
-  const jobs = accesses.map((access: DeviceAccess, index) => async (): Promise<void> => {
+  const jobs = selected.map(({ access, fileIndex }: { access: DeviceAccess; fileIndex: number }, index) => async (): Promise<void> => {
     const cut = cutBy(options.signal);
     if (cut !== undefined) {
       // Stopped before this device's turn: it is not contacted at all.
@@ -97,8 +113,8 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
       onEvent({ type: 'device-result', result: skipped });
       return;
     }
-    const desired = desiredDevice(stick, index);
-    const mp = stick.model?.monitoring_points[index];
+    const desired = desiredDevice(stick, fileIndex);
+    const mp = stick.model?.monitoring_points[fileIndex];
     const hostname = mp?.service_hostname ?? mp?.name ?? access.name;
     const onWarning = (message: string): void => onEvent({ type: 'warning', device: access.name, message });
     const target: DeviceTarget = { url: access.url, username: access.username, password: access.password, trust: access.trust };
@@ -152,6 +168,23 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   }
   result.outcome = stickOutcome(result.devices);
   return result;
+}
+
+/**
+ * Why `limit` cannot select from this file, as one sentence naming the unknown names and the
+ * names the file has; undefined when every name is in it. `--limit` is a usage error then.
+ */
+export function limitProblem(stick: ValidatedStick, limit: readonly string[]): string | undefined {
+  const names = (stick.model?.monitoring_points ?? []).map((mp) => mp.name).filter((n): n is string => typeof n === 'string');
+  const unknown = [...new Set(limit.filter((n) => !names.includes(n)))];
+  if (unknown.length === 0) return undefined;
+  const guesses = unknown.map((n) => didYouMean(n, names)).filter((g): g is string => g !== undefined);
+  const quoted = (list: readonly string[]): string => list.map((n) => `'${n}'`).join(', ');
+  return (
+    `--limit names ${quoted(unknown)}, ${unknown.length === 1 ? 'which is not a monitoring point' : 'which are not monitoring points'} of ${stick.file}` +
+    (guesses.length > 0 ? ` (did you mean ${quoted(guesses)}?)` : '') +
+    `; its monitoring points are ${names.length === 0 ? 'none' : quoted(names)}`
+  );
 }
 
 /**

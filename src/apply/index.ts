@@ -7,3 +7,4 @@ export { exportKey, importKey, type TransferOutcome } from './secrets-record-tra
 export { servicePostCheck, wantsPostCheck, type PostCheckTarget } from './service-post-check.js';
 export { secretsRecordProblem } from './secrets-record-access.js';
 export { cutBy, STOP_SIGNALS, type StopSignal, StoppedBySignalError, stepRange } from './stopped-run.js';
+export { limitProblem } from './apply-stick.js';

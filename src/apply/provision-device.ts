@@ -4,6 +4,7 @@ import { ErrorCode, isMpprovError } from '../core/errors.js';
 import { buildPlan, type DesiredDevice, describeStep, type DeviceSnapshot, type Plan } from '../plan/index.js';
 import { type DeviceResult, Outcome, type StepRecord } from './apply-events.js';
 import { chooseRecovery } from './choose-recovery.js';
+import { aclDiff, stanzaDiff } from './plan-diff.js';
 import type { ProvisionOptions } from './provision-options.js';
 import { rollBack, takeBackPending } from './roll-back.js';
 import { runStep } from './run-step.js';
@@ -67,7 +68,15 @@ export async function provisionDevice(
     discardPending: options.discardPending,
     secretKnown: (key, field, value) => record.known(desired.url, key, field, value),
   });
-  emit({ type: 'plan', device, steps: plan.steps.map(describeStep), hasChanges: plan.hasChanges, refusals: plan.refusals.map((r) => r.message) });
+  emit({
+    type: 'plan',
+    device,
+    steps: plan.steps.map(describeStep),
+    hasChanges: plan.hasChanges,
+    refusals: plan.refusals.map((r) => r.message),
+    diff: stanzaDiff(plan),
+    aclDiff: aclDiff(plan),
+  });
   if (plan.refusals.length > 0) {
     const message = `refused before any change: ${plan.refusals.map((r) => r.message).join('; ')}`;
     return { result: finish(Outcome.Failed, message, { code: ErrorCode.PlanRefused }), plan };

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { applyStick, type ApplyEvent, notConnected, stickSecrets, type StickResult, StickOutcome, secretsRecordProblem } from '../apply/index.js';
+import { applyStick, type ApplyEvent, limitProblem, notConnected, stickSecrets, type StickResult, StickOutcome, secretsRecordProblem } from '../apply/index.js';
 import { validateStick } from '../certs/index.js';
 import { agentConfigPath, type AgentConfig, loadAgentConfig, type Problem } from '../config/index.js';
-import { ExitStatus } from '../core/errors.js';
+import { ErrorCode, ExitStatus } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
 import { configFileOf } from '../ingest/index.js';
 import { createProgressDisplay, formatProblem, renderPlan } from '../report/index.js';
@@ -22,6 +22,7 @@ interface ApplyFlags {
   dot1xGrace?: number;
   concurrency?: number;
   json?: boolean;
+  limit?: string[];
 }
 
 function addEngineOptions(command: Command): Command {
@@ -35,22 +36,23 @@ function addEngineOptions(command: Command): Command {
     .addOption(new Option('--restart-timeout <seconds>', 'how long to wait for a device to come back').argParser(positiveNumber))
     .addOption(new Option('--dot1x-grace <seconds>', 'after a restart, how long an 802.1X port may take to authorize (an address on a dhcp/auto stanza; default 20)').argParser(positiveNumber))
     .addOption(new Option('--concurrency <n>', 'devices provisioned at once').argParser(positiveNumber))
-    .option('--json', 'one JSON event per line, after the version line, and a final result object');
+    .option('--json', 'one JSON event per line, after the version line, and a final result object')
+    .addOption(new Option('--limit <names>', 'only these monitoring points of the file (their names, comma-separated; repeatable); the whole file is still validated').argParser(limitNames));
 }
 
 export function registerApplyCommands(program: Command): void {
   addEngineOptions(program.command('plan').description('show what apply would change, without changing anything (exit 0: nothing, 2: changes, 1: error)'))
-    .action(async (file: string, flags: ApplyFlags) => {
-      process.exitCode = await run(file, { ...flags, rollback: true }, true);
+    .action(async (file: string, flags: ApplyFlags, command: Command) => {
+      process.exitCode = await run(file, { ...flags, rollback: true }, true, command);
     });
   addEngineOptions(program.command('apply').description('configure every Monitoring Point in the file and verify the result'))
     .option('--no-rollback', 'keep a wrong result instead of rolling back to the previous configuration')
-    .action(async (file: string, flags: ApplyFlags) => {
-      process.exitCode = await run(file, flags, false);
+    .action(async (file: string, flags: ApplyFlags, command: Command) => {
+      process.exitCode = await run(file, flags, false, command);
     });
 }
 
-async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<number> {
+async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: Command): Promise<number> {
   const json = flags.json === true;
   // Every line this command prints passes the one redactor, knowing the stick's and agent.yaml's secrets.
   const redactor = new Redactor();
@@ -78,9 +80,13 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
   // Read and checked once; the engine takes this and reads nothing of the stick again.
   const stick = await validateStick(file, { label: file, agent });
   redactor.add(stickSecrets(stick, agent));
+  // --limit names what only the file knows, so it is judged here, before any request: a name the
+  // file lacks is a usage error (exit 64 through commander, as every other one), nothing sent.
+  const unknownLimit = flags.limit === undefined ? undefined : limitProblem(stick, flags.limit);
+  if (unknownLimit !== undefined && stick.model !== undefined) command.error(`error: ${unknownLimit}`, { exitCode: ExitStatus.Usage, code: ErrorCode.Usage });
 
   // From here on a signal cuts the engine (and the request under way) and waits for its report.
-  progress.engineStarted((stick.access ?? []).map((a) => a.name));
+  progress.engineStarted((stick.access ?? []).map((a) => a.name).filter((name) => flags.limit?.includes(name) ?? true));
   stop.immediate = false;
   const display = json || dryRun ? undefined : createProgressDisplay(redactingStdout(redactor));
   const onEvent = (event: ApplyEvent): void => {
@@ -114,6 +120,7 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean): Promise<
       onWarning: (message, kind) => {
         if (kind !== 'unreadable' || recordProblem === undefined) process.stderr.write(`WARNING: ${redactor.text(message)}\n`);
       },
+      ...(flags.limit === undefined ? {} : { limit: flags.limit }),
     });
   } finally {
     display?.stop();
@@ -162,6 +169,13 @@ function resultWord(result: StickResult): string {
     default:
       return `FAILED (${counts})`;
   }
+}
+
+/** `--limit a,b --limit c`: every name, in order, each at most once; an empty name is refused. */
+function limitNames(value: string, previous: string[] | undefined): string[] {
+  const names = value.split(',').map((n) => n.trim());
+  if (names.some((n) => n === '')) throw new InvalidArgumentError(`'${value}' has an empty name: give monitoring point names separated by commas`);
+  return [...new Set([...(previous ?? []), ...names])];
 }
 
 function positiveNumber(value: string): number {

@@ -53,7 +53,7 @@ describe('the RESULT line', () => {
     expect(wait(250)).toHaveLength(1);
     expect(wait(2_000)).toHaveLength(0);
     expect(wait(5_300)).toHaveLength(1);
-    expect(format({ type: 'plan', device: 'mp1', steps: [], hasChanges: true, refusals: ['would cut off eth0'] })).toEqual([{ level: 'error', text: '[mp1] REFUSED: would cut off eth0' }]);
+    expect(format({ type: 'plan', device: 'mp1', steps: [], hasChanges: true, refusals: ['would cut off eth0'], diff: [], aclDiff: [] })).toEqual([{ level: 'error', text: '[mp1] REFUSED: would cut off eth0' }]);
   });
 });
 
