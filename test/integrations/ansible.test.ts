@@ -1,0 +1,225 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFleet, type Fleet, type SimulatorHandle } from '../../src/simulator/index.js';
+import { cliPath } from '../support/run-cli.js';
+import { PEAP_PASSWORD, stickYaml } from '../support/stick-workspace.js';
+import { tempFolder } from '../support/temp-folder.js';
+import { ansibleEnv, examplesDir, moduleFile, playRecap, requireTool, runTool, systemPython, type RecapCounts, type ToolRun } from './ansible-run.js';
+
+/**
+ * The Ansible collection (integrations/ansible) driven by Debian's ansible-playbook, as a team's
+ * controller runs it: the example fleet playbook (a play per site, throttled), an inventory with
+ * one host per Monitoring Point, one profile per MP, and a fleet of simulated MPs over real HTTPS.
+ * The module runs the real mpprov (a wrapper around this checkout's build) as a child process.
+ */
+
+const MPS = [
+  { name: 'mp-berlin-01', site: 'site_berlin', dot1x: true },
+  { name: 'mp-berlin-02', site: 'site_berlin', dot1x: false },
+  { name: 'mp-hamburg-01', site: 'site_hamburg', dot1x: true },
+] as const;
+const HOSTS = MPS.map((mp) => mp.name);
+const RUN_TIMEOUT = 180_000;
+
+let fleet: Fleet;
+let work: string;
+/** Every byte ansible-playbook printed in this file, searched for secrets at the end. */
+const printed: string[] = [];
+
+beforeAll(async () => {
+  requireTool('ansible-playbook', 'the Ansible collection test runs the example playbook with it');
+  requireTool('ansible-doc', 'the Ansible collection test reads the module documentation with it');
+  fleet = await startFleet(MPS.length, { restartMs: 100, serviceRateLimit: false });
+  work = tempFolder('ansible');
+  writeFileSync(join(work, 'ansible.cfg'), '[defaults]\n');
+  // One profile per MP, named after its inventory host, its admin password in a file beside it.
+  mkdirSync(join(work, 'profiles/secrets'), { recursive: true });
+  MPS.forEach((mp, i) => {
+    const sim = device(i);
+    writeFileSync(join(work, 'profiles', `${mp.name}.yaml`), stickYaml([{ name: mp.name, sim, dot1x: mp.dot1x }]));
+    writeFileSync(join(work, 'profiles/secrets', `${mp.name}.pw`), `${sim.password}\n`, { mode: 0o600 });
+  });
+  // The controller's mpprov: this checkout's build (or bundle, with MPPROV_TEST_CLI=bundle).
+  writeFileSync(join(work, 'mpprov'), `#!/bin/sh\nexec '${process.execPath}' '${cliPath}' "$@"\n`);
+  chmodSync(join(work, 'mpprov'), 0o755);
+  // The controller keeps mpprov's state (the secrets record) from run to run.
+  writeFileSync(join(work, 'agent.yaml'), `version: 1\nstate_dir: ${join(work, 'state')}\ntimeouts: { restart_s: 30 }\n`);
+  writeFileSync(join(work, 'inventory.yml'), inventory(join(work, 'mpprov')));
+});
+
+afterAll(async () => {
+  await fleet?.close();
+});
+
+function device(index: number): SimulatorHandle {
+  const sim = fleet.devices[index];
+  if (sim === undefined) throw new Error(`the fleet has no device ${index}`);
+  return sim;
+}
+
+function inventory(executable: string): string {
+  const sites = [...new Set(MPS.map((mp) => mp.site))];
+  return [
+    'all:',
+    '  vars:',
+    `    ansible_python_interpreter: ${systemPython}`,
+    `    mpprov_profile_dir: ${join(work, 'profiles')}`,
+    `    mpprov_agent_config: ${join(work, 'agent.yaml')}`,
+    `    mpprov_executable: ${executable}`,
+    '    mpprov_site_throttle: 2',
+    '  children:',
+    '    monitoring_points:',
+    '      children:',
+    ...sites.flatMap((site) => [`        ${site}:`, '          hosts:', ...MPS.filter((mp) => mp.site === site).map((mp) => `            ${mp.name}:`)]),
+    '',
+  ].join('\n');
+}
+
+async function playbook(...args: string[]): Promise<ToolRun> {
+  const run = await runTool('ansible-playbook', ['-i', join(work, 'inventory.yml'), join(examplesDir, 'provision-fleet.yml'), ...args], { cwd: work, env: ansibleEnv(work) });
+  printed.push(run.stdout, run.stderr);
+  return run;
+}
+
+function clearRequests(): void {
+  for (const sim of fleet.devices) sim.clearRequests();
+}
+
+/** Per device, the methods it was asked since the last clearRequests(). */
+function methodsPerDevice(): string[][] {
+  return fleet.devices.map((sim) => sim.requests().map((r) => r.method));
+}
+
+/** Per device, its networking restarts so far. */
+function restarts(): number[] {
+  return fleet.devices.map((sim) => sim.state().restarts);
+}
+
+function recapOf(run: ToolRun): Record<string, RecapCounts> {
+  const recap = playRecap(run.stdout);
+  expect(Object.keys(recap).sort(), `PLAY RECAP of:\n${run.stdout}\n${run.stderr}`).toEqual([...HOSTS].sort());
+  return recap;
+}
+
+describe('the mpprov.mpprov collection with ansible-playbook', () => {
+  it('documents the module so that ansible-doc reads it, with the options the module takes', async () => {
+    const doc = await runTool('ansible-doc', ['-t', 'module', 'mpprov.mpprov.apply'], { cwd: work, env: ansibleEnv(work) });
+    expect(doc.stderr).toBe('');
+    expect(doc.code).toBe(0);
+    expect(doc.stdout).toContain('MPPROV.MPPROV.APPLY');
+    expect(doc.stdout).toContain('delegate_to: localhost');
+
+    // DOCUMENTATION's options and the argument spec the module runs with, side by side.
+    const script = [
+      'import importlib.util, json, sys, yaml',
+      'spec = importlib.util.spec_from_file_location("apply", sys.argv[1])',
+      'm = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)',
+      'doc = yaml.safe_load(m.DOCUMENTATION); yaml.safe_load(m.EXAMPLES); yaml.safe_load(m.RETURN)',
+      'print(json.dumps({"doc": doc["options"], "spec": m.ARGUMENT_SPEC}))',
+    ].join('\n');
+    const loaded = await runTool(systemPython, ['-c', script, moduleFile], { cwd: work, env: ansibleEnv(work) });
+    expect(loaded.stderr).toBe('');
+    const { doc: options, spec } = JSON.parse(loaded.stdout) as { doc: Record<string, Record<string, unknown>>; spec: Record<string, Record<string, unknown>> };
+    expect(Object.keys(options).sort()).toEqual(Object.keys(spec).sort());
+    const pick = (o: Record<string, unknown>) => ({ type: o.type, default: o.default ?? null, required: o.required ?? false, elements: o.elements ?? null, no_log: o.no_log ?? false });
+    for (const name of Object.keys(spec)) expect(pick(options[name]!), name).toEqual({ ...pick(spec[name]!), no_log: false });
+    // mpprov takes no secret on its command line (the profile names its secrets), so neither does the
+    // module: an option that looks like one would have to be no_log. secrets_record is a path to hashes.
+    expect(Object.keys(spec).filter((name) => /pass|secret|token|key/.test(name) && name !== 'secrets_record')).toEqual([]);
+  });
+
+  it('check mode with --diff plans every MP, site by site, and sends nothing but GET requests', async () => {
+    clearRequests();
+    const run = await playbook('--check', '--diff', '-vvv');
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const recap = recapOf(run);
+    for (const host of HOSTS) expect(recap[host], host).toMatchObject({ changed: 1, failed: 0 });
+    expect(run.stdout).toContain('PLAY [Provision the Monitoring Points of site_berlin]');
+    expect(run.stdout).toContain('PLAY [Provision the Monitoring Points of site_hamburg]');
+    // The diff names the stanza each MP would get (from the structured diff, or the plan's steps).
+    for (const host of HOSTS) expect(run.stdout).toMatch(new RegExp(`${host}.*eth1 inet`));
+
+    const methods = methodsPerDevice();
+    expect(methods.map((m) => m.length > 0)).toEqual(HOSTS.map(() => true));
+    expect(methods.flat().filter((m) => m !== 'GET')).toEqual([]);
+    expect(restarts()).toEqual(HOSTS.map(() => 0));
+  }, RUN_TIMEOUT);
+
+  it('a first run configures every MP and reports changed', async () => {
+    clearRequests();
+    const run = await playbook('-vvv');
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const recap = recapOf(run);
+    for (const host of HOSTS) expect(recap[host], host).toMatchObject({ ok: 1, changed: 1, failed: 0 });
+    // Each device got its configuration posted and its networking restarted.
+    const methods = methodsPerDevice();
+    expect(methods.map((m) => m.includes('POST'))).toEqual(HOSTS.map(() => true));
+    expect(restarts()).toEqual(HOSTS.map(() => 1));
+  }, RUN_TIMEOUT);
+
+  it('a second run changes nothing (changed=0) and sends nothing that changes a device', async () => {
+    clearRequests();
+    const run = await playbook('-vvv', '--diff');
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const recap = recapOf(run);
+    for (const host of HOSTS) expect(recap[host], host).toMatchObject({ ok: 1, changed: 0, failed: 0 });
+    const methods = methodsPerDevice();
+    expect(methods.map((m) => m.length > 0)).toEqual(HOSTS.map(() => true));
+    expect(methods.flat().filter((m) => m !== 'GET')).toEqual([]);
+    expect(restarts()).toEqual(HOSTS.map(() => 1));
+  }, RUN_TIMEOUT);
+
+  it('check mode after the run plans no change', async () => {
+    clearRequests();
+    const run = await playbook('--check', '--diff');
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const recap = recapOf(run);
+    for (const host of HOSTS) expect(recap[host], host).toMatchObject({ changed: 0, failed: 0 });
+    expect(methodsPerDevice().flat().filter((m) => m !== 'GET')).toEqual([]);
+  }, RUN_TIMEOUT);
+
+  it('an invalid profile fails its host with mpprov\'s located problem, and the other hosts still run', async () => {
+    const broken = join(work, 'broken');
+    mkdirSync(join(broken, 'secrets'), { recursive: true });
+    MPS.forEach((mp, i) => {
+      const sim = device(i);
+      const text = stickYaml([{ name: mp.name, sim, dot1x: mp.dot1x }]);
+      // mp-berlin-02's address is not an address; the others stay valid (and configured).
+      writeFileSync(join(broken, `${mp.name}.yaml`), mp.name === 'mp-berlin-02' ? text.replace('192.0.2.10/24', '192.0.2.300/24') : text);
+      writeFileSync(join(broken, 'secrets', `${mp.name}.pw`), `${sim.password}\n`);
+    });
+    clearRequests();
+    const run = await playbook('-e', `mpprov_profile_dir=${broken}`);
+    expect(run.code).toBe(2);
+    const recap = recapOf(run);
+    expect(recap['mp-berlin-02']).toMatchObject({ failed: 1 });
+    expect(recap['mp-berlin-01']).toMatchObject({ failed: 0, changed: 0 });
+    expect(recap['mp-hamburg-01']).toMatchObject({ failed: 0, changed: 0 });
+    expect(run.stdout).toMatch(/fatal: \[mp-berlin-02 -> localhost\]: FAILED! => .*"msg": ".*mp-berlin-02\.yaml:\d+:\d+: .*nothing was sent to any device/);
+    expect(device(1).requests()).toEqual([]);
+  }, RUN_TIMEOUT);
+
+  it('refuses JSON output of another format instead of misreading it', async () => {
+    const fake = join(work, 'mpprov-format-2');
+    writeFileSync(fake, `#!/bin/sh\necho '{"type":"version","format":2,"mpprov":"9.0.0"}'\necho '{"type":"result","outcome":"no-change","devices":[]}'\n`);
+    chmodSync(fake, 0o755);
+    const run = await playbook('-e', `mpprov_executable=${fake}`);
+    expect(run.code).toBe(2);
+    // Every host of the first site fails, so Ansible ends the playbook there (the next site never starts).
+    const berlin = MPS.filter((mp) => mp.site === 'site_berlin').map((mp) => mp.name);
+    const recap = playRecap(run.stdout);
+    expect(Object.keys(recap).sort()).toEqual(berlin);
+    for (const host of berlin) expect(recap[host], host).toMatchObject({ failed: 1, changed: 0 });
+    expect(run.stdout).toContain('mpprov 9.0.0 writes JSON output format 2; this module reads format 1');
+  }, RUN_TIMEOUT);
+
+  it('never shows a secret of the profiles, even with -vvv', () => {
+    const output = printed.join('\n');
+    expect(printed.length).toBeGreaterThanOrEqual(12);
+    expect(output).toContain('mpprov_version');
+    const secrets = [PEAP_PASSWORD, ...fleet.devices.map((sim) => sim.password)];
+    expect(secrets).toHaveLength(MPS.length + 1);
+    for (const secret of secrets) expect(output.includes(secret), 'a secret in ansible-playbook\'s output').toBe(false);
+  });
+});
