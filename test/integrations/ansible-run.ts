@@ -10,7 +10,8 @@ import { repoRoot } from '../support/run-cli.js';
 
 export const collectionsPath = join(repoRoot, 'integrations/ansible');
 export const examplesDir = join(collectionsPath, 'examples');
-export const moduleFile = join(collectionsPath, 'ansible_collections/mpprov/mpprov/plugins/modules/apply.py');
+export const collectionDir = join(collectionsPath, 'ansible_collections/mpprov/mpprov');
+export const moduleFile = join(collectionDir, 'plugins/modules/apply.py');
 /** The Python ansible-core runs on (Debian's); a pyenv shim first in PATH would lack the ansible package. */
 export const systemPython = '/usr/bin/python3';
 

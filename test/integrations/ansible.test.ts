@@ -1,11 +1,11 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFleet, type Fleet, type SimulatorHandle } from '../../src/simulator/index.js';
-import { cliPath } from '../support/run-cli.js';
+import { cliPath, repoRoot } from '../support/run-cli.js';
 import { PEAP_PASSWORD, stickYaml } from '../support/stick-workspace.js';
 import { tempFolder } from '../support/temp-folder.js';
-import { ansibleEnv, examplesDir, moduleFile, playRecap, requireTool, runTool, systemPython, type RecapCounts, type ToolRun } from './ansible-run.js';
+import { ansibleEnv, collectionDir, examplesDir, moduleFile, playRecap, requireTool, runTool, systemPython, type RecapCounts, type ToolRun } from './ansible-run.js';
 
 /**
  * The Ansible collection (integrations/ansible) driven by Debian's ansible-playbook, as a team's
@@ -21,6 +21,7 @@ const MPS = [
 ] as const;
 const HOSTS = MPS.map((mp) => mp.name);
 const RUN_TIMEOUT = 180_000;
+const packageVersion = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 let fleet: Fleet;
 let work: string;
@@ -30,6 +31,7 @@ const printed: string[] = [];
 beforeAll(async () => {
   requireTool('ansible-playbook', 'the Ansible collection test runs the example playbook with it');
   requireTool('ansible-doc', 'the Ansible collection test reads the module documentation with it');
+  requireTool('ansible-galaxy', 'the Ansible collection test builds and installs the collection with it');
   fleet = await startFleet(MPS.length, { restartMs: 100, serviceRateLimit: false });
   work = tempFolder('ansible');
   writeFileSync(join(work, 'ansible.cfg'), '[defaults]\n');
@@ -127,6 +129,19 @@ describe('the mpprov.mpprov collection with ansible-playbook', () => {
     // mpprov takes no secret on its command line (the profile names its secrets), so neither does the
     // module: an option that looks like one would have to be no_log. secrets_record is a path to hashes.
     expect(Object.keys(spec).filter((name) => /pass|secret|token|key/.test(name) && name !== 'secrets_record')).toEqual([]);
+  });
+
+  it('builds with ansible-galaxy into a collection that installs and documents itself', async () => {
+    const env = ansibleEnv(work);
+    const built = await runTool('ansible-galaxy', ['collection', 'build', collectionDir, '--output-path', join(work, 'galaxy')], { cwd: work, env });
+    expect(built.code, built.stdout + built.stderr).toBe(0);
+    // galaxy.yml's version follows package.json's: the module reads that release's JSON output.
+    const tarball = join(work, `galaxy/mpprov-mpprov-${packageVersion}.tar.gz`);
+    const installed = await runTool('ansible-galaxy', ['collection', 'install', tarball, '-p', join(work, 'installed')], { cwd: work, env });
+    expect(installed.code, installed.stdout + installed.stderr).toBe(0);
+    const doc = await runTool('ansible-doc', ['-t', 'module', 'mpprov.mpprov.apply'], { cwd: work, env: { ...env, ANSIBLE_COLLECTIONS_PATH: join(work, 'installed') } });
+    expect(doc.code, doc.stderr).toBe(0);
+    expect(doc.stdout).toContain(join(work, 'installed/ansible_collections/mpprov/mpprov/plugins/modules/apply.py'));
   });
 
   it('check mode with --diff plans every MP, site by site, and sends nothing but GET requests', async () => {

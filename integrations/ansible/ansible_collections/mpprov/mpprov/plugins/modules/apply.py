@@ -21,7 +21,7 @@ description:
   - In check mode it runs C(mpprov plan --json PROFILE) instead, which only reads from the devices
     (GET requests); C(changed) then says whether an apply would change anything.
   - With C(--diff), each stanza that would change (or did change) is shown before and after, from
-    the structured diff of mpprov's plan; secrets appear only as "(changed)" or "(unchanged)". An
+    the structured diff of mpprov's plan; secrets appear only as marks, "(changed)", "(unchanged)" or "(set)". An
     mpprov whose plan carries no structured diff yields the plan's step list instead.
   - >-
     Monitoring Points are appliances reached over HTTPS, not SSH hosts. Run the module on the
@@ -327,7 +327,7 @@ def parse_output(stdout):
                 'refusals': event.get('refusals') or [],
             })
             if 'diff' in event:
-                out.diffs[event.get('device')] = event.get('diff') or []
+                out.diffs[event.get('device')] = (event.get('diff') or [], event.get('aclDiff') or [])
         elif kind == 'warning':
             out.warnings.append('%s: %s' % (event.get('device'), event.get('message')))
         elif kind == 'problem':
@@ -357,14 +357,23 @@ def build_diff(output):
     for plan in output.plans:
         device = plan['device']
         if device in output.diffs:
-            for change in output.diffs[device]:
-                stanza = change.get('stanza') or ('%s %s' % (change.get('interface', '?'), change.get('family', '')))
-                action = change.get('action', 'update')
+            stanzas, acl = output.diffs[device]
+            for change in stanzas:
+                # "eth1 inet": the interface and the family, as mpprov's plan names a stanza.
+                stanza = ' '.join(str(part) for part in (change.get('stanza'), change.get('family')) if part)
                 diff.append({
                     'before_header': '%s: %s (on the device)' % (device, stanza),
-                    'after_header': '%s: %s (%s, from the profile)' % (device, stanza, action),
+                    'after_header': '%s: %s (%s, from the profile)' % (device, stanza, change.get('action', 'update')),
                     'before': render_settings(change.get('before')),
                     'after': render_settings(change.get('after')),
+                })
+            if acl:
+                # Rules are added or removed whole: the removed ones before, the added ones after.
+                diff.append({
+                    'before_header': '%s: acl (on the device)' % device,
+                    'after_header': '%s: acl (from the profile)' % device,
+                    'before': ''.join('%s\n' % json.dumps(rule.get('acl'), sort_keys=True) for rule in acl if rule.get('action') == 'delete'),
+                    'after': ''.join('%s\n' % json.dumps(rule.get('acl'), sort_keys=True) for rule in acl if rule.get('action') == 'create'),
                 })
         elif plan['has_changes']:
             steps = ''.join('  %d. %s\n' % (i, step) for i, step in enumerate(plan['steps'], start=1))
