@@ -229,6 +229,48 @@ describe('the mpprov.mpprov collection with ansible-playbook', () => {
     expect(run.stdout).toContain('mpprov 9.0.0 writes JSON output format 2; this module reads format 1');
   }, RUN_TIMEOUT);
 
+  it('renders the structured diff of mpprov\'s plan per stanza, a changed secret as marks only', async () => {
+    // The plan line as `mpprov plan --json` writes it with its structured diff (`diff`, `aclDiff`),
+    // printed by a script so that every kind of change is in one line.
+    const plan = {
+      type: 'plan',
+      device: 'mp-hamburg-01',
+      steps: ['POST eth1 inet (update)', 'POST eth2 inet6 (create)', 'add ACL rule tcp 443', 'restart networking (2 stanza change(s))'],
+      hasChanges: true,
+      refusals: [],
+      diff: [
+        { stanza: 'eth1', family: 'inet', action: 'update', before: { method: 'dhcp', wpa_password: '(changed)' }, after: { method: 'static', address: '192.0.2.10', wpa_password: '(changed)' } },
+        { stanza: 'eth2', family: 'inet6', action: 'create', before: null, after: { method: 'auto' } },
+      ],
+      aclDiff: [{ action: 'create', acl: { action: 'allow', protocol: 'tcp', from_port: 443, to_port: 443, source_addresses: ['10.0.0.0/8'], interfaces: ['eth0'] } }],
+    };
+    const result = { type: 'result', file: 'p.yaml', outcome: 'changed', devices: [{ device: 'mp-hamburg-01', url: 'https://192.0.2.10', outcome: 'changed', message: '4 step(s) would run', steps: [], warnings: [], durationMs: 1 }] };
+    const script = join(work, 'mpprov-structured-diff');
+    const lines = [{ type: 'version', format: 1, mpprov: packageVersion }, plan, result].map((line) => `echo '${JSON.stringify(line)}'`);
+    writeFileSync(script, `#!/bin/sh\n${lines.join('\n')}\nexit 2\n`);
+    chmodSync(script, 0o755);
+
+    const run = await runTool('ansible-playbook', ['-i', join(work, 'inventory.yml'), join(examplesDir, 'provision-site.yml'), '-e', 'mpprov_site=site_hamburg', '-e', `mpprov_executable=${script}`, '--check', '--diff'], { cwd: work, env: ansibleEnv(work) });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(playRecap(run.stdout)).toEqual({ 'mp-hamburg-01': expect.objectContaining({ changed: 1, failed: 0 }) });
+    const diff = run.stdout.slice(run.stdout.indexOf('--- before'), run.stdout.indexOf('changed: [mp-hamburg-01'));
+    expect(diff.split('\n').filter((line) => /^(---|\+\+\+|[-+]\S)/.test(line))).toEqual([
+      '--- before: mp-hamburg-01: eth1 inet (on the device)',
+      '+++ after: mp-hamburg-01: eth1 inet (update, from the profile)',
+      '-method: "dhcp"',
+      '-wpa_password: "(previous secret)"',
+      '+method: "static"',
+      '+address: "192.0.2.10"',
+      '+wpa_password: "(changed)"',
+      '--- before: mp-hamburg-01: eth2 inet6 (on the device)',
+      '+++ after: mp-hamburg-01: eth2 inet6 (create, from the profile)',
+      '+method: "auto"',
+      '--- before: mp-hamburg-01: acl (on the device)',
+      '+++ after: mp-hamburg-01: acl (from the profile)',
+      '+{"action": "allow", "from_port": 443, "interfaces": ["eth0"], "protocol": "tcp", "source_addresses": ["10.0.0.0/8"], "to_port": 443}',
+    ]);
+  }, RUN_TIMEOUT);
+
   it('never shows a secret of the profiles, even with -vvv', () => {
     const output = printed.join('\n');
     expect(printed.length).toBeGreaterThanOrEqual(12);

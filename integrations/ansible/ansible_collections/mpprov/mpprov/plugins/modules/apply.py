@@ -343,12 +343,26 @@ def parse_output(stdout):
     return out, None
 
 
-def render_settings(settings):
+# mpprov marks a secret that is sent and differs "(changed)" on both sides of its diff (it knows
+# neither value); the same line on both sides would vanish from Ansible's unified diff, so the
+# before side says what it stands for.
+SECRET_CHANGED = '(changed)'
+SECRET_BEFORE = '(previous secret)'
+
+
+def render_settings(settings, other=None):
+    """One "key: value" line per field, values as JSON, in mpprov's order (the spelling of `mpprov plan`).
+
+    `other` is the after side when rendering the before side. Secrets arrive as marks only.
+    """
     if settings is None:
         return ''
-    # One "key: value" line per field, values as JSON, in the order mpprov gives them (the same
-    # spelling as `mpprov plan`); secrets arrive already as "(changed)"/"(unchanged)".
-    return ''.join('%s: %s\n' % (key, json.dumps(value)) for key, value in settings.items())
+    lines = []
+    for key, value in settings.items():
+        if other is not None and value == SECRET_CHANGED and other.get(key) == SECRET_CHANGED:
+            value = SECRET_BEFORE
+        lines.append('%s: %s\n' % (key, json.dumps(value)))
+    return ''.join(lines)
 
 
 def build_diff(output):
@@ -364,7 +378,7 @@ def build_diff(output):
                 diff.append({
                     'before_header': '%s: %s (on the device)' % (device, stanza),
                     'after_header': '%s: %s (%s, from the profile)' % (device, stanza, change.get('action', 'update')),
-                    'before': render_settings(change.get('before')),
+                    'before': render_settings(change.get('before'), change.get('after') or {}),
                     'after': render_settings(change.get('after')),
                 })
             if acl:
