@@ -430,6 +430,10 @@ def main():
     executable = params['mpprov']
     if '/' not in executable:
         executable = module.get_bin_path(executable, required=True)
+    bad = [name for name in params['limit'] or [] if ',' in name or name.strip() == '']
+    if bad:
+        # mpprov takes the names comma-separated: a name with a comma would name two devices.
+        module.fail_json(msg='limit: %s is not the name of a Monitoring Point (names are not empty and hold no comma)' % json.dumps(bad[0]))
     cmd = build_command(executable, params, module.check_mode)
 
     rc, stdout, stderr = module.run_command(cmd)
