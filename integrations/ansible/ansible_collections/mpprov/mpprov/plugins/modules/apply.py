@@ -361,7 +361,7 @@ def render_settings(settings, other=None):
     for key, value in settings.items():
         if other is not None and value == SECRET_CHANGED and other.get(key) == SECRET_CHANGED:
             value = SECRET_BEFORE
-        lines.append('%s: %s\n' % (key, json.dumps(value)))
+        lines.append('%s: %s\n' % (key, json.dumps(value, ensure_ascii=False)))
     return ''.join(lines)
 
 
