@@ -194,6 +194,28 @@ describe('the mpprov.mpprov collection with ansible-playbook', () => {
     expect(methodsPerDevice().flat().filter((m) => m !== 'GET')).toEqual([]);
   }, RUN_TIMEOUT);
 
+  it('runs site after site, at most mpprov_site_throttle MPs of a site at once', async () => {
+    // A wrapper that logs when each mpprov starts and ends (nanoseconds), per profile.
+    const log = join(work, 'mpprov-times.log');
+    const logged = join(work, 'mpprov-logged');
+    writeFileSync(logged, `#!/bin/sh\necho "start $(date +%s%N) $(basename "$(eval echo \\$$#)")" >> '${log}'\n'${join(work, 'mpprov')}' "$@"\nstatus=$?\necho "end $(date +%s%N) $(basename "$(eval echo \\$$#)")" >> '${log}'\nexit $status\n`);
+    chmodSync(logged, 0o755);
+    const run = await playbook('--check', '-e', `mpprov_executable=${logged}`, '-e', 'mpprov_site_throttle=1');
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const span: Record<string, { start: number; end: number }> = {};
+    for (const line of readFileSync(log, 'utf8').trim().split('\n')) {
+      const [edge, ns, profile] = line.split(' ');
+      const host = profile!.replace(/\.yaml$/, '');
+      span[host] = { ...span[host]!, [edge!]: Number(BigInt(ns!) / 1000n) };
+    }
+    expect(Object.keys(span).sort()).toEqual([...HOSTS].sort());
+    const berlin = [span['mp-berlin-01']!, span['mp-berlin-02']!].sort((x, y) => x.start - y.start);
+    // Throttle 1: the second MP of the site starts after the first one ended.
+    expect(berlin[1]!.start).toBeGreaterThanOrEqual(berlin[0]!.end);
+    // Site after site: Hamburg starts once Berlin is done.
+    expect(span['mp-hamburg-01']!.start).toBeGreaterThanOrEqual(berlin[1]!.end);
+  }, RUN_TIMEOUT);
+
   it('an invalid profile fails its host with mpprov\'s located problem, and the other hosts still run', async () => {
     const broken = join(work, 'broken');
     mkdirSync(join(broken, 'secrets'), { recursive: true });
