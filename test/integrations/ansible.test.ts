@@ -32,6 +32,7 @@ beforeAll(async () => {
   requireTool('ansible-playbook', 'the Ansible collection test runs the example playbook with it');
   requireTool('ansible-doc', 'the Ansible collection test reads the module documentation with it');
   requireTool('ansible-galaxy', 'the Ansible collection test builds and installs the collection with it');
+  requireTool('ansible', 'the Ansible collection test runs the module ad hoc with it');
   fleet = await startFleet(MPS.length, { restartMs: 100, serviceRateLimit: false });
   work = tempFolder('ansible');
   writeFileSync(join(work, 'ansible.cfg'), '[defaults]\n');
@@ -235,6 +236,15 @@ describe('the mpprov.mpprov collection with ansible-playbook', () => {
     expect(recap['mp-hamburg-01']).toMatchObject({ failed: 0, changed: 0 });
     expect(run.stdout).toMatch(/fatal: \[mp-berlin-02 -> localhost\]: FAILED! => .*"msg": ".*mp-berlin-02\.yaml:\d+:\d+: .*nothing was sent to any device/);
     expect(device(1).requests()).toEqual([]);
+  }, RUN_TIMEOUT);
+
+  it('a command line mpprov refuses fails the task with commander\'s one sentence', async () => {
+    // Ad hoc, the module alone: concurrency 0 is refused by mpprov itself (exit status 64).
+    const args = `profile=${join(work, 'profiles/mp-berlin-01.yaml')} mpprov=${join(work, 'mpprov')} agent_config=${join(work, 'agent.yaml')} concurrency=0`;
+    const run = await runTool('ansible', ['localhost', '-i', join(work, 'inventory.yml'), '-m', 'mpprov.mpprov.apply', '-a', args], { cwd: work, env: ansibleEnv(work) });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toContain(`"msg": "mpprov refused its command line (exit status 64): error: option '--concurrency <n>' argument '0' is invalid. '0' is not a positive number (an mpprov older`);
+    expect(run.stdout).not.toContain('Usage: mpprov');
   }, RUN_TIMEOUT);
 
   it('refuses JSON output of another format instead of misreading it', async () => {
