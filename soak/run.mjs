@@ -5,7 +5,7 @@
 //   env: MPPROV_SOAK_CYCLES, MPPROV_SOAK_SEED, MPPROV_SOAK_FAT_EVERY
 // Prints a progress line now and then and a JSON summary, also written to .test-output/soak.json.
 // Exit status 1 when any check fails.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startSimulator } from '../dist/simulator/index.js';
 import { makeFatImage, makeWorld, repoRoot, requireFatTools, sleep, startAgent } from '../bench/daemon-lib.mjs';
@@ -99,6 +99,8 @@ const violate = (cycle, what) => {
 };
 const outcomes = {};
 let faultsInjected = 0;
+/** The reason a fault's failed job gave, one example per fault, for the summary. */
+const failureReasons = {};
 let fatCycles = 0;
 /** What the device holds now: the name of a valid stick, or `initial` after a reset. */
 let deviceConfig = 'initial';
@@ -108,10 +110,34 @@ const started = Date.now();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
 let jobsSeen = 0;
 
+/** jobs.jsonl, read on from where the last read stopped: polled every few ms, it must not cost O(jobs). */
+const history = { offset: 0, partial: '', starts: [], ends: [], interrupted: [] };
 async function historyEnds() {
-  const text = await readFile(join(world.stateDir, 'jobs.jsonl'), 'utf8').catch(() => '');
-  const records = text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
-  return { starts: records.filter((r) => r.event === 'start'), ends: records.filter((r) => r.event === 'end'), interrupted: records.filter((r) => r.event === 'interrupted') };
+  let handle;
+  try {
+    handle = await open(join(world.stateDir, 'jobs.jsonl'), 'r');
+  } catch {
+    return history;
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size > history.offset) {
+      const buffer = Buffer.alloc(size - history.offset);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, history.offset);
+      history.offset += bytesRead;
+      const lines = (history.partial + buffer.subarray(0, bytesRead).toString('utf8')).split('\n');
+      history.partial = lines.pop() ?? '';
+      for (const line of lines.filter((l) => l.trim() !== '')) {
+        const record = JSON.parse(line);
+        if (record.event === 'start') history.starts.push(record);
+        else if (record.event === 'end') history.ends.push(record);
+        else if (record.event === 'interrupted') history.interrupted.push(record);
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+  return history;
 }
 
 async function waitForEnd(stick, cycle) {
@@ -176,9 +202,13 @@ try {
     if (!said.resultLine.startsWith(`RESULT: ${end.result}  `) || !said.resultLine.endsWith(`[${end.id}]`)) {
       violate(cycle, `${what}: usb.log's last line is not the job's RESULT line: ${JSON.stringify(said.resultLine.slice(0, 200))}`);
     }
-    if (end.result === 'FAILED' && !/What to do|invalid|because|:/.test(said.text.slice(said.text.indexOf(')') + 1))) {
+    if (!said.text.includes(`job ${end.id}`)) violate(cycle, `${what}: the result file does not name job ${end.id}: ${JSON.stringify(said.text.slice(0, 200))}`);
+    // A failure must say why: "mpprov FAILED at HH:MM (stick ..., job ...): <reason>. What to do: ..."
+    const reason = /^mpprov FAILED at \d\d:\d\d \(.*?, job [^)]+\): (.+?)\. What to do: /.exec(said.text)?.[1] ?? '';
+    if (end.result === 'FAILED' && (reason.trim() === '' || end.summary.trim() === '')) {
       violate(cycle, `${what}: FAILED without a reason on the stick: ${JSON.stringify(said.text.slice(0, 200))}`);
     }
+    if (end.result === 'FAILED' && fault !== undefined) failureReasons[fault] = reason.slice(0, 160);
     if (kind !== 'invalid') {
       if (fault !== undefined) {
         // Whatever the fault did (a new certificate, no return, a half-applied change), the device
@@ -224,6 +254,7 @@ try {
     faults_injected: faultsInjected,
     jobs: { starts: starts.length, ends: ends.length, interrupted: interrupted.length },
     outcomes,
+    failure_reasons: failureReasons,
     fds: { at_cycle_10: samples.fdsAtCycle10, at_end: samples.fdsAtEnd },
     rss_kib: { at_tenth: samples.rssAtTenthKiB, at_end: samples.rssAtEndKiB, growth_percent: samples.rssGrowthPercent },
     children: kids.map((c) => c.comm),
