@@ -44,8 +44,9 @@ function readResult(names, resultText, usbLog) {
   return { resultFiles: results, word, text: resultText ?? '', resultLine, busy: names.some((n) => /^MPPROV-BUSY\.TXT$/i.test(n)) };
 }
 
-async function run_(cmd, args, options) {
-  await run(cmd, args, options);
+/** Runs a command for its effect; its output is not wanted. */
+async function run_(cmd, args) {
+  await run(cmd, args);
 }
 
 /**
@@ -75,7 +76,8 @@ export async function insertTmpfsStick(stage, mountPoint, files) {
       return readResult(names, text, await readFile(join(stage, 'usb.log'), 'utf8').catch(() => undefined));
     },
     async dispose() {
-      await run_('umount', [stage]);
+      // A job still running (a hang the soak reports) may hold files open: detach it then.
+      await run_('umount', [stage]).catch(() => run_('umount', ['-l', stage]));
       await rm(stage, { recursive: true, force: true });
     },
   };
