@@ -129,6 +129,6 @@ describe('modules a command loads', () => {
     expect(run.code).toBe(0);
     const commands = run.stdout.slice(run.stdout.indexOf('Commands:'));
     const listed = [...commands.matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1]);
-    expect(listed).toEqual(['validate', 'plan', 'apply', 'schema', 'run', 'status', 'notify', 'simulate', 'sign', 'service', 'help']);
+    expect(listed).toEqual(['validate', 'plan', 'apply', 'schema', 'run', 'status', 'notify', 'simulate', 'sign', 'secrets-record', 'service', 'help']);
   });
 });
