@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, mkdir, open, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { readCappedFile } from '../core/read-capped-file.js';
 
 /**
  * The key that hashes secrets for the secrets record: 32 random bytes, per installation, in its
@@ -96,29 +97,15 @@ export function parseKeyText(text: string): Buffer | string {
 }
 
 /**
- * A small file read without blocking or reading it whole: O_NONBLOCK (a FIFO cannot hang us), a
- * regular file only, at most KEY_FILE_CAP bytes. Returns the text, or the reason as an errno-like code.
+ * A small file read without blocking or reading it whole (readCappedFile): a FIFO cannot hang us,
+ * a regular file only, at most KEY_FILE_CAP bytes. Returns the text, or the reason as an errno-like code.
  */
 export async function readSmallFile(file: string, cap = KEY_FILE_CAP): Promise<string | { code: string }> {
-  let handle;
-  try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
-    const info = await handle.stat();
-    if (!info.isFile()) return { code: 'not a regular file' };
-    const buffer = Buffer.alloc(cap + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length > cap) return { code: `larger than ${cap} bytes` };
-    }
-    return buffer.subarray(0, length).toString('utf8');
-  } catch (error) {
-    return { code: (error as NodeJS.ErrnoException).code ?? 'error' };
-  } finally {
-    await handle?.close();
-  }
+  const read = await readCappedFile(file, cap);
+  if (read.ok) return read.bytes.toString('utf8');
+  if (read.why === 'not-regular') return { code: 'not a regular file' };
+  if (read.why === 'too-large') return { code: `larger than ${cap} bytes` };
+  return { code: read.code ?? 'error' };
 }
 
 export function temporaryName(file: string): string {

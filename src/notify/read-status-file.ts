@@ -1,7 +1,6 @@
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { z } from 'zod';
 import { AgentStatus, StatusJob } from '../core/agent-status.js';
+import { readCappedFile } from '../core/read-capped-file.js';
 
 /** A status file larger than this is not the agent's (20 jobs with their steps stay far below). */
 export const STATUS_FILE_CAP = 1024 * 1024;
@@ -19,32 +18,15 @@ const StatusEnvelope = AgentStatus.extend({ jobs: z.array(z.unknown()) });
  * non-blocking so a FIFO put in its place cannot hang the reader.
  */
 export async function readStatusFile(path: string, cap = STATUS_FILE_CAP): Promise<StatusRead> {
-  let text: string;
-  try {
-    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    try {
-      const info = await handle.stat();
-      if (!info.isFile()) return { ok: false, reason: 'unreadable', problem: `${path} is not a regular file` };
-      if (info.size > cap) return { ok: false, reason: 'invalid', problem: `${path} is larger than ${cap} bytes: not the agent's status file` };
-      // Read at most cap + 1 bytes, whatever the size said: the file may grow between stat and read.
-      const buffer = Buffer.alloc(cap + 1);
-      let length = 0;
-      for (;;) {
-        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-        if (bytesRead === 0) break;
-        length += bytesRead;
-        if (length > cap) return { ok: false, reason: 'invalid', problem: `${path} is larger than ${cap} bytes: not the agent's status file` };
-      }
-      text = buffer.subarray(0, length).toString('utf8');
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { ok: false, reason: 'missing-file', problem: `${path} does not exist (yet): is the agent (mpprov.service) running?` };
-    if (code === 'EACCES' || code === 'EPERM') return { ok: false, reason: 'unreadable', problem: `cannot read ${path}: permission denied` };
-    return { ok: false, reason: 'unreadable', problem: `cannot read ${path}: ${code ?? String(error)}` };
+  const read = await readCappedFile(path, cap);
+  if (!read.ok) {
+    if (read.why === 'not-regular') return { ok: false, reason: 'unreadable', problem: `${path} is not a regular file` };
+    if (read.why === 'too-large') return { ok: false, reason: 'invalid', problem: `${path} is larger than ${cap} bytes: not the agent's status file` };
+    if (read.code === 'ENOENT') return { ok: false, reason: 'missing-file', problem: `${path} does not exist (yet): is the agent (mpprov.service) running?` };
+    if (read.code === 'EACCES' || read.code === 'EPERM') return { ok: false, reason: 'unreadable', problem: `cannot read ${path}: permission denied` };
+    return { ok: false, reason: 'unreadable', problem: `cannot read ${path}: ${read.code ?? 'error'}` };
   }
+  const text = read.bytes.toString('utf8');
   let json: unknown;
   try {
     json = JSON.parse(text);
