@@ -216,6 +216,8 @@ export function deviceWords(result: DeviceResult, stopped: boolean): string {
       let why = FAILURE_WORDS[result.code ?? ''] ?? 'failed';
       // The engine reports a wait cut short by the shutdown as a lost device: say what happened.
       if (result.deviceLost === true && stopped) why = 'the agent stopped while the device was restarting: check it before running the stick again';
+      // Back, but behind another certificate: nothing more was sent, and that is not an outage.
+      else if (result.deviceLost === true && result.code === ErrorCode.DevicePinMismatch) why = 'came back from the restart with a different TLS certificate (possible interception): check the device before trusting it';
       else if (result.deviceLost === true) why = 'did not come back after the networking restart';
       else if (result.rollback !== undefined) why = `wrong result, rollback ${result.rollback.outcome}`;
       else if (stopped) why = `stopped by the agent's shutdown${result.lastSucceededStep === undefined ? '' : ` after "${result.lastSucceededStep}"`}`;

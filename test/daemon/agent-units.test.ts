@@ -35,6 +35,7 @@ describe('the RESULT line', () => {
     expect(deviceWords(device('mp1', 'no-change'), false)).toBe('mp1: already applied, no restart');
     expect(deviceWords(device('mp1', 'failed', { code: 'MPPROV_DEVICE_AUTH' }), false)).toBe('mp1: failed, wrong user name or password');
     expect(deviceWords(device('mp1', 'failed', { code: 'MPPROV_DEVICE_UNREACHABLE', deviceLost: true }), false)).toBe('mp1: failed, did not come back after the networking restart');
+    expect(deviceWords(device('mp1', 'failed', { code: 'MPPROV_DEVICE_PIN_MISMATCH', deviceLost: true }), false)).toBe('mp1: failed, came back from the restart with a different TLS certificate (possible interception): check the device before trusting it');
     expect(deviceWords(device('mp1', 'failed', { code: 'MPPROV_APPLY_FAILED', rollback: { outcome: 'restored', message: 'x' } }), false)).toBe('mp1: failed, wrong result, rollback restored');
     expect(deviceWords(device('mp1', 'failed', { code: 'MPPROV_PLAN_REFUSED' }), false)).toBe('mp1: failed, refused before any change (would cut off access)');
     expect(
