@@ -43,6 +43,16 @@ const cli = (args) =>
     const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), ...args], { stdio: 'inherit' });
     child.on('close', (code) => resolve(code));
   });
+/** The same, with stdout and stderr captured: `{ status, stdout, stderr }`. */
+const cliCapture = (args) =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
 
 say('1. Start a simulated Monitoring Point (m50: eth0, eth1, wlan0) and the monitoring service, on loopback');
 // The MP's hostname in the service: the profile's monitoring point name (the post-check's default).
@@ -85,6 +95,17 @@ try {
 
   say('4. mpprov plan: what would change (secrets only as "(changed)")');
   await cli(['plan', file, ...engine]);
+
+  say(`4b. mpprov plan --json --limit ${hostname}: what a script or the Ansible collection reads (the version line, then the structured diff)`);
+  // Never a synchronous child here: the simulated device answers from this very process.
+  const planRun = await cliCapture(['plan', file, '--json', '--limit', hostname, ...engine]);
+  for (const line of planRun.stdout.split('\n').filter((l) => l.trim() !== '')) {
+    const event = JSON.parse(line);
+    if (event.type === 'version') console.log(line);
+    if (event.type === 'plan') console.log(`diff of ${event.device}:\n${JSON.stringify(event.diff, null, 2)}`);
+  }
+  if (planRun.status !== 0 && planRun.status !== 2) process.stdout.write(`${planRun.stdout}${planRun.stderr}`);
+  console.log(`exit status ${planRun.status} (2: there are changes to make)`);
 
   say('5. mpprov apply: upload, post, restart networking, ride out the outage, verify, confirm the service sees it');
   const code = await cli(['apply', file, ...engine]);
