@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { type FSWatcher, watch } from 'node:fs';
-import { lstat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { type FSWatcher, readdirSync, readFileSync, readlinkSync, statSync, watch } from 'node:fs';
+import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
 import { mediaMounts, type MountEntry, readMountTable } from './mount-table.js';
 
@@ -79,20 +78,18 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
     // at every write: such a mount is left to findmnt alone.
     if (/^(usb\.log|mpprov)/i.test(name)) return;
     let watcher: FSWatcher;
+    let root: { dev: number; ino: number };
     try {
+      root = statSync(target);
       watcher = watch(target, { persistent: false }, (event, file) => {
         if (closed || event !== 'rename' || (file !== null && file !== name)) return;
-        // The same event names a child called like the folder being made or removed: only a
-        // root without such a child was unmounted.
-        void lstat(join(target, name)).then(
-          () => undefined,
-          () => {
-            if (rootWatches.get(target) !== watcher) return;
-            unwatchRoot(target);
-            unmounted.add(target);
-            rescan();
-          },
-        );
+        if (rootWatches.get(target) !== watcher) return;
+        // The same event names a child called like the folder (a FAT label shows as one): only a
+        // watch the kernel has dropped means the root was unmounted.
+        if (inotifyWatchExists(root.dev, root.ino) !== false) return;
+        unwatchRoot(target);
+        unmounted.add(target);
+        rescan();
       });
     } catch {
       return; // Not watchable (gone already, no inotify left): findmnt still reports it.
@@ -224,6 +221,35 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
       await rescanning;
     },
   };
+}
+
+/**
+ * Whether this process holds an inotify watch on the inode (dev, ino), from /proc/self/fdinfo of
+ * its inotify descriptors (the kernel drops a watch when its file system is unmounted).
+ * `undefined` when that cannot be read.
+ */
+function inotifyWatchExists(dev: number, ino: number): boolean | undefined {
+  // fdinfo shows the kernel's dev_t (major << 20 | minor); stat's is the user-space encoding.
+  const major = Math.floor(dev / 256) & 0xfff;
+  const minor = (dev & 0xff) | (Math.floor(dev / 4096) & 0xfff00);
+  const wanted = ` ino:${ino.toString(16)} sdev:${(major * 2 ** 20 + minor).toString(16)} `;
+  let found: boolean | undefined;
+  try {
+    for (const fd of readdirSync('/proc/self/fd')) {
+      let link: string;
+      try {
+        link = readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      if (link !== 'anon_inode:inotify') continue;
+      found ??= false;
+      if (readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').includes(wanted)) return true;
+    }
+  } catch {
+    return undefined;
+  }
+  return found;
 }
 
 /** `ACTION="umount" TARGET="/media/x\x20y"` (findmnt -P: hex escapes) to its fields. */
