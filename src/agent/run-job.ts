@@ -180,6 +180,9 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
     }
   }
 
+  // The stick's copy holds its secrets and is no longer needed: gone before anyone is told the job ended.
+  await state.removeJobDir(id).catch(() => undefined);
+
   const stopReason = env.stopReason();
   // A job that got everything done before the signal took effect was not interrupted.
   const stopped = stopReason !== undefined && (result === undefined || result.outcome === 'failed');
@@ -224,7 +227,6 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
     await state.removeMarker(id);
   }
   removeSecrets();
-  await state.removeJobDir(id).catch(() => undefined);
   await log.flush();
   return { conclusion, stickLog };
 }
