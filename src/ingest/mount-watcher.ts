@@ -45,6 +45,17 @@ export interface MountWatcher {
 }
 
 const RESTART_DELAYS_MS = [200, 1_000, 5_000, 30_000] as const;
+/** How often, and how far apart, a root whose unmount was signalled is looked at again. */
+const ROOT_RECHECKS = 10;
+const ROOT_RECHECK_MS = 50;
+
+interface RootWatch {
+  watcher: FSWatcher;
+  /** The root's inode when the watch was set: the kernel's watch list names it this way. */
+  dev: number;
+  ino: number;
+  recheck?: NodeJS.Timeout;
+}
 
 /**
  * Starts watching. Mounts already present are reported by `current()`, not as events: whether
@@ -66,10 +77,31 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
   let rescanAgain = false;
   /** Targets findmnt saw unmounted since the last read: gone, whatever the table says now. */
   const unmounted = new Set<string>();
-  const rootWatches = new Map<string, FSWatcher>();
+  const rootWatches = new Map<string, RootWatch>();
   const unwatchRoot = (target: string): void => {
-    rootWatches.get(target)?.close();
+    const rootWatch = rootWatches.get(target);
+    if (rootWatch === undefined) return;
+    clearTimeout(rootWatch.recheck);
+    rootWatch.watcher.close();
     rootWatches.delete(target);
+  };
+  /**
+   * The root counts as unmounted once the kernel has dropped our watch on it. The IN_UNMOUNT event
+   * can be read a moment before the kernel removes the watch (another core, a loaded machine), so
+   * a watch still present is looked at again shortly.
+   */
+  const checkRoot = (target: string, rootWatch: RootWatch, retries: number): void => {
+    if (closed || rootWatches.get(target) !== rootWatch) return;
+    const exists = inotifyWatchExists(rootWatch.dev, rootWatch.ino);
+    if (exists === false) {
+      unwatchRoot(target);
+      unmounted.add(target);
+      rescan();
+    } else if (retries > 0) {
+      clearTimeout(rootWatch.recheck);
+      rootWatch.recheck = setTimeout(() => checkRoot(target, rootWatch, retries - 1), ROOT_RECHECK_MS);
+      rootWatch.recheck.unref();
+    }
   };
   const watchRoot = (target: string): void => {
     unwatchRoot(target);
@@ -77,25 +109,23 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
     // A stick folder named like a file the agent writes at a stick's root would look unmounted
     // at every write: such a mount is left to findmnt alone.
     if (/^(usb\.log|mpprov)/i.test(name)) return;
-    let watcher: FSWatcher;
-    let root: { dev: number; ino: number };
     try {
-      root = statSync(target);
-      watcher = watch(target, { persistent: false }, (event, file) => {
-        if (closed || event !== 'rename' || (file !== null && file !== name)) return;
-        if (rootWatches.get(target) !== watcher) return;
-        // The same event names a child called like the folder (a FAT label shows as one): only a
-        // watch the kernel has dropped means the root was unmounted.
-        if (inotifyWatchExists(root.dev, root.ino) !== false) return;
-        unwatchRoot(target);
-        unmounted.add(target);
-        rescan();
-      });
+      const root = statSync(target);
+      const entry: RootWatch = {
+        dev: root.dev,
+        ino: root.ino,
+        watcher: watch(target, { persistent: false }, (event, file) => {
+          if (event !== 'rename' || (file !== null && file !== name)) return;
+          // The same event names a child called like the folder (a FAT label shows as one): only a
+          // watch the kernel has dropped means the root was unmounted.
+          checkRoot(target, entry, ROOT_RECHECKS);
+        }),
+      };
+      entry.watcher.on('error', () => unwatchRoot(target));
+      rootWatches.set(target, entry);
     } catch {
-      return; // Not watchable (gone already, no inotify left): findmnt still reports it.
+      // Not watchable (gone already, no inotify left): findmnt still reports it.
     }
-    watcher.on('error', () => unwatchRoot(target));
-    rootWatches.set(target, watcher);
   };
   const rescan = (): void => {
     if (closed) return;
@@ -167,7 +197,10 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
         // A watched root reports its own unmount, once: counting findmnt's line too would make one
         // unmount two when the watch spoke first and the stick is already back.
         for (const target of [event.TARGET, event['OLD-TARGET']]) {
-          if (target !== undefined && target !== '' && !rootWatches.has(target)) unmounted.add(target);
+          if (target === undefined || target === '') continue;
+          const watched = rootWatches.get(target);
+          if (watched === undefined) unmounted.add(target);
+          else checkRoot(target, watched, ROOT_RECHECKS);
         }
       }
       rescan();

@@ -108,8 +108,23 @@ export async function mountFat(image: string, mountPoint: string, options: { rea
   } finally {
     closeSync(out);
   }
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await waitUntil(() => inMountTable(mountPoint), 10_000, `fusefat to mount ${mountPoint}`);
+  let exitedEarly: string | undefined;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exitedEarly = `fusefat exited (${signal ?? `status ${code}`})`;
+      resolve();
+    }),
+  );
+  try {
+    await waitUntil(async () => {
+      if (exitedEarly !== undefined) throw new Error(exitedEarly);
+      return inMountTable(mountPoint);
+    }, 10_000, `fusefat to mount ${mountPoint}`);
+  } catch (error) {
+    // What fusefat said is the only clue to why a mount did not happen.
+    const said = (await readFile(options.logFile, 'utf8').catch(() => '')).split('\n').slice(-15).join('\n');
+    throw new Error(`${(error as Error).message} (${image}); its last output:\n${said}`);
+  }
   let gone = false;
   return {
     mountPoint,
