@@ -44,7 +44,7 @@ const OPEN_FLAGS = {
   a: constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW,
   'r+': constants.O_RDWR | constants.O_NOFOLLOW,
   wx: constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-  r: constants.O_RDONLY,
+  r: constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW,
 } as const;
 type OpenMode = keyof typeof OPEN_FLAGS;
 
@@ -193,6 +193,31 @@ export async function replaceDurably(file: string, content: string | Buffer, tar
     throw error;
   }
   await withHandle(dirname(file), 'r', (handle) => handle.sync(), {}).catch(() => undefined);
+}
+
+/**
+ * Whether `file` is non-empty and its last byte is not a newline: a log cut mid-line (power lost
+ * during an append, or someone's editor) so the next text must start on a line of its own.
+ * A missing file is not; a link is refused like every other write.
+ */
+export async function endsMidLine(file: string): Promise<boolean> {
+  try {
+    return await withHandle(
+      file,
+      'r',
+      async (handle) => {
+        const { size } = await handle.stat();
+        if (size === 0) return false;
+        const last = Buffer.alloc(1);
+        await handle.read(last, 0, 1, size - 1);
+        return last[0] !== 0x0a;
+      },
+      {},
+    );
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
 }
 
 /** usb.log above this size keeps its still-running line in the middle rather than be rewritten per batch. */

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { appendOverTail, classifyStickError, replaceDurably, StickProblem } from './durable-write.js';
+import { appendOverTail, classifyStickError, endsMidLine, replaceDurably, StickProblem } from './durable-write.js';
 import { type ResultTxtName, writeResultTxt } from './result-file.js';
 
 /**
@@ -91,6 +91,8 @@ export function createUsbLogWriter(options: UsbLogWriterOptions): UsbLogWriter {
   let trailer = '';
   /** The trailer as it is on the stick now (what the next append overwrites). */
   let tailOnDisk = '';
+  /** Whether the log's end was looked at: a log cut mid-line gets a newline before our first text. */
+  let endChecked = false;
   const hasWork = (): boolean => pending !== '' || pendingResult !== undefined || pendingTxt !== undefined || trailer !== tailOnDisk;
   let running: Promise<void> | undefined;
 
@@ -125,7 +127,10 @@ export function createUsbLogWriter(options: UsbLogWriterOptions): UsbLogWriter {
         const tail = trailer;
         const onDisk = tailOnDisk;
         try {
-          await serialize(() => appendOverTail(join(root, USB_LOG_NAME), onDisk, text + tail, { device }));
+          const file = join(root, USB_LOG_NAME);
+          const lead = !endChecked && onDisk === '' && (await serialize(() => endsMidLine(file))) ? '\n' : '';
+          endChecked = true;
+          await serialize(() => appendOverTail(file, onDisk, lead + text + tail, { device }));
           pending = pending.slice(text.length);
           tailOnDisk = tail;
         } catch (error) {
