@@ -79,6 +79,12 @@ export interface MountedStick {
   mounted(): Promise<boolean>;
   /** A yank: fusefat killed with SIGKILL, then the dead mount detached (`fusermount -u -z`). */
   pull(): Promise<void>;
+  /**
+   * fusefat stopped (SIGSTOP): every file operation on the stick waits, as on a stick that hangs
+   * mid-write; `resume` (SIGCONT) lets them go on. unmount and pull resume it first.
+   */
+  pause(): void;
+  resume(): void;
 }
 
 async function inMountTable(mountPoint: string): Promise<boolean> {
@@ -126,13 +132,23 @@ export async function mountFat(image: string, mountPoint: string, options: { rea
     throw new Error(`${(error as Error).message} (${image}); its last output:\n${said}`);
   }
   let gone = false;
+  let paused = false;
+  const resume = (): void => {
+    if (paused) child.kill('SIGCONT');
+    paused = false;
+  };
   return {
     mountPoint,
     exited,
     mounted: () => inMountTable(mountPoint),
+    pause() {
+      paused = child.kill('SIGSTOP');
+    },
+    resume,
     async unmount() {
       if (gone) return;
       gone = true;
+      resume();
       // The agent releases a stick itself when its job is done (when_done.eject): then only wait for fusefat.
       await run('fusermount', ['-u', mountPoint]).catch(async () => {
         if (!(await inMountTable(mountPoint))) return;
@@ -144,6 +160,7 @@ export async function mountFat(image: string, mountPoint: string, options: { rea
     async pull() {
       if (gone) return;
       gone = true;
+      resume();
       child.kill('SIGKILL');
       await exited;
       await run('fusermount', ['-u', '-z', mountPoint]).catch(() => undefined);

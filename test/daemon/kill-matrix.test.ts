@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { activeEth1 } from '../support/device-observations.js';
@@ -26,6 +28,10 @@ interface KillPoint {
   /** Faults set once the device starts its restart (requests before it must not be held). */
   onRestart?: string[];
   settleMs?: number;
+  /** The stick's files: a static eth1 (default), or PEAP with a CA certificate to upload first. */
+  stick?: 'static' | 'peap-ca';
+  /** Holds every write to the stick (fusefat stopped) from the moment the job talks to the device. */
+  hangStick?: boolean;
 }
 
 /** An interface view as settings only: the view's name for itself and what the device runs (in_use) left out. */
@@ -37,7 +43,29 @@ const settingsOf = (view: Record<string, unknown>[]): unknown =>
 
 const writes = (sim: SimulatorHandle): string[] => sim.requests().filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
 
+const RADIUS_CA = fileURLToPath(new URL('../../profiles/certs/radius-ca.pem', import.meta.url));
+const PEAP_SECRET = 'Kill-Matrix-Peap-71';
+
+/** A static eth1 with PEAP whose server CA is on the stick: the job uploads it before the POST. */
+function peapCaStick(sim: SimulatorHandle): Record<string, string | Buffer> {
+  const files: Record<string, string | Buffer> = stickFiles([{ name: 'mp1', sim }]);
+  files['mpprov.yaml'] = `${files['mpprov.yaml']}        dot1x: { eap: peap, inner: mschapv2, identity: mp01@corp.example, password: "${PEAP_SECRET}", ca_cert: certs/radius-ca.pem }\n`;
+  files['certs/radius-ca.pem'] = readFileSync(RADIUS_CA);
+  return files;
+}
+
 const POINTS: KillPoint[] = [
+  {
+    name: 'after the upload, before the POST',
+    stick: 'peap-ca',
+    // The stanza POST is held: the CA file is on the device (pending), the stanza is not.
+    faults: ['latency=60s,times=1@POST /api/v1/interface/'],
+    reached: (sim) => writes(sim).includes('POST /api/v1/interface/file/'),
+    settleMs: 300,
+    // Step 1/5 was the upload.
+    where: /where it stopped: mp1: step 2\/5 POST eth1 inet \(create\) \(not finished\)/,
+    next: 'CHANGED',
+  },
   {
     name: 'after reading the stick, before the device answered',
     faults: ['latency=60s,times=5@GET /api/v1/interface/'],
@@ -66,6 +94,16 @@ const POINTS: KillPoint[] = [
     where: /where it stopped: mp1: step [34]\/4 [^\n]*\(not finished\)/,
     next: 'NO CHANGE',
   },
+  {
+    name: 'while writing usb.log, after the device was configured',
+    faults: [],
+    hangStick: true,
+    // Every step is done on the device; the job waits for the stick to take its log.
+    reached: (sim, output) => sim.state().restarts === 1 && output.includes('step 4/4 done'),
+    settleMs: 500,
+    where: /where it stopped: mp1: changed: applied and verified: 1 stanza\(s\) added \(last step done: check the active view after the restart/,
+    next: 'NO CHANGE',
+  },
 ];
 
 describe('the agent killed with SIGKILL at each point of a job', () => {
@@ -74,14 +112,21 @@ describe('the agent killed with SIGKILL at each point of a job', () => {
   for (const point of POINTS) {
     it(`${point.name}: reported at the next start, told to the stick, completed at its next insertion`, { timeout: 120_000 }, async () => {
       const { sim, world: w, agent } = await rig.startWithDevice({ restartMs: 300, faults: point.faults });
-      const { image, stick } = await rig.insertStick(w, 'KILL', stickFiles([{ name: 'mp1', sim }]));
+      const { image, stick } = await rig.insertStick(w, 'KILL', point.stick === 'peap-ca' ? peapCaStick(sim) : stickFiles([{ name: 'mp1', sim }]));
+      if (point.hangStick === true) {
+        await waitFor(async () => (await agent.output()).includes('[mp1] connecting to'), 20_000, 'the job to start', agent.output);
+        stick.pause();
+      }
       if (point.onRestart !== undefined) {
         await waitFor(() => sim.state().phase === 'restarting', 20_000, 'the restart', agent.output);
         sim.setFaults(point.onRestart);
       }
       await waitFor(async () => point.reached(sim, await agent.output()), 20_000, point.name, agent.output);
       if (point.settleMs !== undefined) await new Promise((r) => setTimeout(r, point.settleMs));
-      await agent.stop('SIGKILL');
+      const killed = agent.stop('SIGKILL');
+      // A write fusefat had taken before it stopped holds the killed agent's thread until answered.
+      stick.resume();
+      await killed;
       sim.setFaults([]);
       const [start] = (await readJobs(w.stateDir)).filter((r) => r.event === 'start');
       expect(start?.id).toBeDefined();
