@@ -1,16 +1,18 @@
 import { execFile } from 'node:child_process';
-import { chmod, cp, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cliEntry, repoRoot, runCli } from '../support/run-cli.js';
+import { runCli } from '../support/run-cli.js';
+import { worldReadableCli } from '../support/world-readable-cli.js';
 
 /**
  * `mpprov status` run by someone who cannot read the agent's state (a technician without sudo)
  * or with a state directory that is not there: a sentence on stderr and a non-zero exit, never
  * "recent jobs: none yet". The unprivileged run is real: setpriv drops to nobody, running a copy
- * of the built CLI copied where nobody can read it (the repository may sit under a 0700 folder).
+ * of the built CLI that user can load (the repository may sit under a 0700 folder: a second CI
+ * run from a clone there failed when this test still linked the checkout's node_modules).
  */
 
 const run = promisify(execFile);
@@ -34,19 +36,14 @@ describe('mpprov status without access to the state directory', () => {
     if (process.getuid?.() !== 0) throw new Error('this test drops from root to nobody with setpriv: run it as root (the CI container is)');
     dir = await mkdtemp(join(tmpdir(), 'mpprov-status-'));
     await chmod(dir, 0o755);
-    // A copy of the CLI that nobody can read and run, with the dependencies beside it.
-    const cli = join(dir, 'cli');
-    await mkdir(cli, { mode: 0o755 });
-    await cp(join(repoRoot, 'dist'), join(cli, 'dist'), { recursive: true });
-    await cp(join(repoRoot, 'package.json'), join(cli, 'package.json'));
-    await symlink(await realpath(join(repoRoot, 'node_modules')), join(cli, 'node_modules'));
-    await run('chmod', ['-R', 'a+rX', cli]);
+    // A copy of the CLI that nobody can load, whatever folder holds the checkout.
+    const cli = worldReadableCli();
     // The agent's state as it leaves it: root only (UMask=0077).
     const state = join(dir, 'state');
     await mkdir(state, { mode: 0o700 });
     await writeFile(join(state, 'jobs.jsonl'), '', { mode: 0o600 });
 
-    const result = await run('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, join(cli, cliEntry), 'status', '--state-dir', state], {
+    const result = await run('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, cli, 'status', '--state-dir', state], {
       encoding: 'utf8',
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1', HOME: '/nonexistent' },
     }).then(
