@@ -85,6 +85,9 @@ export function findSecretSpans(source: YamlSource, keys: ReadonlySet<string>): 
  * password inside a collection used as a key. A problem's key path or message would quote them;
  * positions cannot catch a path, the redactor can.
  */
+/** C0 control bytes but the tab, and DEL: never part of a value as a person wrote it. */
+const CONTROL_BYTES = /[\u0000-\u0008\u000a-\u001f\u007f]/g;
+
 export function writtenSecretPieces(text: string, spans: readonly SecretSpan[]): string[] {
   const lines = text.split('\n');
   const pieces: string[] = [];
@@ -93,8 +96,13 @@ export function writtenSecretPieces(text: string, spans: readonly SecretSpan[]):
       const shown = (lines[line - 1] ?? '').replace(/\r$/, '');
       const from = line === span.start.line ? span.start.column - 1 : 0;
       const to = line === span.end.line ? span.end.column : shown.length;
-      const piece = shown.slice(from, to).trim().replace(/^["']+|["']+$/g, '').trim();
+      // Control bytes (a NUL after the closing quote) are not part of what the parser may quote.
+      const written = shown.slice(from, to).replace(CONTROL_BYTES, '').trim();
+      const piece = written.replace(/^["']+|["']+$/g, '').trim();
       if (piece !== '') pieces.push(piece);
+      // A quoted value with something after its closing quote: the parser reads the quoted part alone.
+      const quoted = /^(["'])(.+?)\1/.exec(written)?.[2]?.trim();
+      if (quoted !== undefined && quoted !== '' && quoted !== piece) pieces.push(quoted);
     }
   }
   return pieces;

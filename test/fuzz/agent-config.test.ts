@@ -84,6 +84,22 @@ describe('fuzz: a mutated agent.yaml through loadAgentConfig', () => {
     expectNoSecret(printedProblems(problems), [SECRETS.inline]);
   });
 
+  it('found by fuzzing: a NUL byte right after a quoted password written inline, and no problem quotes the password', async () => {
+    // A CI run's counterexample: the newline after the quoted password became a NUL, the parser
+    // made the password a key of the next line's map, and the NUL problem's key path quoted it
+    // (the redactor knew the password only with the NUL and the next line glued on).
+    const { file, env, inline } = agentWorkspace();
+    for (const after of ['\0', '\0 x', 'x\0', '\u0007']) {
+      const text = inline.replace(`"${SECRETS.inline}"\n`, `"${SECRETS.inline}"${after}`);
+      expect(text).not.toBe(inline);
+      writeFileSync(file, text);
+      const { problems } = await loadAgentConfig(file, env);
+      expect(problems.length).toBeGreaterThan(0);
+      expectLocated(problems, file, text.split('\n').length);
+      expectNoSecret(printedProblems(problems), [SECRETS.inline]);
+    }
+  });
+
   it('never throws, gives settings or located problems, stays within the bound, and quotes no secret', async () => {
     const { file, env, valid, inline } = agentWorkspace();
     const bases = [valid, inline];
