@@ -42,7 +42,7 @@ export const bundle = join(repoRoot, 'dist/mpprov.mjs');
 /** NODE_OPTIONS of systemd/mpprov.service: the agent is measured as the unit starts it. */
 export async function unitNodeOptions() {
   const unit = await readFile(join(repoRoot, 'systemd/mpprov.service'), 'utf8');
-  return /^Environment=NODE_OPTIONS=(.*)$/m.exec(unit)?.[1] ?? '';
+  return /^Environment="?NODE_OPTIONS=([^"\n]*)"?$/m.exec(unit)?.[1] ?? '';
 }
 
 /** `mpprov run` as a child process, with the unit's NODE_OPTIONS; `entry` is the CLI file (default dist/cli/main.js). */
