@@ -1,4 +1,5 @@
-// `npm run bench [-- --quick] [--only apply,validate,fleet,daemon] [--cli checkout] [--out FILE]`: the figures issue 16 sets
+// `npm run bench [-- --quick] [--only apply,validate,fleet,daemon] [--cli checkout] [--out FILE]
+//   [--cycles N] [--idle S] [--rounds N]`: the figures issue 16 sets
 // targets for, each as median/min/max over its runs beside its target, written to
 // bench/results.json with the machine, Node version and date. Speed and memory targets live
 // here, never in timed unit tests. Needs the build (dist/, and dist/mpprov.mjs: `npm run bench`
@@ -31,6 +32,11 @@ const entry = args.includes('--cli') && args[args.indexOf('--cli') + 1] === 'che
 const plan = quick
   ? { rounds: 2, fleetCases: [[50, 8], [200, 32]], fleetRuns: 2, fleetOutageMs: 1000, cycles: 40, idleSeconds: 15 }
   : { rounds: 5, fleetCases: [[50, 8], [50, 32], [200, 8], [200, 32]], fleetRuns: 5, fleetOutageMs: 1000, cycles: 200, idleSeconds: 60 };
+
+// Overrides for a look at one part: --cycles N (agent jobs), --idle S (seconds), --rounds N.
+for (const [flag, key] of [['--cycles', 'cycles'], ['--idle', 'idleSeconds'], ['--rounds', 'rounds']]) {
+  if (args.includes(flag)) plan[key] = Number(args[args.indexOf(flag) + 1]);
+}
 
 for (const [file, how] of [[cli, 'npm run build'], [bundle, 'node packaging/build-package.mjs --bundle-only']]) {
   if (!existsSync(file)) throw new Error(`${file} is missing: run ${how} (npm run bench builds both)`);
