@@ -36,10 +36,21 @@ export async function makeWorld({ profiles = false } = {}) {
   return world;
 }
 
-export async function startAgent(world) {
+/** The one-file bundle that ships as /usr/bin/mpprov (npm run package, or build-package.mjs --bundle-only). */
+export const bundle = join(repoRoot, 'dist/mpprov.mjs');
+
+/** NODE_OPTIONS of systemd/mpprov.service: the agent is measured as the unit starts it. */
+export async function unitNodeOptions() {
+  const unit = await readFile(join(repoRoot, 'systemd/mpprov.service'), 'utf8');
+  return /^Environment="?NODE_OPTIONS=([^"\n]*)"?$/m.exec(unit)?.[1] ?? '';
+}
+
+/** `mpprov run` as a child process, with the unit's NODE_OPTIONS; `entry` is the CLI file (default dist/cli/main.js). */
+export async function startAgent(world, { entry = cli } = {}) {
   const outFile = join(world.dir, 'agent.out');
   const out = openSync(outFile, 'a');
-  const child = spawn(process.execPath, [cli, 'run', '--agent-config', world.agentConfig], { stdio: ['ignore', out, out], env: { ...process.env, NO_COLOR: '1' } });
+  const env = { ...process.env, NO_COLOR: '1', NODE_OPTIONS: await unitNodeOptions() };
+  const child = spawn(process.execPath, [entry, 'run', '--agent-config', world.agentConfig], { stdio: ['ignore', out, out], env });
   closeSync(out);
   const output = () => readFile(outFile, 'utf8').catch(() => '');
   await waitFor(async () => (await output()).includes('watching media roots'), 15_000, 'the agent to start');

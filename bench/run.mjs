@@ -1,16 +1,89 @@
-// `npm run bench`: every bench/*.mjs in turn, each printing JSON lines with its numbers and target.
-// Speed and memory targets live here, never in timed unit tests.
-import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// `npm run bench [-- --quick] [--only apply,validate,fleet,daemon] [--cli checkout] [--out FILE]
+//   [--cycles N] [--idle S] [--rounds N] [--fleet-outage-ms MS]`: the figures issue 16 sets
+// targets for, each as median/min/max over its runs beside its target, written to
+// bench/results.json with the machine, Node version and date. Speed and memory targets live
+// here, never in timed unit tests. Needs the build (dist/, and dist/mpprov.mjs: `npm run bench`
+// makes both), root and curl; see README "Performance".
+//   full (default): 5 rounds of everything, fleets of 50 and 200, 200 agent jobs: ~12 minutes
+//   --quick: a sanity run, 2 rounds, fleets of 50 (conc 8) and 200 (conc 32), 40 agent jobs, 15 s idle: ~4 minutes
+// Prints a line per measurement, then the table (bench/table.mjs); exit status 1 when a target
+// is missed, 2 when a section failed to measure.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applySweep } from './apply-sweep.mjs';
+import { daemonBench } from './daemon.mjs';
+import { bundle, cli, repoRoot } from './daemon-lib.mjs';
+import { fleetApply } from './fleet-apply.mjs';
+import { judgedFigures, machine } from './lib/stats.mjs';
+import { renderTable } from './table.mjs';
+import { validateCold } from './validate-cold.mjs';
 
-const dir = fileURLToPath(new URL('.', import.meta.url));
-const only = process.argv.slice(2);
-let failed = 0;
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.mjs') && f !== 'run.mjs' && !f.endsWith('-lib.mjs')).sort()) {
-  if (only.length > 0 && !only.some((o) => file.includes(o))) continue;
-  console.log(`# ${file}`);
-  const result = spawnSync(process.execPath, ['--expose-gc', `${dir}${file}`], { stdio: 'inherit' });
-  if (result.status !== 0) failed += 1;
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const onlyAt = args.indexOf('--only');
+const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',') : undefined;
+const out = args.includes('--out') ? args[args.indexOf('--out') + 1] : join(repoRoot, 'bench/results.json');
+// --cli checkout: measure dist/cli/main.js (tsc's output, as tests run it) instead of the bundle.
+const entry = args.includes('--cli') && args[args.indexOf('--cli') + 1] === 'checkout' ? cli : bundle;
+
+const plan = quick
+  ? { rounds: 2, fleetCases: [[50, 8], [200, 32]], fleetRuns: 2, fleetOutageMs: 1000, cycles: 40, idleSeconds: 15 }
+  : { rounds: 5, fleetCases: [[50, 8], [50, 32], [200, 8], [200, 32]], fleetRuns: 5, fleetOutageMs: 1000, cycles: 200, idleSeconds: 60 };
+
+// Overrides for a look at one part: --cycles N (agent jobs), --idle S (seconds), --rounds N,
+// --fleet-outage-ms MS (the fleet's restart outage, 1000 by default: the fleet is a third of the
+// full run's time; 500 brings the full run from about 12 to about 10 minutes).
+for (const [flag, key] of [['--cycles', 'cycles'], ['--idle', 'idleSeconds'], ['--rounds', 'rounds'], ['--fleet-outage-ms', 'fleetOutageMs']]) {
+  if (args.includes(flag)) plan[key] = Number(args[args.indexOf(flag) + 1]);
 }
-process.exitCode = failed === 0 ? 0 : 1;
+
+for (const [file, how] of [[cli, 'npm run build'], [bundle, 'node packaging/build-package.mjs --bundle-only']]) {
+  if (!existsSync(file)) throw new Error(`${file} is missing: run ${how} (npm run bench builds both)`);
+}
+
+const log = (line) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);
+const git = (...a) => execFileSync('git', a, { cwd: repoRoot, encoding: 'utf8' }).trim();
+const started = Date.now();
+const results = {
+  mode: quick ? 'quick' : 'full',
+  date: new Date().toISOString(),
+  machine: machine(),
+  node: process.version,
+  commit: git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain', '--untracked-files=no') === '' ? '' : ' (with uncommitted changes)'),
+  cli: entry === bundle ? 'dist/mpprov.mjs (the bundle that ships as /usr/bin/mpprov) unless said' : 'dist/cli/main.js (the checkout build) unless said',
+  plan,
+};
+
+const workDir = await mkdtemp(join(tmpdir(), 'mpprov-bench-'));
+const sections = {
+  apply: () => applySweep({ rounds: plan.rounds, entry, workDir, log }),
+  validate: () => validateCold({ runs: Math.max(5, plan.rounds), entries: { bundle, checkout: cli }, log }),
+  fleet: () => fleetApply({ cases: plan.fleetCases, runs: plan.fleetRuns, outageMs: plan.fleetOutageMs, entry, workDir, log }),
+  daemon: () => daemonBench({ cycles: plan.cycles, idleSeconds: plan.idleSeconds, entry, log }),
+};
+let failedSections = 0;
+try {
+  for (const [name, section] of Object.entries(sections)) {
+    if (only !== undefined && !only.includes(name)) continue;
+    log(`# ${name}`);
+    try {
+      results[name] = await section();
+    } catch (error) {
+      failedSections += 1;
+      results[name] = { error: error instanceof Error ? error.message : String(error) };
+      log(`${name} FAILED: ${results[name].error}`);
+    }
+  }
+} finally {
+  await rm(workDir, { recursive: true, force: true });
+}
+results.duration_s = Math.round((Date.now() - started) / 1000);
+const judgedList = judgedFigures(results);
+results.targets = { met: judgedList.filter(([, f]) => f.met).length, missed: judgedList.filter(([, f]) => !f.met).map(([path]) => path) };
+await writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
+console.log(`\n${renderTable(results)}\n`);
+console.log(`${out}: ${results.targets.met} target(s) met, ${results.targets.missed.length} missed, ${results.duration_s} s`);
+process.exitCode = failedSections > 0 ? 2 : results.targets.missed.length > 0 ? 1 : 0;

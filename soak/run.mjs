@@ -5,12 +5,13 @@
 //   env: MPPROV_SOAK_CYCLES, MPPROV_SOAK_SEED, MPPROV_SOAK_FAT_EVERY
 // Prints a progress line now and then and a JSON summary, also written to .test-output/soak.json.
 // Exit status 1 when any check fails.
-import { mkdir, open, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startSimulator } from '../dist/simulator/index.js';
 import { makeFatImage, makeWorld, repoRoot, requireFatTools, sleep, startAgent } from '../bench/daemon-lib.mjs';
 import { children, fdCount, mountsUnder, rssKiB } from './probes.mjs';
-import { insertFatStick, insertTmpfsStick, isResultFile, profileDevice, profileStick } from './stick.mjs';
+import { jobHistory } from './job-history.mjs';
+import { insertFatStick, insertTmpfsStick, profileDevice, profileStick } from './stick.mjs';
 
 const arg = (name, envName, fallback) => {
   const i = process.argv.indexOf(name);
@@ -118,49 +119,7 @@ const started = Date.now();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
 let jobsSeen = 0;
 
-/** jobs.jsonl, read on from where the last read stopped: polled every few ms, it must not cost O(jobs). */
-const history = { offset: 0, partial: '', starts: [], ends: [], interrupted: [] };
-async function historyEnds() {
-  let handle;
-  try {
-    handle = await open(join(world.stateDir, 'jobs.jsonl'), 'r');
-  } catch {
-    return history;
-  }
-  try {
-    const { size } = await handle.stat();
-    if (size > history.offset) {
-      const buffer = Buffer.alloc(size - history.offset);
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, history.offset);
-      history.offset += bytesRead;
-      const lines = (history.partial + buffer.subarray(0, bytesRead).toString('utf8')).split('\n');
-      history.partial = lines.pop() ?? '';
-      for (const line of lines.filter((l) => l.trim() !== '')) {
-        const record = JSON.parse(line);
-        if (record.event === 'start') history.starts.push(record);
-        else if (record.event === 'end') history.ends.push(record);
-        else if (record.event === 'interrupted') history.interrupted.push(record);
-      }
-    }
-  } finally {
-    await handle.close();
-  }
-  return history;
-}
-
-async function waitForEnd(stick, cycle) {
-  const deadline = Date.now() + CYCLE_TIMEOUT_MS;
-  let sawResult = false;
-  for (;;) {
-    if (!sawResult) sawResult = (await stick.names()).some(isResultFile);
-    if (sawResult) {
-      const { ends } = await historyEnds();
-      if (ends.length >= cycle) return ends[cycle - 1];
-    }
-    if (Date.now() > deadline) return undefined;
-    await sleep(sawResult ? 5 : 10);
-  }
-}
+const history = jobHistory(world.stateDir);
 
 try {
   for (let cycle = 1; cycle <= cycles; cycle++) {
@@ -188,7 +147,7 @@ try {
       ? await insertFatStick(join(world.dir, 'soak.img'), mountPoint, join(world.dir, 'fusefat.log'), files, makeFatImage)
       : await insertTmpfsStick(join(stages, String(cycle)), mountPoint, files);
     if (fat) fatCycles += 1;
-    const end = await waitForEnd(stick, cycle);
+    const end = await history.waitForEnd(stick, cycle, CYCLE_TIMEOUT_MS);
     await stick.unmount();
     const left = await mountsUnder(world.mediaRoot);
     if (left.length > 0) violate(cycle, `mounts left under the media root after the unmount: ${left.join(', ')}`);
@@ -247,7 +206,7 @@ try {
   const rssChecked = cycles >= 2 * RSS_WARM_UP_CYCLES;
   if (!rssChecked) console.log(`RSS not checked: ${cycles} cycles are too few to tell a leak from the warm-up (${RSS_WARM_UP_CYCLES} cycles); run at least ${2 * RSS_WARM_UP_CYCLES}`);
   else if (!(rssGrowth < 0.1)) violate(cycles, `RSS grew ${samples.rssGrowthPercent} % (${samples.rssAtBaselineKiB} KiB at cycle ${rssBaselineCycle}, ${samples.rssAtEndKiB} KiB at the end)`);
-  const { starts, ends, interrupted } = await historyEnds();
+  const { starts, ends, interrupted } = await history.read();
   if (starts.length !== jobsSeen || ends.length !== jobsSeen) violate(cycles, `the state dir has ${starts.length} job starts and ${ends.length} ends for ${jobsSeen} insertions`);
   if (interrupted.length > 0) violate(cycles, `${interrupted.length} interrupted job(s) in the state dir`);
   const leftMounts = [...(await mountsUnder(world.mediaRoot)), ...(await mountsUnder(stages))];

@@ -65,6 +65,8 @@ export async function insertTmpfsStick(stage, mountPoint, files) {
   await run_('mount', ['--bind', stage, mountPoint]);
   return {
     kind: 'tmpfs',
+    /** When the mount command returned: the stick is in the mount table (the bench's mount-to-first-request). */
+    mountedAt: Date.now(),
     names: () => readdir(mountPoint).catch(() => []),
     async unmount() {
       await run_('umount', [mountPoint]);

@@ -20,6 +20,7 @@ import { type ProfilesWatcher, watchProfiles } from '../ingest/profiles-watcher.
 import { createAgentLogger } from '../report/agent-logger.js';
 import { appendDurably, createWriteQueues, formatProblem, USB_LOG_NAME } from '../report/index.js';
 import { createDeviceLocks } from './device-locks.js';
+import { createIdleCollector, exposedGc } from './idle-collect.js';
 import { createJobBoard } from './job-board.js';
 import { recoverInterruptedJobs } from './interrupted-jobs.js';
 import { newJobId } from './job-id.js';
@@ -94,6 +95,11 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const statusPage = createStatusPageControl({ board, redactor, logger, logFile: (id) => state.logFile(id) });
   await statusPage.apply(agent.statusPage?.listen);
 
+  const mib = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
+  const idleCollector = createIdleCollector({
+    gc: exposedGc(),
+    onCollected: (before, after, ms) => logger.log('debug', `idle: heap collected, ${mib(before)} -> ${mib(after)} MiB in use (${Math.round(ms)} ms)`),
+  });
   const locks = createDeviceLocks();
   const abort = new AbortController();
   let stopping: string | undefined;
@@ -129,6 +135,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     });
     running.set(id, job);
     byKey.set(key, job);
+    idleCollector.busy();
     job.done
       .catch((error: unknown) => logger.log('error', `internal error: ${(error as Error).stack ?? String(error)}`, id))
       .finally(() => {
@@ -136,6 +143,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
         board.abandon(id, 'the job ended without a result (an internal error; see the journal)');
         running.delete(id);
         forget();
+        if (running.size === 0) idleCollector.idle();
       });
   };
 
@@ -282,6 +290,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
           logger.log('error', `${running.size} job(s) did not finish within ${STOP_GRACE_MS / 1000} s; exiting anyway (recorded for the next start)`);
         }
         notifier.close();
+        idleCollector.close();
         board.stop();
         await Promise.allSettled([statusFile.close(), statusPage.close()]);
         process.off('SIGHUP', onHup);

@@ -1,6 +1,7 @@
 import { constants, type Stats } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
+import { readUpTo } from '../core/read-capped-file.js';
 
 /**
  * The one way a file on a stick is read. A stick comes from outside and the agent runs as root,
@@ -97,15 +98,9 @@ export async function readInside(root: string, relPath: string, options: ReadIns
     if (info.size > options.limit) return tooLarge(what, info.size, options);
     // One byte past the cap: a file that grows between fstat and read is still caught, and
     // never read further than that.
-    const buffer = Buffer.alloc(options.limit + 1);
-    let length = 0;
-    while (length < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    if (length > options.limit) return { ok: false, message: `${what} is larger than ${options.limitText}`, hint: 'remove what the Monitoring Point does not need', bytesRead: length };
-    return { ok: true, bytes: buffer.subarray(0, length) };
+    const bytes = await readUpTo(handle, info.size, options.limit);
+    if (bytes.length > options.limit) return { ok: false, message: `${what} is larger than ${options.limitText}`, hint: 'remove what the Monitoring Point does not need', bytesRead: bytes.length };
+    return { ok: true, bytes };
   } catch (error) {
     return failed(what, error);
   } finally {

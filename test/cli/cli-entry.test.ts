@@ -27,4 +27,11 @@ describe(`the CLI under test (${cliKind})`, () => {
     expect(imports.filter((name) => !name?.startsWith('node:'))).toEqual([]);
     // The inlined version is proven where no package.json is near: test/package runs the installed /usr/bin/mpprov.
   });
+
+  it('the bundle is pure ASCII, so V8 holds its source at one byte a character (one curly quote in a comment doubles it)', async () => {
+    const bundle = await readFile(join(repoRoot, 'dist/mpprov.mjs'));
+    expect(bundle.length).toBeGreaterThan(1_000_000);
+    const nonAscii = bundle.findIndex((byte) => byte > 0x7f);
+    expect(nonAscii === -1 ? 'none' : bundle.subarray(Math.max(0, nonAscii - 60), nonAscii + 20).toString('utf8')).toBe('none');
+  });
 });

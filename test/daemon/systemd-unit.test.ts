@@ -52,6 +52,23 @@ describe('systemd/mpprov.service', () => {
     for (const key of ['ProtectKernelTunables', 'ProtectKernelModules', 'ProtectKernelLogs']) expect(one(key)).toBe('yes');
   });
 
+  it("keeps V8's young generation small and its worker threads to one, and exposes gc, through NODE_OPTIONS, which this node accepts (memory the idle agent holds otherwise)", async () => {
+    const text = await readFile(unit, 'utf8');
+    const nodeOptions = /^Environment="?NODE_OPTIONS=([^"\n]*)"?$/m.exec(text)?.[1];
+    expect(nodeOptions).toBeDefined();
+    // A busy allocation, as a job's: without the cap the young generation grows to 16-32 MiB.
+    // The threads: the main thread, V8's workers and Node's own (a bare node has 7 on 2 cores).
+    const probe =
+      "const v8=require('v8');let keep=[];for(let i=0;i<400;i++){keep.push(new Array(10000).fill({i}));if(keep.length>50)keep.shift();}" +
+      "console.log(v8.getHeapSpaceStatistics().find((s)=>s.space_name==='new_space').space_size, require('fs').readdirSync('/proc/self/task').length, typeof gc)";
+    const { stdout } = await run(process.execPath, ['-e', probe], { env: { ...process.env, NODE_OPTIONS: nodeOptions }, encoding: 'utf8' });
+    const [newSpace, threads, gc] = stdout.trim().split(' ');
+    expect(Number(newSpace)).toBeLessThanOrEqual(4 * 1024 * 1024);
+    expect(Number(threads)).toBeLessThanOrEqual(4);
+    // The agent collects its jobs' garbage once idle (src/agent/idle-collect.ts) through gc.
+    expect(gc).toBe('function');
+  });
+
   it('scripts/install.sh stages the one-file bundle (no node_modules), the unit (verified) and the sample agent.yaml', { timeout: 60_000 }, async () => {
     const dest = await mkdtemp(join(tmpdir(), 'mpprov-install-'));
     try {
