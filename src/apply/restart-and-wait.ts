@@ -1,6 +1,6 @@
 import type { DeviceInterface } from '../admin-api/index.js';
 import type { AdminApi } from '../client/index.js';
-import { DeviceUnreachableError, DevicePinMismatchError, ErrorCode, MpprovError, type DeviceError } from '../core/errors.js';
+import { DeviceCertificateError, DeviceUnreachableError, DevicePinMismatchError, ErrorCode, MpprovError, type DeviceError } from '../core/errors.js';
 import { configFields, normaliseFields } from '../plan/index.js';
 
 /** How long a device may keep answering after accepting a restart before it goes down. */
@@ -50,10 +50,11 @@ export async function restartAndWait(
     });
   } catch (error) {
     if (signal?.aborted === true) throw new RestartWaitAbortedError(error);
-    // The pin no longer matches: the device (or something in its place) came back with another
-    // certificate. The connector refused it before a request byte left, so no credentials went
-    // over that connection; "did not answer" would send the technician to the switch-port lights.
-    if (error instanceof DevicePinMismatchError) throw new CertificateChangedError(error);
+    // The pin no longer matches, or the configured CA did not issue what the device presents now:
+    // the device (or something in its place) came back with another certificate. The connector
+    // refused it before a request byte left, so no credentials went over that connection; "did
+    // not answer" would send the technician to the switch-port lights.
+    if (error instanceof DevicePinMismatchError || error instanceof DeviceCertificateError) throw new CertificateChangedError(error);
     throw new DeviceLostError(timeoutMs, error);
   }
 }
@@ -74,20 +75,17 @@ export class DeviceLostError extends MpprovError {
   }
 }
 
-/** After the restart the device presents a certificate other than the pinned one. */
+/** After the restart the device presents a certificate other than the pinned one, or one its CA did not issue. */
 export class CertificateChangedError extends MpprovError {
-  readonly expected: string;
-  readonly presented: string;
-
-  constructor(cause: DevicePinMismatchError) {
+  constructor(cause: DevicePinMismatchError | DeviceCertificateError) {
     super(
-      ErrorCode.DevicePinMismatch,
-      `the device presents a different certificate since the restart: expected ${cause.data.pinned}, got ${cause.data.presented}; possible interception`,
+      cause.code,
+      cause instanceof DevicePinMismatchError
+        ? `the device presents a different certificate since the restart: expected ${cause.data.pinned}, got ${cause.data.presented}; possible interception`
+        : `the device presents a different certificate since the restart: ${cause.message}; possible interception`,
       { cause },
     );
     this.name = 'CertificateChangedError';
-    this.expected = cause.data.pinned;
-    this.presented = cause.data.presented;
   }
 }
 
