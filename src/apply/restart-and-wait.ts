@@ -25,11 +25,13 @@ export async function restartAndWait(
   /** Called once the device accepted the restart: a stop from now on must say it may be restarting. */
   onRequested?: () => void,
 ): Promise<void> {
-  const started = Date.now();
   // Any change of the active configuration also shows the restart happened (even a wrong one).
   const before = configurationOf(await api.listInterfaces('active'));
   await api.restartNetworking();
   onRequested?.();
+  // The wait for the device starts at its 202: a restart request that waited out 429s (Retry-After,
+  // up to a minute each) must not use up the time the device has to come back.
+  const started = Date.now();
   const graceMs = Math.min(OUTAGE_START_GRACE_MS, timeoutMs);
   let wentDown = false;
   let reported: { at: number; reason: string } | undefined;
