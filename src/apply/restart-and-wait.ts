@@ -32,7 +32,10 @@ export async function restartAndWait(
   // The wait for the device starts at its 202: a restart request that waited out 429s (Retry-After,
   // up to a minute each) must not use up the time the device has to come back.
   const started = Date.now();
-  const graceMs = Math.min(OUTAGE_START_GRACE_MS, timeoutMs);
+  // At most half the wait: a restart that kept the configuration (pending stuck) with an outage
+  // shorter than the probe interval is only seen as an unchanged answer, and a grace as long as
+  // the wait would leave no probe after it, reporting a device that answers as lost.
+  const graceMs = Math.min(OUTAGE_START_GRACE_MS, timeoutMs / 2);
   let wentDown = false;
   let reported: { at: number; reason: string } | undefined;
   const onAttempt = (_elapsedMs: number, reason: string, failure: DeviceError): void => {
