@@ -177,6 +177,8 @@ export const FAULTS: readonly Fault[] = [
     id: 'pending-stuck',
     title: 'a restart that leaves the changes pending',
     device: ['pending-stuck'],
+    // The harder case: an outage too short for a probe to see, so only the unchanged view tells.
+    simulator: { restartMs: 1 },
     expect: (p) =>
       !p.restarts
         ? changed(p, false)
@@ -237,8 +239,9 @@ export const FAULTS: readonly Fault[] = [
   },
   {
     id: '429-then-accepted',
+    // Two waits of 2 s: longer than the restart timeout (3 s), which counts from the device's 202 only.
     title: '429 twice on the first write of its kind, then accepted (Retry-After waited)',
-    device: ['throttle=1s,times=2@PUT /api/v1/service/*', 'throttle=1s,times=2@PUT /api/v1/access_control/*'],
+    device: ['throttle=2s,times=2@PUT /api/v1/service/*', 'throttle=2s,times=2@PUT /api/v1/access_control/*'],
     expect: (p) => changed(p),
   },
   {
