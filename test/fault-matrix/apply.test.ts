@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { allFiles } from '../daemon/agent-process.js';
 import { runCli } from '../support/run-cli.js';
 import { profilesDir, stickFromProfile } from '../support/stick-workspace.js';
 import { tempFolder } from '../support/temp-folder.js';
@@ -52,19 +53,18 @@ async function applyCell(profile: ProfileTraits, fault: Fault): Promise<void> {
 
     expect(run.code, context).toBe(expected.exit);
     expect(resultLine(run.stdout), context).toBe(`RESULT: ${expected.word} (${DEVICE_NAME} ${outcomeWord(expected)}${serviceNote(expected, fault)})`);
-    // The closing line shows the post-check's sentence after the device's; the rest of the line is the device's own.
-    const line = deviceSentence(run.stdout, expected.word);
-    const note = `; NOT CONFIRMED by the service: `;
-    const message = expected.service === undefined ? line : line?.slice(0, line.indexOf(note));
-    if (expected.service !== undefined) expect(line?.slice(line.indexOf(note) + note.length), context).toMatch(expected.service);
+    const { message, serviceNote: notConfirmed } = closingLine(run.stdout, expected.word);
     expectSentence(message, expected, context);
+    if (expected.service === undefined) expect(notConfirmed, context).toBeUndefined();
+    else expect(notConfirmed, context).toMatch(expected.service);
     expect(run.stdout.includes(`[${DEVICE_NAME}] rolling back to the configuration before this run`), context).toBe(expected.rolledBack);
     const unconfirmed = run.stdout.split('\n').find((l) => l.startsWith(`${DEVICE_NAME}: configured and verified, but NOT CONFIRMED by the monitoring service: `));
     if (expected.service === undefined) expect(unconfirmed, context).toBeUndefined();
     else expect(unconfirmed?.replace(/^.*?NOT CONFIRMED by the monitoring service: /, ''), context).toMatch(expected.service);
 
     await expectDeviceEnd(cell.sim, fault, profile, expected, message ?? '', context);
-    expectNoSecrets([run.stdout, run.stderr], cellSecrets(profile), context);
+    const stateFiles = [...(await allFiles(state)).values()].map((b) => b.toString('utf8'));
+    expectNoSecrets([run.stdout, run.stderr, ...stateFiles], cellSecrets(profile), context);
   } finally {
     await cell.close();
   }
@@ -74,13 +74,18 @@ function resultLine(stdout: string): string | undefined {
   return stdout.split('\n').find((line) => line.startsWith('RESULT: '));
 }
 
-/** The device's closing line, `[name] WORD: sentence`; its sentence. */
-function deviceSentence(stdout: string, word: string): string | undefined {
+const NOT_CONFIRMED = '; NOT CONFIRMED by the service: ';
+
+/** The device's closing line, `[name] WORD: sentence[; NOT CONFIRMED by the service: sentence]`, in its two parts. */
+function closingLine(stdout: string, word: string): { message?: string; serviceNote?: string } {
   const prefix = `[${DEVICE_NAME}] ${word}: `;
-  return stdout
+  const line = stdout
     .split('\n')
-    .find((line) => line.startsWith(prefix))
+    .find((l) => l.startsWith(prefix))
     ?.slice(prefix.length);
+  const at = line?.indexOf(NOT_CONFIRMED) ?? -1;
+  if (line === undefined || at < 0) return line === undefined ? {} : { message: line };
+  return { message: line.slice(0, at), serviceNote: line.slice(at + NOT_CONFIRMED.length) };
 }
 
 function outcomeWord(expected: Expected): string {
