@@ -1,6 +1,6 @@
 import type { DeviceInterface } from '../admin-api/index.js';
 import type { AdminApi } from '../client/index.js';
-import { DeviceUnreachableError, DevicePinMismatchError, ErrorCode, MpprovError, type DeviceError } from '../core/errors.js';
+import { DeviceCertificateError, DeviceUnreachableError, DevicePinMismatchError, ErrorCode, MpprovError, type DeviceError } from '../core/errors.js';
 import { configFields, normaliseFields } from '../plan/index.js';
 
 /** How long a device may keep answering after accepting a restart before it goes down. */
@@ -25,12 +25,17 @@ export async function restartAndWait(
   /** Called once the device accepted the restart: a stop from now on must say it may be restarting. */
   onRequested?: () => void,
 ): Promise<void> {
-  const started = Date.now();
   // Any change of the active configuration also shows the restart happened (even a wrong one).
   const before = configurationOf(await api.listInterfaces('active'));
   await api.restartNetworking();
   onRequested?.();
-  const graceMs = Math.min(OUTAGE_START_GRACE_MS, timeoutMs);
+  // The wait for the device starts at its 202: a restart request that waited out 429s (Retry-After,
+  // up to a minute each) must not use up the time the device has to come back.
+  const started = Date.now();
+  // At most half the wait: a restart that kept the configuration (pending stuck) with an outage
+  // shorter than the probe interval is only seen as an unchanged answer, and a grace as long as
+  // the wait would leave no probe after it, reporting a device that answers as lost.
+  const graceMs = Math.min(OUTAGE_START_GRACE_MS, timeoutMs / 2);
   let wentDown = false;
   let reported: { at: number; reason: string } | undefined;
   const onAttempt = (_elapsedMs: number, reason: string, failure: DeviceError): void => {
@@ -50,10 +55,11 @@ export async function restartAndWait(
     });
   } catch (error) {
     if (signal?.aborted === true) throw new RestartWaitAbortedError(error);
-    // The pin no longer matches: the device (or something in its place) came back with another
-    // certificate. The connector refused it before a request byte left, so no credentials went
-    // over that connection; "did not answer" would send the technician to the switch-port lights.
-    if (error instanceof DevicePinMismatchError) throw new CertificateChangedError(error);
+    // The pin no longer matches, or the configured CA did not issue what the device presents now:
+    // the device (or something in its place) came back with another certificate. The connector
+    // refused it before a request byte left, so no credentials went over that connection; "did
+    // not answer" would send the technician to the switch-port lights.
+    if (error instanceof DevicePinMismatchError || error instanceof DeviceCertificateError) throw new CertificateChangedError(error);
     throw new DeviceLostError(timeoutMs, error);
   }
 }
@@ -74,20 +80,17 @@ export class DeviceLostError extends MpprovError {
   }
 }
 
-/** After the restart the device presents a certificate other than the pinned one. */
+/** After the restart the device presents a certificate other than the pinned one, or one its CA did not issue. */
 export class CertificateChangedError extends MpprovError {
-  readonly expected: string;
-  readonly presented: string;
-
-  constructor(cause: DevicePinMismatchError) {
+  constructor(cause: DevicePinMismatchError | DeviceCertificateError) {
     super(
-      ErrorCode.DevicePinMismatch,
-      `the device presents a different certificate since the restart: expected ${cause.data.pinned}, got ${cause.data.presented}; possible interception`,
+      cause.code,
+      cause instanceof DevicePinMismatchError
+        ? `the device presents a different certificate since the restart: expected ${cause.data.pinned}, got ${cause.data.presented}; possible interception`
+        : `the device presents a different certificate since the restart: ${cause.message}; possible interception`,
       { cause },
     );
     this.name = 'CertificateChangedError';
-    this.expected = cause.data.pinned;
-    this.presented = cause.data.presented;
   }
 }
 

@@ -9,6 +9,8 @@ import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
  *   latency=DURATION   answer DURATION late (`250ms`, `2s`)
  *   error=RATE         answer 500 to a share RATE of requests (`1`, `0.3`, `30%`)
  *   drop=RATE          destroy the connection without answering, for a share RATE of requests
+ *   throttle=DURATION  answer 429 with Retry-After of DURATION (whole seconds, rounded up)
+ *   huge-body=SIZE     answer 200 with a JSON body of SIZE bytes (`64MiB`), streamed without a length
  * Per networking restart or reboot (global only):
  *   restart-delay=DURATION  the outage lasts DURATION instead of the announced restart time
  *   no-return          the device never listens again (until reset)
@@ -18,15 +20,15 @@ import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
  * `times=N` lets the fault fire N times, then it expires.
  */
 
-export const FAULT_KINDS = ['latency', 'error', 'drop', 'restart-delay', 'no-return', 'pending-stuck', 'drop-field', 'new-cert'] as const;
+export const FAULT_KINDS = ['latency', 'error', 'drop', 'throttle', 'huge-body', 'restart-delay', 'no-return', 'pending-stuck', 'drop-field', 'new-cert'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-export const REQUEST_FAULTS: readonly FaultKind[] = ['latency', 'error', 'drop'];
-export type RestartFaultKind = Exclude<FaultKind, 'latency' | 'error' | 'drop'>;
+export const REQUEST_FAULTS: readonly FaultKind[] = ['latency', 'error', 'drop', 'throttle', 'huge-body'];
+export type RestartFaultKind = Exclude<FaultKind, 'latency' | 'error' | 'drop' | 'throttle' | 'huge-body'>;
 
 export interface FaultSpec {
   kind: FaultKind;
-  /** ms for latency and restart-delay; 0..1 for error and drop; a field name for drop-field. */
+  /** ms for latency, throttle and restart-delay; 0..1 for error and drop; bytes for huge-body; a field name for drop-field. */
   value?: number | string | undefined;
   times?: number | undefined;
   method?: string | undefined;
@@ -41,10 +43,12 @@ export class FaultSyntaxError extends SimulatorError {
   }
 }
 
-const NEEDS_VALUE: Record<FaultKind, 'duration' | 'rate' | 'field' | 'none'> = {
+const NEEDS_VALUE: Record<FaultKind, 'duration' | 'rate' | 'size' | 'field' | 'none'> = {
   latency: 'duration',
   error: 'rate',
   drop: 'rate',
+  throttle: 'duration',
+  'huge-body': 'size',
   'restart-delay': 'duration',
   'no-return': 'none',
   'pending-stuck': 'none',
@@ -69,6 +73,7 @@ export function parseFault(text: string): FaultSpec {
   if (rawValue !== undefined) {
     if (needs === 'duration') spec.value = parseDuration(rawValue) ?? failWith(bad(`"${rawValue}" is not a duration such as 250ms or 2s`));
     else if (needs === 'rate') spec.value = parseRate(rawValue) ?? failWith(bad(`"${rawValue}" is not a rate from 0 to 1 or a percentage`));
+    else if (needs === 'size') spec.value = parseSize(rawValue) ?? failWith(bad(`"${rawValue}" is not a size such as 8MiB or 4096`));
     else spec.value = rawValue;
   }
   for (const option of options) {
@@ -77,7 +82,7 @@ export function parseFault(text: string): FaultSpec {
     spec.times = Number(match[1]);
   }
   if (scope !== undefined) {
-    if (!REQUEST_FAULTS.includes(kind)) throw bad(`"${kind}" is global; only latency, error and drop take @METHOD PATH`);
+    if (!REQUEST_FAULTS.includes(kind)) throw bad(`"${kind}" is global; only ${REQUEST_FAULTS.join(', ')} take @METHOD PATH`);
     const parts = scope.split(/\s+/);
     if (parts.length > 2 || parts[parts.length - 1] === '') throw bad('the scope is "@METHOD PATH" or "@PATH"');
     if (parts.length === 2) spec.method = (parts[0] ?? '').toUpperCase();
@@ -94,7 +99,8 @@ export function normalizeFault(fault: string | FaultSpec): FaultSpec {
 export function formatFault(spec: FaultSpec): string {
   let out: string = spec.kind;
   if (spec.value !== undefined) {
-    out += `=${NEEDS_VALUE[spec.kind] === 'duration' ? `${spec.value}ms` : String(spec.value)}`;
+    const needs = NEEDS_VALUE[spec.kind];
+    out += `=${needs === 'duration' ? `${spec.value}ms` : needs === 'size' ? formatSize(Number(spec.value)) : String(spec.value)}`;
   }
   if (spec.times !== undefined) out += `,times=${spec.times}`;
   if (spec.path !== undefined) out += `@${spec.method !== undefined && spec.method !== '*' ? `${spec.method} ` : ''}${spec.path}`;
@@ -110,6 +116,22 @@ function parseDuration(text: string): number | undefined {
   if (match === null) return undefined;
   const factor = match[2] === 's' ? 1000 : match[2] === 'm' ? 60_000 : 1;
   return Math.round(Number(match[1]) * factor);
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
+
+function parseSize(text: string): number | undefined {
+  const match = /^(\d+)(B|KiB|MiB|GiB)?$/.exec(text);
+  if (match === null) return undefined;
+  return Number(match[1]) * (SIZE_UNITS[match[2] ?? ''] ?? 1);
+}
+
+function formatSize(bytes: number): string {
+  for (const unit of ['GiB', 'MiB', 'KiB'] as const) {
+    const factor = SIZE_UNITS[unit] ?? 1;
+    if (bytes >= factor && bytes % factor === 0) return `${bytes / factor}${unit}`;
+  }
+  return String(bytes);
 }
 
 function parseRate(text: string): number | undefined {
@@ -164,6 +186,14 @@ export class FaultSet {
       if (this.random() < Number(fault.spec.value) && this.fire(fault)) return true;
     }
     return false;
+  }
+
+  /** The first matching `throttle` or `huge-body` fault for this request, used up by one; its value (ms, bytes). */
+  takes(kind: 'throttle' | 'huge-body', method: string, path: string): number | undefined {
+    for (const fault of this.matching(kind, method, path)) {
+      if (this.fire(fault)) return Number(fault.spec.value);
+    }
+    return undefined;
   }
 
   /** Takes a restart fault of that kind for this restart, if one is set. */

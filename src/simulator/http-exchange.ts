@@ -76,3 +76,31 @@ export function sendJson(
   });
   res.end(text, onFlushed);
 }
+
+const PADDING_CHUNK = Buffer.alloc(64 * KiB, 0x61);
+
+/**
+ * A 200 whose JSON body is `bytes` long, streamed without a Content-Length (chunked), so a client
+ * learns its size only by reading it: the huge-body fault. Written as the socket drains, so the
+ * simulator itself never holds more than one chunk; it stops when the client hangs up.
+ */
+export function sendEndlessJson(res: ServerResponse, bytes: number): void {
+  const head = Buffer.from('{"success": true, "padding": "');
+  const tail = Buffer.from('"}');
+  res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
+  let left = Math.max(0, bytes - head.length - tail.length);
+  res.write(head);
+  const pump = (): void => {
+    while (left > 0 && !res.destroyed) {
+      const chunk = left >= PADDING_CHUNK.length ? PADDING_CHUNK : PADDING_CHUNK.subarray(0, left);
+      left -= chunk.length;
+      if (!res.write(chunk)) {
+        res.once('drain', pump);
+        return;
+      }
+    }
+    if (!res.destroyed) res.end(tail);
+  };
+  res.on('close', () => res.removeAllListeners('drain'));
+  pump();
+}

@@ -9,7 +9,7 @@ import type { DeviceConfig } from './device-config.js';
 import { configFromDescription, type DeviceDescription } from './device-description.js';
 import type { Dot1xBackend } from './dot1x-backend.js';
 import { FaultSet, type FaultSpec } from './faults.js';
-import { sendJson } from './http-exchange.js';
+import { sendEndlessJson, sendJson } from './http-exchange.js';
 import { evaluateNetwork, type NetworkStatus } from './network-status.js';
 import { RateLimiter, type RateLimit } from './rate-limiter.js';
 import { RequestLog, redactBody, type RequestLogEntry } from './request-log.js';
@@ -198,6 +198,21 @@ export class SimulatedDevice implements AdminApiDevice {
         entry.fault = 'error';
         entry.status = 500;
         sendJson(res, 500, { success: false, error: 'Internal server error (injected fault).' }, { connection: 'close' });
+        return;
+      }
+      const throttleMs = this.faults.takes('throttle', method, url.pathname);
+      if (throttleMs !== undefined) {
+        const seconds = Math.ceil(throttleMs / 1000);
+        entry.fault = 'throttle';
+        entry.status = 429;
+        sendJson(res, 429, { success: false, error: `Too many requests (injected fault); retry in ${seconds} s.` }, { 'retry-after': String(seconds), connection: 'close' });
+        return;
+      }
+      const hugeBytes = this.faults.takes('huge-body', method, url.pathname);
+      if (hugeBytes !== undefined) {
+        entry.fault = 'huge-body';
+        entry.status = 200;
+        sendEndlessJson(res, hugeBytes);
         return;
       }
       const authError = this.checkAuth(req.headers.authorization);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyFile } from './apply-helpers.js';
 import { useSimulators } from '../support/simulator-fixture.js';
-import { PROFILE_DEVICE, stickHead, stickWithConfig } from '../support/stick-workspace.js';
+import { PROFILE_DEVICE, stickFromProfile, stickHead, stickWithConfig } from '../support/stick-workspace.js';
 
 /**
  * A device that comes back from the networking restart with another certificate (the simulator's
@@ -33,5 +33,22 @@ describe('a certificate change across the restart', () => {
     expect(late).toEqual([]);
     expect(device.state().restarts).toBe(1);
   });
-});
 
+  it('a CA-trusted device that comes back with a certificate its CA did not issue: the same, not "did not answer"', async () => {
+    const device = await start({ faults: ['new-cert,times=1'] });
+    const file = stickFromProfile('dhcp.yaml', device.url);
+    const { result } = await applyFile(file, { restartTimeoutMs: 20_000 });
+    const mp = result.devices[0];
+    expect(mp?.outcome).toBe('failed');
+    expect(mp?.code).toBe('MPPROV_DEVICE_TLS');
+    expect(mp?.deviceLost).toBe(true);
+    expect(mp?.message).toMatch(
+      new RegExp(`^the device presents a different certificate since the restart: the certificate of ${device.url} is not issued by the configured CA \\(.+\\); possible interception$`),
+    );
+    // Refused during the handshake: no request reached the device after its restart.
+    const restartAt = device.requests().findIndex((r) => r.method === 'PUT' && r.path.startsWith('/api/v1/service/networking'));
+    expect(restartAt).toBeGreaterThanOrEqual(0);
+    expect(device.requests().slice(restartAt + 1)).toEqual([]);
+    expect(device.state().restarts).toBe(1);
+  });
+});

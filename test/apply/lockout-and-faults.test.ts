@@ -163,3 +163,16 @@ describe('802.1X refused by the switch port on a network port', () => {
     expect(device.state().interfaces.active.find((i) => i.name === 'eth1')).toBeUndefined();
   });
 });
+
+describe('a restart that keeps the old configuration with an outage too short to see', () => {
+  it('is reported as still pending, not as a lost device, also with a short restart timeout', async () => {
+    // 1 ms of outage falls between two probes (200 ms apart): every answer shows the unchanged view.
+    device = await startProfileDevice({ restartMs: 1, faults: ['pending-stuck'] });
+    const { result } = await applyFile(stickWithConfig(stickHead(device, dhcpEth1)), { restartTimeoutMs: 3_000 });
+    expect(result.devices[0]?.deviceLost).toBeUndefined();
+    expect(result.devices[0]?.message).toBe(
+      'the networking restart did not make the changes active (they are still pending): eth1 inet is missing; a reboot of the MP may be needed',
+    );
+    expect(device.state().restarts).toBe(1);
+  });
+});

@@ -64,6 +64,15 @@ export async function readFatFile(image: string, path: string): Promise<string |
   }
 }
 
+/** The names at the image's root, as mtools lists them (after unmounting). */
+export async function rootNames(image: string): Promise<string[]> {
+  const { stdout } = await run('mdir', ['-i', image, '-b', '::'], { env: MTOOLS_ENV, encoding: 'utf8' });
+  return stdout
+    .split('\n')
+    .filter((l) => l.startsWith('::/'))
+    .map((l) => l.slice(3));
+}
+
 export async function listFat(image: string): Promise<string> {
   const { stdout } = await run('mdir', ['-i', image, '-/', '::'], { env: MTOOLS_ENV, encoding: 'utf8' });
   return stdout;

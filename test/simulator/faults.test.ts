@@ -1,4 +1,5 @@
 import { connect } from 'node:tls';
+import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { FaultSyntaxError, formatFault, parseFault, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/index.js';
 import { apiClient, restartNetworking, STANZA, useSimulatorApi, waitForPhase, type ApiClient } from './sim-client.js';
@@ -16,19 +17,25 @@ describe('the fault syntax KIND[=VALUE][,times=N][@[METHOD ]PATH]', () => {
     ['pending-stuck,times=1', { kind: 'pending-stuck', times: 1 }],
     ['drop-field=gateway', { kind: 'drop-field', value: 'gateway' }],
     ['new-cert', { kind: 'new-cert' }],
+    ['throttle=2s,times=3@PUT /api/v1/service/*', { kind: 'throttle', value: 2000, times: 3, method: 'PUT', path: '/api/v1/service/*' }],
+    ['huge-body=64MiB@GET /api/v1/interface/', { kind: 'huge-body', value: 64 * 1024 * 1024, method: 'GET', path: '/api/v1/interface/' }],
+    ['huge-body=4096', { kind: 'huge-body', value: 4096 }],
+    ['huge-body=3KiB', { kind: 'huge-body', value: 3072 }],
   ])('parses %s', (text, spec) => {
     expect(parseFault(text)).toEqual(spec);
     expect(parseFault(formatFault(parseFault(text)))).toEqual(spec);
   });
 
   it.each([
-    ['explode', 'Fault "explode": unknown kind "explode" (known: latency, error, drop, restart-delay, no-return, pending-stuck, drop-field, new-cert). Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
+    ['explode', 'Fault "explode": unknown kind "explode" (known: latency, error, drop, throttle, huge-body, restart-delay, no-return, pending-stuck, drop-field, new-cert). Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
     ['latency', 'Fault "latency": "latency" needs a value. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
     ['latency=soon', 'Fault "latency=soon": "soon" is not a duration such as 250ms or 2s. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
     ['error=2', 'Fault "error=2": "2" is not a rate from 0 to 1 or a percentage. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
     ['no-return=1', 'Fault "no-return=1": "no-return" takes no value. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
     ['error=1,often', 'Fault "error=1,often": unknown option "often". Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
-    ['new-cert@/api/v1/', 'Fault "new-cert@/api/v1/": "new-cert" is global; only latency, error and drop take @METHOD PATH. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
+    ['new-cert@/api/v1/', 'Fault "new-cert@/api/v1/": "new-cert" is global; only latency, error, drop, throttle, huge-body take @METHOD PATH. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
+    ['huge-body=lots', 'Fault "huge-body=lots": "lots" is not a size such as 8MiB or 4096. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
+    ['throttle', 'Fault "throttle": "throttle" needs a value. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
   ])('refuses %s', (text, message) => {
     expect(() => parseFault(text)).toThrow(FaultSyntaxError);
     expect(() => parseFault(text)).toThrow(message);
@@ -79,6 +86,57 @@ describe('request faults', () => {
       expect((await api.get('/appliance/capability')).status).toBe(500);
     } finally {
       await client.close();
+    }
+  });
+
+  it('throttle: 429 with Retry-After in whole seconds, on the scoped requests only, as many times as asked', async () => {
+    const { sim, api } = await start({ faults: ['throttle=1500ms,times=2@PUT /api/v1/service/*'] });
+    expect((await api.get('/interface/?config_state=active')).status).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      const refused = await api.put('/service/networking/?action=restart', {});
+      expect(refused.status).toBe(429);
+      expect(refused.headers['retry-after']).toBe('2');
+      expect(refused.body).toEqual({ success: false, error: 'Too many requests (injected fault); retry in 2 s.' });
+    }
+    expect(sim.state().restarts).toBe(0);
+    expect((await api.put('/service/networking/?action=restart', {})).status).toBe(202);
+    expect(sim.requests().map((r) => `${r.method} ${r.status} ${r.fault ?? ''}`)).toEqual(['GET 200 ', 'PUT 429 throttle', 'PUT 429 throttle', 'PUT 202 ']);
+    expect(sim.state().faults).toEqual([]);
+  });
+
+  it('huge-body: a 200 of exactly that many bytes of JSON, chunked without a length, before authentication', async () => {
+    const { sim } = await start({ faults: ['huge-body=300KiB,times=1@GET /api/v1/interface/'] });
+    const client = apiClient(sim, { password: 'wrong' });
+    try {
+      const res = await request(`${sim.apiUrl}/interface/?config_state=active`, { dispatcher: new Agent({ connect: { ca: sim.certificatePem } }) });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-length']).toBeUndefined();
+      expect(res.headers['transfer-encoding']).toBe('chunked');
+      const text = await res.body.text();
+      expect(Buffer.byteLength(text)).toBe(300 * 1024);
+      expect(JSON.parse(text)).toMatchObject({ success: true });
+      // The fault is used up: the next request meets the device (and its password check).
+      expect((await client.get('/interface/?config_state=active')).status).toBe(401);
+      expect(sim.requests().map((r) => `${r.status} ${r.fault ?? ''}`)).toEqual(['200 huge-body', '401 ']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('huge-body: stops writing when the client hangs up, and the device answers the next request', async () => {
+    const { sim, api } = await start({ faults: ['huge-body=1GiB,times=1@GET /api/v1/appliance/capability'] });
+    const dispatcher = new Agent({ connect: { ca: sim.certificatePem } });
+    try {
+      const res = await request(`${sim.apiUrl}/appliance/capability`, { dispatcher });
+      let read = 0;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        read += chunk.length;
+        if (read > 1024 * 1024) break;
+      }
+      expect(read).toBeGreaterThan(1024 * 1024);
+      expect((await api.get('/appliance/capability')).status).toBe(200);
+    } finally {
+      await dispatcher.close();
     }
   });
 

@@ -130,7 +130,7 @@ describe('mpprov simulate', () => {
   it.each([
     [['--host', '192.0.2.1'], 'mpprov simulate: Refusing to listen on 192.0.2.1: the simulator listens on loopback unless --allow-remote is given.\n'],
     [['--switch', 'eth0'], 'mpprov simulate: --switch "eth0": write PORT=dot1x:PROFILE.yaml or PORT=open.\n'],
-    [['--fault', 'explode'], 'mpprov simulate: Fault "explode": unknown kind "explode" (known: latency, error, drop, restart-delay, no-return, pending-stuck, drop-field, new-cert). Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].\n'],
+    [['--fault', 'explode'], 'mpprov simulate: Fault "explode": unknown kind "explode" (known: latency, error, drop, throttle, huge-body, restart-delay, no-return, pending-stuck, drop-field, new-cert). Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].\n'],
     [['--restart-ms', 'soon'], 'mpprov simulate: --restart-ms must be an integer from 0 to 3600000; "soon" is not.\n'],
     [['--model', 'm99'], 'mpprov simulate: Unknown model "m99"; built-in models: m50, m22, m70, virtual.\n'],
     [['--cert', '/nonexistent.pem'], 'mpprov simulate: --cert and --key go together.\n'],
