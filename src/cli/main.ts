@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: V8 flags that must be set before undici compiles its WebAssembly parser.
+import './v8-flags.js';
 import { Command } from 'commander';
 import { packageVersion } from './package-version.js';
 import { exitUsageErrorsWith64 } from './usage-exit.js';
