@@ -22,7 +22,7 @@ import { appendDurably, createWriteQueues, formatProblem, USB_LOG_NAME } from '.
 import { createDeviceLocks } from './device-locks.js';
 import { createJobBoard } from './job-board.js';
 import { recoverInterruptedJobs } from './interrupted-jobs.js';
-import { newJobId } from './job-id.js';
+import { jobIdSource } from './job-id.js';
 import { type JobRequest, RELEASING, type RunningJob, startJob } from './run-job.js';
 import { openStateStore, type StateStore } from './state-store.js';
 import { runtimeDirectory, startStatusFile } from './status-file.js';
@@ -103,10 +103,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   /** Roots mounted again while their last mount was still being looked at: looked at once more. */
   const detectAgain = new Set<string>();
   const stickQueue = createWriteQueues();
+  const nextJobId = jobIdSource();
 
   const launch = (key: string, request: JobRequest): void => {
-    let id = newJobId();
-    while (running.has(id)) id = newJobId();
+    const id = nextJobId();
     const forget = (): void => {
       if (byKey.get(key) === job) byKey.delete(key);
     };
