@@ -25,10 +25,11 @@ export async function restartAndWait(
   /** Called once the device accepted the restart: a stop from now on must say it may be restarting. */
   onRequested?: () => void,
 ): Promise<void> {
-  const started = Date.now();
   // Any change of the active configuration also shows the restart happened (even a wrong one).
   const before = configurationOf(await api.listInterfaces('active'));
   await api.restartNetworking();
+  // From the accepted restart: a 429 waited out before it (Retry-After) is not the device's outage.
+  const started = Date.now();
   onRequested?.();
   const graceMs = Math.min(OUTAGE_START_GRACE_MS, timeoutMs);
   let wentDown = false;
