@@ -233,12 +233,29 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       logger.log('error', 'SIGHUP: the agent config is invalid; keeping the one in use');
       return;
     }
+    // A missing file means every default at start-up; one that vanished since (an editor's
+    // rename, a mistake) would swap the media roots and the state folder for the defaults.
+    if (next.config.file === undefined && agent.file !== undefined) {
+      logger.log('error', `SIGHUP: ${options.agentConfigFile} does not exist (any more); keeping the agent config in use`);
+      return;
+    }
+    const candidate = withOverrides(next.config, options);
+    // Everything that can fail before anything changes: a reload is taken whole or not at all.
+    let nextState = state;
+    if (candidate.stateDir !== agent.stateDir) {
+      try {
+        nextState = await openStateStore(candidate.stateDir, redactor);
+      } catch (error) {
+        logger.log('error', `SIGHUP: cannot use the state directory ${candidate.stateDir} (${(error as Error).message}); keeping the agent config in use`);
+        return;
+      }
+    }
     const before = agent;
-    agent = withOverrides(next.config, options);
+    agent = candidate;
+    state = nextState;
     removeAgentSecrets();
     removeAgentSecrets = redactor.add(agentSecrets(agent));
     logger.setLevel(agent.logLevel);
-    if (agent.stateDir !== before.stateDir) state = await openStateStore(agent.stateDir, redactor);
     if (!sameList(agent.mediaRoots, before.mediaRoots)) {
       await mounts.close();
       mounts = await startMounts(agent.mediaRoots);
