@@ -16,7 +16,7 @@ import {
   watchMounts,
 } from '../ingest/index.js';
 // Not in their folders' index files, which the CLI loads: chokidar and winston are the agent's alone.
-import { type ProfilesWatcher, watchProfiles } from '../ingest/profiles-watcher.js';
+import { type ProfilesWatcher, type SettledFile, watchProfiles } from '../ingest/profiles-watcher.js';
 import { createAgentLogger } from '../report/agent-logger.js';
 import { appendDurably, createWriteQueues, formatProblem, USB_LOG_NAME } from '../report/index.js';
 import { createDeviceLocks } from './device-locks.js';
@@ -203,9 +203,15 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     }
   };
 
-  const onProfile = async (file: string): Promise<void> => {
+  const onProfile = async (file: string, settled?: SettledFile): Promise<void> => {
     if (stopping !== undefined) return;
     const sha = await configSha256(file);
+    // Read after the watcher saw its writes settle; written again since, what was read may be half
+    // of the next version, and that version's own settling brings the file back.
+    if (settled !== undefined && !(await unchangedSince(file, settled))) {
+      logger.log('debug', `profile ${file} was written again after its writes settled: it becomes a job once they settle again`);
+      return;
+    }
     const key = `profile\0${file}\0${sha}`;
     if (already(key, `profile ${file}`)) return;
     launch(key, { kind: 'profile', root: dirname(file), configName: basename(file), label: basename(file), configSha256: sha });
@@ -215,7 +221,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   // MPPROV_FINDMNT names another findmnt (a missing one forces the /proc/self/mountinfo fallback).
   const startMounts = (roots: readonly string[]): Promise<MountWatcher> =>
     watchMounts({ mediaRoots: roots, onMount: (e) => void onMount(e), onUnmount, onNotice: notice, ...(env.MPPROV_FINDMNT === undefined ? {} : { findmntCommand: env.MPPROV_FINDMNT }) });
-  const startProfiles = (dirs: readonly string[]): Promise<ProfilesWatcher> => watchProfiles({ dirs, onProfile: (f) => void onProfile(f), onNotice: notice });
+  const startProfiles = (dirs: readonly string[]): Promise<ProfilesWatcher> => watchProfiles({ dirs, onProfile: (f, settled) => void onProfile(f, settled), onNotice: notice });
 
   let mounts = await startMounts(agent.mediaRoots);
   let profiles = await startProfiles(agent.profilesDirs);
@@ -325,6 +331,16 @@ function withOverrides(config: AgentConfig, options: DaemonOptions): AgentConfig
 async function configSha256(file: string): Promise<string> {
   const read = await readConfigFile(file);
   return read.ok ? createHash('sha256').update(read.bytes).digest('hex') : '';
+}
+
+/** True while `file` is still the one the watcher saw settle: no write, truncation or rename since. */
+async function unchangedSince(file: string, settled: SettledFile): Promise<boolean> {
+  try {
+    const now = await stat(file);
+    return now.ino === settled.ino && now.size === settled.size && now.mtimeMs === settled.mtimeMs;
+  } catch {
+    return false;
+  }
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
