@@ -16,14 +16,14 @@ import {
   watchMounts,
 } from '../ingest/index.js';
 // Not in their folders' index files, which the CLI loads: chokidar and winston are the agent's alone.
-import { type ProfilesWatcher, watchProfiles } from '../ingest/profiles-watcher.js';
+import { type ProfilesWatcher, type SettledFile, watchProfiles } from '../ingest/profiles-watcher.js';
 import { createAgentLogger } from '../report/agent-logger.js';
 import { appendDurably, createWriteQueues, formatProblem, USB_LOG_NAME } from '../report/index.js';
 import { createDeviceLocks } from './device-locks.js';
 import { createIdleCollector, exposedGc } from './idle-collect.js';
 import { createJobBoard } from './job-board.js';
 import { recoverInterruptedJobs } from './interrupted-jobs.js';
-import { newJobId } from './job-id.js';
+import { jobIdSource } from './job-id.js';
 import { type JobRequest, RELEASING, type RunningJob, startJob } from './run-job.js';
 import { openStateStore, type StateStore } from './state-store.js';
 import { runtimeDirectory, startStatusFile } from './status-file.js';
@@ -109,10 +109,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   /** Roots mounted again while their last mount was still being looked at: looked at once more. */
   const detectAgain = new Set<string>();
   const stickQueue = createWriteQueues();
+  const nextJobId = jobIdSource();
 
   const launch = (key: string, request: JobRequest): void => {
-    let id = newJobId();
-    while (running.has(id)) id = newJobId();
+    const id = nextJobId();
     const forget = (): void => {
       if (byKey.get(key) === job) byKey.delete(key);
     };
@@ -211,9 +211,15 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     }
   };
 
-  const onProfile = async (file: string): Promise<void> => {
+  const onProfile = async (file: string, settled?: SettledFile): Promise<void> => {
     if (stopping !== undefined) return;
     const sha = await configSha256(file);
+    // Read after the watcher saw its writes settle; written again since, what was read may be half
+    // of the next version, and that version's own settling brings the file back.
+    if (settled !== undefined && !(await unchangedSince(file, settled))) {
+      logger.log('debug', `profile ${file} was written again after its writes settled: it becomes a job once they settle again`);
+      return;
+    }
     const key = `profile\0${file}\0${sha}`;
     if (already(key, `profile ${file}`)) return;
     launch(key, { kind: 'profile', root: dirname(file), configName: basename(file), label: basename(file), configSha256: sha });
@@ -223,7 +229,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   // MPPROV_FINDMNT names another findmnt (a missing one forces the /proc/self/mountinfo fallback).
   const startMounts = (roots: readonly string[]): Promise<MountWatcher> =>
     watchMounts({ mediaRoots: roots, onMount: (e) => void onMount(e), onUnmount, onNotice: notice, ...(env.MPPROV_FINDMNT === undefined ? {} : { findmntCommand: env.MPPROV_FINDMNT }) });
-  const startProfiles = (dirs: readonly string[]): Promise<ProfilesWatcher> => watchProfiles({ dirs, onProfile: (f) => void onProfile(f), onNotice: notice });
+  const startProfiles = (dirs: readonly string[]): Promise<ProfilesWatcher> => watchProfiles({ dirs, onProfile: (f, settled) => void onProfile(f, settled), onNotice: notice });
 
   let mounts = await startMounts(agent.mediaRoots);
   let profiles = await startProfiles(agent.profilesDirs);
@@ -241,12 +247,29 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       logger.log('error', 'SIGHUP: the agent config is invalid; keeping the one in use');
       return;
     }
+    // A missing file means every default at start-up; one that vanished since (an editor's
+    // rename, a mistake) would swap the media roots and the state folder for the defaults.
+    if (next.config.file === undefined && agent.file !== undefined) {
+      logger.log('error', `SIGHUP: ${options.agentConfigFile} does not exist (any more); keeping the agent config in use`);
+      return;
+    }
+    const candidate = withOverrides(next.config, options);
+    // Everything that can fail before anything changes: a reload is taken whole or not at all.
+    let nextState = state;
+    if (candidate.stateDir !== agent.stateDir) {
+      try {
+        nextState = await openStateStore(candidate.stateDir, redactor);
+      } catch (error) {
+        logger.log('error', `SIGHUP: cannot use the state directory ${candidate.stateDir} (${(error as Error).message}); keeping the agent config in use`);
+        return;
+      }
+    }
     const before = agent;
-    agent = withOverrides(next.config, options);
+    agent = candidate;
+    state = nextState;
     removeAgentSecrets();
     removeAgentSecrets = redactor.add(agentSecrets(agent));
     logger.setLevel(agent.logLevel);
-    if (agent.stateDir !== before.stateDir) state = await openStateStore(agent.stateDir, redactor);
     if (!sameList(agent.mediaRoots, before.mediaRoots)) {
       await mounts.close();
       mounts = await startMounts(agent.mediaRoots);
@@ -317,6 +340,16 @@ function withOverrides(config: AgentConfig, options: DaemonOptions): AgentConfig
 async function configSha256(file: string): Promise<string> {
   const read = await readConfigFile(file);
   return read.ok ? createHash('sha256').update(read.bytes).digest('hex') : '';
+}
+
+/** True while `file` is still the one the watcher saw settle: no write, truncation or rename since. */
+async function unchangedSince(file: string, settled: SettledFile): Promise<boolean> {
+  try {
+    const now = await stat(file);
+    return now.ino === settled.ino && now.size === settled.size && now.mtimeMs === settled.mtimeMs;
+  } catch {
+    return false;
+  }
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

@@ -1,5 +1,5 @@
 export { runDaemon, type DaemonOptions } from './daemon.js';
-export { newJobId, JOB_ID_PATTERN } from './job-id.js';
+export { jobIdSource, newJobId, JOB_ID_PATTERN } from './job-id.js';
 export { createDeviceLocks, type DeviceLocks } from './device-locks.js';
 export { readHistory, readMarkers, readNotes, STATE_FILES, type HistoryRecord, type JobMarker, type PendingNote } from './state-store.js';
 export { interruptionReason, whereStopped } from './interrupted-jobs.js';

@@ -156,6 +156,14 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
   } catch (error) {
     failure = `the stick could not be read (${(error as Error).message}); nothing was sent to any device`;
   }
+  // A profile is read twice: by the daemon once its writes settled (the content this job stands
+  // for), then here. Written again in between, what was read here may be half of its next
+  // version: it is not run, and the watcher brings the new content once its writes settle.
+  if (snapshot !== undefined && request.kind === 'profile' && snapshot.configSha256 !== request.configSha256) {
+    failure = `${request.configName} was written again while this job read it; nothing was sent to any device (its new content becomes a job of its own once written)`;
+    snapshot = undefined;
+    env.onSettled?.();
+  }
   const header = jobHeader(job, env, started, snapshot?.configSha256 ?? request.configSha256);
   marker.source = sourceRecord(request, header.configSha256);
   log.header(header);

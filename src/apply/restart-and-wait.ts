@@ -28,6 +28,8 @@ export async function restartAndWait(
   // Any change of the active configuration also shows the restart happened (even a wrong one).
   const before = configurationOf(await api.listInterfaces('active'));
   await api.restartNetworking();
+  // From the accepted restart: a 429 waited out before it (Retry-After) is not the device's outage.
+  const started = Date.now();
   onRequested?.();
   // The wait for the device starts at its 202: a restart request that waited out 429s (Retry-After,
   // up to a minute each) must not use up the time the device has to come back.

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { type FSWatcher, readdirSync, readFileSync, readlinkSync, statSync, watch } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { mediaMounts, type MountEntry, readMountTable } from './mount-table.js';
 
@@ -20,6 +20,11 @@ import { mediaMounts, type MountEntry, readMountTable } from './mount-table.js';
  * ID and device number are reused by the kernel. So each mount's root is also watched with
  * inotify: its unmount ends the watch with IN_UNMOUNT, which Node reports as a `rename` named
  * after the watched folder itself, and that counts as an unmount whatever findmnt says.
+ * (A bind mount's unmount does not end the watch: its file system stays mounted elsewhere.)
+ *
+ * The same blindness hides the stick's return: when we read the table between the unmount and
+ * the mount again, and findmnt only after both, nobody reports the new mount. So after every
+ * unmount the table is read again every 100 ms until the root is back, for up to 10 s.
  */
 
 export interface MountWatcherOptions {
@@ -48,6 +53,9 @@ const RESTART_DELAYS_MS = [200, 1_000, 5_000, 30_000] as const;
 /** How often, and how far apart, a root whose unmount was signalled is looked at again. */
 const ROOT_RECHECKS = 10;
 const ROOT_RECHECK_MS = 50;
+/** After an unmount, how often and how long the table is read again for the root's return. */
+const RETURN_POLL_MS = 100;
+const RETURN_WATCH_MS = 10_000;
 
 interface RootWatch {
   watcher: FSWatcher;
@@ -75,9 +83,28 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
   // Re-reads are serialised and coalesced: a burst of findmnt lines costs one or two reads.
   let rescanning: Promise<void> | undefined;
   let rescanAgain = false;
-  /** Targets findmnt saw unmounted since the last read: gone, whatever the table says now. */
+  /** Targets seen unmounted (findmnt, a root watch) since the last read: gone, whatever the table says now. */
   const unmounted = new Set<string>();
+  /** Those the read under way was started for. */
+  let counting = new Set<string>();
   const rootWatches = new Map<string, RootWatch>();
+  /** Roots unmounted lately, until when their return is looked for. */
+  const awaitingReturn = new Map<string, number>();
+  let returnTimer: NodeJS.Timeout | undefined;
+  const awaitReturn = (target: string): void => {
+    awaitingReturn.set(target, Date.now() + RETURN_WATCH_MS);
+    if (returnTimer !== undefined) return;
+    returnTimer = setInterval(() => {
+      const now = Date.now();
+      for (const [root, until] of awaitingReturn) if (until <= now) awaitingReturn.delete(root);
+      if (awaitingReturn.size > 0) rescan();
+      else {
+        clearInterval(returnTimer);
+        returnTimer = undefined;
+      }
+    }, RETURN_POLL_MS);
+    returnTimer.unref();
+  };
   const unwatchRoot = (target: string): void => {
     const rootWatch = rootWatches.get(target);
     if (rootWatch === undefined) return;
@@ -103,14 +130,20 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
       rootWatch.recheck.unref();
     }
   };
-  const watchRoot = (target: string): void => {
+  /**
+   * Watches the root of the file system mounted at `target`; 'not-mounted' when nothing is mounted
+   * there any more (the table read that named it is already old), so the underlying folder, which
+   * would never report the stick's unmount, is not watched instead.
+   */
+  const watchRoot = (target: string): 'watched' | 'not-mounted' | 'unwatchable' => {
     unwatchRoot(target);
     const name = basename(target);
     // A stick folder named like a file the agent writes at a stick's root would look unmounted
     // at every write: such a mount is left to findmnt alone.
-    if (/^(usb\.log|mpprov)/i.test(name)) return;
+    if (/^(usb\.log|mpprov)/i.test(name)) return 'unwatchable';
     try {
       const root = statSync(target);
+      if (root.dev === statSync(dirname(target)).dev) return 'not-mounted';
       const entry: RootWatch = {
         dev: root.dev,
         ino: root.ino,
@@ -123,8 +156,10 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
       };
       entry.watcher.on('error', () => unwatchRoot(target));
       rootWatches.set(target, entry);
-    } catch {
-      // Not watchable (gone already, no inotify left): findmnt still reports it.
+      return 'watched';
+    } catch (error) {
+      // Gone already, or no inotify left (then findmnt still reports it).
+      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not-mounted' : 'unwatchable';
     }
   };
   const rescan = (): void => {
@@ -134,38 +169,56 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
       return;
     }
     rescanning = (async () => {
+      /** Roots found not mounted after a read that named them: read again, once each. */
+      const reread = new Set<string>();
       do {
         rescanAgain = false;
+        // Only unmounts known before this read apply to it: one signalled while the table is
+        // being read may be newer than what the read sees, and waits for the next read.
+        const gone = [...unmounted];
+        unmounted.clear();
+        counting = new Set(gone);
         let now: Map<string, MountEntry>;
         try {
           now = mediaMounts(await readTable(), roots);
         } catch (error) {
+          for (const target of gone) unmounted.add(target);
+          counting = new Set();
           options.onNotice?.(`cannot read the mount table: ${(error as Error).message}`);
           return;
         }
         const before = new Map(known);
         known = now;
-        for (const target of unmounted) {
+        for (const target of gone) {
           const entry = before.get(target);
-          if (entry !== undefined) options.onUnmount(entry);
+          if (entry !== undefined) {
+            options.onUnmount(entry);
+            awaitReturn(target);
+          }
           before.delete(target);
           unwatchRoot(target);
         }
-        unmounted.clear();
         for (const [target, entry] of before) {
           const after = now.get(target);
           if (after === undefined || after.device !== entry.device) {
             unwatchRoot(target);
             options.onUnmount(entry);
+            awaitReturn(target);
           }
         }
         for (const [target, entry] of now) {
+          awaitingReturn.delete(target);
           const previous = before.get(target);
-          if (previous === undefined || previous.device !== entry.device) {
-            watchRoot(target);
-            options.onMount(entry);
+          const isNew = previous === undefined || previous.device !== entry.device;
+          if (isNew) unwatchRoot(target);
+          // Every root is watched, also one whose watch was dropped while this read was under way.
+          if (!rootWatches.has(target) && watchRoot(target) === 'not-mounted' && !reread.has(target)) {
+            reread.add(target);
+            rescanAgain = true;
           }
+          if (isNew) options.onMount(entry);
         }
+        counting = new Set();
       } while (rescanAgain && !closed);
     })().finally(() => {
       rescanning = undefined;
@@ -195,12 +248,13 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
       const event = parseFindmntLine(line);
       if (event.ACTION === 'umount' || event.ACTION === 'move') {
         // A watched root reports its own unmount, once: counting findmnt's line too would make one
-        // unmount two when the watch spoke first and the stick is already back.
-        for (const target of [event.TARGET, event['OLD-TARGET']]) {
+        // unmount two when the watch spoke first and the stick is already back. So would a root
+        // whose watch spoke and whose unmount the read under way already counts.
+        for (const target of new Set([event.TARGET, event['OLD-TARGET']])) {
           if (target === undefined || target === '') continue;
           const watched = rootWatches.get(target);
-          if (watched === undefined) unmounted.add(target);
-          else checkRoot(target, watched, ROOT_RECHECKS);
+          if (watched !== undefined) checkRoot(target, watched, ROOT_RECHECKS);
+          else if (!counting.has(target)) unmounted.add(target);
         }
       }
       rescan();
@@ -243,6 +297,7 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
       closed = true;
       for (const target of [...rootWatches.keys()]) unwatchRoot(target);
       if (restartTimer !== undefined) clearTimeout(restartTimer);
+      clearInterval(returnTimer);
       if (pollTimer !== undefined) clearInterval(pollTimer);
       const proc = child;
       child = undefined;

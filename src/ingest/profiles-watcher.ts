@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { watch } from 'chokidar';
 
@@ -8,9 +9,16 @@ import { watch } from 'chokidar';
  * chokidar sits on inotify: an idle watch costs nothing.
  */
 
+/** What a profile file looked like once its writes settled: any write since changes one of these. */
+export interface SettledFile {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
 export interface ProfilesWatcherOptions {
   dirs: readonly string[];
-  onProfile: (file: string) => void;
+  onProfile: (file: string, settled?: SettledFile) => void;
   onNotice?: (message: string) => void;
   /** How long a file must stay unchanged before it counts as written; default 300 ms. */
   settleMs?: number;
@@ -35,8 +43,9 @@ export async function watchProfiles(options: ProfilesWatcherOptions): Promise<Pr
     // Folders pass (the watched roots themselves); files only when they look like a profile.
     ignored: (path, stats) => stats !== undefined && stats.isFile() && !isProfileName(path),
   });
-  const report = (path: string): void => {
-    if (isProfileName(path)) options.onProfile(path);
+  // With awaitWriteFinish, the stats chokidar passes are the last ones it polled: the settled file.
+  const report = (path: string, stats?: Stats): void => {
+    if (isProfileName(path)) options.onProfile(path, stats === undefined ? undefined : { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs });
   };
   watcher.on('add', report);
   watcher.on('change', report);

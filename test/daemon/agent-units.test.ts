@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDeviceLocks, JOB_ID_PATTERN, newJobId } from '../../src/agent/index.js';
+import { createDeviceLocks, JOB_ID_PATTERN, jobIdSource, newJobId } from '../../src/agent/index.js';
 import type { DeviceResult } from '../../src/apply/index.js';
 import { isUnderMediaRoot, mediaMounts, parseFindmntLine, parseMountinfo, watchMounts } from '../../src/ingest/index.js';
 import { createAgentLogger } from '../../src/report/agent-logger.js';
@@ -166,6 +166,16 @@ describe('jobs', () => {
   it('have ids like j20261122-124800-3fa9', () => {
     expect(newJobId(new Date(Date.UTC(2026, 10, 22, 12, 48, 0)), () => '3fa9')).toBe('j20261122-124800-3fa9');
     expect(newJobId()).toMatch(JOB_ID_PATTERN);
+  });
+
+  it('never get an id twice from one agent, though 16 random bits repeat within a second', () => {
+    let clock = Date.UTC(2026, 10, 22, 12, 48, 0);
+    const draws = ['3fa9', '3fa9', '3fa9', '0001', '3fa9', '3fa9'];
+    const next = jobIdSource(() => new Date(clock), () => draws.shift() ?? 'ffff');
+    expect([next(), next()]).toEqual(['j20261122-124800-3fa9', 'j20261122-124800-0001']);
+    // A new second: the same random part is a new id.
+    clock += 1000;
+    expect([next(), next()]).toEqual(['j20261122-124801-3fa9', 'j20261122-124801-ffff']);
   });
 
   it('take device locks in sorted order: one job per device, others in parallel', async () => {
