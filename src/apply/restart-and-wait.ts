@@ -28,12 +28,10 @@ export async function restartAndWait(
   // Any change of the active configuration also shows the restart happened (even a wrong one).
   const before = configurationOf(await api.listInterfaces('active'));
   await api.restartNetworking();
-  // From the accepted restart: a 429 waited out before it (Retry-After) is not the device's outage.
-  const started = Date.now();
-  onRequested?.();
   // The wait for the device starts at its 202: a restart request that waited out 429s (Retry-After,
   // up to a minute each) must not use up the time the device has to come back.
   const started = Date.now();
+  onRequested?.();
   // At most half the wait: a restart that kept the configuration (pending stuck) with an outage
   // shorter than the probe interval is only seen as an unchanged answer, and a grace as long as
   // the wait would leave no probe after it, reporting a device that answers as lost.
