@@ -61,6 +61,8 @@ interface RootWatch {
   watcher: FSWatcher;
   /** The root's inode when the watch was set: the kernel's watch list names it this way. */
   dev: number;
+  /** The same device as the mount table writes it (`major:minor`). */
+  device: string;
   ino: number;
   recheck?: NodeJS.Timeout;
 }
@@ -83,8 +85,12 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
   // Re-reads are serialised and coalesced: a burst of findmnt lines costs one or two reads.
   let rescanning: Promise<void> | undefined;
   let rescanAgain = false;
-  /** Targets seen unmounted (findmnt, a root watch) since the last read: gone, whatever the table says now. */
-  const unmounted = new Set<string>();
+  /**
+   * Targets seen unmounted (findmnt, a root watch) since the last read: gone, whatever the table
+   * says now. With the device of the mount that went, when known (a root watch knows it): a read
+   * already under way may have seen the stick back and counted that unmount by its new device.
+   */
+  const unmounted = new Map<string, string | undefined>();
   /** Those the read under way was started for. */
   let counting = new Set<string>();
   const rootWatches = new Map<string, RootWatch>();
@@ -122,7 +128,7 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
     const exists = inotifyWatchExists(rootWatch.dev, rootWatch.ino);
     if (exists === false) {
       unwatchRoot(target);
-      unmounted.add(target);
+      unmounted.set(target, rootWatch.device);
       rescan();
     } else if (retries > 0) {
       clearTimeout(rootWatch.recheck);
@@ -146,6 +152,7 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
       if (root.dev === statSync(dirname(target)).dev) return 'not-mounted';
       const entry: RootWatch = {
         dev: root.dev,
+        device: deviceName(root.dev),
         ino: root.ino,
         watcher: watch(target, { persistent: false }, (event, file) => {
           if (event !== 'rename' || (file !== null && file !== name)) return;
@@ -177,20 +184,23 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
         // being read may be newer than what the read sees, and waits for the next read.
         const gone = [...unmounted];
         unmounted.clear();
-        counting = new Set(gone);
+        counting = new Set(gone.map(([target]) => target));
         let now: Map<string, MountEntry>;
         try {
           now = mediaMounts(await readTable(), roots);
         } catch (error) {
-          for (const target of gone) unmounted.add(target);
+          for (const [target, device] of gone) unmounted.set(target, device);
           counting = new Set();
           options.onNotice?.(`cannot read the mount table: ${(error as Error).message}`);
           return;
         }
         const before = new Map(known);
         known = now;
-        for (const target of gone) {
+        for (const [target, device] of gone) {
           const entry = before.get(target);
+          // The mount that went is not the one known now: an earlier read saw the stick back (a new
+          // device) and counted its unmount and return already.
+          if (entry !== undefined && device !== undefined && entry.device !== device) continue;
           if (entry !== undefined) {
             options.onUnmount(entry);
             awaitReturn(target);
@@ -254,7 +264,7 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
           if (target === undefined || target === '') continue;
           const watched = rootWatches.get(target);
           if (watched !== undefined) checkRoot(target, watched, ROOT_RECHECKS);
-          else if (!counting.has(target)) unmounted.add(target);
+          else if (!counting.has(target) && !unmounted.has(target)) unmounted.set(target, undefined);
         }
       }
       rescan();
@@ -316,10 +326,19 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
  * its inotify descriptors (the kernel drops a watch when its file system is unmounted).
  * `undefined` when that cannot be read.
  */
+/** stat's device number (glibc's encoding) as its major and minor numbers. */
+function majorMinor(dev: number): { major: number; minor: number } {
+  return { major: Math.floor(dev / 256) & 0xfff, minor: (dev & 0xff) | (Math.floor(dev / 4096) & 0xfff00) };
+}
+
+function deviceName(dev: number): string {
+  const { major, minor } = majorMinor(dev);
+  return `${major}:${minor}`;
+}
+
 function inotifyWatchExists(dev: number, ino: number): boolean | undefined {
   // fdinfo shows the kernel's dev_t (major << 20 | minor); stat's is the user-space encoding.
-  const major = Math.floor(dev / 256) & 0xfff;
-  const minor = (dev & 0xff) | (Math.floor(dev / 4096) & 0xfff00);
+  const { major, minor } = majorMinor(dev);
   const wanted = ` ino:${ino.toString(16)} sdev:${(major * 2 ** 20 + minor).toString(16)} `;
   let found: boolean | undefined;
   try {
