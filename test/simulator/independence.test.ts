@@ -15,7 +15,11 @@ async function specifiers(): Promise<{ file: string; specifier: string }[]> {
   const found: { file: string; specifier: string }[] = [];
   for (const file of files) {
     const text = await readFile(`${SIMULATOR}${file}`, 'utf8');
-    for (const match of text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)) found.push({ file, specifier: match[1] ?? '' });
+    // Static imports and re-exports (over several lines too), side-effect imports, dynamic imports;
+    // not any `from('...')` call in the code (Buffer.from with a quoted string once counted).
+    for (const pattern of [/^\s*(?:import|export)\s[^;]*?\sfrom\s*'([^']+)'/gm, /^\s*import\s*'([^']+)'/gm, /\bimport\(\s*'([^']+)'/g]) {
+      for (const match of text.matchAll(pattern)) found.push({ file, specifier: match[1] ?? '' });
+    }
   }
   return found;
 }
