@@ -122,7 +122,11 @@ describe('not connected, by what the service says', () => {
     service.restartStarted(hostname);
     // Blocked once the first poll has seen it UNAVAILABLE; the wait leaves later polls seconds.
     const onProgress = () => service.setConnectionStatus(hostname, 'BLOCKED');
-    const outcome = await waitUntilConnected(client(service), hostname, { waitS: 4, backoff: FAST, onProgress });
+    // The connection is up first, and the wait has room: it ends at the BLOCKED answer, which a
+    // loaded machine (a CI run beside two busy loops) once delivered after a 4 s wait had run out.
+    const api = client(service);
+    await api.listOrganizations();
+    const outcome = await waitUntilConnected(api, hostname, { waitS: 20, backoff: FAST, onProgress });
     expect(outcome).toMatchObject({ kind: 'blocked' });
     expect(outcome.polls).toBeGreaterThan(1);
   });
