@@ -196,6 +196,31 @@ export async function replaceDurably(file: string, content: string | Buffer, tar
 }
 
 /**
+ * Puts back a log that only its temporary copy holds. replaceDurably renames `<file>.tmp` over
+ * `<file>`; power lost inside that rename on FAT (fusefat, no journal) can leave the directory
+ * with `<file>.tmp` and no `<file>` (test/report/fat-power-loss.test.ts). Before a job's first
+ * write, such a `.tmp` (a regular file on the stick's own filesystem, never a link) is renamed
+ * back, so the earlier jobs' lines stay in usb.log instead of being replaced by a new file and
+ * later deleted as a stale temporary. Returns whether it did; a `<file>` that exists is left alone.
+ */
+export async function restoreInterruptedReplace(file: string, target: WriteTarget = {}): Promise<boolean> {
+  const missing = await lstat(file).then(
+    () => false,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return true;
+      throw error;
+    },
+  );
+  if (!missing) return false;
+  const tmp = `${file}.tmp`;
+  const info = await lstat(tmp).catch(() => undefined);
+  if (info === undefined || !info.isFile() || (target.device !== undefined && info.dev !== target.device)) return false;
+  await rename(tmp, file);
+  await withHandle(dirname(file), 'r', (handle) => handle.sync(), {}).catch(() => undefined);
+  return true;
+}
+
+/**
  * Whether `file` is non-empty and its last byte is not a newline: a log cut mid-line (power lost
  * during an append, or someone's editor) so the next text must start on a line of its own.
  * A missing file is not; a link is refused like every other write.

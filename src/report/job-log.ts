@@ -66,6 +66,7 @@ export function createJobLog(options: JobLogOptions): JobLog {
             toLocal(formatJobLine(now(), jobId, text));
             logger.log('warn', text, jobId);
           },
+          onRestored: () => write('warn', 'usb.log: the stick held only usb.log.tmp (an earlier write was cut by a power loss or a pull); it was put back as usb.log'),
         });
 
   const write = (level: LogLevel, text: string, localOnly = false): void => {

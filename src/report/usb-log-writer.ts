@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { appendOverTail, classifyStickError, endsMidLine, replaceDurably, StickProblem } from './durable-write.js';
+import { appendOverTail, classifyStickError, endsMidLine, replaceDurably, restoreInterruptedReplace, StickProblem } from './durable-write.js';
 import { type ResultTxtName, writeResultTxt } from './result-file.js';
 
 /**
@@ -52,6 +52,8 @@ export interface UsbLogWriterOptions {
    * another configuration while the first runs). Default: this writer's own order only.
    */
   serialize?: <T>(write: () => Promise<T>) => Promise<T>;
+  /** Told when usb.log was missing and its usb.log.tmp (a replace cut by a power loss) was put back. */
+  onRestored?: () => void;
 }
 
 /** One queue per key (a stick's root): `serialize` for createUsbLogWriter. */
@@ -128,7 +130,15 @@ export function createUsbLogWriter(options: UsbLogWriterOptions): UsbLogWriter {
         const onDisk = tailOnDisk;
         try {
           const file = join(root, USB_LOG_NAME);
-          const lead = !endChecked && onDisk === '' && (await serialize(() => endsMidLine(file))) ? '\n' : '';
+          // The first write of this job: a log left only as usb.log.tmp by a power loss is put back
+          // first, and a log cut mid-line gets a newline before our text.
+          let lead = '';
+          if (!endChecked && onDisk === '') {
+            lead = await serialize(async () => {
+              if (await restoreInterruptedReplace(file, { device })) options.onRestored?.();
+              return (await endsMidLine(file)) ? '\n' : '';
+            });
+          }
           endChecked = true;
           await serialize(() => appendOverTail(file, onDisk, lead + text + tail, { device }));
           pending = pending.slice(text.length);

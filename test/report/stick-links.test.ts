@@ -3,7 +3,7 @@ import { lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFil
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { appendDurably, appendOverTail, replaceDurably } from '../../src/report/durable-write.js';
+import { appendDurably, appendOverTail, replaceDurably, restoreInterruptedReplace } from '../../src/report/durable-write.js';
 import { writeResultTxt } from '../../src/report/result-file.js';
 import { createUsbLogWriter } from '../../src/report/usb-log-writer.js';
 import { waitFor, waitForJobEnds } from '../daemon/agent-process.js';
@@ -59,6 +59,26 @@ describe('writes to a stick never follow a symbolic link', () => {
     symlinkSync(outside, join(root, 'usb.log'));
     await expect(appendDurably(join(root, 'usb.log'), 'x\n')).rejects.toMatchObject({ code: 'ELOOP' });
     expect(readFileSync(outside, 'utf8')).toBe('laptop file\n');
+  });
+
+  it('a usb.log.tmp planted as a link is never put back as usb.log; a usb.log that exists keeps its .tmp beside it', async () => {
+    const root = tmpfsStick();
+    writeFileSync(join(root, 'mpprov.yaml'), ORIGINAL);
+    const device = (await stat(root)).dev;
+    symlinkSync('mpprov.yaml', join(root, 'usb.log.tmp'));
+    expect(await restoreInterruptedReplace(join(root, 'usb.log'), { device })).toBe(false);
+    expect(lstatSync(join(root, 'usb.log.tmp')).isSymbolicLink()).toBe(true);
+    const writer = createUsbLogWriter({ root, device, onRestored: () => expect.unreachable('a link was put back') });
+    writer.append('a line\n');
+    await writer.flush();
+    expect(readFileSync(join(root, 'usb.log'), 'utf8')).toBe('a line\n');
+    expect(readFileSync(join(root, 'mpprov.yaml'), 'utf8')).toBe(ORIGINAL);
+
+    const other = tmpfsStick();
+    writeFileSync(join(other, 'usb.log'), 'the log\n');
+    writeFileSync(join(other, 'usb.log.tmp'), 'the log\nhalf a rewri');
+    expect(await restoreInterruptedReplace(join(other, 'usb.log'), { device: (await stat(other)).dev })).toBe(false);
+    expect(readFileSync(join(other, 'usb.log'), 'utf8')).toBe('the log\n');
   });
 
   it('the usb.log writer stops at the link and reports it as a link, naming the file', async () => {
