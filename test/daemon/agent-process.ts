@@ -99,9 +99,15 @@ export interface HistoryLine {
   where?: string[];
 }
 
+/**
+ * The history's complete lines. The agent appends a record while a test may be reading: a read can
+ * land inside that append and see part of the last line (a SyntaxError that failed
+ * test/daemon/job-failure.test.ts in a loaded CI run), so only lines ending in a newline count.
+ */
 export async function readJobs(stateDir: string): Promise<HistoryLine[]> {
   const text = await readFile(join(stateDir, 'jobs.jsonl'), 'utf8').catch(() => '');
   return text
+    .slice(0, text.lastIndexOf('\n') + 1)
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as HistoryLine);
