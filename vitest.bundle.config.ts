@@ -2,7 +2,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 /**
- * The CLI tests a second time, against the one-file bundle dist/mpprov.mjs that the .deb installs
+ * The CLI tests a second time, against the bundle dist/mpprov.mjs (launcher and mpprov-app.cjs) that the .deb installs
  * as /usr/bin/mpprov (`npm test` runs this after the main run). Set here, before global setup
  * runs, so that setup bundles the CLI and test/support/run-cli.ts spawns the bundle.
  *

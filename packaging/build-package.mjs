@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run package` (after `npm run build`): the one-file CLI dist/mpprov.mjs, then the Debian
+// `npm run package` (after `npm run build`): the bundled CLI dist/mpprov.mjs (launcher and mpprov-app.cjs), then the Debian
 // package dist/mpprov_VERSION_all.deb built from it with dpkg-deb. No network, no fpm.
 //
 //   node packaging/build-package.mjs [--bundle-only] [--out DIR]

@@ -3,7 +3,8 @@
 #
 #   sudo scripts/install.sh [--prefix /usr/local] [--node PATH] [--dest-dir DIR] [--no-build] [--no-start]
 #
-#   PREFIX/lib/mpprov/mpprov.mjs  the one-file bundle (npm run package's dist/mpprov.mjs): no node_modules
+#   PREFIX/lib/mpprov/mpprov.mjs  the launcher (npm run package's dist/mpprov.mjs) and beside it
+#   PREFIX/lib/mpprov/mpprov-app.cjs  the bundle it runs (dist/mpprov-app.cjs): no node_modules
 #   PREFIX/bin/mpprov             the command
 #   /etc/systemd/system/mpprov.service   systemd/mpprov.service, with this node and PREFIX filled in
 #   /etc/systemd/user/mpprov-notify.service   the desktop notification (user unit), filled in the same way
@@ -50,15 +51,19 @@ if [ "$build" = yes ]; then
   npm run build
   node packaging/build-package.mjs --bundle-only
 fi
-[ -f dist/mpprov.mjs ] || { echo "install.sh: dist/mpprov.mjs is missing: run npm run package" >&2; exit 1; }
+for built in dist/mpprov.mjs dist/mpprov-app.cjs; do
+  [ -f "$built" ] || { echo "install.sh: $built is missing: run npm run package" >&2; exit 1; }
+done
 
 lib="$dest$prefix/lib/mpprov"
 echo "install.sh: $lib"
 rm -rf "$lib"
 install -d -m 0755 "$lib" "$dest$prefix/bin" "$dest/etc/systemd/system" "$dest/etc/systemd/user"
-# One file: the bundle carries its dependencies and its version. The first line names this node.
+# The bundle carries its dependencies and its version; the launcher beside it runs it with V8's
+# code cache (src/cli/compile-cache.ts). The launcher's first line names this node.
 { echo "#!$node"; tail -n +2 dist/mpprov.mjs; } > "$lib/mpprov.mjs"
 chmod 0755 "$lib/mpprov.mjs"
+install -m 0644 dist/mpprov-app.cjs "$lib/mpprov-app.cjs"
 install -m 0644 README.md "$lib/README.md"
 ln -sfn "$prefix/lib/mpprov/mpprov.mjs" "$dest$prefix/bin/mpprov"
 

@@ -57,8 +57,13 @@ const program = new Command()
   .showHelpAfterError();
 exitUsageErrorsWith64(program);
 
-// Loaded together, registered in table order: the help lists commands as before.
-const registers = await Promise.all(commandsFor(process.argv.slice(2)).map((c) => c.load()));
-for (const register of registers) register(program);
+async function main(): Promise<void> {
+  // Loaded together, registered in table order: the help lists commands as before.
+  const registers = await Promise.all(commandsFor(process.argv.slice(2)).map((c) => c.load()));
+  for (const register of registers) register(program);
+  await program.parseAsync(process.argv);
+}
 
-await program.parseAsync(process.argv);
+// Not a top-level await: the bundle is CommonJS (packaging/bundle.mjs), which has none. A failure
+// is an unhandled rejection: printed, exit code 1, as a rejected top-level await was.
+void main();

@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
+import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliKind, cliPath, repoRoot, runCli } from '../support/run-cli.js';
 
 /**
- * Which `mpprov` the CLI tests run: tsc's dist/cli/main.js in the main run, the one-file bundle
- * dist/mpprov.mjs when vitest.bundle.config.ts sets MPPROV_TEST_CLI=bundle. Both print the
+ * Which `mpprov` the CLI tests run: tsc's dist/cli/main.js in the main run, the bundle
+ * dist/mpprov.mjs (a launcher and mpprov-app.cjs) when vitest.bundle.config.ts sets MPPROV_TEST_CLI=bundle. Both print the
  * package's version: the bundle has it inlined at build time, dist/ reads package.json.
  */
 describe(`the CLI under test (${cliKind})`, () => {
@@ -17,21 +18,29 @@ describe(`the CLI under test (${cliKind})`, () => {
     expect(result).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
-  it('the bundle carries every dependency: it imports nothing but Node\'s own modules', async () => {
-    const bundle = await readFile(join(repoRoot, 'dist/mpprov.mjs'), 'utf8').catch(() => {
-      throw new Error('dist/mpprov.mjs is missing: run npm run package (or node packaging/build-package.mjs --bundle-only)');
-    });
-    expect(bundle.startsWith('#!/usr/bin/env node\n')).toBe(true);
-    const imports = [...bundle.matchAll(/^import .* from ["']([^"']+)["'];?$/gm)].map((m) => m[1]);
+  it('the bundle carries every dependency: launcher and bundle use nothing but Node\'s own modules', async () => {
+    const missing = (file: string) => () => {
+      throw new Error(`${file} is missing: run npm run package (or node packaging/build-package.mjs --bundle-only)`);
+    };
+    const launcher = await readFile(join(repoRoot, 'dist/mpprov.mjs'), 'utf8').catch(missing('dist/mpprov.mjs'));
+    expect(launcher.startsWith('#!/usr/bin/env node\n')).toBe(true);
+    const imports = [...launcher.matchAll(/^import .* from ["']([^"']+)["'];?$/gm)].map((m) => m[1]);
     expect(imports.length).toBeGreaterThan(0);
     expect(imports.filter((name) => !name?.startsWith('node:'))).toEqual([]);
+    const app = await readFile(join(repoRoot, 'dist/mpprov-app.cjs'), 'utf8').catch(missing('dist/mpprov-app.cjs'));
+    const required = new Set([...app.matchAll(/\brequire\(["']([^"']+)["']\)/g)].map((m) => m[1] ?? ''));
+    expect(required.size).toBeGreaterThan(0);
+    // node:sqlite is required lazily by undici's cache store, which mpprov never uses: Node 20 has no such module.
+    expect([...required].filter((name) => !isBuiltin(name) && !name.startsWith('node:'))).toEqual([]);
     // The inlined version is proven where no package.json is near: test/package runs the installed /usr/bin/mpprov.
   });
 
   it('the bundle is pure ASCII, so V8 holds its source at one byte a character (one curly quote in a comment doubles it)', async () => {
-    const bundle = await readFile(join(repoRoot, 'dist/mpprov.mjs'));
-    expect(bundle.length).toBeGreaterThan(1_000_000);
-    const nonAscii = bundle.findIndex((byte) => byte > 0x7f);
-    expect(nonAscii === -1 ? 'none' : bundle.subarray(Math.max(0, nonAscii - 60), nonAscii + 20).toString('utf8')).toBe('none');
+    for (const file of ['dist/mpprov-app.cjs', 'dist/mpprov.mjs']) {
+      const bytes = await readFile(join(repoRoot, file));
+      const nonAscii = bytes.findIndex((byte) => byte > 0x7f);
+      expect(nonAscii === -1 ? 'none' : bytes.subarray(Math.max(0, nonAscii - 60), nonAscii + 20).toString('utf8'), file).toBe('none');
+    }
+    expect((await readFile(join(repoRoot, 'dist/mpprov-app.cjs'))).length).toBeGreaterThan(1_000_000);
   });
 });

@@ -69,7 +69,7 @@ describe('systemd/mpprov.service', () => {
     expect(gc).toBe('function');
   });
 
-  it('scripts/install.sh stages the one-file bundle (no node_modules), the unit (verified) and the sample agent.yaml', { timeout: 60_000 }, async () => {
+  it('scripts/install.sh stages the bundle and its launcher (no node_modules), the unit (verified) and the sample agent.yaml', { timeout: 60_000 }, async () => {
     const dest = await mkdtemp(join(tmpdir(), 'mpprov-install-'));
     try {
       await run(join(repoRoot, 'scripts/install.sh'), ['--dest-dir', dest, '--no-build'], { cwd: repoRoot, encoding: 'utf8' });
@@ -79,10 +79,10 @@ describe('systemd/mpprov.service', () => {
       await run('systemd-analyze', ['verify', '--man=no', installed]);
       expect((await lstat(join(dest, 'usr/local/bin/mpprov'))).isSymbolicLink()).toBe(true);
       expect(await readlink(join(dest, 'usr/local/bin/mpprov'))).toBe('/usr/local/lib/mpprov/mpprov.mjs');
-      expect((await readdir(join(dest, 'usr/local/lib/mpprov'))).sort()).toEqual(['README.md', 'mpprov.mjs']);
+      expect((await readdir(join(dest, 'usr/local/lib/mpprov'))).sort()).toEqual(['README.md', 'mpprov-app.cjs', 'mpprov.mjs']);
       const bundle = join(dest, 'usr/local/lib/mpprov/mpprov.mjs');
       expect((await readFile(bundle, 'utf8')).split('\n')[0]).toBe(`#!${node}`);
-      // Run as the command itself: its first line picks the node, nothing beside it is needed.
+      // Run as the command itself: its first line picks the node, nothing but its bundle beside it is needed.
       const { stdout } = await run(bundle, ['run', '--help'], { encoding: 'utf8' });
       expect(stdout).toContain('Usage: mpprov run');
       const sample = join(dest, 'etc/mpprov/agent.yaml');

@@ -6,7 +6,7 @@ import { afterEach } from 'vitest';
  * The tests' one way to run `mpprov`: the built binary (dist/cli/main.js, which vitest's global
  * setup builds) as a real child process of this Node, with the test's arguments, environment,
  * working folder and stdin, and NO_COLOR set so output compares as plain text.
- * With MPPROV_TEST_CLI=bundle it is the one-file bundle dist/mpprov.mjs instead (what the .deb
+ * With MPPROV_TEST_CLI=bundle it is the bundle dist/mpprov.mjs (launcher and mpprov-app.cjs) instead (what the .deb
  * installs; global setup bundles it): `npm test` runs the CLI tests a second time that way.
  */
 

@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+// The same V8 flags as the bundle sets first: V8 takes a code cache only under the flags it was made with.
+import './v8-flags.js';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { runWithCompileCache } from './compile-cache.js';
+
+/**
+ * dist/mpprov.mjs, the command the package installs as /usr/bin/mpprov (packaging/bundle.mjs):
+ * finds the bundled CLI, mpprov-app.cjs, beside it (dist/, install.sh's lib folder) or in
+ * ../lib/mpprov/ (the .deb), and runs it with the code cache (compile-cache.ts).
+ */
+const here = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
+const appFile = [here('./mpprov-app.cjs'), here('../lib/mpprov/mpprov-app.cjs')].find((file) => existsSync(file));
+if (appFile === undefined) {
+  process.stderr.write(`mpprov: mpprov-app.cjs is neither beside ${here('.')} nor in ../lib/mpprov/: reinstall mpprov\n`);
+  process.exit(1);
+}
+runWithCompileCache({ appFile, args: process.argv.slice(2), env: process.env, uid: process.geteuid?.() ?? -1 });
