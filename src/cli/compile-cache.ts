@@ -31,10 +31,10 @@ export interface CompileCacheOptions {
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
- * The long-running commands get no cache: their start-up does not matter, and bytecode read for
+ * The long-running commands (the agent, the simulator, the desktop notifier) get no cache: their start-up does not matter, and bytecode read for
  * every function the first run touched would stay resident in the agent for its whole life.
  */
-const UNCACHED = new Set(['run', 'simulate']);
+const UNCACHED = new Set(['run', 'simulate', 'notify']);
 
 /** The cache folder, or undefined when there is none (MPPROV_COMPILE_CACHE=off, no home). */
 export function cacheFolder(env: NodeJS.ProcessEnv, uid: number): string | undefined {
@@ -157,7 +157,13 @@ export function runWithCompileCache(options: CompileCacheOptions): CacheOutcome 
   if (env.MPPROV_COMPILE_CACHE_DEBUG === '1') process.stderr.write(`mpprov: compile cache ${outcome}${name === undefined ? '' : ` ${join(folder ?? '', name)}`}\n`);
   if ((outcome === 'miss' || outcome === 'rejected') && folder !== undefined && name !== undefined) {
     const cacheName = name;
-    process.once('exit', () => writeCache(folder, cacheName, script.createCachedData()));
+    process.once('exit', () => {
+      try {
+        writeCache(folder, cacheName, script.createCachedData());
+      } catch {
+        // no cache this time: the next run tries again
+      }
+    });
   }
 
   const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;

@@ -131,12 +131,13 @@ describe('where the cache lives and which command it is for', () => {
     expect(cacheFolder({ MPPROV_COMPILE_CACHE: '/srv/cache', HOME: '/root' }, 0)).toBe('/srv/cache');
   });
 
-  it('one cache per command word; none for run and simulate; a strange first word shares "other"', () => {
+  it('one cache per command word; none for run, simulate and notify; a strange first word shares "other"', () => {
     expect(commandKey(['validate', 'x.yaml'])).toBe('validate');
     expect(commandKey(['--version'])).toBe('version');
     expect(commandKey(['-V'])).toBe('version');
     expect(commandKey(['run'])).toBeUndefined();
     expect(commandKey(['simulate', '--port', '1'])).toBeUndefined();
+    expect(commandKey(['notify'])).toBeUndefined();
     expect(commandKey([])).toBe('other');
     expect(commandKey(['../../etc/passwd'])).toBe('other');
     expect(commandKey(['--help'])).toBe('other');
