@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { type FileHandle, lstat, open, readFile, rename, stat, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 
 /**
  * Writing to a stick that may be FAT through an odd driver, read-only, full, or pulled at any
@@ -62,10 +62,31 @@ async function refuseLink(file: string): Promise<void> {
   if (info?.isSymbolicLink() === true) throw linkRefused(file);
 }
 
+/**
+ * Opens `file`; a creating open ('a', 'wx') with a target device goes through the folder first.
+ * Opened by path, a stick pulled between our check and the open gets its file created in the empty
+ * mount folder on the laptop's own disk, removed again only after the check below: for that
+ * moment the folder is not empty, and a stick mounted there again meanwhile fails ("mountpoint is
+ * not empty", a loaded CI run). So the folder is opened and its device checked first, and the file
+ * is created through that open folder (/proc/self/fd/N/name): nothing is created anywhere but on
+ * the stick, which the open folder also keeps from being unmounted under the write.
+ */
+async function openOnTarget(file: string, flags: OpenMode, target: WriteTarget, mode: number): Promise<FileHandle> {
+  const creates = flags === 'a' || flags === 'wx';
+  if (!creates || target.device === undefined) return open(file, OPEN_FLAGS[flags], mode);
+  const folder = await open(dirname(file), constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    if ((await folder.stat()).dev !== target.device) throw Object.assign(new Error(`${dirname(file)} is no longer the stick`), { code: 'ENODEV' });
+    return await open(`/proc/self/fd/${folder.fd}/${basename(file)}`, OPEN_FLAGS[flags], mode);
+  } finally {
+    await folder.close().catch(() => undefined);
+  }
+}
+
 async function withHandle<T>(file: string, flags: OpenMode, use: (handle: FileHandle) => Promise<T>, target: WriteTarget, mode = 0o644): Promise<T> {
   let handle: FileHandle;
   try {
-    handle = await open(file, OPEN_FLAGS[flags], mode);
+    handle = await openOnTarget(file, flags, target, mode);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw linkRefused(file);
     throw error;

@@ -1,9 +1,11 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { watch } from 'node:fs';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { snapshotStick } from '../../src/ingest/index.js';
 import { appendDurably, classifyStickError, createUsbLogWriter, replaceDurably } from '../../src/report/index.js';
+import { writeResultTxt } from '../../src/report/result-file.js';
 import { makeFatImage, type MountedStick, mountFat, readFatFile, requireFatTools } from './fat-stick.js';
 
 describe('writing usb.log to a real FAT stick (fusefat)', () => {
@@ -92,14 +94,27 @@ describe('on an ordinary folder', () => {
   let dir: string;
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  it('a write that lands off the stick (pulled between check and open) is undone and fails as removed', async () => {
+  it('a write to a folder that is no longer the stick (pulled between check and open) creates nothing there, not even for a moment', async () => {
     dir = await mkdtemp(join(tmpdir(), 'mpprov-off-'));
     const elsewhere = (await stat(dir)).dev + 1;
-    const append = await appendDurably(join(dir, 'usb.log'), 'x\n', { device: elsewhere }).catch((e: unknown) => e);
-    const replace = await replaceDurably(join(dir, 'mpprov-result.json'), '{}', { device: elsewhere }).catch((e: unknown) => e);
-    expect((append as NodeJS.ErrnoException).code).toBe('ENODEV');
-    expect(classifyStickError(replace)).toBe('removed');
-    expect(await readdir(dir)).toEqual([]);
+    // Every name that appears in the folder, however briefly: a file created and removed again
+    // would make a stick mounted there meanwhile fail with "mountpoint is not empty".
+    const appeared: string[] = [];
+    const watcher = watch(dir, (_event, name) => appeared.push(String(name)));
+    try {
+      const append = await appendDurably(join(dir, 'usb.log'), 'x\n', { device: elsewhere }).catch((e: unknown) => e);
+      const replace = await replaceDurably(join(dir, 'mpprov-result.json'), '{}', { device: elsewhere }).catch((e: unknown) => e);
+      const txt = await writeResultTxt(dir, 'MPPROV-OK.TXT', 'ok\r\n', { device: elsewhere }).catch((e: unknown) => e);
+      expect((append as NodeJS.ErrnoException).code).toBe('ENODEV');
+      expect(classifyStickError(replace)).toBe('removed');
+      expect(classifyStickError(txt)).toBe('removed');
+      // A marker written last: once its event is in, every earlier one is too.
+      await writeFile(join(dir, 'marker'), '');
+      await vi.waitFor(() => expect(appeared).toContain('marker'));
+      expect(appeared.filter((name) => name !== 'marker')).toEqual([]);
+    } finally {
+      watcher.close();
+    }
   });
 
   it('keeps an oversized file as a same-size placeholder and never follows a link out', async () => {
