@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { Client } from 'undici';
+import { Client } from '../core/undici.js';
 import { ErrorCode, MpprovError } from '../core/errors.js';
 import { addAcl, deleteAcl, listAcl } from './acl-endpoints.js';
 import type { AclRule } from '../admin-api/acl-rule.js';

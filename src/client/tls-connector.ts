@@ -1,5 +1,5 @@
 import type { TLSSocket } from 'node:tls';
-import { buildConnector } from 'undici';
+import { buildConnector } from '../core/undici.js';
 import type { DeviceTrust } from '../admin-api/device-trust.js';
 import { normaliseFingerprint, sha256Fingerprint } from './fingerprint.js';
 

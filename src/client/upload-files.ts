@@ -1,6 +1,5 @@
 import { File } from 'node:buffer';
 import { z } from 'zod';
-import { FormData, Response } from 'undici';
 import { request, type DeviceConnection } from './device-request.js';
 import { FILE_SLOTS, type FileSlot } from '../admin-api/stanza.js';
 import { parseWire } from '../admin-api/wire-shape.js';
@@ -21,6 +20,8 @@ const UploadAnswer = z.looseObject({ files: z.record(z.string(), z.string()) });
  */
 export async function uploadFiles(connection: DeviceConnection, files: readonly UploadedFile[]): Promise<Partial<Record<FileSlot, string>>> {
   if (files.length === 0) return {};
+  // Only what encodes the body, and only when there is a file to send (core/undici.ts says why).
+  const [{ FormData }, { Response }] = await Promise.all([import('undici/lib/web/fetch/formdata.js'), import('undici/lib/web/fetch/response.js')]);
   const form = new FormData();
   for (const file of files) form.append(file.slot, new File([file.bytes], file.filename));
   const encoded = new Response(form);

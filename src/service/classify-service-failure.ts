@@ -1,4 +1,4 @@
-import { errors as undiciErrors } from 'undici';
+import { errors as undiciErrors } from '../core/undici.js';
 import { CertificateProblem, ConnectionProblem, ErrorCode, MpprovError } from '../core/errors.js';
 import { failedWhileConnecting, ServiceNameMismatch } from './service-connector.js';
 import {

@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { Pool } from 'undici';
+import { Pool } from '../core/undici.js';
 import { ErrorCode, MpprovError } from '../core/errors.js';
 import { DEFAULT_MAX_BODY_BYTES } from './capped-body.js';
 import { listAppliances, listOrganizations, type ApplianceQuery, type CallOptions } from './data-api-endpoints.js';

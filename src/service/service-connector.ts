@@ -1,5 +1,5 @@
 import * as tls from 'node:tls';
-import { buildConnector } from 'undici';
+import { buildConnector } from '../core/undici.js';
 
 /**
  * The undici connector for the service: TLS 1.2 or newer, the certificate chain and name always
