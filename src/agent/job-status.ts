@@ -1,6 +1,7 @@
 import { formatLocalTime } from '../report/index.js';
 import { interruptionReason, whereStopped } from './interrupted-jobs.js';
 import { type HistoryRecord, type JobMarker, type JobSourceRecord, readHistory, readMarkers, readNotes } from './state-store.js';
+import { byCodeUnit } from '../core/index.js';
 
 /** `mpprov status`: the recent jobs from the state dir, newest first, and the ones still running. */
 
@@ -42,7 +43,7 @@ export async function readStatus(stateDir: string, limit: number): Promise<Statu
     status.source = marker.source;
     fromMarker(status, marker, live.has(marker.id));
   }
-  const all = [...jobs.values()].sort((a, b) => (b.started ?? b.id).localeCompare(a.started ?? a.id));
+  const all = [...jobs.values()].sort((a, b) => byCodeUnit(b.started ?? b.id, a.started ?? a.id));
   return {
     stateDir,
     running: all.filter((j) => j.result === 'RUNNING'),

@@ -2,6 +2,7 @@ import type { DeviceInterface } from '../admin-api/index.js';
 import type { AdminApi } from '../client/index.js';
 import { DeviceCertificateError, DeviceUnreachableError, DevicePinMismatchError, ErrorCode, MpprovError, type DeviceError } from '../core/errors.js';
 import { configFields, normaliseFields } from '../plan/index.js';
+import { byCodeUnit } from '../core/index.js';
 
 /** How long a device may keep answering after accepting a restart before it goes down. */
 const OUTAGE_START_GRACE_MS = 5_000;
@@ -68,7 +69,7 @@ export async function restartAndWait(
 function configurationOf(view: readonly DeviceInterface[]): string {
   return JSON.stringify(
     [...view]
-      .sort((a, b) => a.name.localeCompare(b.name))
+      .sort((a, b) => byCodeUnit(a.name, b.name))
       .map((iface) => [iface.name, Object.entries(iface.families).map(([family, stanza]) => [family, stanza == null ? null : normaliseFields(configFields(stanza))])]),
   );
 }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { runDaemon } from '../agent/index.js';
+import { keepJitAtBaseline, runDaemon } from '../agent/index.js';
 import { agentConfigPath } from '../config/index.js';
 import { packageVersion } from './package-version.js';
 
@@ -12,6 +12,7 @@ export function registerRunCommand(program: Command): void {
     .option('--state-dir <dir>', 'state directory (overrides agent.yaml state_dir)')
     .option('--secrets-record <file>', 'the secrets record, e.g. one shared by several runners (overrides agent.yaml secrets_record)')
     .action(async (flags: { agentConfig?: string; stateDir?: string; secretsRecord?: string }) => {
+      keepJitAtBaseline();
       const status = await runDaemon({
         agentConfigFile: agentConfigPath(flags.agentConfig),
         ...(flags.stateDir === undefined ? {} : { stateDir: flags.stateDir }),

@@ -4,3 +4,5 @@ export * from './errors.js';
 export { Secret, SECRET_PLACEHOLDER } from './secret.js';
 export { Redactor } from './redact.js';
 export * from './problem.js';
+// Sorting without the locale (and without loading ICU's collation data into the agent).
+export { byCodeUnit } from './code-unit-order.js';

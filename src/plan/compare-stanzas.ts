@@ -1,6 +1,7 @@
 import { isViewOnlyField, isWriteOnlyField, setMarker, type Stanza, StanzaSettings, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
 import { canonicalIp, parseCidr, ipv4PrefixToNetmask } from '../config/index.js';
 import type { DesiredStanza, FieldChange, SecretKnown } from './plan-types.js';
+import { byCodeUnit } from '../core/index.js';
 
 /**
  * Compares what the stick wants with what the device reports, field by field, after normalising
@@ -119,5 +120,5 @@ function normaliseRoutes(routes: unknown[]): unknown[] {
         ...(r.metric === undefined || r.metric === null ? {} : { metric: Number(r.metric) }),
       };
     })
-    .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    .sort((a, b) => byCodeUnit(JSON.stringify(a), JSON.stringify(b)));
 }

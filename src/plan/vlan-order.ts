@@ -1,3 +1,4 @@
+import { byCodeUnit } from '../core/index.js';
 /** One stanza request as the VLAN rule sees it. */
 export interface OrderedRequest {
   name: string;
@@ -28,6 +29,6 @@ export function vlanRuleOrder<T>(items: readonly T[], describe: (item: T) => Ord
   };
   return items
     .map((item, index) => ({ item, index, request: describe(item) }))
-    .sort((a, b) => rank(a.request) - rank(b.request) || a.request.name.localeCompare(b.request.name) || a.index - b.index)
+    .sort((a, b) => rank(a.request) - rank(b.request) || byCodeUnit(a.request.name, b.request.name) || a.index - b.index)
     .map(({ item }) => item);
 }
