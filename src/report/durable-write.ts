@@ -41,9 +41,12 @@ export interface WriteTarget {
  * fusefat has no links (FAT cannot hold one) and accepts the flag, so FAT sticks are unaffected.
  */
 const OPEN_FLAGS = {
-  a: constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW,
-  'r+': constants.O_RDWR | constants.O_NOFOLLOW,
-  wx: constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+  // O_NONBLOCK everywhere: a stick's usb.log can be a FIFO, whose open would wait forever for a
+  // reader (holding one of libuv's four threads and the stick's mount); with it the open fails at
+  // once (ENXIO), and regular files are unaffected.
+  a: constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+  'r+': constants.O_RDWR | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+  wx: constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW | constants.O_NONBLOCK,
   r: constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW,
 } as const;
 type OpenMode = keyof typeof OPEN_FLAGS;
@@ -53,13 +56,28 @@ function linkRefused(file: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${file} is a symbolic link; mpprov does not follow links on a stick`), { code: 'ELOOP' });
 }
 
-/** Throws linkRefused when `file` is a symbolic link; a missing file is fine (it will be created). */
+/**
+ * A file on the stick that is not one plain file: a FIFO, a device, a socket, a folder, or a hard
+ * link (a second name of another file on the stick, its mpprov.yaml say: the log would be written
+ * into it). Refused with code ENOTPLAIN, never written or read.
+ */
+function notPlainRefused(file: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${file} is not a plain file (a FIFO, a device, a folder or a second name of another file); mpprov does not write to it`), { code: 'ENOTPLAIN' });
+}
+
+/** Whether a file is one plain file of its own (a file created a moment ago is). */
+function plain(info: { isFile(): boolean; nlink: number }): boolean {
+  return info.isFile() && info.nlink === 1;
+}
+
+/** Throws for a link or anything but a plain file at `file`; a missing file is fine (it will be created). */
 async function refuseLink(file: string): Promise<void> {
   const info = await lstat(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw error;
   });
   if (info?.isSymbolicLink() === true) throw linkRefused(file);
+  if (info !== undefined && !plain(info)) throw notPlainRefused(file);
 }
 
 /**
@@ -83,7 +101,7 @@ async function openOnTarget(file: string, flags: OpenMode, target: WriteTarget, 
   }
 }
 
-async function withHandle<T>(file: string, flags: OpenMode, use: (handle: FileHandle) => Promise<T>, target: WriteTarget, mode = 0o644): Promise<T> {
+async function withHandle<T>(file: string, flags: OpenMode, use: (handle: FileHandle) => Promise<T>, target: WriteTarget, mode = 0o644, kind: 'file' | 'folder' = 'file'): Promise<T> {
   let handle: FileHandle;
   try {
     handle = await openOnTarget(file, flags, target, mode);
@@ -93,6 +111,8 @@ async function withHandle<T>(file: string, flags: OpenMode, use: (handle: FileHa
   }
   try {
     const opened = await handle.stat();
+    // Only a folder sync opens a folder; every file must be one plain file.
+    if (kind === 'folder' ? !opened.isDirectory() : !plain(opened)) throw notPlainRefused(file);
     if (target.device !== undefined && opened.dev !== target.device) {
       const there = await stat(file).catch(() => undefined);
       if (there?.ino === opened.ino && there.dev === opened.dev && opened.size === 0) await unlink(file).catch(() => undefined);
@@ -165,6 +185,7 @@ async function sizeOf(file: string): Promise<number> {
     throw error;
   });
   if (info?.isSymbolicLink() === true) throw linkRefused(file);
+  if (info !== undefined && !plain(info)) throw notPlainRefused(file);
   return info?.size ?? 0;
 }
 
@@ -213,14 +234,14 @@ export async function replaceDurably(file: string, content: string | Buffer, tar
     await unlink(tmp).catch(() => undefined);
     throw error;
   }
-  await withHandle(dirname(file), 'r', (handle) => handle.sync(), {}).catch(() => undefined);
+  await withHandle(dirname(file), 'r', (handle) => handle.sync(), {}, 0o644, 'folder').catch(() => undefined);
 }
 
 /**
  * Puts back a log that only its temporary copy holds. replaceDurably renames `<file>.tmp` over
  * `<file>`; power lost inside that rename on FAT (fusefat, no journal) can leave the directory
  * with `<file>.tmp` and no `<file>` (test/report/fat-power-loss.test.ts). Before a job's first
- * write, such a `.tmp` (a regular file on the stick's own filesystem, never a link) is renamed
+ * write, such a `.tmp` (one plain file on the stick's own filesystem: no link, FIFO or second name) is renamed
  * back, so the earlier jobs' lines stay in usb.log instead of being replaced by a new file and
  * later deleted as a stale temporary. Returns whether it did; a `<file>` that exists is left alone.
  */
@@ -235,9 +256,9 @@ export async function restoreInterruptedReplace(file: string, target: WriteTarge
   if (!missing) return false;
   const tmp = `${file}.tmp`;
   const info = await lstat(tmp).catch(() => undefined);
-  if (info === undefined || !info.isFile() || (target.device !== undefined && info.dev !== target.device)) return false;
+  if (info === undefined || !plain(info) || (target.device !== undefined && info.dev !== target.device)) return false;
   await rename(tmp, file);
-  await withHandle(dirname(file), 'r', (handle) => handle.sync(), {}).catch(() => undefined);
+  await withHandle(dirname(file), 'r', (handle) => handle.sync(), {}, 0o644, 'folder').catch(() => undefined);
   return true;
 }
 
@@ -284,6 +305,7 @@ export async function appendOverTail(file: string, tail: string, text: string, t
     // lstat: a link is refused by appendDurably below, never read through.
     const info = await lstat(file);
     if (info.isSymbolicLink()) throw linkRefused(file);
+    if (!plain(info)) throw notPlainRefused(file);
     if (info.size > MAX_TAIL_REWRITE_BYTES) return appendDurably(file, text, target);
     old = await readFile(file);
   } catch (error) {
@@ -296,7 +318,7 @@ export async function appendOverTail(file: string, tail: string, text: string, t
 }
 
 /** Why a write to the stick failed, as the technician should read it. */
-export const StickProblem = { Removed: 'removed', ReadOnly: 'read-only', Full: 'full', Link: 'link', Failed: 'failed' } as const;
+export const StickProblem = { Removed: 'removed', ReadOnly: 'read-only', Full: 'full', Link: 'link', NotPlain: 'not-plain', Failed: 'failed' } as const;
 export type StickProblem = (typeof StickProblem)[keyof typeof StickProblem];
 
 export function classifyStickError(error: unknown): StickProblem {
@@ -312,7 +334,6 @@ export function classifyStickError(error: unknown): StickProblem {
     case 'ENOENT':
     case 'EIO':
     case 'ENODEV':
-    case 'ENXIO':
     case 'ENOTCONN':
     case 'ECONNABORTED':
     case 'ESTALE':
@@ -320,6 +341,9 @@ export function classifyStickError(error: unknown): StickProblem {
       return StickProblem.Removed;
     case 'ELOOP':
       return StickProblem.Link;
+    case 'ENOTPLAIN':
+    case 'ENXIO':
+      return StickProblem.NotPlain;
     default:
       return StickProblem.Failed;
   }

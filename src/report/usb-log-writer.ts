@@ -75,6 +75,7 @@ const PROBLEM_TEXT: Record<StickProblem, string> = {
   'read-only': 'the stick is read-only',
   full: 'the stick is full',
   link: 'a file mpprov writes on the stick is a symbolic link, which mpprov never follows: nothing was written through it',
+  'not-plain': 'a file mpprov writes on the stick is not a plain file (a FIFO, a device, a folder or a second name of another file): nothing was written to it; remove it from the stick',
   failed: 'the stick cannot be written',
 };
 

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -79,6 +79,39 @@ describe('writes to a stick never follow a symbolic link', () => {
     writeFileSync(join(other, 'usb.log.tmp'), 'the log\nhalf a rewri');
     expect(await restoreInterruptedReplace(join(other, 'usb.log'), { device: (await stat(other)).dev })).toBe(false);
     expect(readFileSync(join(other, 'usb.log'), 'utf8')).toBe('the log\n');
+  });
+
+  it('a FIFO, a folder or a second name of another file where usb.log belongs: refused at once, nothing written into anything', { timeout: 20_000 }, async () => {
+    const root = tmpfsStick();
+    writeFileSync(join(root, 'mpprov.yaml'), ORIGINAL);
+    const device = (await stat(root)).dev;
+    const plant: Record<string, () => void> = {
+      // Opened for writing without a reader, a FIFO would hold the writer (and the mount) forever.
+      fifo: () => execFileSync('mkfifo', [join(root, 'usb.log')]),
+      folder: () => mkdirSync(join(root, 'usb.log')),
+      'hard link': () => linkSync(join(root, 'mpprov.yaml'), join(root, 'usb.log')),
+    };
+    for (const [what, make] of Object.entries(plant)) {
+      execFileSync('rm', ['-rf', join(root, 'usb.log')]);
+      make();
+      const problems: string[] = [];
+      const writer = createUsbLogWriter({ root, device, onProblem: (s) => problems.push(s.problem) });
+      writer.setTrailer('still running\n');
+      writer.append('a line\n');
+      await writer.flush();
+      expect(problems, what).toEqual(['not-plain']);
+      expect(readFileSync(join(root, 'mpprov.yaml'), 'utf8'), what).toBe(ORIGINAL);
+      await expect(appendDurably(join(root, 'usb.log'), 'x\n', { device }), what).rejects.toMatchObject({ code: expect.stringMatching(/^(ENOTPLAIN|ENXIO)$/) });
+    }
+    // A usb.log.tmp that is a second name of mpprov.yaml is never put back as usb.log.
+    execFileSync('rm', ['-rf', join(root, 'usb.log')]);
+    linkSync(join(root, 'mpprov.yaml'), join(root, 'usb.log.tmp'));
+    expect(await restoreInterruptedReplace(join(root, 'usb.log'), { device })).toBe(false);
+    const writer = createUsbLogWriter({ root, device });
+    writer.append('a line\n');
+    await writer.flush();
+    expect(readFileSync(join(root, 'usb.log'), 'utf8')).toBe('a line\n');
+    expect(readFileSync(join(root, 'mpprov.yaml'), 'utf8')).toBe(ORIGINAL);
   });
 
   it('the usb.log writer stops at the link and reports it as a link, naming the file', async () => {
