@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -36,6 +37,9 @@ const MAX_CACHE_BYTES = 64 * 1024 * 1024;
  */
 const UNCACHED = new Set(['run', 'simulate', 'notify']);
 
+/** The short commands, each with a cache of its own (main.ts's table; test/cli/compile-cache.test.ts compares). */
+export const CACHED_COMMANDS: readonly string[] = ['validate', 'plan', 'apply', 'schema', 'status', 'sign', 'secrets-record', 'service', 'describe-cli', 'help'];
+
 /** The cache folder, or undefined when there is none (MPPROV_COMPILE_CACHE=off, no home). */
 export function cacheFolder(env: NodeJS.ProcessEnv, uid: number): string | undefined {
   const chosen = env.MPPROV_COMPILE_CACHE;
@@ -51,45 +55,60 @@ export function cacheFolder(env: NodeJS.ProcessEnv, uid: number): string | undef
   return home !== undefined && home.startsWith('/') ? join(home, '.cache', 'mpprov') : undefined;
 }
 
-/** The command's cache key: its first word when it is one, `version` for -V/--version, else `other`. */
+/** The command's cache key: its first word when it is a short command, `version` for -V/--version, else `other`. */
 export function commandKey(args: readonly string[]): string | undefined {
   const first = args[0];
   if (first === '-V' || first === '--version') return 'version';
-  if (first === undefined || !/^[a-z][a-z-]{0,31}$/.test(first)) return 'other';
-  return UNCACHED.has(first) ? undefined : first;
+  if (first !== undefined && UNCACHED.has(first)) return undefined;
+  return first !== undefined && CACHED_COMMANDS.includes(first) ? first : 'other';
 }
 
-/** FNV-1a, 32 bits: names the bundle build and node a cache belongs to (not a security check). */
-function fnv1a(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(8, '0');
+/**
+ * The cache's file name: the command, then a hash of the bundle's content and of node. V8 checks
+ * only the source's length: a bundle replaced by another of the same size (`cp -p`, a
+ * reproducible build) would otherwise run the old one's bytecode (review). `@` cannot be in a key,
+ * so no command's name is the start of another's.
+ */
+function cacheName(key: string, source: string): string {
+  const hash = createHash('sha256').update(`${process.version}\0${process.arch}\0`).update(source, 'latin1').digest('hex');
+  return `${key}@${hash.slice(0, 32)}.v8cache`;
 }
 
-/** Whether `path` is ours alone: owned by `uid`, writable by nobody else, and of the right kind. */
+/** Whether a file or folder is ours alone: owned by `uid` and writable by nobody else. */
 function ownedAlone(info: { uid: number; mode: number }, uid: number): boolean {
   return info.uid === uid && (info.mode & 0o022) === 0;
 }
 
-/** The folder, made (0700) if missing; undefined unless it is a real folder that only `uid` can write. */
-function usableFolder(folder: string, uid: number): string | undefined {
+/**
+ * The folder, made (0700) if missing, opened once: a descriptor, or undefined unless it is a real
+ * folder (O_NOFOLLOW) that only `uid` can write. Every read and write then goes through that open
+ * folder (/proc/self/fd/N/name), never through the path again: a folder swapped for a link after
+ * the check (by someone who can write its parent) gets nothing read from it or written to it.
+ */
+function openFolder(folder: string, uid: number): number | undefined {
+  let fd: number;
   try {
     mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const info = lstatSync(folder);
-    return info.isDirectory() && ownedAlone(info, uid) ? folder : undefined;
+    fd = openSync(folder, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch {
     return undefined;
   }
+  try {
+    if (ownedAlone(fstatSync(fd), uid)) return fd;
+  } catch {
+    // not usable
+  }
+  closeSync(fd);
+  return undefined;
 }
 
-/** The cache file's bytes, or undefined: missing, a link, someone else's, writable by others, or too large. */
-function readCache(file: string, uid: number): Buffer | undefined {
+const inFolder = (folder: number, name: string): string => `/proc/self/fd/${folder}/${name}`;
+
+/** The cache file's bytes, or undefined: missing, a link, not a plain file, someone else's, writable by others, or too large. */
+function readCache(folder: number, name: string, uid: number): Buffer | undefined {
   let fd: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(inFolder(folder, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return undefined;
   }
@@ -104,27 +123,32 @@ function readCache(file: string, uid: number): Buffer | undefined {
   }
 }
 
+/** A temporary file older than this was left by a killed run: removed when the next cache is written. */
+const STALE_TMP_MS = 60_000;
+
 /** Writes the cache beside its final name and renames it over: a reader never sees half a file. */
-function writeCache(folder: string, name: string, data: Buffer): void {
-  const file = join(folder, name);
-  const tmp = `${file}.${process.pid}.tmp`;
+function writeCache(folder: number, name: string, data: Buffer): void {
+  const tmpName = `${name}.${process.pid}.tmp`;
   try {
-    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    const fd = openSync(inFolder(folder, tmpName), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
     try {
       let offset = 0;
       while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
     } finally {
       closeSync(fd);
     }
-    renameSync(tmp, file);
-    // The same command's caches for other builds or node versions are of no further use.
-    const prefix = name.slice(0, name.lastIndexOf('-') + 1);
-    for (const other of readdirSync(folder)) {
-      if (other !== name && other.startsWith(prefix) && other.endsWith('.v8cache')) unlinkSync(join(folder, other));
+    renameSync(inFolder(folder, tmpName), inFolder(folder, name));
+    // The same command's caches for other builds or node versions are of no further use, and
+    // neither is what a killed run left half-written.
+    const prefix = name.slice(0, name.indexOf('@') + 1);
+    for (const other of readdirSync(inFolder(folder, '.'))) {
+      const path = inFolder(folder, other);
+      if (other !== name && other.startsWith(prefix) && other.endsWith('.v8cache')) unlinkSync(path);
+      else if (/@[0-9a-f]+\.v8cache\.\d+\.tmp$/.test(other) && Date.now() - statSync(path).mtimeMs > STALE_TMP_MS) unlinkSync(path);
     }
   } catch {
     try {
-      unlinkSync(tmp);
+      unlinkSync(inFolder(folder, tmpName));
     } catch {
       // nothing was written
     }
@@ -142,28 +166,24 @@ export function runWithCompileCache(options: CompileCacheOptions): CacheOutcome 
   const source = readFileSync(appFile, 'latin1');
   const key = commandKey(options.args);
   const wanted = key === undefined ? undefined : cacheFolder(env, uid);
-  const folder = wanted === undefined ? undefined : usableFolder(wanted, uid);
-  let name: string | undefined;
-  let cached: Buffer | undefined;
-  if (folder !== undefined && key !== undefined) {
-    const app = statSync(appFile);
-    name = `${key}-${fnv1a([process.version, process.arch, appFile, app.size, app.mtimeMs].join('\0'))}.v8cache`;
-    cached = readCache(join(folder, name), uid);
-  }
+  const folder = wanted === undefined ? undefined : openFolder(wanted, uid);
+  const name = folder === undefined || key === undefined ? undefined : cacheName(key, source);
+  const cached = folder === undefined || name === undefined ? undefined : readCache(folder, name, uid);
 
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
   const script = new Script(wrapped, { filename: appFile, ...(cached === undefined ? {} : { cachedData: cached }) });
   const outcome: CacheOutcome = key === undefined || wanted === undefined ? 'off' : folder === undefined ? 'unusable' : cached === undefined ? 'miss' : script.cachedDataRejected === true ? 'rejected' : 'hit';
-  if (env.MPPROV_COMPILE_CACHE_DEBUG === '1') process.stderr.write(`mpprov: compile cache ${outcome}${name === undefined ? '' : ` ${join(folder ?? '', name)}`}\n`);
+  if (env.MPPROV_COMPILE_CACHE_DEBUG === '1') process.stderr.write(`mpprov: compile cache ${outcome}${name === undefined || wanted === undefined ? '' : ` ${wanted}/${name}`}\n`);
   if ((outcome === 'miss' || outcome === 'rejected') && folder !== undefined && name !== undefined) {
-    const cacheName = name;
     process.once('exit', () => {
       try {
-        writeCache(folder, cacheName, script.createCachedData());
+        writeCache(folder, name, script.createCachedData());
       } catch {
         // no cache this time: the next run tries again
       }
     });
+  } else if (folder !== undefined) {
+    closeSync(folder);
   }
 
   const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;

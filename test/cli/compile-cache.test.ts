@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { cacheFolder, commandKey } from '../../src/cli/compile-cache.js';
+import { CACHED_COMMANDS, cacheFolder, commandKey } from '../../src/cli/compile-cache.js';
 import { repoRoot } from '../support/run-cli.js';
 import { tempFolder } from '../support/temp-folder.js';
 
@@ -41,7 +41,7 @@ describe('the bundle runs from V8\'s code cache', () => {
     const first = await mpprov(['validate', '--json', profile], folder);
     expect(first.said).toBe('miss');
     const [file] = cacheFiles(folder);
-    expect(file).toMatch(/^validate-[0-9a-f]{8}\.v8cache$/);
+    expect(file).toMatch(/^validate@[0-9a-f]{32}\.v8cache$/);
     expect(statSync(folder).mode & 0o777).toBe(0o700);
     expect(statSync(join(folder, file!)).mode & 0o777).toBe(0o600);
     const second = await mpprov(['validate', '--json', profile], folder);
@@ -51,7 +51,7 @@ describe('the bundle runs from V8\'s code cache', () => {
     // Each command has its own; the long-running ones none at all.
     expect((await mpprov(['--version'], folder)).said).toBe('miss');
     expect((await mpprov(['simulate', '--help'], folder)).said).toBe('off');
-    expect(cacheFiles(folder).map((name) => name.split('-')[0]).sort()).toEqual(['validate', 'version']);
+    expect(cacheFiles(folder).map((name) => name.split('@')[0]).sort()).toEqual(['validate', 'version']);
   });
 
   it('a cache V8 refuses (garbage, another build) is replaced, and a new build\'s cache replaces the old one', async () => {
@@ -65,11 +65,49 @@ describe('the bundle runs from V8\'s code cache', () => {
     expect((await mpprov(['validate', profile], folder)).said).toBe('hit');
 
     // A cache of an earlier build (another name for the same command) goes when this one is written.
-    const old = join(folder, 'validate-00000000.v8cache');
+    const old = join(folder, 'validate@00000000000000000000000000000000.v8cache');
     writeFileSync(old, 'an older build', { mode: 0o600 });
     writeFileSync(join(folder, file!), 'garbage again', { mode: 0o600 });
     expect((await mpprov(['validate', profile], folder)).said).toBe('rejected');
     expect(cacheFiles(folder)).toEqual([file]);
+  });
+
+  it('a damaged cache (a torn write, a zeroed block) is refused by its checksum, never run, and rewritten', async () => {
+    const folder = join(tempFolder('compile-cache'), 'cache');
+    await mpprov(['validate', profile], folder);
+    const [file] = cacheFiles(folder);
+    const path = join(folder, file!);
+    const bytes = readFileSync(path);
+    // Zeroes in the middle of the payload: its header is intact, so only the checksum can tell.
+    bytes.fill(0, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 16_384);
+    writeFileSync(path, bytes, { mode: 0o600 });
+    const damaged = await mpprov(['validate', profile], folder);
+    expect(damaged).toMatchObject({ said: 'rejected', code: 0 });
+    expect(damaged.stdout).toContain('valid (0 errors');
+    expect((await mpprov(['validate', profile], folder)).said).toBe('hit');
+  });
+
+  it('another bundle of the same size and time (cp -p, a reproducible build) never runs the old one\'s cache', async () => {
+    const folder = join(tempFolder('compile-cache'), 'cache');
+    const copy = tempFolder('compile-cache');
+    await run('cp', ['-p', launcher, join(repoRoot, 'dist/mpprov-app.cjs'), copy]);
+    const copied = join(copy, 'mpprov.mjs');
+    const version = async (): Promise<{ out: string; said: string }> => {
+      const { stdout, stderr } = await run(process.execPath, [copied, '--version'], { env: { ...process.env, MPPROV_COMPILE_CACHE: folder, MPPROV_COMPILE_CACHE_DEBUG: '1' }, encoding: 'utf8' });
+      return { out: stdout.trim(), said: /compile cache (\w+)/.exec(stderr)?.[1] ?? stderr };
+    };
+    const first = await version();
+    expect(await version()).toEqual({ out: first.out, said: 'hit' });
+    // The same length, the same modification time, another version inlined.
+    const app = join(copy, 'mpprov-app.cjs');
+    const before = statSync(app);
+    const text = readFileSync(app, 'latin1');
+    const other = first.out.replace(/\d(?=[^\d]*$)/, (d) => String((Number(d) + 1) % 10));
+    expect(text.split(JSON.stringify(first.out)).length).toBe(2);
+    writeFileSync(app, text.replace(JSON.stringify(first.out), JSON.stringify(other)), 'latin1');
+    utimesSync(app, before.atime, before.mtime);
+    expect(statSync(app).size).toBe(before.size);
+    expect(await version()).toEqual({ out: other, said: 'miss' });
   });
 
   it('never reads a cache that is not the user\'s alone: a link, another owner\'s file, a file others can write', async () => {
@@ -131,7 +169,7 @@ describe('where the cache lives and which command it is for', () => {
     expect(cacheFolder({ MPPROV_COMPILE_CACHE: '/srv/cache', HOME: '/root' }, 0)).toBe('/srv/cache');
   });
 
-  it('one cache per command word; none for run, simulate and notify; a strange first word shares "other"', () => {
+  it('one cache per command; none for run, simulate and notify; any other first word shares "other"', () => {
     expect(commandKey(['validate', 'x.yaml'])).toBe('validate');
     expect(commandKey(['--version'])).toBe('version');
     expect(commandKey(['-V'])).toBe('version');
@@ -141,5 +179,15 @@ describe('where the cache lives and which command it is for', () => {
     expect(commandKey([])).toBe('other');
     expect(commandKey(['../../etc/passwd'])).toBe('other');
     expect(commandKey(['--help'])).toBe('other');
+    // A mistyped word shares "other" rather than making a cache of its own.
+    expect(commandKey(['frobnicate'])).toBe('other');
+    expect(commandKey(['secrets'])).toBe('other');
+  });
+
+  it('knows every command of the CLI: the short ones are cached, the long-running ones not', async () => {
+    const { stdout } = await run(process.execPath, [join(repoRoot, 'dist/cli/main.js'), 'describe-cli'], { encoding: 'utf8' });
+    const names = (JSON.parse(stdout) as { commands: { name: string }[] }).commands.map((c) => c.name);
+    for (const name of names) expect(commandKey([name]), name).toBe(['run', 'simulate', 'notify'].includes(name) ? undefined : name);
+    expect(CACHED_COMMANDS.filter((name) => !names.includes(name))).toEqual(['describe-cli', 'help']);
   });
 });
