@@ -28,10 +28,17 @@ const PROFILES = {
     uploads: [['wpa_ca_cert', 'certs/radius-ca.pem']],
     stanzas: async () => [
       {
-        name: 'eth1', family: 'inet', method: 'dhcp',
-        wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'PEAP', wpa_identity: 'mp01@corp.example', wpa_anonymous_identity: 'anonymous@corp.example',
+        name: 'eth1',
+        family: 'inet',
+        method: 'dhcp',
+        wpa_key_mgmt: 'IEEE8021X',
+        wpa_eap: 'PEAP',
+        wpa_identity: 'mp01@corp.example',
+        wpa_anonymous_identity: 'anonymous@corp.example',
         wpa_password: (await readFile(join(profilesDir, 'secrets/mp01-peap.pw'), 'utf8')).trim(),
-        wpa_phase1: 'peapver=0', wpa_phase2: 'auth=MSCHAPV2', wpa_ca_cert: 'radius-ca.pem',
+        wpa_phase1: 'peapver=0',
+        wpa_phase2: 'auth=MSCHAPV2',
+        wpa_ca_cert: 'radius-ca.pem',
       },
     ],
   },
@@ -42,13 +49,27 @@ const PROFILES = {
       const link = { mtu: 1500, link_speed: 1000, link_duplex: 'full', link_autoneg: false };
       return [
         {
-          name: 'eth1', family: 'inet', method: 'static', address: '198.51.100.20', netmask: '255.255.255.0', gateway: '198.51.100.1',
-          dns_nameservers: ['198.51.100.53', '198.51.100.54'], dns_search: ['corp.example'],
-          routes: [{ destination: '10.0.0.0/8', gateway: '198.51.100.254', metric: 100 }], ...link,
+          name: 'eth1',
+          family: 'inet',
+          method: 'static',
+          address: '198.51.100.20',
+          netmask: '255.255.255.0',
+          gateway: '198.51.100.1',
+          dns_nameservers: ['198.51.100.53', '198.51.100.54'],
+          dns_search: ['corp.example'],
+          routes: [{ destination: '10.0.0.0/8', gateway: '198.51.100.254', metric: 100 }],
+          ...link,
         },
         {
-          name: 'eth1', family: 'inet6', method: 'static', address: '2001:db8:20::20', netmask: '64', gateway: '2001:db8:20::1',
-          dns_nameservers: ['2001:db8:20::53'], routes: [{ destination: '2001:db8:ff00::/40', gateway: '2001:db8:20::fe' }], ...link,
+          name: 'eth1',
+          family: 'inet6',
+          method: 'static',
+          address: '2001:db8:20::20',
+          netmask: '64',
+          gateway: '2001:db8:20::1',
+          dns_nameservers: ['2001:db8:20::53'],
+          routes: [{ destination: '2001:db8:ff00::/40', gateway: '2001:db8:20::fe' }],
+          ...link,
         },
       ];
     },
@@ -73,7 +94,18 @@ async function prepare(dir, name, profile, device) {
     await mkdir(join(stick, path, '..'), { recursive: true });
     await writeFile(join(stick, path), content, { mode: 0o600 });
   }
-  const curlArgs = ['--url', device.sim.url, '--user', 'admin', '--password-file', join(stick, 'secrets/admin.pw'), '--cacert', join(profilesDir, 'certs/device-ca.pem'), '--wait-for', 'eth1'];
+  const curlArgs = [
+    '--url',
+    device.sim.url,
+    '--user',
+    'admin',
+    '--password-file',
+    join(stick, 'secrets/admin.pw'),
+    '--cacert',
+    join(profilesDir, 'certs/device-ca.pem'),
+    '--wait-for',
+    'eth1',
+  ];
   for (const [slot, file] of profile.uploads) curlArgs.push('--upload', `${slot}=${join(profilesDir, file)}`);
   for (const [i, stanza] of (await profile.stanzas()).entries()) {
     const file = join(stick, `stanza-${i}.json`);
@@ -97,14 +129,22 @@ async function measure(side, device, command, args, env, expectWord) {
   const restartsBefore = sim.state().restarts;
   const run = await timeProcess(command, args, { env });
   const what = `${side} (outage ${device.outageMs} ms)`;
-  if (run.status !== 0) throw new Error(`${what} exited ${run.status}: ${run.stdout.slice(-400)}${run.stderr.slice(-400)}`);
-  if (expectWord !== undefined && resultWord(run.stdout) !== expectWord) throw new Error(`${what}: RESULT ${resultWord(run.stdout)}, expected ${expectWord}`);
+  if (run.status !== 0)
+    throw new Error(`${what} exited ${run.status}: ${run.stdout.slice(-400)}${run.stderr.slice(-400)}`);
+  if (expectWord !== undefined && resultWord(run.stdout) !== expectWord)
+    throw new Error(`${what}: RESULT ${resultWord(run.stdout)}, expected ${expectWord}`);
   const restarts = sim.state().restarts - restartsBefore;
-  if (restarts !== 1 || events.down === undefined || events.up === undefined) throw new Error(`${what}: ${restarts} restart(s) seen, expected 1`);
+  if (restarts !== 1 || events.down === undefined || events.up === undefined)
+    throw new Error(`${what}: ${restarts} restart(s) seen, expected 1`);
   const firstOk = sim.requests().find((r) => Date.parse(r.time) >= events.up && r.status !== null && r.status < 300);
   if (firstOk === undefined) throw new Error(`${what}: no successful request after the device listened again`);
   const outageMs = events.up - events.down;
-  return { wallMs: run.wallMs, outageMs, overheadMs: run.wallMs - outageMs, lateMs: Date.parse(firstOk.time) - events.up };
+  return {
+    wallMs: run.wallMs,
+    outageMs,
+    overheadMs: run.wallMs - outageMs,
+    lateMs: Date.parse(firstOk.time) - events.up,
+  };
 }
 
 /** The same file again on the device as the last run left it: nothing to change, no restart. */
@@ -113,7 +153,8 @@ async function measureNoChange(device, args, env) {
   const restartsBefore = sim.state().restarts;
   sim.clearRequests();
   const run = await timeProcess(process.execPath, args, { env });
-  if (run.status !== 0 || resultWord(run.stdout) !== 'NO CHANGE') throw new Error(`re-apply: exit ${run.status}, RESULT ${resultWord(run.stdout)}, expected NO CHANGE`);
+  if (run.status !== 0 || resultWord(run.stdout) !== 'NO CHANGE')
+    throw new Error(`re-apply: exit ${run.status}, RESULT ${resultWord(run.stdout)}, expected NO CHANGE`);
   const restarts = sim.state().restarts - restartsBefore;
   const changing = sim.requests().filter((r) => r.method !== 'GET').length;
   return { wallMs: run.wallMs, restarts, changingRequests: changing };
@@ -130,7 +171,8 @@ export async function applySweep({ rounds, entry, workDir, log }) {
     const add = (key, value) => (runs[key] ??= []).push(value);
     const prepared = new Map();
     for (const device of devices) {
-      for (const [name, profile] of Object.entries(PROFILES)) prepared.set(`${name}|${device.outageMs}`, await prepare(workDir, name, profile, device));
+      for (const [name, profile] of Object.entries(PROFILES))
+        prepared.set(`${name}|${device.outageMs}`, await prepare(workDir, name, profile, device));
     }
     for (let round = 0; round < rounds; round++) {
       for (const device of devices) {
@@ -140,18 +182,32 @@ export async function applySweep({ rounds, entry, workDir, log }) {
           const applyArgs = [entry, 'apply', p.config, '--state-dir', p.stateDir];
           const sides = [
             ['mpprov', () => measure('mpprov apply', device, process.execPath, applyArgs, env, 'CHANGED')],
-            ['curl', () => measure('vendor-curl.sh', device, 'bash', [join(import.meta.dirname, 'vendor-curl.sh'), ...p.curlArgs], env)],
+            [
+              'curl',
+              () =>
+                measure(
+                  'vendor-curl.sh',
+                  device,
+                  'bash',
+                  [join(import.meta.dirname, 'vendor-curl.sh'), ...p.curlArgs],
+                  env,
+                ),
+            ],
           ];
           // Alternate who goes first: neither side always meets a machine that just did the other's work.
           if ((round + OUTAGES_MS.indexOf(device.outageMs)) % 2 === 1) sides.reverse();
           for (const [side, run] of sides) {
             const m = await run();
             add(`${side}|${name}|${device.outageMs}`, m);
-            log(`apply r${round + 1} ${side.padEnd(6)} ${name} outage ${device.outageMs}: wall ${m.wallMs.toFixed(0)} overhead ${m.overheadMs.toFixed(0)} late ${m.lateMs} ms`);
+            log(
+              `apply r${round + 1} ${side.padEnd(6)} ${name} outage ${device.outageMs}: wall ${m.wallMs.toFixed(0)} overhead ${m.overheadMs.toFixed(0)} late ${m.lateMs} ms`,
+            );
             if (side === 'mpprov' && device.outageMs === NO_CHANGE_OUTAGE_MS) {
               const again = await measureNoChange(device, applyArgs, env);
               (noChange[name] ??= []).push(again);
-              log(`apply r${round + 1} re-apply ${name}: wall ${again.wallMs.toFixed(0)} ms, ${again.restarts} restart(s), ${again.changingRequests} changing request(s)`);
+              log(
+                `apply r${round + 1} re-apply ${name}: wall ${again.wallMs.toFixed(0)} ms, ${again.restarts} restart(s), ${again.changingRequests} changing request(s)`,
+              );
             }
           }
         }
@@ -173,29 +229,61 @@ function report(runs, noChange) {
       lateAfterUp[side][name] = {};
       for (const outage of OUTAGES_MS) {
         const list = runs[`${side}|${name}|${outage}`];
-        const figure = summarize(list.map((m) => m.overheadMs), 'ms');
+        const figure = summarize(
+          list.map((m) => m.overheadMs),
+          'ms',
+        );
         overhead[side][name][`outage_${outage}_ms`] = side === 'mpprov' ? judged(figure, '<', 300) : figure;
-        lateAfterUp[side][name][`outage_${outage}_ms`] = summarize(list.map((m) => m.lateMs), 'ms');
+        lateAfterUp[side][name][`outage_${outage}_ms`] = summarize(
+          list.map((m) => m.lateMs),
+          'ms',
+        );
         allOverheads[side].push(...list.map((m) => m.overheadMs));
       }
     }
   }
   const ratio = mean(allOverheads.mpprov) / mean(allOverheads.curl);
-  const measuredOutages = Object.values(runs).flat().map((m) => m.outageMs);
+  const measuredOutages = Object.values(runs)
+    .flat()
+    .map((m) => m.outageMs);
   return {
     what: 'wall time of the whole process minus the outage the simulator logged (restart begun to listening again), per profile and outage length; the curl script is bench/vendor-curl.sh, interleaved',
     outage_logged_ms: summarize(measuredOutages, 'ms'),
     overhead_ms: overhead,
     late_after_up_ms: lateAfterUp,
     mean_overhead_ms: { mpprov: Math.round(mean(allOverheads.mpprov)), curl: Math.round(mean(allOverheads.curl)) },
-    mean_overhead_ratio: judged({ unit: 'ratio', runs: allOverheads.mpprov.length, median: Number(ratio.toFixed(2)) }, '<=', 0.5),
+    mean_overhead_ratio: judged(
+      { unit: 'ratio', runs: allOverheads.mpprov.length, median: Number(ratio.toFixed(2)) },
+      '<=',
+      0.5,
+    ),
     no_change_reapply: Object.fromEntries(
       Object.entries(noChange).map(([name, list]) => [
         name,
         {
-          wall_ms: judged(summarize(list.map((m) => m.wallMs), 'ms'), '<', 250),
-          restarts: judged(summarize(list.map((m) => m.restarts), 'count', 0), '==', 0, 'max'),
-          changing_requests: summarize(list.map((m) => m.changingRequests), 'count', 0),
+          wall_ms: judged(
+            summarize(
+              list.map((m) => m.wallMs),
+              'ms',
+            ),
+            '<',
+            250,
+          ),
+          restarts: judged(
+            summarize(
+              list.map((m) => m.restarts),
+              'count',
+              0,
+            ),
+            '==',
+            0,
+            'max',
+          ),
+          changing_requests: summarize(
+            list.map((m) => m.changingRequests),
+            'count',
+            0,
+          ),
         },
       ]),
     ),

@@ -25,7 +25,13 @@ export async function waitFor(check, timeoutMs, what) {
 
 export async function makeWorld({ profiles = false } = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'mpprov-bench-'));
-  const world = { dir, mediaRoot: join(dir, 'media'), stateDir: join(dir, 'state'), profilesDir: join(dir, 'profiles'), agentConfig: join(dir, 'agent.yaml') };
+  const world = {
+    dir,
+    mediaRoot: join(dir, 'media'),
+    stateDir: join(dir, 'state'),
+    profilesDir: join(dir, 'profiles'),
+    agentConfig: join(dir, 'agent.yaml'),
+  };
   await mkdir(world.mediaRoot);
   await mkdir(world.profilesDir);
   await writeFile(
@@ -50,15 +56,27 @@ export async function startAgent(world, { entry = cli } = {}) {
   const outFile = join(world.dir, 'agent.out');
   const out = openSync(outFile, 'a');
   const env = { ...process.env, NO_COLOR: '1', NODE_OPTIONS: await unitNodeOptions() };
-  const child = spawn(process.execPath, [entry, 'run', '--agent-config', world.agentConfig], { stdio: ['ignore', out, out], env });
+  const child = spawn(process.execPath, [entry, 'run', '--agent-config', world.agentConfig], {
+    stdio: ['ignore', out, out],
+    env,
+  });
   closeSync(out);
   const output = () => readFile(outFile, 'utf8').catch(() => '');
   await waitFor(async () => (await output()).includes('watching media roots'), 15_000, 'the agent to start');
-  return { child, output, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
+  return {
+    child,
+    output,
+    stop: () =>
+      new Promise((r) => {
+        child.once('exit', r);
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 export function requireFatTools() {
-  if (!existsSync('/dev/fuse')) throw new Error('/dev/fuse is missing: the daemon benchmarks mount FAT images with fusefat');
+  if (!existsSync('/dev/fuse'))
+    throw new Error('/dev/fuse is missing: the daemon benchmarks mount FAT images with fusefat');
 }
 
 export async function makeFatImage(image, label, files) {
@@ -68,7 +86,10 @@ export async function makeFatImage(image, label, files) {
   let n = 0;
   for (const [path, content] of Object.entries(files)) {
     const parts = path.split('/');
-    for (let i = 1; i < parts.length; i++) await run('mmd', ['-D', 's', '-i', image, `::${parts.slice(0, i).join('/')}`], { env: mtoolsEnv }).catch(() => undefined);
+    for (let i = 1; i < parts.length; i++)
+      await run('mmd', ['-D', 's', '-i', image, `::${parts.slice(0, i).join('/')}`], { env: mtoolsEnv }).catch(
+        () => undefined,
+      );
     const local = `${image}.f${n++}`;
     await writeFile(local, content);
     await run('mcopy', ['-i', image, local, `::${path}`], { env: mtoolsEnv });
@@ -90,7 +111,13 @@ export async function mountFat(image, mountPoint, logFile) {
   const exited = new Promise((r) => child.once('exit', r));
   await waitFor(() => mounted(mountPoint), 10_000, 'fusefat to mount');
   const mountedAt = Date.now();
-  return { mountedAt, unmount: async () => { await run('fusermount', ['-u', mountPoint]); await exited; } };
+  return {
+    mountedAt,
+    unmount: async () => {
+      await run('fusermount', ['-u', mountPoint]);
+      await exited;
+    },
+  };
 }
 
 export function stickFiles(name, sim) {

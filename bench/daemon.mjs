@@ -53,18 +53,28 @@ export async function daemonBench({ cycles, idleSeconds, entry, log }) {
   process.env = env;
   const pid = agent.child.pid;
   const history = jobHistory(world.stateDir);
-  const sticks = [await profileStick('static-dual-stack.yaml', sim.url), await profileStick('eap-tls-pem.yaml', sim.url)];
+  const sticks = [
+    await profileStick('static-dual-stack.yaml', sim.url),
+    await profileStick('eap-tls-pem.yaml', sim.url),
+  ];
   const firstRequestMs = [];
   let rssAfterFirst;
   let idle;
   try {
     for (let cycle = 1; cycle <= cycles; cycle++) {
       sim.clearRequests();
-      const stick = await insertTmpfsStick(join(world.dir, 'stages', String(cycle)), join(world.mediaRoot, 'BENCH'), sticks[cycle % 2]);
+      const stick = await insertTmpfsStick(
+        join(world.dir, 'stages', String(cycle)),
+        join(world.mediaRoot, 'BENCH'),
+        sticks[cycle % 2],
+      );
       const end = await history.waitForEnd(stick, cycle, JOB_TIMEOUT_MS);
       await stick.unmount();
       await stick.dispose();
-      if (end === undefined) throw new Error(`cycle ${cycle}: no job end within ${JOB_TIMEOUT_MS / 1000} s; agent output: ${join(world.dir, 'agent.out')}`);
+      if (end === undefined)
+        throw new Error(
+          `cycle ${cycle}: no job end within ${JOB_TIMEOUT_MS / 1000} s; agent output: ${join(world.dir, 'agent.out')}`,
+        );
       if (end.result !== 'CHANGED') throw new Error(`cycle ${cycle}: the job says ${end.result} (${end.summary})`);
       if (cycle <= FIRST_JOBS) {
         const first = sim.requests()[0];
@@ -73,7 +83,9 @@ export async function daemonBench({ cycles, idleSeconds, entry, log }) {
       }
       if (cycle === FIRST_JOBS) {
         rssAfterFirst = await rssSamples(pid, 5, 200);
-        log(`daemon after ${FIRST_JOBS} jobs: RSS ${rssAfterFirst.map((r) => r.toFixed(0)).join(' ')} MiB; idle ${idleSeconds} s`);
+        log(
+          `daemon after ${FIRST_JOBS} jobs: RSS ${rssAfterFirst.map((r) => r.toFixed(0)).join(' ')} MiB; idle ${idleSeconds} s`,
+        );
         const before = await processUsage(pid);
         const samples = [];
         for (let t = 0; t < idleSeconds; t += 5) {
@@ -87,7 +99,9 @@ export async function daemonBench({ cycles, idleSeconds, entry, log }) {
       if (cycle % 50 === 0) log(`daemon cycle ${cycle}/${cycles}: RSS ${((await rssKiB(pid)) / 1024).toFixed(0)} MiB`);
     }
     const rssAfterAll = await rssSamples(pid, 5, 200);
-    const growth = (summarize(rssAfterAll, 'MiB').median - summarize(rssAfterFirst, 'MiB').median) / summarize(rssAfterFirst, 'MiB').median;
+    const growth =
+      (summarize(rssAfterAll, 'MiB').median - summarize(rssAfterFirst, 'MiB').median) /
+      summarize(rssAfterFirst, 'MiB').median;
     return {
       what: `mpprov run with NODE_OPTIONS="${await unitNodeOptions()}" (systemd/mpprov.service) and the status page on; tmpfs sticks bind-mounted under the media root, each a change (100 ms restarts)`,
       mount_to_first_request_ms: judged(summarize(firstRequestMs, 'ms'), '<', 100),

@@ -53,33 +53,66 @@ export async function fleetApply({ cases, runs, outageMs, entry, workDir, log })
         await Promise.all(devices.map((d) => d.reset()));
         for (const d of devices) d.clearRequests();
         const restartsBefore = devices.map((d) => d.state().restarts);
-        const run = await timeProcessWithUsage(process.execPath, [entry, 'apply', file, '--concurrency', String(concurrency), '--state-dir', join(workDir, `state-${count}`)], {
-          env: { ...process.env, MPPROV_AGENT_CONFIG: agentConfig, NO_COLOR: '1' },
-        });
-        if (run.status !== 0 || !/^RESULT: CHANGED/m.test(run.stdout)) throw new Error(`fleet apply N=${count} conc ${concurrency}: exit ${run.status}: ${run.stdout.slice(-400)}${run.stderr.slice(-400)}`);
+        const run = await timeProcessWithUsage(
+          process.execPath,
+          [entry, 'apply', file, '--concurrency', String(concurrency), '--state-dir', join(workDir, `state-${count}`)],
+          {
+            env: { ...process.env, MPPROV_AGENT_CONFIG: agentConfig, NO_COLOR: '1' },
+          },
+        );
+        if (run.status !== 0 || !/^RESULT: CHANGED/m.test(run.stdout))
+          throw new Error(
+            `fleet apply N=${count} conc ${concurrency}: exit ${run.status}: ${run.stdout.slice(-400)}${run.stderr.slice(-400)}`,
+          );
         const notRestartedOnce = devices.filter((d, k) => d.state().restarts - restartsBefore[k] !== 1).length;
-        if (notRestartedOnce > 0) throw new Error(`fleet apply N=${count}: ${notRestartedOnce} device(s) not restarted exactly once`);
+        if (notRestartedOnce > 0)
+          throw new Error(`fleet apply N=${count}: ${notRestartedOnce} device(s) not restarted exactly once`);
         const tooMany = devices.reduce((sum, d) => sum + d.requests().filter((r) => r.status === 429).length, 0);
         measured.push({ wallMs: run.wallMs, cpuSeconds: run.cpuSeconds, peakRssMiB: run.peakRssMiB, tooMany });
-        log(`fleet N=${count} conc ${concurrency} r${i + 1}: wall ${run.wallMs.toFixed(0)} ms (ideal ${ideal}), CPU ${run.cpuSeconds.toFixed(2)} s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB, 429s ${tooMany}`);
+        log(
+          `fleet N=${count} conc ${concurrency} r${i + 1}: wall ${run.wallMs.toFixed(0)} ms (ideal ${ideal}), CPU ${run.cpuSeconds.toFixed(2)} s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB, 429s ${tooMany}`,
+        );
       }
       const key = `n${count}_conc${concurrency}`;
-      const ratio = summarize(measured.map((m) => m.wallMs / ideal), 'ratio', 2);
-      const rss = summarize(measured.map((m) => m.peakRssMiB), 'MiB');
-      const tooMany = summarize(measured.map((m) => m.tooMany), 'count', 0);
+      const ratio = summarize(
+        measured.map((m) => m.wallMs / ideal),
+        'ratio',
+        2,
+      );
+      const rss = summarize(
+        measured.map((m) => m.peakRssMiB),
+        'MiB',
+      );
+      const tooMany = summarize(
+        measured.map((m) => m.tooMany),
+        'count',
+        0,
+      );
       const judge = count === 200 && concurrency === 32;
       results[key] = {
         devices: count,
         concurrency,
         ideal_ms: ideal,
-        wall_ms: summarize(measured.map((m) => m.wallMs), 'ms'),
-        cpu_s: summarize(measured.map((m) => m.cpuSeconds), 's', 2),
+        wall_ms: summarize(
+          measured.map((m) => m.wallMs),
+          'ms',
+        ),
+        cpu_s: summarize(
+          measured.map((m) => m.cpuSeconds),
+          's',
+          2,
+        ),
         peak_rss_mib: judge ? judged(rss, '<', 200) : rss,
         ratio_to_ideal: judge ? judged(ratio, '<=', 1.3) : ratio,
         answers_429: judge ? judged(tooMany, '==', 0, 'max') : tooMany,
       };
     }
-    return { what: `apply of one file naming N devices of a fleet-mode simulator (outage ${outageMs} ms), --concurrency C; ideal = ceil(N/C) x (outage + ${FLOOR_MS} ms)`, outage_ms: outageMs, floor_ms: FLOOR_MS, ...results };
+    return {
+      what: `apply of one file naming N devices of a fleet-mode simulator (outage ${outageMs} ms), --concurrency C; ideal = ceil(N/C) x (outage + ${FLOOR_MS} ms)`,
+      outage_ms: outageMs,
+      floor_ms: FLOOR_MS,
+      ...results,
+    };
   } finally {
     await fleet.close();
   }

@@ -30,17 +30,47 @@ const out = args.includes('--out') ? args[args.indexOf('--out') + 1] : join(repo
 const entry = args.includes('--cli') && args[args.indexOf('--cli') + 1] === 'checkout' ? cli : bundle;
 
 const plan = quick
-  ? { rounds: 2, fleetCases: [[50, 8], [200, 32]], fleetRuns: 2, fleetOutageMs: 1000, cycles: 40, idleSeconds: 15 }
-  : { rounds: 5, fleetCases: [[50, 8], [50, 32], [200, 8], [200, 32]], fleetRuns: 5, fleetOutageMs: 1000, cycles: 200, idleSeconds: 60 };
+  ? {
+      rounds: 2,
+      fleetCases: [
+        [50, 8],
+        [200, 32],
+      ],
+      fleetRuns: 2,
+      fleetOutageMs: 1000,
+      cycles: 40,
+      idleSeconds: 15,
+    }
+  : {
+      rounds: 5,
+      fleetCases: [
+        [50, 8],
+        [50, 32],
+        [200, 8],
+        [200, 32],
+      ],
+      fleetRuns: 5,
+      fleetOutageMs: 1000,
+      cycles: 200,
+      idleSeconds: 60,
+    };
 
 // Overrides for a look at one part: --cycles N (agent jobs), --idle S (seconds), --rounds N,
 // --fleet-outage-ms MS (the fleet's restart outage, 1000 by default: the fleet is a third of the
 // full run's time; 500 brings the full run from about 12 to about 10 minutes).
-for (const [flag, key] of [['--cycles', 'cycles'], ['--idle', 'idleSeconds'], ['--rounds', 'rounds'], ['--fleet-outage-ms', 'fleetOutageMs']]) {
+for (const [flag, key] of [
+  ['--cycles', 'cycles'],
+  ['--idle', 'idleSeconds'],
+  ['--rounds', 'rounds'],
+  ['--fleet-outage-ms', 'fleetOutageMs'],
+]) {
   if (args.includes(flag)) plan[key] = Number(args[args.indexOf(flag) + 1]);
 }
 
-for (const [file, how] of [[cli, 'npm run build'], [bundle, 'node packaging/build-package.mjs --bundle-only']]) {
+for (const [file, how] of [
+  [cli, 'npm run build'],
+  [bundle, 'node packaging/build-package.mjs --bundle-only'],
+]) {
   if (!existsSync(file)) throw new Error(`${file} is missing: run ${how} (npm run bench builds both)`);
 }
 
@@ -52,8 +82,13 @@ const results = {
   date: new Date().toISOString(),
   machine: machine(),
   node: process.version,
-  commit: git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain', '--untracked-files=no') === '' ? '' : ' (with uncommitted changes)'),
-  cli: entry === bundle ? 'dist/mpprov.mjs (the bundle that ships as /usr/bin/mpprov) unless said' : 'dist/cli/main.js (the checkout build) unless said',
+  commit:
+    git('rev-parse', '--short', 'HEAD') +
+    (git('status', '--porcelain', '--untracked-files=no') === '' ? '' : ' (with uncommitted changes)'),
+  cli:
+    entry === bundle
+      ? 'dist/mpprov.mjs (the bundle that ships as /usr/bin/mpprov) unless said'
+      : 'dist/cli/main.js (the checkout build) unless said',
   plan,
 };
 
@@ -61,7 +96,8 @@ const workDir = await mkdtemp(join(tmpdir(), 'mpprov-bench-'));
 const sections = {
   apply: () => applySweep({ rounds: plan.rounds, entry, workDir, log }),
   validate: () => validateCold({ runs: Math.max(5, plan.rounds), entries: { bundle, checkout: cli }, log }),
-  fleet: () => fleetApply({ cases: plan.fleetCases, runs: plan.fleetRuns, outageMs: plan.fleetOutageMs, entry, workDir, log }),
+  fleet: () =>
+    fleetApply({ cases: plan.fleetCases, runs: plan.fleetRuns, outageMs: plan.fleetOutageMs, entry, workDir, log }),
   daemon: () => daemonBench({ cycles: plan.cycles, idleSeconds: plan.idleSeconds, entry, log }),
 };
 let failedSections = 0;
@@ -82,8 +118,13 @@ try {
 }
 results.duration_s = Math.round((Date.now() - started) / 1000);
 const judgedList = judgedFigures(results);
-results.targets = { met: judgedList.filter(([, f]) => f.met).length, missed: judgedList.filter(([, f]) => !f.met).map(([path]) => path) };
+results.targets = {
+  met: judgedList.filter(([, f]) => f.met).length,
+  missed: judgedList.filter(([, f]) => !f.met).map(([path]) => path),
+};
 await writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\n${renderTable(results)}\n`);
-console.log(`${out}: ${results.targets.met} target(s) met, ${results.targets.missed.length} missed, ${results.duration_s} s`);
+console.log(
+  `${out}: ${results.targets.met} target(s) met, ${results.targets.missed.length} missed, ${results.duration_s} s`,
+);
 process.exitCode = failedSections > 0 ? 2 : results.targets.missed.length > 0 ? 1 : 0;

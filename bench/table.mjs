@@ -10,7 +10,15 @@ function figures(tree, path = []) {
   return Object.entries(tree).flatMap(([key, value]) => (key === 'plan' ? [] : figures(value, [...path, key])));
 }
 
-const label = (path) => path.map((p) => p.replace(/^outage_(\d+)_ms$/, 'outage $1 ms').replace(/_(ms|mib|s|percent)$/, '').replaceAll('_', ' ')).join(' · ');
+const label = (path) =>
+  path
+    .map((p) =>
+      p
+        .replace(/^outage_(\d+)_ms$/, 'outage $1 ms')
+        .replace(/_(ms|mib|s|percent)$/, '')
+        .replaceAll('_', ' '),
+    )
+    .join(' · ');
 
 const unitText = (unit) => (unit === 'ratio' || unit === 'count' ? '' : ` ${unit}`);
 

@@ -14,10 +14,12 @@ export async function validateCold({ runs, entries, log }) {
   const times = {};
   const once = async (build, entry, name) => {
     const run = await timeProcess(process.execPath, [entry, 'validate', join(profilesDir, PROFILES[name][0])]);
-    if (run.status !== 0) throw new Error(`validate ${name} (${build}) exited ${run.status}: ${run.stdout.slice(-300)}`);
+    if (run.status !== 0)
+      throw new Error(`validate ${name} (${build}) exited ${run.status}: ${run.stdout.slice(-300)}`);
     return run.wallMs;
   };
-  for (const [build, entry] of Object.entries(entries)) for (const name of Object.keys(PROFILES)) await once(build, entry, name);
+  for (const [build, entry] of Object.entries(entries))
+    for (const name of Object.keys(PROFILES)) await once(build, entry, name);
   for (let i = 0; i < runs; i++) {
     for (const [build, entry] of Object.entries(entries)) {
       for (const name of Object.keys(PROFILES)) {
@@ -29,7 +31,9 @@ export async function validateCold({ runs, entries, log }) {
   }
   const result = { what: 'wall time of the whole `mpprov validate PROFILE` process' };
   for (const [build, byProfile] of Object.entries(times)) {
-    result[build] = Object.fromEntries(Object.entries(byProfile).map(([name, list]) => [name, judged(summarize(list, 'ms'), '<', PROFILES[name][1])]));
+    result[build] = Object.fromEntries(
+      Object.entries(byProfile).map(([name, list]) => [name, judged(summarize(list, 'ms'), '<', PROFILES[name][1])]),
+    );
   }
   return result;
 }

@@ -18,7 +18,14 @@ export const APP_FILE_NAME = 'mpprov-app.cjs';
  */
 export async function bundleCli({ repo, outfile, version }) {
   const appFile = join(dirname(outfile), APP_FILE_NAME);
-  const common = { bundle: true, platform: 'node', target: 'node20', tsconfig: join(repo, 'tsconfig.json'), legalComments: 'none', logLevel: 'warning' };
+  const common = {
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    tsconfig: join(repo, 'tsconfig.json'),
+    legalComments: 'none',
+    logLevel: 'warning',
+  };
   const result = await build({
     ...common,
     entryPoints: [join(repo, 'src/cli/main.ts')],

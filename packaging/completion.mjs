@@ -41,7 +41,9 @@ export function bashCompletion(tree) {
   const choices = nodes.flatMap(({ path, command }) =>
     command.options
       .filter((o) => o.choices !== undefined)
-      .flatMap((o) => flagsOf(o).map((flag) => `    '${[...path, flag].join(' ')}') echo '${bashWords(o.choices)}' ;;`)),
+      .flatMap((o) =>
+        flagsOf(o).map((flag) => `    '${[...path, flag].join(' ')}') echo '${bashWords(o.choices)}' ;;`),
+      ),
   );
   return `# bash completion for mpprov ${tree.version}: generated from the CLI's command definitions
 # (mpprov describe-cli) by packaging/completion.mjs at package build time. Do not edit.
@@ -96,7 +98,11 @@ complete -o bashdefault -o default -F _mpprov mpprov
 
 /** zsh: text inside `[...]` and single quotes. */
 function zshDescription(text) {
-  return text.replace(/\s+/g, ' ').replace(/\\/g, '\\\\').replace(/([[\]])/g, '\\$1').replace(/'/g, `'\\''`);
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/\\/g, '\\\\')
+    .replace(/([[\]])/g, '\\$1')
+    .replace(/'/g, `'\\''`);
 }
 
 function zshAction(name, choices) {
@@ -108,14 +114,18 @@ function zshAction(name, choices) {
 function zshOption(option) {
   const flags = flagsOf(option);
   const description = `[${zshDescription(option.description)}]`;
-  const value = option.value === 'none' ? '' : `:${optionValueName(option)}:${zshAction(optionValueName(option), option.choices)}`;
+  const value =
+    option.value === 'none' ? '' : `:${optionValueName(option)}:${zshAction(optionValueName(option), option.choices)}`;
   if (flags.length === 1) return `'${flags[0]}${description}${value}'`;
   return `'(${flags.join(' ')})'{${flags.join(',')}}'${description}${value}'`;
 }
 
 function zshArgument(argument, index) {
   const position = argument.variadic ? '*' : String(index + 1);
-  return `'${argument.required ? '' : ':'}${position}:${argument.name}:${zshAction(argument.name, undefined)}'`.replace(`'::`, `':`);
+  return `'${argument.required ? '' : ':'}${position}:${argument.name}:${zshAction(argument.name, undefined)}'`.replace(
+    `'::`,
+    `':`,
+  );
 }
 
 function zshFunctionName(path) {

@@ -24,7 +24,8 @@ const CONFFILES = ['/etc/mpprov/agent.yaml'];
  * in /usr/local run the root agent, past `Depends: nodejs (>= 20.19)`.
  */
 export function packagedBundle(text) {
-  if (!text.startsWith('#!/usr/bin/env node\n')) throw new Error('dist/mpprov.mjs: no "#!/usr/bin/env node" first line to pin');
+  if (!text.startsWith('#!/usr/bin/env node\n'))
+    throw new Error('dist/mpprov.mjs: no "#!/usr/bin/env node" first line to pin');
   return `#!/usr/bin/node\n${text.slice('#!/usr/bin/env node\n'.length)}`;
 }
 
@@ -36,14 +37,23 @@ export function packagedBundle(text) {
  */
 export function packagedUnit(text, name) {
   const execStart = /^ExecStart=\S*node \S+\/dist\/cli\/main\.js( .*)?$/m;
-  if (!execStart.test(text)) throw new Error(`systemd/${name}: no "ExecStart=... node .../dist/cli/main.js ..." line to point at /usr/bin/mpprov`);
+  if (!execStart.test(text))
+    throw new Error(
+      `systemd/${name}: no "ExecStart=... node .../dist/cli/main.js ..." line to point at /usr/bin/mpprov`,
+    );
   return text
     .replace(execStart, (_line, args = '') => `ExecStart=/usr/bin/mpprov${args}`)
     .replace(/^ExecStart=\/usr\/local\/bin\/mpprov/m, 'ExecStart=/usr/bin/mpprov')
     .replace(/^Documentation=.*$/m, 'Documentation=man:mpprov(1)')
     .replace(/Installed by scripts\/install\.sh\./, 'Installed by the mpprov Debian package.')
-    .replace(/Installed by\n# scripts\/install\.sh to \/etc\/systemd\/user\//, 'Installed by the mpprov\n# Debian package to /usr/lib/systemd/user/')
-    .replace(/Installed by scripts\/install\.sh to \/etc\/systemd\/user\//, 'Installed by the mpprov Debian package to /usr/lib/systemd/user/')
+    .replace(
+      /Installed by\n# scripts\/install\.sh to \/etc\/systemd\/user\//,
+      'Installed by the mpprov\n# Debian package to /usr/lib/systemd/user/',
+    )
+    .replace(
+      /Installed by scripts\/install\.sh to \/etc\/systemd\/user\//,
+      'Installed by the mpprov Debian package to /usr/lib/systemd/user/',
+    )
     .split('\n')
     .filter((line) => !/^# scripts\/install\.sh writes/.test(line))
     .join('\n');
@@ -51,7 +61,10 @@ export function packagedUnit(text, name) {
 
 /** The sample agent.yaml as /etc/mpprov/agent.yaml: it names where the package puts the reference. */
 function packagedAgentConfig(text) {
-  return text.replace(/\(installed by scripts\/install\.sh, mode 0600\)/, '(a configuration file of the mpprov package, mode 0600)');
+  return text.replace(
+    /\(installed by scripts\/install\.sh, mode 0600\)/,
+    '(a configuration file of the mpprov package, mode 0600)',
+  );
 }
 
 async function put(root, path, content, mode) {
@@ -66,7 +79,10 @@ const gzip = (text) => gzipSync(Buffer.from(text), { level: 9 });
 
 async function filesUnder(root) {
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
 }
 
 /** The bundled npm packages, from esbuild's metafile, with the licence each package.json states. */
@@ -95,7 +111,10 @@ export async function buildDeb({ repo, out, bundle, version, metafile }) {
   const debVersion = `${version}-${DEBIAN_REVISION}`;
   const changelog = await readFile(join(repo, 'packaging/debian/changelog'), 'utf8');
   const top = /^mpprov \(([^)]+)\)/.exec(changelog)?.[1];
-  if (top !== debVersion) throw new Error(`packaging/debian/changelog starts with version ${top}, but package.json says ${version}: add a "mpprov (${debVersion})" entry`);
+  if (top !== debVersion)
+    throw new Error(
+      `packaging/debian/changelog starts with version ${top}, but package.json says ${version}: add a "mpprov (${debVersion})" entry`,
+    );
   // The build's date for the man pages: the changelog's, so a rebuild of the same version is identical.
   const date = new Date(/^ -- .*>  (.+)$/m.exec(changelog)?.[1] ?? Date.now()).toISOString().slice(0, 10);
 
@@ -107,26 +126,58 @@ export async function buildDeb({ repo, out, bundle, version, metafile }) {
   // The launcher as the command; the bundle it runs in ../lib/mpprov/, where it looks (src/cli/bundle-launcher.ts).
   await put(root, 'usr/bin/mpprov', packagedBundle(await readFile(bundle, 'utf8')), 0o755);
   await put(root, `usr/lib/mpprov/${APP_FILE_NAME}`, await readFile(join(dirname(bundle), APP_FILE_NAME)), 0o644);
-  await put(root, 'usr/lib/systemd/system/mpprov.service', packagedUnit(await readFile(join(repo, 'systemd/mpprov.service'), 'utf8'), 'mpprov.service'), 0o644);
+  await put(
+    root,
+    'usr/lib/systemd/system/mpprov.service',
+    packagedUnit(await readFile(join(repo, 'systemd/mpprov.service'), 'utf8'), 'mpprov.service'),
+    0o644,
+  );
   // The desktop notifier's user unit, once the repository has one (`mpprov notify`).
   const notifyUnit = join(repo, 'systemd/mpprov-notify.service');
   if (existsSync(notifyUnit)) {
-    await put(root, 'usr/lib/systemd/user/mpprov-notify.service', packagedUnit(await readFile(notifyUnit, 'utf8'), 'mpprov-notify.service'), 0o644);
+    await put(
+      root,
+      'usr/lib/systemd/user/mpprov-notify.service',
+      packagedUnit(await readFile(notifyUnit, 'utf8'), 'mpprov-notify.service'),
+      0o644,
+    );
   }
-  await put(root, 'etc/mpprov/agent.yaml', packagedAgentConfig(await readFile(join(repo, 'systemd/agent.yaml'), 'utf8')), 0o600);
+  await put(
+    root,
+    'etc/mpprov/agent.yaml',
+    packagedAgentConfig(await readFile(join(repo, 'systemd/agent.yaml'), 'utf8')),
+    0o600,
+  );
 
   const readme = await readFile(join(repo, 'README.md'), 'utf8');
   const agentConfigDoc = await readFile(join(repo, 'docs/agent-config.md'), 'utf8');
   const stickFormatDoc = await readFile(join(repo, 'docs/stick-format.md'), 'utf8');
-  await put(root, 'usr/share/man/man1/mpprov.1.gz', gzip(mpprovManPage({ tree, readme, agentConfigDoc, version, date })), 0o644);
-  await put(root, 'usr/share/man/man5/mpprov.yaml.5.gz', gzip(stickFormatManPage({ stickFormatDoc, version, date })), 0o644);
+  await put(
+    root,
+    'usr/share/man/man1/mpprov.1.gz',
+    gzip(mpprovManPage({ tree, readme, agentConfigDoc, version, date })),
+    0o644,
+  );
+  await put(
+    root,
+    'usr/share/man/man5/mpprov.yaml.5.gz',
+    gzip(stickFormatManPage({ stickFormatDoc, version, date })),
+    0o644,
+  );
   await put(root, 'usr/share/bash-completion/completions/mpprov', bashCompletion(tree), 0o644);
   await put(root, 'usr/share/zsh/vendor-completions/_mpprov', zshCompletion(tree), 0o644);
 
   const doc = 'usr/share/doc/mpprov';
   await put(root, `${doc}/copyright`, await copyright(repo, metafile), 0o644);
   await put(root, `${doc}/changelog.Debian.gz`, gzip(changelog), 0o644);
-  for (const name of ['agent-config.md', 'stick-format.md', 'device-model.md', 'service-model.md', 'simulator.md', 'security.md']) {
+  for (const name of [
+    'agent-config.md',
+    'stick-format.md',
+    'device-model.md',
+    'service-model.md',
+    'simulator.md',
+    'security.md',
+  ]) {
     await put(root, `${doc}/${name}`, await readFile(join(repo, 'docs', name)), 0o644);
   }
   await put(root, `${doc}/README.md`, readme, 0o644);
@@ -141,18 +192,23 @@ export async function buildDeb({ repo, out, bundle, version, metafile }) {
     kib += Math.ceil(bytes.length / 1024);
     if (!CONFFILES.includes(`/${path}`)) sums.push(`${createHash('md5').update(bytes).digest('hex')}  ${path}`);
   }
-  const control = (await readFile(join(repo, 'packaging/debian/control'), 'utf8')).replace('@VERSION@', debVersion).replace('@INSTALLED_SIZE@', String(kib));
+  const control = (await readFile(join(repo, 'packaging/debian/control'), 'utf8'))
+    .replace('@VERSION@', debVersion)
+    .replace('@INSTALLED_SIZE@', String(kib));
   await put(root, 'DEBIAN/control', control, 0o644);
   await put(root, 'DEBIAN/conffiles', `${CONFFILES.join('\n')}\n`, 0o644);
   await put(root, 'DEBIAN/md5sums', `${sums.join('\n')}\n`, 0o644);
-  for (const script of ['postinst', 'prerm', 'postrm']) await copyFile(join(repo, 'packaging/debian', script), join(root, 'DEBIAN', script));
+  for (const script of ['postinst', 'prerm', 'postrm'])
+    await copyFile(join(repo, 'packaging/debian', script), join(root, 'DEBIAN', script));
   for (const script of ['postinst', 'prerm', 'postrm']) await chmod(join(root, 'DEBIAN', script), 0o755);
   // Folders made by mkdir follow the umask: make every one 0755, as dpkg-deb copies them.
   execFileSync('find', [root, '-type', 'd', '-exec', 'chmod', '0755', '{}', '+']);
 
   const deb = join(out, `mpprov_${debVersion}_all.deb`);
   await rm(deb, { force: true });
-  execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', root, deb], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', root, deb], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (!(await stat(deb)).isFile()) throw new Error(`dpkg-deb did not write ${deb}`);
   return deb;
 }

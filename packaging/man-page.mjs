@@ -35,10 +35,20 @@ function synopsis(path, command) {
 }
 
 function commandSection(path, command) {
-  const out = ['.SS "' + ['mpprov', ...path].join(' ') + '"', '.PP', synopsis(path, command), '.PP', roffInline(command.description)];
+  const out = [
+    '.SS "' + ['mpprov', ...path].join(' ') + '"',
+    '.PP',
+    synopsis(path, command),
+    '.PP',
+    roffInline(command.description),
+  ];
   if (command.arguments.length > 0) {
     for (const argument of command.arguments) {
-      out.push('.TP', `\\fI${roffText(argument.name)}\\fR${argument.variadic ? '...' : ''}`, roffInline(argument.description || '(no description)'));
+      out.push(
+        '.TP',
+        `\\fI${roffText(argument.name)}\\fR${argument.variadic ? '...' : ''}`,
+        roffInline(argument.description || '(no description)'),
+      );
     }
   }
   const options = command.options.filter((o) => o.long !== '--help');
@@ -57,7 +67,12 @@ function exitStatusRows(readme) {
     .split('\n')
     .filter((l) => l.startsWith('|'))
     .slice(2)
-    .map((l) => l.replace(/^\||\|$/g, '').split('|').map((c) => c.trim()))
+    .map((l) =>
+      l
+        .replace(/^\||\|$/g, '')
+        .split('|')
+        .map((c) => c.trim()),
+    )
     .filter((row) => row.length >= 3);
 }
 
@@ -68,11 +83,13 @@ export function mpprovManPage({ tree, readme, agentConfigDoc, version, date }) {
     '.SH NAME',
     `mpprov \\- ${roffText(tree.description.charAt(0).toLowerCase() + tree.description.slice(1))}`,
     '.SH SYNOPSIS',
-    ...commands.filter(({ command }) => command.commands.length === 0).flatMap(({ path, command }) => [synopsis(path, command), '.br']),
+    ...commands
+      .filter(({ command }) => command.commands.length === 0)
+      .flatMap(({ path, command }) => [synopsis(path, command), '.br']),
     '.SH DESCRIPTION',
     '.PP',
     'A field technician plugs a USB stick prepared by the network team into a laptop.',
-    'mpprov reads the stick\'s \\fBmpprov.yaml\\fR (see \\fBmpprov.yaml\\fR(5)), validates it and every',
+    "mpprov reads the stick's \\fBmpprov.yaml\\fR (see \\fBmpprov.yaml\\fR(5)), validates it and every",
     'certificate and key on it, configures each Monitoring Point named there through its HTTPS',
     'Admin API v1, restarts networking, checks that the configuration became active, and writes',
     'what happened, above all every problem, to \\fBusb.log\\fR on the stick.',
@@ -109,7 +126,10 @@ export function mpprovManPage({ tree, readme, agentConfigDoc, version, date }) {
     'the agent configuration, stick format and device model references.',
     // agent-config.md's own sections, one level down: it is one section of this page.
     '.SH "AGENT CONFIGURATION"',
-    markdownToRoff(agentConfigDoc, { sectionDepth: 2 }).replace(/^\.SH "([^"]*)"$/gm, (_m, t) => `.SS "${t.charAt(0) + t.slice(1).toLowerCase()}"`),
+    markdownToRoff(agentConfigDoc, { sectionDepth: 2 }).replace(
+      /^\.SH "([^"]*)"$/gm,
+      (_m, t) => `.SS "${t.charAt(0) + t.slice(1).toLowerCase()}"`,
+    ),
     '.SH "SEE ALSO"',
     '\\fBmpprov.yaml\\fR(5), \\fBsystemctl\\fR(1), \\fBjournalctl\\fR(1), \\fBssh\\-keygen\\fR(1), \\fBudisksctl\\fR(1)',
     '',

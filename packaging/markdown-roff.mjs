@@ -17,7 +17,8 @@ export function roffInline(text) {
   const parts = text.split(/(`[^`]*`)/);
   return parts
     .map((part) => {
-      if (part.startsWith('`') && part.endsWith('`') && part.length >= 2) return `\\fB${roffCode(part.slice(1, -1))}\\fR`;
+      if (part.startsWith('`') && part.endsWith('`') && part.length >= 2)
+        return `\\fB${roffCode(part.slice(1, -1))}\\fR`;
       return roffText(part)
         .replace(/\*\*([^*]+)\*\*/g, '\\fB$1\\fR')
         .replace(/\[([^\]]+)\]\([^)]+\)/g, '$1');
@@ -77,16 +78,24 @@ export function markdownToRoff(markdown, { sectionDepth = 2 } = {}) {
       for (const row of body) {
         const [tag = '', ...rest] = row;
         // Middle columns (a default) follow the last one (the meaning), named by their header.
-        const middle = rest.slice(0, -1).map((c, n) => (c === '' ? '' : `${header[n + 1] ?? ''}: ${c}`)).filter((c) => c !== '');
+        const middle = rest
+          .slice(0, -1)
+          .map((c, n) => (c === '' ? '' : `${header[n + 1] ?? ''}: ${c}`))
+          .filter((c) => c !== '');
         const last = rest.at(-1) ?? '';
         const text = middle.length === 0 ? last : `${last} (${middle.join('; ')})`;
-        out.push(tag === '' ? '.IP' : '.TP', ...(tag === '' ? [] : [line(roffInline(tag))]), line(roffInline(text.trim())));
+        out.push(
+          tag === '' ? '.IP' : '.TP',
+          ...(tag === '' ? [] : [line(roffInline(tag))]),
+          line(roffInline(text.trim())),
+        );
       }
     } else if (/^\s*[-*] /.test(text)) {
       flush();
       // A bullet and its indented continuation lines.
       const item = [text.replace(/^\s*[-*] /, '')];
-      for (i++; i < lines.length && /^\s{2,}\S/.test(lines[i] ?? '') && !/^\s*[-*] /.test(lines[i] ?? ''); i++) item.push((lines[i] ?? '').trim());
+      for (i++; i < lines.length && /^\s{2,}\S/.test(lines[i] ?? '') && !/^\s*[-*] /.test(lines[i] ?? ''); i++)
+        item.push((lines[i] ?? '').trim());
       out.push('.IP \\(bu 2', ...item.map((l) => line(roffInline(l))));
     } else if (text.trim() === '') {
       flush();

@@ -6,7 +6,19 @@
 // Run with `npm run demo` (it builds first). Everything stays on loopback and in one temp folder,
 // removed at the end however the demo ends (MPPROV_DEMO_KEEP=1 keeps it to look around).
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,7 +58,9 @@ const cli = (args) =>
 /** The same, with stdout and stderr captured: `{ status, stdout, stderr }`. */
 const cliCapture = (args) =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -96,7 +110,9 @@ try {
   say('4. mpprov plan: what would change (secrets only as "(changed)")');
   await cli(['plan', file, ...engine]);
 
-  say(`4b. mpprov plan --json --limit ${hostname}: what a script or the Ansible collection reads (the version line, then the structured diff)`);
+  say(
+    `4b. mpprov plan --json --limit ${hostname}: what a script or the Ansible collection reads (the version line, then the structured diff)`,
+  );
   // Never a synchronous child here: the simulated device answers from this very process.
   const planRun = await cliCapture(['plan', file, '--json', '--limit', hostname, ...engine]);
   for (const line of planRun.stdout.split('\n').filter((l) => l.trim() !== '')) {
@@ -159,15 +175,22 @@ async function runAgentDemo(stickDir, configFile) {
   // The status page on a free loopback port (the packaged agent.yaml uses 127.0.0.1:8471).
   writeFileSync(
     join(world, 'agent.yaml'),
-    serviceBlock(stickDir, `version: 1\nmedia_roots: [${media}]\nprofiles_dirs: [${profilesDir}]\nstate_dir: ${state}\nstatus_page: { listen: "127.0.0.1:0" }\n`),
+    serviceBlock(
+      stickDir,
+      `version: 1\nmedia_roots: [${media}]\nprofiles_dirs: [${profilesDir}]\nstate_dir: ${state}\nstatus_page: { listen: "127.0.0.1:0" }\n`,
+    ),
   );
   const runtime = join(world, 'run');
   const out = join(world, 'agent.out');
   const fd = openSync(out, 'a');
-  const agent = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'run', '--agent-config', join(world, 'agent.yaml')], {
-    stdio: ['ignore', fd, fd],
-    env: { ...process.env, RUNTIME_DIRECTORY: runtime },
-  });
+  const agent = spawn(
+    process.execPath,
+    [join(root, 'dist/cli/main.js'), 'run', '--agent-config', join(world, 'agent.yaml')],
+    {
+      stdio: ['ignore', fd, fd],
+      env: { ...process.env, RUNTIME_DIRECTORY: runtime },
+    },
+  );
   closeSync(fd);
   const agentOutput = () => readFileSync(out, 'utf8');
   // The desktop companion, with a notify-send that prints its arguments instead of popping up.
@@ -197,9 +220,21 @@ async function runAgentDemo(stickDir, configFile) {
         await fuseExited;
       } else console.log('the agent unmounted the stick itself: safe to remove');
       mounts.delete(mountPoint);
-      logText = execFileSync('mcopy', ['-n', '-i', image, '::usb.log', '-'], { env: { ...process.env, MTOOLS_SKIP_CHECK: '1' }, encoding: 'utf8' });
-      const names = execFileSync('mdir', ['-i', image, '-b', '::'], { env: { ...process.env, MTOOLS_SKIP_CHECK: '1' }, encoding: 'utf8' });
-      console.log(`at the stick's root: ${names.split('\n').filter((l) => l.startsWith('::/')).map((l) => l.slice(3)).join(', ')}`);
+      logText = execFileSync('mcopy', ['-n', '-i', image, '::usb.log', '-'], {
+        env: { ...process.env, MTOOLS_SKIP_CHECK: '1' },
+        encoding: 'utf8',
+      });
+      const names = execFileSync('mdir', ['-i', image, '-b', '::'], {
+        env: { ...process.env, MTOOLS_SKIP_CHECK: '1' },
+        encoding: 'utf8',
+      });
+      console.log(
+        `at the stick's root: ${names
+          .split('\n')
+          .filter((l) => l.startsWith('::/'))
+          .map((l) => l.slice(3))
+          .join(', ')}`,
+      );
       say('usb.log, read back from the unmounted FAT image');
     } else {
       console.log('no FUSE/FAT tools here: the profile goes into a watched profiles folder instead');
@@ -216,16 +251,30 @@ async function runAgentDemo(stickDir, configFile) {
     if (pageUrl !== undefined) {
       say(`the status page's banner (${pageUrl}status.json), and the desktop notification`);
       const status = await (await fetch(`${pageUrl}status.json`)).json();
-      for (const job of status.jobs) console.log(`${job.kind} ${job.label}: ${job.banner}${job.summary === undefined ? '' : ` - ${job.summary.split('\n')[0]}`}`);
+      for (const job of status.jobs)
+        console.log(
+          `${job.kind} ${job.label}: ${job.banner}${job.summary === undefined ? '' : ` - ${job.summary.split('\n')[0]}`}`,
+        );
     }
-    await until(() => existsSync(notifyOut) && readFileSync(notifyOut, 'utf8').includes('notify-send'), 10_000, 'the desktop notification');
+    await until(
+      () => existsSync(notifyOut) && readFileSync(notifyOut, 'utf8').includes('notify-send'),
+      10_000,
+      'the desktop notification',
+    );
     console.log(readFileSync(notifyOut, 'utf8').trim());
     say('mpprov status');
-    execFileSync(process.execPath, [join(root, 'dist/cli/main.js'), 'status', '--agent-config', join(world, 'agent.yaml')], { stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [join(root, 'dist/cli/main.js'), 'status', '--agent-config', join(world, 'agent.yaml')],
+      { stdio: 'inherit' },
+    );
   } finally {
     notify.kill('SIGTERM');
     agent.kill('SIGTERM');
-    await Promise.all([new Promise((resolve) => agent.once('exit', resolve)), new Promise((resolve) => notify.once('exit', resolve))]);
+    await Promise.all([
+      new Promise((resolve) => agent.once('exit', resolve)),
+      new Promise((resolve) => notify.once('exit', resolve)),
+    ]);
   }
 }
 
@@ -244,24 +293,31 @@ function canMountFat() {
   if (process.env.MPPROV_DEMO_NO_FAT === '1') return false; // to show the profiles-folder path
   const tools = ['mkfs.vfat', 'mcopy', 'mmd', 'fusefat', 'fusermount'];
   const dirs = [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/sbin'];
-  return existsSync('/dev/fuse') && process.getuid?.() === 0 && tools.every((t) => dirs.some((d) => existsSync(join(d, t))));
+  return (
+    existsSync('/dev/fuse') && process.getuid?.() === 0 && tools.every((t) => dirs.some((d) => existsSync(join(d, t))))
+  );
 }
 
 function makeFatImage(image, stickDir, configFile) {
   const env = { ...process.env, MTOOLS_SKIP_CHECK: '1' };
   execFileSync('truncate', ['-s', '8M', image]);
-  execFileSync(existsSync('/usr/sbin/mkfs.vfat') ? '/usr/sbin/mkfs.vfat' : 'mkfs.vfat', ['-n', 'MPSTICK', image], { stdio: 'ignore' });
+  execFileSync(existsSync('/usr/sbin/mkfs.vfat') ? '/usr/sbin/mkfs.vfat' : 'mkfs.vfat', ['-n', 'MPSTICK', image], {
+    stdio: 'ignore',
+  });
   execFileSync('mcopy', ['-i', image, configFile, '::mpprov.yaml'], { env });
   for (const folder of ['certs', 'secrets']) {
     execFileSync('mmd', ['-i', image, `::${folder}`], { env });
-    for (const name of readdirSync(join(stickDir, folder))) execFileSync('mcopy', ['-i', image, join(stickDir, folder, name), `::${folder}/${name}`], { env });
+    for (const name of readdirSync(join(stickDir, folder)))
+      execFileSync('mcopy', ['-i', image, join(stickDir, folder, name), `::${folder}/${name}`], { env });
   }
 }
 
 function jobEnds(state) {
   const history = join(state, 'jobs.jsonl');
   if (!existsSync(history)) return 0;
-  return readFileSync(history, 'utf8').split('\n').filter((l) => l.includes('"event":"end"')).length;
+  return readFileSync(history, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"event":"end"')).length;
 }
 
 async function until(check, timeoutMs, what) {

@@ -66,7 +66,9 @@ function random(s) {
   };
 }
 const rand = random(seed);
-console.log(`soak: ${cycles} cycles, seed ${seed} (repeat with --seed ${seed}), FAT stick every ${fatEvery > 0 ? fatEvery : 'never'}`);
+console.log(
+  `soak: ${cycles} cycles, seed ${seed} (repeat with --seed ${seed}), FAT stick every ${fatEvery > 0 ? fatEvery : 'never'}`,
+);
 
 const sim = await startSimulator(await profileDevice());
 const world = await makeWorld();
@@ -99,7 +101,9 @@ const valid = [
   { name: 'static-dual-stack', files: await profileStick('static-dual-stack.yaml', sim.url) },
   { name: 'eap-tls-pem', files: await profileStick('eap-tls-pem.yaml', sim.url) },
 ];
-const invalidFiles = await profileStick('static-dual-stack.yaml', sim.url, (t) => t.replace('method: static', 'method: statc'));
+const invalidFiles = await profileStick('static-dual-stack.yaml', sim.url, (t) =>
+  t.replace('method: static', 'method: statc'),
+);
 
 const violations = [];
 const violate = (cycle, what) => {
@@ -144,7 +148,13 @@ try {
     const fat = fatEvery > 0 && cycle % fatEvery === 0;
     const mountPoint = join(world.mediaRoot, fat ? 'SOAKFAT' : 'SOAK');
     const stick = fat
-      ? await insertFatStick(join(world.dir, 'soak.img'), mountPoint, join(world.dir, 'fusefat.log'), files, makeFatImage)
+      ? await insertFatStick(
+          join(world.dir, 'soak.img'),
+          mountPoint,
+          join(world.dir, 'fusefat.log'),
+          files,
+          makeFatImage,
+        )
       : await insertTmpfsStick(join(stages, String(cycle)), mountPoint, files);
     if (fat) fatCycles += 1;
     const end = await history.waitForEnd(stick, cycle, CYCLE_TIMEOUT_MS);
@@ -156,20 +166,34 @@ try {
 
     const what = `${kind} ${config?.name ?? 'invalid'}${fat ? ' (FAT)' : ''}${fault === undefined ? '' : ` with fault ${fault}`}`;
     if (end === undefined) {
-      violate(cycle, `${what}: no job end within ${CYCLE_TIMEOUT_MS / 1000} s (stick: ${said.resultFiles.join(', ') || 'no result file'})`);
+      violate(
+        cycle,
+        `${what}: no job end within ${CYCLE_TIMEOUT_MS / 1000} s (stick: ${said.resultFiles.join(', ') || 'no result file'})`,
+      );
       break; // Everything after would be off by one: a hang ends the soak.
     }
     jobsSeen = cycle;
     const allowed = fault === undefined ? [expected] : [expected, 'FAILED'];
-    outcomes[`${kind}${fault === undefined ? '' : '+fault'}: ${end.result}`] = (outcomes[`${kind}${fault === undefined ? '' : '+fault'}: ${end.result}`] ?? 0) + 1;
-    if (!allowed.includes(end.result)) violate(cycle, `${what}: the job says ${end.result}, expected ${allowed.join(' or ')} (${end.summary})`);
-    if (said.resultFiles.length !== 1) violate(cycle, `${what}: result files on the stick: ${said.resultFiles.join(', ') || 'none'}`);
-    else if (said.word !== end.result) violate(cycle, `${what}: the stick's result file says ${said.word}, the state dir ${end.result}`);
+    outcomes[`${kind}${fault === undefined ? '' : '+fault'}: ${end.result}`] =
+      (outcomes[`${kind}${fault === undefined ? '' : '+fault'}: ${end.result}`] ?? 0) + 1;
+    if (!allowed.includes(end.result))
+      violate(cycle, `${what}: the job says ${end.result}, expected ${allowed.join(' or ')} (${end.summary})`);
+    if (said.resultFiles.length !== 1)
+      violate(cycle, `${what}: result files on the stick: ${said.resultFiles.join(', ') || 'none'}`);
+    else if (said.word !== end.result)
+      violate(cycle, `${what}: the stick's result file says ${said.word}, the state dir ${end.result}`);
     if (said.busy) violate(cycle, `${what}: MPPROV-BUSY.TXT left on the stick`);
     if (!said.resultLine.startsWith(`RESULT: ${end.result}  `) || !said.resultLine.endsWith(`[${end.id}]`)) {
-      violate(cycle, `${what}: usb.log's last line is not the job's RESULT line: ${JSON.stringify(said.resultLine.slice(0, 200))}`);
+      violate(
+        cycle,
+        `${what}: usb.log's last line is not the job's RESULT line: ${JSON.stringify(said.resultLine.slice(0, 200))}`,
+      );
     }
-    if (!said.text.includes(`job ${end.id}`)) violate(cycle, `${what}: the result file does not name job ${end.id}: ${JSON.stringify(said.text.slice(0, 200))}`);
+    if (!said.text.includes(`job ${end.id}`))
+      violate(
+        cycle,
+        `${what}: the result file does not name job ${end.id}: ${JSON.stringify(said.text.slice(0, 200))}`,
+      );
     // A failure must say why: "mpprov FAILED at HH:MM (stick ..., job ...): <reason>. What to do: ..."
     const reason = /^mpprov FAILED at \d\d:\d\d \(.*?, job [^)]+\): (.+?)\. What to do: /.exec(said.text)?.[1] ?? '';
     if (end.result === 'FAILED' && (reason.trim() === '' || end.summary.trim() === '')) {
@@ -189,7 +213,9 @@ try {
     if (cycle === 10) samples.fdsAtCycle10 = await fdCount(pid);
     if (cycle === rssBaselineCycle) samples.rssAtBaselineKiB = await rssKiB(pid);
     if (cycle % Math.max(10, Math.round(cycles / 20)) === 0 || cycle === cycles) {
-      console.log(`cycle ${cycle}/${cycles}  elapsed ${elapsed()}  fds ${await fdCount(pid)}  rss ${Math.round((await rssKiB(pid)) / 1024)} MiB  faults ${faultsInjected}  violations ${violations.length}`);
+      console.log(
+        `cycle ${cycle}/${cycles}  elapsed ${elapsed()}  fds ${await fdCount(pid)}  rss ${Math.round((await rssKiB(pid)) / 1024)} MiB  faults ${faultsInjected}  violations ${violations.length}`,
+      );
     }
   }
 
@@ -199,15 +225,28 @@ try {
   samples.rssAtEndKiB = await rssKiB(pid);
   const kids = await children(pid);
   const leakedChildren = kids.filter((c) => c.comm !== 'findmnt');
-  if (leakedChildren.length > 0) violate(cycles, `child processes of the agent besides findmnt: ${leakedChildren.map((c) => `${c.pid} ${c.comm}`).join(', ')}`);
-  if (samples.fdsAtCycle10 !== undefined && samples.fdsAtEnd - samples.fdsAtCycle10 > 5) violate(cycles, `file descriptors grew from ${samples.fdsAtCycle10} at cycle 10 to ${samples.fdsAtEnd}`);
+  if (leakedChildren.length > 0)
+    violate(
+      cycles,
+      `child processes of the agent besides findmnt: ${leakedChildren.map((c) => `${c.pid} ${c.comm}`).join(', ')}`,
+    );
+  if (samples.fdsAtCycle10 !== undefined && samples.fdsAtEnd - samples.fdsAtCycle10 > 5)
+    violate(cycles, `file descriptors grew from ${samples.fdsAtCycle10} at cycle 10 to ${samples.fdsAtEnd}`);
   const rssGrowth = (samples.rssAtEndKiB - samples.rssAtBaselineKiB) / samples.rssAtBaselineKiB;
   samples.rssGrowthPercent = Math.round(rssGrowth * 1000) / 10;
   const rssChecked = cycles >= 2 * RSS_WARM_UP_CYCLES;
-  if (!rssChecked) console.log(`RSS not checked: ${cycles} cycles are too few to tell a leak from the warm-up (${RSS_WARM_UP_CYCLES} cycles); run at least ${2 * RSS_WARM_UP_CYCLES}`);
-  else if (!(rssGrowth < 0.1)) violate(cycles, `RSS grew ${samples.rssGrowthPercent} % (${samples.rssAtBaselineKiB} KiB at cycle ${rssBaselineCycle}, ${samples.rssAtEndKiB} KiB at the end)`);
+  if (!rssChecked)
+    console.log(
+      `RSS not checked: ${cycles} cycles are too few to tell a leak from the warm-up (${RSS_WARM_UP_CYCLES} cycles); run at least ${2 * RSS_WARM_UP_CYCLES}`,
+    );
+  else if (!(rssGrowth < 0.1))
+    violate(
+      cycles,
+      `RSS grew ${samples.rssGrowthPercent} % (${samples.rssAtBaselineKiB} KiB at cycle ${rssBaselineCycle}, ${samples.rssAtEndKiB} KiB at the end)`,
+    );
   const { starts, ends, interrupted } = await history.read();
-  if (starts.length !== jobsSeen || ends.length !== jobsSeen) violate(cycles, `the state dir has ${starts.length} job starts and ${ends.length} ends for ${jobsSeen} insertions`);
+  if (starts.length !== jobsSeen || ends.length !== jobsSeen)
+    violate(cycles, `the state dir has ${starts.length} job starts and ${ends.length} ends for ${jobsSeen} insertions`);
   if (interrupted.length > 0) violate(cycles, `${interrupted.length} interrupted job(s) in the state dir`);
   const leftMounts = [...(await mountsUnder(world.mediaRoot)), ...(await mountsUnder(stages))];
   if (leftMounts.length > 0) violate(cycles, `mounts left: ${leftMounts.join(', ')}`);
@@ -225,7 +264,13 @@ try {
     outcomes,
     failure_reasons: failureReasons,
     fds: { at_cycle_10: samples.fdsAtCycle10, at_end: samples.fdsAtEnd },
-    rss_kib: { baseline_cycle: rssBaselineCycle, at_baseline: samples.rssAtBaselineKiB, at_end: samples.rssAtEndKiB, growth_percent: samples.rssGrowthPercent, checked: rssChecked },
+    rss_kib: {
+      baseline_cycle: rssBaselineCycle,
+      at_baseline: samples.rssAtBaselineKiB,
+      at_end: samples.rssAtEndKiB,
+      growth_percent: samples.rssGrowthPercent,
+      checked: rssChecked,
+    },
     children: kids.map((c) => c.comm),
     violations: violations.slice(0, 50),
     violation_count: violations.length,
@@ -234,7 +279,9 @@ try {
   await mkdir(join(repoRoot, '.test-output'), { recursive: true });
   await writeFile(join(repoRoot, '.test-output/soak.json'), `${JSON.stringify(summary, null, 2)}\n`);
   if (!summary.ok) {
-    console.log(`soak FAILED (${violations.length} violation(s)); agent output: ${join(world.dir, 'agent.out')} (kept)`);
+    console.log(
+      `soak FAILED (${violations.length} violation(s)); agent output: ${join(world.dir, 'agent.out')} (kept)`,
+    );
     process.exitCode = 1;
   }
 } finally {

@@ -29,7 +29,8 @@ export async function profileDevice() {
 export async function profileStick(profile, url, edit = (t) => t) {
   const text = edit((await readFile(join(profilesDir, profile), 'utf8')).replace('https://192.0.2.10', url));
   const files = { 'mpprov.yaml': text };
-  for (const match of text.matchAll(/\b((?:certs|secrets)\/[\w.-]+)/g)) files[match[1]] = await readFile(join(profilesDir, match[1]));
+  for (const match of text.matchAll(/\b((?:certs|secrets)\/[\w.-]+)/g))
+    files[match[1]] = await readFile(join(profilesDir, match[1]));
   return files;
 }
 
@@ -41,7 +42,13 @@ function readResult(names, resultText, usbLog) {
   const results = names.filter((n) => RESULT_FILE.test(n));
   const word = results.length === 1 ? WORD[RESULT_FILE.exec(results[0])[1].toUpperCase()] : undefined;
   const resultLine = (usbLog ?? '').trimEnd().split('\n').at(-1) ?? '';
-  return { resultFiles: results, word, text: resultText ?? '', resultLine, busy: names.some((n) => /^MPPROV-BUSY\.TXT$/i.test(n)) };
+  return {
+    resultFiles: results,
+    word,
+    text: resultText ?? '',
+    resultLine,
+    busy: names.some((n) => /^MPPROV-BUSY\.TXT$/i.test(n)),
+  };
 }
 
 /** Runs a command for its effect; its output is not wanted. */
@@ -95,8 +102,15 @@ export async function insertFatStick(image, mountPoint, fuseLog, files, makeFatI
     unmount: () => stick.unmount(),
     async result() {
       const { stdout } = await run('mdir', ['-i', image, '-b', '::'], { env: mtoolsEnv, encoding: 'utf8' });
-      const names = stdout.split('\n').filter((l) => l.startsWith('::/')).map((l) => l.slice(3));
-      const type = (name) => run('mtype', ['-i', image, `::${name}`], { env: mtoolsEnv, encoding: 'utf8', maxBuffer: 64 << 20 }).then((r) => r.stdout, () => undefined);
+      const names = stdout
+        .split('\n')
+        .filter((l) => l.startsWith('::/'))
+        .map((l) => l.slice(3));
+      const type = (name) =>
+        run('mtype', ['-i', image, `::${name}`], { env: mtoolsEnv, encoding: 'utf8', maxBuffer: 64 << 20 }).then(
+          (r) => r.stdout,
+          () => undefined,
+        );
       const resultName = names.find((n) => RESULT_FILE.test(n));
       return readResult(names, resultName === undefined ? undefined : await type(resultName), await type('usb.log'));
     },

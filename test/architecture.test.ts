@@ -83,7 +83,12 @@ const PIPELINE = ['ingest', 'config', 'signature', 'certs', 'plan', 'apply', 're
 const MAY_IMPORT: Record<string, readonly string[]> = {
   core: [],
   'admin-api': ['core'],
-  ...Object.fromEntries(PIPELINE.map((stage, index) => [stage, [...BASE, ...PIPELINE.slice(0, index), ...(stage === 'apply' ? ['client', 'service'] : [])]])),
+  ...Object.fromEntries(
+    PIPELINE.map((stage, index) => [
+      stage,
+      [...BASE, ...PIPELINE.slice(0, index), ...(stage === 'apply' ? ['client', 'service'] : [])],
+    ]),
+  ),
   client: BASE,
   // The data API client: beside the Admin API client, for apply's post-check and the CLI.
   service: BASE,
@@ -133,7 +138,9 @@ describe('the layering of src/', () => {
     expect(unresolved).toEqual([]);
     // The scan must see the code base, or every rule below passes on nothing.
     expect(graph.size).toBeGreaterThan(100);
-    const crossFolder = [...graph].flatMap(([from, targets]) => [...targets].filter((to) => folderOf(to) !== folderOf(from)));
+    const crossFolder = [...graph].flatMap(([from, targets]) =>
+      [...targets].filter((to) => folderOf(to) !== folderOf(from)),
+    );
     expect(crossFolder.length).toBeGreaterThan(100);
     expect(new Set([...graph.keys()].map(folderOf))).toEqual(new Set(Object.keys(MAY_IMPORT)));
   });
@@ -154,7 +161,8 @@ describe('the layering of src/', () => {
 
 // The rules above pass on a good code base; these show each one fails on a bad one.
 describe('the layering rules themselves', () => {
-  const graphOf = (edges: Record<string, string[]>): ImportGraph => new Map(Object.entries(edges).map(([from, to]) => [from, new Set(to)]));
+  const graphOf = (edges: Record<string, string[]>): ImportGraph =>
+    new Map(Object.entries(edges).map(([from, to]) => [from, new Set(to)]));
 
   it('the scan sees every form of import and nothing in comments or strings', () => {
     const source = [
@@ -172,13 +180,22 @@ describe('the layering rules themselves', () => {
   });
 
   it('finds every cycle and names its files', () => {
-    const graph = graphOf({ 'apply/a.ts': ['apply/b.ts'], 'apply/b.ts': ['apply/c.ts', 'apply/d.ts'], 'apply/c.ts': ['apply/a.ts'], 'apply/d.ts': ['apply/d.ts'] });
+    const graph = graphOf({
+      'apply/a.ts': ['apply/b.ts'],
+      'apply/b.ts': ['apply/c.ts', 'apply/d.ts'],
+      'apply/c.ts': ['apply/a.ts'],
+      'apply/d.ts': ['apply/d.ts'],
+    });
     expect(findCycles(graph)).toEqual([
       ['apply/a.ts', 'apply/b.ts', 'apply/c.ts', 'apply/a.ts'],
       ['apply/d.ts', 'apply/d.ts'],
     ]);
     // Two ways to one file are no cycle.
-    expect(findCycles(graphOf({ 'apply/a.ts': ['apply/b.ts', 'apply/c.ts'], 'apply/b.ts': ['apply/c.ts'], 'apply/c.ts': [] }))).toEqual([]);
+    expect(
+      findCycles(
+        graphOf({ 'apply/a.ts': ['apply/b.ts', 'apply/c.ts'], 'apply/b.ts': ['apply/c.ts'], 'apply/c.ts': [] }),
+      ),
+    ).toEqual([]);
   });
 
   it('finds a backwards import, a client import outside apply/agent/cli, an import of the cli, and an unknown folder', () => {
@@ -202,6 +219,9 @@ describe('the layering rules themselves', () => {
       'simulator/file-upload.ts': ['certs/detect.ts', 'admin-api/vocabulary.ts', 'simulator/stanza.ts'],
       'simulator/simulator.ts': ['core/errors.ts', 'client/index.ts'],
     });
-    expect(simulatorViolations(graph)).toEqual(['simulator/file-upload.ts -> certs/detect.ts', 'simulator/simulator.ts -> client/index.ts']);
+    expect(simulatorViolations(graph)).toEqual([
+      'simulator/file-upload.ts -> certs/detect.ts',
+      'simulator/simulator.ts -> client/index.ts',
+    ]);
   });
 });

@@ -14,9 +14,15 @@ export default function setup(project: TestProject): () => void {
   // For a quick run of tests that do not spawn the CLI while dist/ is already fresh.
   if (process.env.MPPROV_TEST_NO_BUILD !== '1') {
     const repo = fileURLToPath(new URL('..', import.meta.url));
-    execFileSync(process.execPath, [`${repo}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], { cwd: repo, stdio: 'inherit' });
+    execFileSync(process.execPath, [`${repo}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], {
+      cwd: repo,
+      stdio: 'inherit',
+    });
     // The bundle (a second): the CLI tests' second run (vitest.bundle.config.ts) runs it.
-    execFileSync(process.execPath, [`${repo}packaging/build-package.mjs`, '--bundle-only'], { cwd: repo, stdio: 'inherit' });
+    execFileSync(process.execPath, [`${repo}packaging/build-package.mjs`, '--bundle-only'], {
+      cwd: repo,
+      stdio: 'inherit',
+    });
   }
   const root = mkdtempSync(join(tmpdir(), 'mpprov-test-run-'));
   // Traversable by others (the folders inside stay 0700): one test runs a script as "nobody".

@@ -33,7 +33,11 @@ export function judged(figure, op, value, by = 'median') {
   const actual = figure[by];
   const met = op === '<' ? actual < value : op === '<=' ? actual <= value : op === '==' ? actual === value : undefined;
   if (met === undefined) throw new Error(`unknown comparison ${op}`);
-  return { ...figure, target: `${by} ${op} ${value}${figure.unit === 'ratio' || figure.unit === 'count' ? '' : ` ${figure.unit}`}`, met };
+  return {
+    ...figure,
+    target: `${by} ${op} ${value}${figure.unit === 'ratio' || figure.unit === 'count' ? '' : ` ${figure.unit}`}`,
+    met,
+  };
 }
 
 /** The machine a result was taken on, for results.json. */

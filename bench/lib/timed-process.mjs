@@ -28,7 +28,15 @@ export function timeProcess(command, args, { env = process.env, cwd } = {}) {
       endedAt = Date.now();
     });
     child.once('close', (status, signal) =>
-      resolve({ status, signal, wallMs, startedAt, endedAt, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+      resolve({
+        status,
+        signal,
+        wallMs,
+        startedAt,
+        endedAt,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      }),
     );
   });
 }
@@ -40,11 +48,19 @@ const GNU_TIME = '/usr/bin/time';
  * the kernel's accounting of the waited-for child (GNU time's wait4), so nothing is sampled.
  */
 export async function timeProcessWithUsage(command, args, options = {}) {
-  if (!existsSync(GNU_TIME)) throw new Error(`${GNU_TIME} is missing: the bench reads a process's CPU time and peak RSS through GNU time (Debian package time)`);
+  if (!existsSync(GNU_TIME))
+    throw new Error(
+      `${GNU_TIME} is missing: the bench reads a process's CPU time and peak RSS through GNU time (Debian package time)`,
+    );
   const usageFile = join(tmpdir(), `mpprov-bench-usage-${process.pid}-${Math.random().toString(36).slice(2)}`);
   try {
     const result = await timeProcess(GNU_TIME, ['-f', '%U %S %M', '-o', usageFile, command, ...args], options);
-    const [user, system, maxRssKiB] = (await readFile(usageFile, 'utf8')).trim().split('\n').at(-1).split(' ').map(Number);
+    const [user, system, maxRssKiB] = (await readFile(usageFile, 'utf8'))
+      .trim()
+      .split('\n')
+      .at(-1)
+      .split(' ')
+      .map(Number);
     return { ...result, cpuSeconds: user + system, peakRssMiB: maxRssKiB / 1024 };
   } finally {
     await rm(usageFile, { force: true });

@@ -7,7 +7,14 @@ import type { Secret } from '../core/secret.js';
  * fields are kept: a real device may add fields or values, and the plan compares what it finds.
  */
 
-export { FAMILIES, FILE_SLOTS, WRITE_ONLY_FIELDS, type Family, type FileSlot, type WriteOnlyField } from './vocabulary.js';
+export {
+  FAMILIES,
+  FILE_SLOTS,
+  WRITE_ONLY_FIELDS,
+  type Family,
+  type FileSlot,
+  type WriteOnlyField,
+} from './vocabulary.js';
 import type { Family, SetMarker, WriteOnlyField } from './vocabulary.js';
 
 export const Route = z.looseObject({

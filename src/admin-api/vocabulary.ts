@@ -7,7 +7,14 @@
 export const FAMILIES = ['inet', 'inet6'] as const;
 export type Family = (typeof FAMILIES)[number];
 
-export const FILE_SLOTS = ['wpa_ca_cert', 'wpa_client_cert', 'wpa_private_key', 'wpa_ca_cert2', 'wpa_client_cert2', 'wpa_private_key2'] as const;
+export const FILE_SLOTS = [
+  'wpa_ca_cert',
+  'wpa_client_cert',
+  'wpa_private_key',
+  'wpa_ca_cert2',
+  'wpa_client_cert2',
+  'wpa_private_key2',
+] as const;
 export type FileSlot = (typeof FILE_SLOTS)[number];
 
 export function isFileSlot(value: string): value is FileSlot {
@@ -15,7 +22,12 @@ export function isFileSlot(value: string): value is FileSlot {
 }
 
 /** Never returned by the device: a GET shows `<field>_set: true` instead. */
-export const WRITE_ONLY_FIELDS = ['wpa_password', 'passphrase', 'wpa_private_key_passwd', 'wpa_private_key2_passwd'] as const;
+export const WRITE_ONLY_FIELDS = [
+  'wpa_password',
+  'passphrase',
+  'wpa_private_key_passwd',
+  'wpa_private_key2_passwd',
+] as const;
 export type WriteOnlyField = (typeof WRITE_ONLY_FIELDS)[number];
 
 export function isWriteOnlyField(field: string): field is WriteOnlyField {

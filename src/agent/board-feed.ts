@@ -37,13 +37,21 @@ export function endOnBoard(job: FedJob, board: JobBoard | undefined, facts: EndF
   let summary: string;
   let advice: string | undefined;
   if (facts.kind === 'stick') {
-    const paragraph = resultText({ conclusion, jobId: job.id, finished: facts.finished, label: facts.label, configName: facts.configName }).split('\r\n')[0] ?? '';
+    const paragraph =
+      resultText({
+        conclusion,
+        jobId: job.id,
+        finished: facts.finished,
+        label: facts.label,
+        configName: facts.configName,
+      }).split('\r\n')[0] ?? '';
     const at = paragraph.indexOf(' What to do: ');
     summary = at < 0 ? paragraph : paragraph.slice(0, at);
     if (at >= 0) advice = paragraph.slice(at + 1);
   } else {
     summary = `mpprov ${conclusion.word} (profile ${facts.label}, job ${job.id}): ${conclusion.summary}.`;
-    if (conclusion.word === 'FAILED') advice = `What to do: read the job's log (${facts.localLog}) for the reason, fix ${facts.configName} or the device it names, and save it again.`;
+    if (conclusion.word === 'FAILED')
+      advice = `What to do: read the job's log (${facts.localLog}) for the reason, fix ${facts.configName} or the device it names, and save it again.`;
   }
   board.end(job.id, { result: conclusion.word, summary, advice, released: facts.released, finished: new Date() });
 }

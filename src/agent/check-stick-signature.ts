@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import type { ValidatedStick } from '../certs/index.js';
 import type { AgentConfig, Problem } from '../config/index.js';
 import type { StickSnapshot } from '../ingest/index.js';
-import { describeSignature, MANIFEST_NAME, referencedFiles, SIGNATURE_NAME, SignatureStatus, signatureProblems, verifyStickSignature } from '../signature/index.js';
+import {
+  describeSignature,
+  MANIFEST_NAME,
+  referencedFiles,
+  SIGNATURE_NAME,
+  SignatureStatus,
+  signatureProblems,
+  verifyStickSignature,
+} from '../signature/index.js';
 import { stickPath } from '../signature/stick-path.js';
 
 export interface SignatureVerdict {
@@ -20,7 +28,12 @@ export interface SignatureVerdict {
  * validation, so those (and any extra listed file) are read from the snapshot's copy in the job
  * folder, never from the stick again, and only once the signature verified.
  */
-export async function checkStickSignature(agent: AgentConfig, snapshot: StickSnapshot, stick: ValidatedStick, signal?: AbortSignal): Promise<SignatureVerdict> {
+export async function checkStickSignature(
+  agent: AgentConfig,
+  snapshot: StickSnapshot,
+  stick: ValidatedStick,
+  signal?: AbortSignal,
+): Promise<SignatureVerdict> {
   const manifestBytes = await readOptional(join(snapshot.dir, MANIFEST_NAME));
   const signatureBytes = await readOptional(join(snapshot.dir, SIGNATURE_NAME));
   const { required, allowedSigners } = agent.signatures;

@@ -75,7 +75,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     await logger.close();
     return 1;
   }
-  logger.log('info', `mpprov ${options.version} starting: agent config ${agent.file ?? `${options.agentConfigFile} (missing: defaults)`}, state ${agent.stateDir}`);
+  logger.log(
+    'info',
+    `mpprov ${options.version} starting: agent config ${agent.file ?? `${options.agentConfigFile} (missing: defaults)`}, state ${agent.stateDir}`,
+  );
   // A stick whose job ended the previous run without a signal (a crash, a kill, power loss) is not
   // started again in this run: a stick that crashes the agent would otherwise crash it on every
   // restart while it stays inserted. Keyed by the stick's identity (label and configuration).
@@ -84,21 +87,31 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   // runs again (a crash loop needs the stick to stay in; a technician who re-plugs it decided).
   const refusedAt = new Map<string, string>();
   for (const job of await recoverInterruptedJobs(state)) {
-    logger.log('warn', `an earlier job did not finish: ${job.reason}; where it stopped: ${job.where.join('; ')}`, job.id);
+    logger.log(
+      'warn',
+      `an earlier job did not finish: ${job.reason}; where it stopped: ${job.where.join('; ')}`,
+      job.id,
+    );
     const source = job.marker.source;
-    if (job.marker.stoppedBy === undefined && source.kind === 'stick') crashedSticks.set(stickIdentity(source.label, source.config_sha256), job.id);
+    if (job.marker.stoppedBy === undefined && source.kind === 'stick')
+      crashedSticks.set(stickIdentity(source.label, source.config_sha256), job.id);
   }
 
   // The live status: status.json always (mpprov notify reads it), the page when agent.yaml asks.
   const board = createJobBoard({ redactor, version: options.version, hostname: hostname() });
-  const statusFile = startStatusFile({ dir: runtimeDirectory(env), source: board, onProblem: (message) => logger.log('warn', message) });
+  const statusFile = startStatusFile({
+    dir: runtimeDirectory(env),
+    source: board,
+    onProblem: (message) => logger.log('warn', message),
+  });
   const statusPage = createStatusPageControl({ board, redactor, logger, logFile: (id) => state.logFile(id) });
   await statusPage.apply(agent.statusPage?.listen);
 
   const mib = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
   const idleCollector = createIdleCollector({
     gc: exposedGc(),
-    onCollected: (before, after, ms) => logger.log('debug', `idle: heap collected, ${mib(before)} -> ${mib(after)} MiB in use (${Math.round(ms)} ms)`),
+    onCollected: (before, after, ms) =>
+      logger.log('debug', `idle: heap collected, ${mib(before)} -> ${mib(after)} MiB in use (${Math.round(ms)} ms)`),
   });
   const locks = createDeviceLocks();
   const abort = new AbortController();
@@ -131,7 +144,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       stickQueue,
       onSettled: forget,
       board,
-      stickInUse: (root, self) => [...running.values()].some((other) => other.id !== self && other.request.kind === 'stick' && other.request.root === root),
+      stickInUse: (root, self) =>
+        [...running.values()].some(
+          (other) => other.id !== self && other.request.kind === 'stick' && other.request.root === root,
+        ),
     });
     running.set(id, job);
     byKey.set(key, job);
@@ -150,7 +166,11 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const already = (key: string, what: string): boolean => {
     const job = byKey.get(key);
     if (job === undefined) return false;
-    logger.log('info', `${what}: the same configuration is already being applied by this job; not started twice`, job.id);
+    logger.log(
+      'info',
+      `${what}: the same configuration is already being applied by this job; not started twice`,
+      job.id,
+    );
     if (job.log.stick !== undefined && !job.log.stick.status().ok) void job.log.stick.reattach();
     return true;
   };
@@ -179,13 +199,22 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
           'and starting it again could do the same on every restart while it stays inserted; check it with mpprov validate, ' +
           'then take it out and put it back to run it again, or change its configuration';
         // usb.log first: once the journal says it, the stick has it too.
-        await appendRefusal(root, sentence).catch((error: unknown) => logger.log('warn', `${root}: cannot write usb.log: ${(error as Error).message}`));
+        await appendRefusal(root, sentence).catch((error: unknown) =>
+          logger.log('warn', `${root}: cannot write usb.log: ${(error as Error).message}`),
+        );
         logger.log('error', `stick at ${root}: ${sentence}`);
         refusedAt.set(root, stickIdentity(stickLabel(root), sha));
         return;
       }
       const device = (await stat(root)).dev;
-      launch(key, { kind: 'stick', root, configName: basename(configFile), label: stickLabel(root), device, configSha256: sha });
+      launch(key, {
+        kind: 'stick',
+        root,
+        configName: basename(configFile),
+        label: stickLabel(root),
+        device,
+        configSha256: sha,
+      });
     } catch (error) {
       logger.log('warn', `${root}: cannot look at the stick: ${(error as Error).message}`);
     } finally {
@@ -217,23 +246,42 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     // Read after the watcher saw its writes settle; written again since, what was read may be half
     // of the next version, and that version's own settling brings the file back.
     if (settled !== undefined && !(await unchangedSince(file, settled))) {
-      logger.log('debug', `profile ${file} was written again after its writes settled: it becomes a job once they settle again`);
+      logger.log(
+        'debug',
+        `profile ${file} was written again after its writes settled: it becomes a job once they settle again`,
+      );
       return;
     }
     const key = `profile\0${file}\0${sha}`;
     if (already(key, `profile ${file}`)) return;
-    launch(key, { kind: 'profile', root: dirname(file), configName: basename(file), label: basename(file), configSha256: sha });
+    launch(key, {
+      kind: 'profile',
+      root: dirname(file),
+      configName: basename(file),
+      label: basename(file),
+      configSha256: sha,
+    });
   };
 
   const notice = (message: string): void => logger.log('warn', message);
   // MPPROV_FINDMNT names another findmnt (a missing one forces the /proc/self/mountinfo fallback).
   const startMounts = (roots: readonly string[]): Promise<MountWatcher> =>
-    watchMounts({ mediaRoots: roots, onMount: (e) => void onMount(e), onUnmount, onNotice: notice, ...(env.MPPROV_FINDMNT === undefined ? {} : { findmntCommand: env.MPPROV_FINDMNT }) });
-  const startProfiles = (dirs: readonly string[]): Promise<ProfilesWatcher> => watchProfiles({ dirs, onProfile: (f, settled) => void onProfile(f, settled), onNotice: notice });
+    watchMounts({
+      mediaRoots: roots,
+      onMount: (e) => void onMount(e),
+      onUnmount,
+      onNotice: notice,
+      ...(env.MPPROV_FINDMNT === undefined ? {} : { findmntCommand: env.MPPROV_FINDMNT }),
+    });
+  const startProfiles = (dirs: readonly string[]): Promise<ProfilesWatcher> =>
+    watchProfiles({ dirs, onProfile: (f, settled) => void onProfile(f, settled), onNotice: notice });
 
   let mounts = await startMounts(agent.mediaRoots);
   let profiles = await startProfiles(agent.profilesDirs);
-  logger.log('info', `watching media roots ${agent.mediaRoots.join(', ')} (${mounts.mode()})${agent.profilesDirs.length > 0 ? ` and profiles ${agent.profilesDirs.join(', ')}` : ''}`);
+  logger.log(
+    'info',
+    `watching media roots ${agent.mediaRoots.join(', ')} (${mounts.mode()})${agent.profilesDirs.length > 0 ? ` and profiles ${agent.profilesDirs.join(', ')}` : ''}`,
+  );
   // A stick that was in before the agent started is a stick too.
   for (const entry of mounts.current()) void onMount(entry);
 
@@ -250,7 +298,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     // A missing file means every default at start-up; one that vanished since (an editor's
     // rename, a mistake) would swap the media roots and the state folder for the defaults.
     if (next.config.file === undefined && agent.file !== undefined) {
-      logger.log('error', `SIGHUP: ${options.agentConfigFile} does not exist (any more); keeping the agent config in use`);
+      logger.log(
+        'error',
+        `SIGHUP: ${options.agentConfigFile} does not exist (any more); keeping the agent config in use`,
+      );
       return;
     }
     const candidate = withOverrides(next.config, options);
@@ -260,7 +311,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       try {
         nextState = await openStateStore(candidate.stateDir, redactor);
       } catch (error) {
-        logger.log('error', `SIGHUP: cannot use the state directory ${candidate.stateDir} (${(error as Error).message}); keeping the agent config in use`);
+        logger.log(
+          'error',
+          `SIGHUP: cannot use the state directory ${candidate.stateDir} (${(error as Error).message}); keeping the agent config in use`,
+        );
         return;
       }
     }
@@ -281,12 +335,17 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       profiles = await startProfiles(agent.profilesDirs);
     }
     await statusPage.apply(agent.statusPage?.listen);
-    logger.log('info', `SIGHUP: reloaded ${options.agentConfigFile}; media roots ${agent.mediaRoots.join(', ')}, profiles ${agent.profilesDirs.join(', ') || '(none)'}`);
+    logger.log(
+      'info',
+      `SIGHUP: reloaded ${options.agentConfigFile}; media roots ${agent.mediaRoots.join(', ')}, profiles ${agent.profilesDirs.join(', ') || '(none)'}`,
+    );
   };
 
   let reloading = Promise.resolve();
   const onHup = (): void => {
-    reloading = reloading.then(reload).catch((error: unknown) => logger.log('error', `SIGHUP: reload failed: ${(error as Error).message}`));
+    reloading = reloading
+      .then(reload)
+      .catch((error: unknown) => logger.log('error', `SIGHUP: reload failed: ${(error as Error).message}`));
   };
 
   return new Promise<number>((resolve) => {
@@ -294,7 +353,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       if (stopping !== undefined) return;
       stopping = signal;
       notifier.stopping();
-      logger.log('info', `${signal}: stopping; ${running.size} job(s) finish their request under way and start no networking restart`);
+      logger.log(
+        'info',
+        `${signal}: stopping; ${running.size} job(s) finish their request under way and start no networking restart`,
+      );
       for (const job of running.values()) {
         job.marker.stoppedBy = signal;
         state.writeMarker(job.marker);
@@ -310,7 +372,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
         clearTimeout(timer);
         if (!finished) {
           for (const job of running.values()) state.writeMarker(job.marker);
-          logger.log('error', `${running.size} job(s) did not finish within ${STOP_GRACE_MS / 1000} s; exiting anyway (recorded for the next start)`);
+          logger.log(
+            'error',
+            `${running.size} job(s) did not finish within ${STOP_GRACE_MS / 1000} s; exiting anyway (recorded for the next start)`,
+          );
         }
         notifier.close();
         idleCollector.close();

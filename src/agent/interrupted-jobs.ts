@@ -17,7 +17,9 @@ export interface InterruptedJob {
 export function whereStopped(marker: JobMarker): string[] {
   const devices = Object.entries(marker.devices);
   if (devices.length === 0) return [`before any device was contacted (${marker.stage})`];
-  return devices.map(([name, progress]) => `${name}: ${progress.at}${progress.state === 'running' ? ' (not finished)' : ''}`);
+  return devices.map(
+    ([name, progress]) => `${name}: ${progress.at}${progress.state === 'running' ? ' (not finished)' : ''}`,
+  );
 }
 
 export function interruptionReason(marker: JobMarker): string {
@@ -31,7 +33,14 @@ export async function recoverInterruptedJobs(store: StateStore, now: Date = new 
   for (const marker of await readMarkers(store.dir)) {
     const where = whereStopped(marker);
     const reason = interruptionReason(marker);
-    await store.appendHistory({ event: 'interrupted', id: marker.id, time: now.toISOString(), reason, where, source: marker.source });
+    await store.appendHistory({
+      event: 'interrupted',
+      id: marker.id,
+      time: now.toISOString(),
+      reason,
+      where,
+      source: marker.source,
+    });
     if (marker.source.kind === 'stick') {
       const tag = `NOTE [${marker.id}]`;
       const text = [
@@ -41,7 +50,14 @@ export async function recoverInterruptedJobs(store: StateStore, now: Date = new 
         `${tag} a device may hold part of this configuration; running the stick again checks and finishes it.`,
         '',
       ].join('\n');
-      await store.addNote({ id: marker.id, kind: 'interrupted', created: now.toISOString(), label: marker.source.label, config_sha256: marker.source.config_sha256, text });
+      await store.addNote({
+        id: marker.id,
+        kind: 'interrupted',
+        created: now.toISOString(),
+        label: marker.source.label,
+        config_sha256: marker.source.config_sha256,
+        text,
+      });
     }
     await store.removeMarker(marker.id);
     found.push({ id: marker.id, reason, where, marker });

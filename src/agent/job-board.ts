@@ -1,6 +1,12 @@
 import type { ApplyEvent } from '../apply/index.js';
 import type { Redactor } from '../core/redact.js';
-import { JobBanner, type AgentStatus, type StatusDevice, type StatusJob, type StatusSource } from '../status-page/index.js';
+import {
+  JobBanner,
+  type AgentStatus,
+  type StatusDevice,
+  type StatusJob,
+  type StatusSource,
+} from '../status-page/index.js';
 
 /**
  * The daemon's in-memory board of its jobs: the running ones and the last 20 finished, in the
@@ -76,7 +82,13 @@ export function createJobBoard(options: JobBoardOptions): JobBoard {
   const clean = (text: string): string => cap(options.redactor.text(text), MAX_SHORT_TEXT);
   /** Per running job: the names of the devices beyond MAX_DEVICES_SHOWN, counted once each. */
   const hiddenDevices = new Map<string, Set<string>>();
-  const agent = { pid: options.pid ?? process.pid, version: options.version, hostname: options.hostname, started: now().toISOString(), stopped: false };
+  const agent = {
+    pid: options.pid ?? process.pid,
+    version: options.version,
+    hostname: options.hostname,
+    started: now().toISOString(),
+    stopped: false,
+  };
   /** Newest first. */
   let jobs: StatusJob[] = [];
   const listeners = new Set<(change: { ended: boolean }) => void>();
@@ -128,7 +140,8 @@ export function createJobBoard(options: JobBoardOptions): JobBoard {
     job.summary = cleanLong(end.summary);
     if (end.advice !== undefined) job.advice = cleanLong(end.advice);
     if (job.kind === 'stick' && end.released !== undefined) job.released = end.released;
-    job.banner = job.result === 'FAILED' ? JobBanner.Failed : job.kind === 'profile' ? JobBanner.Done : JobBanner.SafeToRemove;
+    job.banner =
+      job.result === 'FAILED' ? JobBanner.Failed : job.kind === 'profile' ? JobBanner.Done : JobBanner.SafeToRemove;
     job.stage = 'ended';
     // A step still running when the job ended did not finish.
     for (const step of job.steps) {
@@ -195,7 +208,12 @@ export function createJobBoard(options: JobBoardOptions): JobBoard {
     },
     snapshot(): AgentStatus {
       // Redacted once more as a whole: agent.yaml's secrets may have changed since (SIGHUP).
-      const status: AgentStatus = options.redactor.value({ format: 1 as const, agent: { ...agent }, updated, jobs: structuredClone(jobs) });
+      const status: AgentStatus = options.redactor.value({
+        format: 1 as const,
+        agent: { ...agent },
+        updated,
+        jobs: structuredClone(jobs),
+      });
       return withinBudget(status, SNAPSHOT_BYTE_BUDGET);
     },
     subscribe(listener) {
@@ -225,7 +243,9 @@ export function createJobBoard(options: JobBoardOptions): JobBoard {
         return true;
       case 'step-failed': {
         endStep(job, clean(event.device), event.description, 'failed');
-        device(job, clean(event.device)).at = clean(`step ${event.index + 1} ${event.description} failed: ${event.error}`);
+        device(job, clean(event.device)).at = clean(
+          `step ${event.index + 1} ${event.description} failed: ${event.error}`,
+        );
         return true;
       }
       case 'waiting':
@@ -238,7 +258,12 @@ export function createJobBoard(options: JobBoardOptions): JobBoard {
         return true;
       }
       case 'service-check-done':
-        endStep(job, clean(event.device), `post-check: the service sees ${event.outcome.hostname}`, event.outcome.connected ? 'done' : 'failed');
+        endStep(
+          job,
+          clean(event.device),
+          `post-check: the service sees ${event.outcome.hostname}`,
+          event.outcome.connected ? 'done' : 'failed',
+        );
         device(job, clean(event.device)).at = clean(event.outcome.sentence);
         return true;
       case 'device-result': {
@@ -273,13 +298,21 @@ export function withinBudget(status: AgentStatus, budget: number): AgentStatus {
   const keepSteps = (keep: number): void => {
     for (const [i, job] of jobs.entries()) {
       if (job.steps.length <= keep) continue;
-      jobs[i] = { ...job, steps: job.steps.slice(job.steps.length - keep), omittedSteps: (job.omittedSteps ?? 0) + job.steps.length - keep };
+      jobs[i] = {
+        ...job,
+        steps: job.steps.slice(job.steps.length - keep),
+        omittedSteps: (job.omittedSteps ?? 0) + job.steps.length - keep,
+      };
     }
   };
   const keepDevices = (keep: number): void => {
     for (const [i, job] of jobs.entries()) {
       if (job.devices.length <= keep) continue;
-      jobs[i] = { ...job, devices: job.devices.slice(0, keep), omittedDevices: (job.omittedDevices ?? 0) + job.devices.length - keep };
+      jobs[i] = {
+        ...job,
+        devices: job.devices.slice(0, keep),
+        omittedDevices: (job.omittedDevices ?? 0) + job.devices.length - keep,
+      };
     }
   };
   const cuts = [() => keepSteps(50), () => keepSteps(10), () => keepDevices(20), () => keepDevices(5)];

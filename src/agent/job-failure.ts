@@ -30,7 +30,12 @@ export interface FailureEnvironment {
 }
 
 /** The header of a job's log and result: who ran what, from where, when. */
-export function jobHeader(job: FailingJob, env: Pick<FailureEnvironment, 'hostname' | 'version'>, started: Date, configSha256: string): JobHeader {
+export function jobHeader(
+  job: FailingJob,
+  env: Pick<FailureEnvironment, 'hostname' | 'version'>,
+  started: Date,
+  configSha256: string,
+): JobHeader {
   const { id, request } = job;
   return {
     jobId: id,
@@ -56,7 +61,11 @@ export const FINISHING = 'finishing';
  * history's end record, and the running marker removed, so the next start does not take the job
  * for a crash and refuse the stick. Never throws: it is the last guard of a job.
  */
-export async function failJob(job: FailingJob, env: FailureEnvironment, error: unknown): Promise<{ conclusion: JobConclusion; stickLog: string }> {
+export async function failJob(
+  job: FailingJob,
+  env: FailureEnvironment,
+  error: unknown,
+): Promise<{ conclusion: JobConclusion; stickLog: string }> {
   const { id, request, marker, log } = job;
   const reason = error instanceof Error ? error.message : String(error);
   const summary = `internal error in the job: ${reason}`;
@@ -74,7 +83,9 @@ export async function failJob(job: FailingJob, env: FailureEnvironment, error: u
   marker.stage = FINISHING;
   const finished = new Date();
   if (resultWritten) {
-    await attempt('the usb.log line', () => log.write('error', `${summary}; the result above stands, but the job's bookkeeping did not finish`));
+    await attempt('the usb.log line', () =>
+      log.write('error', `${summary}; the result above stands, but the job's bookkeeping did not finish`),
+    );
   } else {
     await attempt('the RESULT line', () => {
       const header = jobHeader(job, env, new Date(marker.started), marker.source.config_sha256);
@@ -83,13 +94,22 @@ export async function failJob(job: FailingJob, env: FailureEnvironment, error: u
       log.writeResult(resultDocument({ header, finished, conclusion, stopped: false }));
       log.stick?.writeResultTxt(
         resultTxtName(conclusion.word),
-        env.redactor.text(resultText({ conclusion, jobId: id, finished, label: request.label, configName: request.configName })),
+        env.redactor.text(
+          resultText({ conclusion, jobId: id, finished, label: request.label, configName: request.configName }),
+        ),
       );
     });
   }
   await attempt('writing usb.log', () => log.flush());
   const stick = log.stick;
-  const stickLog = stick === undefined ? 'none' : stick.status().ok && stick.unwritten() === '' ? 'complete' : stick.status().ok ? 'failed' : (stick.status() as { problem: string }).problem;
+  const stickLog =
+    stick === undefined
+      ? 'none'
+      : stick.status().ok && stick.unwritten() === ''
+        ? 'complete'
+        : stick.status().ok
+          ? 'failed'
+          : (stick.status() as { problem: string }).problem;
   await attempt('settling the job', () => env.onSettled?.());
   await attempt('the history record', () =>
     env.state.appendHistory({

@@ -1,6 +1,13 @@
 import { formatLocalTime } from '../report/index.js';
 import { interruptionReason, whereStopped } from './interrupted-jobs.js';
-import { type HistoryRecord, type JobMarker, type JobSourceRecord, readHistory, readMarkers, readNotes } from './state-store.js';
+import {
+  type HistoryRecord,
+  type JobMarker,
+  type JobSourceRecord,
+  readHistory,
+  readMarkers,
+  readNotes,
+} from './state-store.js';
 import { byCodeUnit } from '../core/index.js';
 
 /** `mpprov status`: the recent jobs from the state dir, newest first, and the ones still running. */
@@ -106,13 +113,17 @@ export function renderStatus(report: StatusReport): string {
   const row = (j: JobStatus): string => {
     const when = j.started === undefined ? '' : formatLocalTime(new Date(j.started));
     const source = j.source === undefined ? '' : `${j.source.kind} ${j.source.label}`;
-    const stick = j.stickLog !== undefined && j.stickLog !== 'complete' && j.stickLog !== 'none' ? `  (usb.log: ${j.stickLog})` : '';
+    const stick =
+      j.stickLog !== undefined && j.stickLog !== 'complete' && j.stickLog !== 'none'
+        ? `  (usb.log: ${j.stickLog})`
+        : '';
     return `${j.id}  ${when}  ${source.padEnd(24)}  ${j.result.padEnd(11)}  ${j.summary}${stick}`;
   };
   lines.push('', report.running.length === 0 ? 'running: none' : 'running:');
   for (const j of report.running) lines.push(`  ${row(j)}`);
   lines.push('', report.recent.length === 0 ? 'recent jobs: none yet' : 'recent jobs (newest first):');
   for (const j of report.recent) lines.push(`  ${row(j)}`);
-  if (report.owedToSticks.length > 0) lines.push('', `notes waiting for their stick's usb.log: ${report.owedToSticks.join(', ')}`);
+  if (report.owedToSticks.length > 0)
+    lines.push('', `notes waiting for their stick's usb.log: ${report.owedToSticks.join(', ')}`);
   return `${lines.join('\n')}\n`;
 }

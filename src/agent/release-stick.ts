@@ -26,8 +26,12 @@ export interface ReleaseCommand {
  * `udisksctl power-off` (optional: a card reader may refuse it, the stick is unmounted anyway);
  * else `umount` of the mount point.
  */
-export function releaseCommands(entry: Pick<MountEntry, 'target' | 'source' | 'fstype'>, tools: { udisksctl: boolean; fusermount: string }): ReleaseCommand[] {
-  if (entry.fstype === 'fuse' || entry.fstype.startsWith('fuse.')) return [{ argv: [tools.fusermount, '-u', entry.target], optional: false }];
+export function releaseCommands(
+  entry: Pick<MountEntry, 'target' | 'source' | 'fstype'>,
+  tools: { udisksctl: boolean; fusermount: string },
+): ReleaseCommand[] {
+  if (entry.fstype === 'fuse' || entry.fstype.startsWith('fuse.'))
+    return [{ argv: [tools.fusermount, '-u', entry.target], optional: false }];
   if (tools.udisksctl && entry.source.startsWith('/dev/')) {
     return [
       { argv: ['udisksctl', 'unmount', '--block-device', entry.source, '--no-user-interaction'], optional: false },
@@ -80,7 +84,9 @@ export async function releaseStick(root: string, options: { mountinfoFile?: stri
         commands = [...commands.slice(0, i + 1), { argv: ['umount', entry.target], optional: false }];
         continue;
       }
-      const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim().split('\n')[0];
+      const stderr = String((error as { stderr?: unknown }).stderr ?? '')
+        .trim()
+        .split('\n')[0];
       return { released: false, why: `${command.argv.join(' ')} failed${stderr === '' ? '' : `: ${stderr}`}` };
     }
   }

@@ -120,7 +120,14 @@ export function startJob(id: string, request: JobRequest, env: JobEnvironment): 
     log.stick.writeResultTxt(RESULT_TXT.busy, busyText(new Date(marker.started), id));
     log.stick.setTrailer(formatJobLine(new Date(marker.started), id, STILL_RUNNING));
   }
-  env.board?.start(id, { kind: request.kind, label: request.label, location: request.root, config: request.configName, started: new Date(marker.started), stage: marker.stage });
+  env.board?.start(id, {
+    kind: request.kind,
+    label: request.label,
+    location: request.root,
+    config: request.configName,
+    started: new Date(marker.started),
+    stage: marker.stage,
+  });
   const job = { id, request, marker, log } as RunningJob & { done: Promise<JobEnd> };
   // Whatever throws outside the engine's guard is still this job's failure, on the stick and in the state folder.
   job.done = runJob(job, env).catch((error: unknown) => failJob(job, env, error));
@@ -135,7 +142,13 @@ export const STILL_RUNNING =
   'the job is still running: if this is the last line, the stick was removed before the job ended; the result is written to this stick when it is next inserted';
 
 function sourceRecord(request: JobRequest, sha: string): JobSourceRecord {
-  return { kind: request.kind, label: request.label, location: request.root, config: request.configName, config_sha256: sha };
+  return {
+    kind: request.kind,
+    label: request.label,
+    location: request.root,
+    config: request.configName,
+    config_sha256: sha,
+  };
 }
 
 async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
@@ -147,7 +160,8 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
 
   const notes = request.kind === 'stick' ? await state.notesFor(request.label, request.configSha256) : [];
   for (const note of notes) log.stick?.append(note.text);
-  if (notes.length > 0) log.writeLocal('info', `usb.log: adding the notes of earlier job(s) ${notes.map((n) => n.id).join(', ')}`);
+  if (notes.length > 0)
+    log.writeLocal('info', `usb.log: adding the notes of earlier job(s) ${notes.map((n) => n.id).join(', ')}`);
 
   let snapshot: StickSnapshot | undefined;
   let failure: string | undefined;
@@ -172,12 +186,19 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
   let removeSecrets = (): void => undefined;
   if (snapshot !== undefined) {
     const kib = (snapshot.bytes / 1024).toFixed(1);
-    log.write('info', `read the ${request.kind === 'stick' ? 'stick' : 'profiles folder'}: ${snapshot.files} file(s), ${kib} KiB`);
+    log.write(
+      'info',
+      `read the ${request.kind === 'stick' ? 'stick' : 'profiles folder'}: ${snapshot.files} file(s), ${kib} KiB`,
+    );
     for (const note of snapshot.notes) log.write('warn', `not read: ${note}`);
     // Our own job stopped half-way on this very configuration: what it left pending on the
     // device is this configuration's, so it is replaced rather than refused as someone else's.
     const resuming = notes.some((n) => n.kind === 'interrupted' && n.config_sha256 === snapshot?.configSha256);
-    if (resuming) log.write('info', 'an earlier job with this configuration was interrupted: changes it left pending on the device are replaced by this run');
+    if (resuming)
+      log.write(
+        'info',
+        'an earlier job with this configuration was interrupted: changes it left pending on the device are replaced by this run',
+      );
     try {
       const outcome = await applyOnce(job, env, snapshot, resuming);
       result = outcome.result;
@@ -196,25 +217,51 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
   const stopped = stopReason !== undefined && (result === undefined || result.outcome === 'failed');
   if (stopped) {
     marker.stoppedBy = stopReason;
-    log.write('warn', `the agent is stopping (${stopReason}): no networking restart is started after the signal; where each device stopped is recorded above`);
+    log.write(
+      'warn',
+      `the agent is stopping (${stopReason}): no networking restart is started after the signal; where each device stopped is recorded above`,
+    );
   }
-  const conclusion = concludeJob({ ...(result === undefined ? {} : { result }), ...(failure === undefined ? {} : { failure }), configName: request.configName, stopped });
+  const conclusion = concludeJob({
+    ...(result === undefined ? {} : { result }),
+    ...(failure === undefined ? {} : { failure }),
+    configName: request.configName,
+    stopped,
+  });
   setStage(job, env.board, FINISHING);
   const finished = new Date();
   log.stick?.setTrailer(undefined);
   log.result(formatResultLine(conclusion, id), conclusion.word === 'FAILED' ? 'error' : 'info');
-  log.writeResult(resultDocument({ header, finished, conclusion, ...(result === undefined ? {} : { result }), stopped }));
+  log.writeResult(
+    resultDocument({ header, finished, conclusion, ...(result === undefined ? {} : { result }), stopped }),
+  );
   log.stick?.writeResultTxt(
     resultTxtName(conclusion.word),
-    env.redactor.text(resultText({ conclusion, jobId: id, finished, label: request.label, configName: request.configName })),
+    env.redactor.text(
+      resultText({ conclusion, jobId: id, finished, label: request.label, configName: request.configName }),
+    ),
   );
   await log.flush();
 
-  const stickLog = await settleStickLog(job, env, header, notes.map((n) => n.id));
-  const released = stickLog === 'complete' && env.agent.whenDone.eject && request.kind === 'stick' ? await release(job, env) : false;
+  const stickLog = await settleStickLog(
+    job,
+    env,
+    header,
+    notes.map((n) => n.id),
+  );
+  const released =
+    stickLog === 'complete' && env.agent.whenDone.eject && request.kind === 'stick' ? await release(job, env) : false;
   env.onSettled?.();
   // Only now, with the result written, usb.log synced and the stick released, does the banner change.
-  endOnBoard(job, env.board, { kind: request.kind, label: request.label, configName: request.configName, conclusion, finished, localLog: log.localFile, released });
+  endOnBoard(job, env.board, {
+    kind: request.kind,
+    label: request.label,
+    configName: request.configName,
+    conclusion,
+    finished,
+    localLog: log.localFile,
+    released,
+  });
   await state.appendHistory({
     event: 'end',
     id,
@@ -223,7 +270,14 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
     summary: conclusion.summary,
     outcome: result?.outcome ?? 'not-run',
     stopped,
-    devices: (result?.devices ?? []).filter((d) => d !== undefined).map((d) => ({ name: d.device, url: d.url, outcome: d.outcome, ...(d.code === undefined ? {} : { code: d.code }) })),
+    devices: (result?.devices ?? [])
+      .filter((d) => d !== undefined)
+      .map((d) => ({
+        name: d.device,
+        url: d.url,
+        outcome: d.outcome,
+        ...(d.code === undefined ? {} : { code: d.code }),
+      })),
     log: log.localFile,
     stick_log: stickLog,
   });
@@ -255,7 +309,11 @@ async function release(job: RunningJob, env: JobEnvironment): Promise<boolean> {
   setStage(job, env.board, RELEASING);
   const outcome = await releaseStick(root);
   if (outcome.released) job.log.writeLocal('info', `the stick at ${root} is released (${outcome.how}): safe to remove`);
-  else job.log.writeLocal('warn', `the stick at ${root} was not released: ${outcome.why}; it is safe to remove once unmounted`);
+  else
+    job.log.writeLocal(
+      'warn',
+      `the stick at ${root} was not released: ${outcome.why}; it is safe to remove once unmounted`,
+    );
   return outcome.released;
 }
 
@@ -268,31 +326,48 @@ async function applyOnce(
 ): Promise<{ result?: StickResult; failure?: string; removeSecrets: () => void }> {
   const { id, request, marker, log } = job;
   setStage(job, env.board, 'validating');
-  const stick = await validateStick(snapshot.configFile, { reader: snapshotReader(env.reader, snapshot), label: request.configName, agent: env.agent });
+  const stick = await validateStick(snapshot.configFile, {
+    reader: snapshotReader(env.reader, snapshot),
+    label: request.configName,
+    agent: env.agent,
+  });
   const removeSecrets = env.redactor.add(stickSecrets(stick, env.agent));
   // The signature before any lock or request: a refused stick never reaches a device.
   setStage(job, env.board, 'checking the signature');
   const signature = await checkStickSignature(env.agent, snapshot, stick, env.signal);
-  if (signature.line !== undefined) log.write(signature.problems.length > 0 ? 'error' : 'info', `signature: ${signature.line}`);
+  if (signature.line !== undefined)
+    log.write(signature.problems.length > 0 ? 'error' : 'info', `signature: ${signature.line}`);
   if (signature.problems.length > 0) {
     log.writeLines(signature.problems.map((problem) => formatProblemLine(problem)));
     const first = signature.problems[0] as Problem;
-    return { failure: `the stick's signature is refused (${first.file}: ${first.message}); nothing was sent to any device`, removeSecrets };
+    return {
+      failure: `the stick's signature is refused (${first.file}: ${first.message}); nothing was sent to any device`,
+      removeSecrets,
+    };
   }
   const urls = (stick.model?.monitoring_points ?? []).map((mp) => normaliseDeviceUrl(mp.url) ?? mp.url);
 
   // Locked by the device's identity (its resolved addresses and port), not the URL's spelling:
   // https://127.0.0.1:P and https://localhost:P are one device and one job at a time.
-  const keyed = await Promise.all(urls.map(async (url) => ({ url, keys: deviceLockKeys(url, await resolveDeviceIdentity(url)) })));
+  const keyed = await Promise.all(
+    urls.map(async (url) => ({ url, keys: deviceLockKeys(url, await resolveDeviceIdentity(url)) })),
+  );
   for (const { url, keys } of keyed) {
     const holder = [...env.locks.holders(keys).values()][0];
     if (holder !== undefined) log.write('info', `waiting: ${url} is being configured by job ${holder}`);
   }
-  env.board?.expect(id, (stick.model?.monitoring_points ?? []).map((mp) => ({ name: mp.name, url: normaliseDeviceUrl(mp.url) ?? mp.url })));
+  env.board?.expect(
+    id,
+    (stick.model?.monitoring_points ?? []).map((mp) => ({ name: mp.name, url: normaliseDeviceUrl(mp.url) ?? mp.url })),
+  );
   setStage(job, env.board, 'waiting for a device');
   let release: () => void;
   try {
-    release = await env.locks.acquire(keyed.flatMap((k) => k.keys), id, env.signal);
+    release = await env.locks.acquire(
+      keyed.flatMap((k) => k.keys),
+      id,
+      env.signal,
+    );
   } catch {
     return { failure: 'the agent stopped before this job could start; nothing was sent to any device', removeSecrets };
   }
@@ -325,7 +400,8 @@ async function applyOnce(
     // A device whose result came without its event (the engine's own guard against a bug) is
     // still written down: usb.log must say why each device failed.
     for (const device of result.devices) {
-      if (device !== undefined && !announced.has(device.device)) log.writeLines(format({ type: 'device-result', result: device }));
+      if (device !== undefined && !announced.has(device.device))
+        log.writeLines(format({ type: 'device-result', result: device }));
     }
     return { result, removeSecrets };
   } finally {
@@ -367,7 +443,12 @@ function trackProgress(marker: JobMarker, event: ApplyEvent): boolean {
  * After the job: did usb.log get everything? If not, what it lacks waits as a note for the next
  * time this stick is seen, and the notes this job carried are settled either way.
  */
-async function settleStickLog(job: RunningJob, env: JobEnvironment, header: JobHeader, carriedNotes: readonly string[]): Promise<string> {
+async function settleStickLog(
+  job: RunningJob,
+  env: JobEnvironment,
+  header: JobHeader,
+  carriedNotes: readonly string[],
+): Promise<string> {
   const stick = job.log.stick;
   if (stick === undefined) return 'none';
   const status = stick.status();
@@ -376,7 +457,10 @@ async function settleStickLog(job: RunningJob, env: JobEnvironment, header: JobH
   if (status.ok && unwritten === '') return 'complete';
   const problem = status.ok ? 'failed' : status.problem;
   const why = status.ok ? 'the stick could not be written' : stickProblemText(status.problem);
-  job.log.writeLocal('warn', `usb.log is incomplete: ${why}; the full log is kept in ${job.log.localFile}, and the rest is written to the stick when it is next seen`);
+  job.log.writeLocal(
+    'warn',
+    `usb.log is incomplete: ${why}; the full log is kept in ${job.log.localFile}, and the rest is written to the stick when it is next seen`,
+  );
   if (unwritten !== '') {
     await env.state.addNote({
       id: job.id,

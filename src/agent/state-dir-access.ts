@@ -9,7 +9,8 @@ import { STATE_FILES } from './state-store.js';
  */
 export async function stateDirProblem(stateDir: string): Promise<string | undefined> {
   try {
-    if (!(await stat(stateDir)).isDirectory()) return `${stateDir} is not a directory: check state_dir in agent.yaml or --state-dir`;
+    if (!(await stat(stateDir)).isDirectory())
+      return `${stateDir} is not a directory: check state_dir in agent.yaml or --state-dir`;
     await access(stateDir, constants.R_OK | constants.X_OK);
   } catch (error) {
     return describe(error, stateDir);

@@ -79,7 +79,13 @@ export type HistoryRecord =
     }
   | { event: 'interrupted'; id: string; time: string; reason: string; where: string[]; source: JobSourceRecord };
 
-export const STATE_FILES = { history: 'jobs.jsonl', logs: 'logs', running: 'running', notes: 'notes', jobs: 'jobs' } as const;
+export const STATE_FILES = {
+  history: 'jobs.jsonl',
+  logs: 'logs',
+  running: 'running',
+  notes: 'notes',
+  jobs: 'jobs',
+} as const;
 
 const MAX_HISTORY_BYTES = 4 * 1024 * 1024;
 const KEEP_LOGS = 500;
@@ -136,7 +142,8 @@ export async function openStateStore(dir: string, redactor: Redactor): Promise<S
     await mkdir(join(dir, sub), { recursive: true, mode: 0o700 });
   }
   // Snapshots of a crashed run hold the sticks' secrets: never keep them.
-  for (const name of await readdir(join(dir, STATE_FILES.jobs))) await rm(join(dir, STATE_FILES.jobs, name), { recursive: true, force: true });
+  for (const name of await readdir(join(dir, STATE_FILES.jobs)))
+    await rm(join(dir, STATE_FILES.jobs, name), { recursive: true, force: true });
   await trimHistory(join(dir, STATE_FILES.history));
   await pruneFolder(join(dir, STATE_FILES.logs), KEEP_LOGS);
   await pruneFolder(join(dir, STATE_FILES.notes), KEEP_NOTES);
@@ -167,7 +174,10 @@ export async function openStateStore(dir: string, redactor: Redactor): Promise<S
       await unlink(join(dir, STATE_FILES.running, `${id}.json`)).catch(() => undefined);
     },
     async addNote(note) {
-      const text = note.text.length > MAX_NOTE_BYTES ? `${note.text.slice(0, MAX_NOTE_BYTES)}\n(... cut: the full log is on the laptop)\n` : note.text;
+      const text =
+        note.text.length > MAX_NOTE_BYTES
+          ? `${note.text.slice(0, MAX_NOTE_BYTES)}\n(... cut: the full log is on the laptop)\n`
+          : note.text;
       await writeJson(join(dir, STATE_FILES.notes, `${note.id}.json`), `${redactor.json({ ...note, text }, 1)}\n`);
     },
     async notesFor(label, configSha256) {
@@ -225,5 +235,6 @@ async function trimHistory(file: string): Promise<void> {
 
 async function pruneFolder(dir: string, keep: number): Promise<void> {
   const names = (await readdir(dir)).sort();
-  for (const name of names.slice(0, Math.max(0, names.length - keep))) await unlink(join(dir, name)).catch(() => undefined);
+  for (const name of names.slice(0, Math.max(0, names.length - keep)))
+    await unlink(join(dir, name)).catch(() => undefined);
 }

@@ -60,7 +60,11 @@ export function startStatusFile(options: {
         await unlink(tmp).catch((error: NodeJS.ErrnoException) => {
           if (error.code !== 'ENOENT') throw error;
         });
-        const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+        const handle = await open(
+          tmp,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+          0o644,
+        );
         try {
           await handle.writeFile(`${JSON.stringify(options.source.snapshot())}\n`);
           // The service's UMask=0077 would leave it 0600: the desktop user must read it.
@@ -72,7 +76,10 @@ export function startStatusFile(options: {
         if (failed) options.onProblem(`the status file ${path} is written again`);
         failed = false;
       } catch (error) {
-        const why = error instanceof UnsafeRuntimeDirectory ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+        const why =
+          error instanceof UnsafeRuntimeDirectory
+            ? error.message
+            : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
         if (!failed) options.onProblem(`cannot write the status file ${path} (${why}); the agent goes on without it`);
         failed = true;
       }
@@ -107,6 +114,8 @@ async function checkRuntimeDirectory(dir: string): Promise<void> {
   if (info.isSymbolicLink()) throw new UnsafeRuntimeDirectory(`${dir} is a symbolic link, not a folder`);
   if (!info.isDirectory()) throw new UnsafeRuntimeDirectory(`${dir} is not a folder`);
   const uid = process.geteuid?.();
-  if (uid !== undefined && info.uid !== uid) throw new UnsafeRuntimeDirectory(`${dir} belongs to user ${info.uid}, not to the agent's user ${uid}`);
-  if ((info.mode & 0o022) !== 0) throw new UnsafeRuntimeDirectory(`${dir} is writable by other users (mode ${(info.mode & 0o777).toString(8)})`);
+  if (uid !== undefined && info.uid !== uid)
+    throw new UnsafeRuntimeDirectory(`${dir} belongs to user ${info.uid}, not to the agent's user ${uid}`);
+  if ((info.mode & 0o022) !== 0)
+    throw new UnsafeRuntimeDirectory(`${dir} is writable by other users (mode ${(info.mode & 0o777).toString(8)})`);
 }

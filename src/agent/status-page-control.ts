@@ -21,7 +21,12 @@ export interface StatusPageControl {
   close(): Promise<void>;
 }
 
-export function createStatusPageControl(options: { board: JobBoard; redactor: Redactor; logger: AgentLogger; logFile: (id: string) => string }): StatusPageControl {
+export function createStatusPageControl(options: {
+  board: JobBoard;
+  redactor: Redactor;
+  logger: AgentLogger;
+  logFile: (id: string) => string;
+}): StatusPageControl {
   let page: StatusPage | undefined;
   let serving: string | undefined;
   const key = (listen: ListenAddress): string => `${listen.host}\0${listen.port}`;
@@ -53,7 +58,10 @@ export function createStatusPageControl(options: { board: JobBoard; redactor: Re
         serving = key(listen);
         options.logger.log('info', `status page at ${page.url}`);
       } catch (error) {
-        options.logger.log('error', `cannot serve the status page at ${listen.text} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the agent goes on without it`);
+        options.logger.log(
+          'error',
+          `cannot serve the status page at ${listen.text} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the agent goes on without it`,
+        );
       }
     },
     close,
@@ -74,7 +82,9 @@ async function readCapped(file: string): Promise<string | undefined> {
     const buffer = Buffer.alloc(size - start);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
     const text = buffer.subarray(0, bytesRead).toString('utf8');
-    return start === 0 ? text : `(the first ${start} bytes of this log are left out: it is larger than 1 MiB)\n${text.slice(text.indexOf('\n') + 1)}`;
+    return start === 0
+      ? text
+      : `(the first ${start} bytes of this log are left out: it is larger than 1 MiB)\n${text.slice(text.indexOf('\n') + 1)}`;
   } finally {
     await handle.close();
   }

@@ -13,7 +13,11 @@ export interface Notifier {
   close(): void;
 }
 
-export function startNotifier(env: NodeJS.ProcessEnv, onNotice: (message: string) => void, command = 'systemd-notify'): Notifier {
+export function startNotifier(
+  env: NodeJS.ProcessEnv,
+  onNotice: (message: string) => void,
+  command = 'systemd-notify',
+): Notifier {
   if (env.NOTIFY_SOCKET === undefined || env.NOTIFY_SOCKET === '') {
     return { ready: () => undefined, status: () => undefined, stopping: () => undefined, close: () => undefined };
   }

@@ -1,6 +1,13 @@
 import type { ValidatedStick } from '../certs/index.js';
 import { type AdminApi, createAdminClient, type DeviceTarget } from '../client/index.js';
-import { type AgentConfig, agentSecrets, type DeviceAccess, hasErrors, normaliseDeviceUrl, type Problem } from '../config/index.js';
+import {
+  type AgentConfig,
+  agentSecrets,
+  type DeviceAccess,
+  hasErrors,
+  normaliseDeviceUrl,
+  type Problem,
+} from '../config/index.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import { ErrorCode, MpprovError } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
@@ -59,7 +66,11 @@ export interface StickResult {
  */
 export function stickSecrets(stick: ValidatedStick, agent: AgentConfig): Secret[] {
   const access = stick.access ?? [];
-  return [...stick.secrets, ...agentSecrets(agent), ...access.flatMap((a) => [a.password, a.password.prefixed(`${a.username}:`)])];
+  return [
+    ...stick.secrets,
+    ...agentSecrets(agent),
+    ...access.flatMap((a) => [a.password, a.password.prefixed(`${a.username}:`)]),
+  ];
 }
 
 /**
@@ -69,10 +80,18 @@ export function stickSecrets(stick: ValidatedStick, agent: AgentConfig): Secret[
  */
 export async function applyStick(stick: ValidatedStick, options: StickApplyOptions): Promise<StickResult> {
   for (const problem of stick.problems) options.onProblem?.(problem);
-  const result: StickResult = { file: stick.file, configSha256: stick.sha256, outcome: StickOutcome.Invalid, problems: stick.problems, devices: [], plans: [] };
+  const result: StickResult = {
+    file: stick.file,
+    configSha256: stick.sha256,
+    outcome: StickOutcome.Invalid,
+    problems: stick.problems,
+    devices: [],
+    plans: [],
+  };
   if (hasErrors(stick.problems) || stick.model === undefined) return result;
   const accesses = stick.access;
-  if (accesses === undefined) throw new MpprovError(ErrorCode.Internal, 'applyStick needs a stick validated with the agent configuration');
+  if (accesses === undefined)
+    throw new MpprovError(ErrorCode.Internal, 'applyStick needs a stick validated with the agent configuration');
   // --limit narrows what is sent, never what is checked: the file was validated whole above (one
   // file, one truth). A problem in a device left out is still a problem of the file this run
   // trusts for the selected ones, and applying part of a broken file would hide it until later.
@@ -82,7 +101,9 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   }
   // The file index of each selected device (desiredDevice and the model are by file index); its
   // result and plan take the next slot, so a limited run's lists hold only the selected devices.
-  const selected = accesses.flatMap((access, fileIndex) => (options.limit === undefined || options.limit.includes(access.name) ? [{ access, fileIndex }] : []));
+  const selected = accesses.flatMap((access, fileIndex) =>
+    options.limit === undefined || options.limit.includes(access.name) ? [{ access, fileIndex }] : [],
+  );
 
   // A device may quote our own request back in an error (an echoed body, a field value, its
   // Authorization header): every event and result leaving the engine passes the one redactor.
@@ -100,67 +121,99 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   const service =
     options.dryRun || settings === undefined
       ? undefined
-      : (options.service ?? createDataApiClient(serviceTarget(settings), options.serviceLimiter === undefined ? {} : { limiter: options.serviceLimiter }));
-  const jobs = selected.map(({ access, fileIndex }: { access: DeviceAccess; fileIndex: number }, index) => async (): Promise<void> => {
-    const cut = cutBy(options.signal);
-    if (cut !== undefined) {
-      // Stopped before this device's turn: it is not contacted at all.
-      const skipped: DeviceResult = {
-        device: access.name, url: access.url, outcome: Outcome.Failed, message: `stopped by ${cut} before mpprov contacted it; nothing was sent to it`,
-        code: ErrorCode.ApplyFailed, steps: [], warnings: [], durationMs: 0, stoppedBy: cut,
-      };
-      result.devices[index] = skipped;
-      onEvent({ type: 'device-result', result: skipped });
-      return;
-    }
-    const desired = desiredDevice(stick, fileIndex);
-    const mp = stick.model?.monitoring_points[fileIndex];
-    const hostname = mp?.service_hostname ?? mp?.name ?? access.name;
-    const onWarning = (message: string): void => onEvent({ type: 'warning', device: access.name, message });
-    const target: DeviceTarget = { url: access.url, username: access.username, password: access.password, trust: access.trust };
-    const api = options.connect?.(target, onWarning) ?? createAdminClient(target, {
-        requestTimeoutMs: options.agent.requestTimeoutMs,
-        onWarning,
-        // The CLI's stop cuts the request under way; the daemon's lets it finish.
-        ...(options.cutRequests === true && options.signal !== undefined ? { signal: options.signal } : {}),
-      });
-    try {
-      // With a post-check, the device's result waits for it, so its one device-result event carries both.
-      let held: DeviceResult | undefined;
-      const deviceEvents = (event: ApplyEvent): void => {
-        if (event.type === 'device-result' && service !== undefined) held = event.result;
-        else onEvent(event);
-      };
-      const { result: provisioned, plan } = await provisionDevice(desired, api, record, {
-        ...options,
-        dot1xGraceMs: options.dot1xGraceMs ?? options.agent.dot1xGraceMs,
-        onEvent: deviceEvents,
-      });
-      await api.close().catch(() => undefined);
-      let device = provisioned;
-      if (service !== undefined && settings !== undefined && wantsPostCheck(provisioned)) {
-        const outcome = await servicePostCheck({ client: service, waitS: settings.waitConnectedS, backoff: options.serviceBackoff }, access.name, hostname, {
-          signal: options.signal,
-          onEvent,
-        });
-        device = { ...provisioned, service: outcome };
-      }
-      if (held !== undefined) onEvent({ type: 'device-result', result: device });
-      result.devices[index] = redactor.value(device);
-      if (plan !== undefined) result.plans[index] = plan;
-    } catch (error) {
-      // provisionDevice reports failures as results; this is a bug guard, kept as one result too.
-      const message = error instanceof Error ? error.message : String(error);
-      const failed: DeviceResult = redactor.value({
-        device: access.name, url: access.url, outcome: Outcome.Failed, message: `internal error: ${message}`,
-        code: ErrorCode.Internal, steps: [], warnings: [], durationMs: 0,
-      });
-      result.devices[index] = failed;
-      onEvent({ type: 'device-result', result: failed });
-    } finally {
-      await api.close().catch(() => undefined);
-    }
-  });
+      : (options.service ??
+        createDataApiClient(
+          serviceTarget(settings),
+          options.serviceLimiter === undefined ? {} : { limiter: options.serviceLimiter },
+        ));
+  const jobs = selected.map(
+    ({ access, fileIndex }: { access: DeviceAccess; fileIndex: number }, index) =>
+      async (): Promise<void> => {
+        const cut = cutBy(options.signal);
+        if (cut !== undefined) {
+          // Stopped before this device's turn: it is not contacted at all.
+          const skipped: DeviceResult = {
+            device: access.name,
+            url: access.url,
+            outcome: Outcome.Failed,
+            message: `stopped by ${cut} before mpprov contacted it; nothing was sent to it`,
+            code: ErrorCode.ApplyFailed,
+            steps: [],
+            warnings: [],
+            durationMs: 0,
+            stoppedBy: cut,
+          };
+          result.devices[index] = skipped;
+          onEvent({ type: 'device-result', result: skipped });
+          return;
+        }
+        const desired = desiredDevice(stick, fileIndex);
+        const mp = stick.model?.monitoring_points[fileIndex];
+        const hostname = mp?.service_hostname ?? mp?.name ?? access.name;
+        const onWarning = (message: string): void => onEvent({ type: 'warning', device: access.name, message });
+        const target: DeviceTarget = {
+          url: access.url,
+          username: access.username,
+          password: access.password,
+          trust: access.trust,
+        };
+        const api =
+          options.connect?.(target, onWarning) ??
+          createAdminClient(target, {
+            requestTimeoutMs: options.agent.requestTimeoutMs,
+            onWarning,
+            // The CLI's stop cuts the request under way; the daemon's lets it finish.
+            ...(options.cutRequests === true && options.signal !== undefined ? { signal: options.signal } : {}),
+          });
+        try {
+          // With a post-check, the device's result waits for it, so its one device-result event carries both.
+          let held: DeviceResult | undefined;
+          const deviceEvents = (event: ApplyEvent): void => {
+            if (event.type === 'device-result' && service !== undefined) held = event.result;
+            else onEvent(event);
+          };
+          const { result: provisioned, plan } = await provisionDevice(desired, api, record, {
+            ...options,
+            dot1xGraceMs: options.dot1xGraceMs ?? options.agent.dot1xGraceMs,
+            onEvent: deviceEvents,
+          });
+          await api.close().catch(() => undefined);
+          let device = provisioned;
+          if (service !== undefined && settings !== undefined && wantsPostCheck(provisioned)) {
+            const outcome = await servicePostCheck(
+              { client: service, waitS: settings.waitConnectedS, backoff: options.serviceBackoff },
+              access.name,
+              hostname,
+              {
+                signal: options.signal,
+                onEvent,
+              },
+            );
+            device = { ...provisioned, service: outcome };
+          }
+          if (held !== undefined) onEvent({ type: 'device-result', result: device });
+          result.devices[index] = redactor.value(device);
+          if (plan !== undefined) result.plans[index] = plan;
+        } catch (error) {
+          // provisionDevice reports failures as results; this is a bug guard, kept as one result too.
+          const message = error instanceof Error ? error.message : String(error);
+          const failed: DeviceResult = redactor.value({
+            device: access.name,
+            url: access.url,
+            outcome: Outcome.Failed,
+            message: `internal error: ${message}`,
+            code: ErrorCode.Internal,
+            steps: [],
+            warnings: [],
+            durationMs: 0,
+          });
+          result.devices[index] = failed;
+          onEvent({ type: 'device-result', result: failed });
+        } finally {
+          await api.close().catch(() => undefined);
+        }
+      },
+  );
   try {
     await runWithConcurrency(jobs, Math.max(1, options.concurrency));
   } finally {
@@ -175,7 +228,9 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
  * names the file has; undefined when every name is in it. `--limit` is a usage error then.
  */
 export function limitProblem(stick: ValidatedStick, limit: readonly string[]): string | undefined {
-  const names = (stick.model?.monitoring_points ?? []).map((mp) => mp.name).filter((n): n is string => typeof n === 'string');
+  const names = (stick.model?.monitoring_points ?? [])
+    .map((mp) => mp.name)
+    .filter((n): n is string => typeof n === 'string');
   const unknown = [...new Set(limit.filter((n) => !names.includes(n)))];
   if (unknown.length === 0) return undefined;
   const guesses = unknown.map((n) => didYouMean(n, names)).filter((g): g is string => g !== undefined);
@@ -212,4 +267,3 @@ async function runWithConcurrency(jobs: (() => Promise<void>)[], limit: number):
   };
   await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
 }
-

@@ -40,7 +40,8 @@ export function chooseRecovery(run: FailedRun): Recovery {
 export function stanzasTouched(steps: readonly Step[]): StanzaRef[] {
   return steps.flatMap((step) => {
     if (step.kind === 'post-stanza') return [{ name: step.stanza.name, family: step.stanza.family }];
-    if (step.kind === 'delete-stanza' || step.kind === 'restore-stanza') return [{ name: step.name, family: step.family }];
+    if (step.kind === 'delete-stanza' || step.kind === 'restore-stanza')
+      return [{ name: step.name, family: step.family }];
     return [];
   });
 }

@@ -80,7 +80,9 @@ export async function awaitAuthorization(
     if (waiting.length === 0 || Date.now() - started >= graceMs) return waiting;
     // The agent must stop within seconds; a grace period may be longer than that.
     if (signal?.aborted === true) throw new Dot1xWaitAbortedError(waiting.map((w) => w.name));
-    await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(1, graceMs - (Date.now() - started)))));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.min(POLL_MS, Math.max(1, graceMs - (Date.now() - started)))),
+    );
     view = await api.listInterfaces('active');
   }
 }
@@ -120,6 +122,8 @@ function refusalSentence(watch: Dot1xWatch, graceMs: number, now: Date): string 
     '(an interface whose 802.1X is refused carries no traffic)';
   if (watch.facts === undefined) return seen;
   const causes = rankSuspects(watch.facts, now).map((s, i) => `(${i + 1}) ${s.text}`);
-  causes.push(`(${causes.length + 1}) or it was authorized but nothing on that network hands out addresses (no DHCP server or router advertisement)`);
+  causes.push(
+    `(${causes.length + 1}) or it was authorized but nothing on that network hands out addresses (no DHCP server or router advertisement)`,
+  );
   return `${seen}. Likely causes, most likely first: ${causes.join('; ')}`;
 }

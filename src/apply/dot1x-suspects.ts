@@ -46,7 +46,8 @@ export function rankSuspects(facts: Dot1xFacts, now: Date): RankedSuspect[] {
     // Seen now, not at validation: the strongest evidence this run can have.
     if (notAfter <= now) note(Suspect.Validity, 3, `it expired at ${cert.notAfter}, after this run validated it`);
     else if (notBefore > now) note(Suspect.Validity, 3, `it is valid only from ${cert.notBefore}`);
-    else if (notAfter.getTime() - now.getTime() <= EXPIRY_WARNING_DAYS * DAY_MS) note(Suspect.Validity, 2, `it expires at ${cert.notAfter}, within ${EXPIRY_WARNING_DAYS} days`);
+    else if (notAfter.getTime() - now.getTime() <= EXPIRY_WARNING_DAYS * DAY_MS)
+      note(Suspect.Validity, 2, `it expires at ${cert.notAfter}, within ${EXPIRY_WARNING_DAYS} days`);
   }
   for (const warning of facts.warnings) {
     const suspect = suspectOfKey(warning.key, facts);

@@ -31,7 +31,11 @@ export async function provisionDevice(
   const warnings: string[] = [];
   const emit = options.onEvent;
   const device = desired.name;
-  const finish = (outcome: DeviceResult['outcome'], message: string, extra: Partial<DeviceResult> = {}): DeviceResult => {
+  const finish = (
+    outcome: DeviceResult['outcome'],
+    message: string,
+    extra: Partial<DeviceResult> = {},
+  ): DeviceResult => {
     const lastDone = [...steps].reverse().find((s) => s.status === 'done');
     const result: DeviceResult = {
       device,
@@ -55,7 +59,13 @@ export async function provisionDevice(
   } catch (error) {
     const cut = cutBy(options.signal);
     if (cut !== undefined) {
-      return { result: finish(Outcome.Failed, `stopped by ${cut} while reading the device's configuration, nothing was changed on it`, { code: ErrorCode.ApplyFailed, stoppedBy: cut }) };
+      return {
+        result: finish(
+          Outcome.Failed,
+          `stopped by ${cut} while reading the device's configuration, nothing was changed on it`,
+          { code: ErrorCode.ApplyFailed, stoppedBy: cut },
+        ),
+      };
     }
     return { result: finish(Outcome.Failed, sentenceOf(error), { code: codeOf(error) }) };
   }
@@ -81,8 +91,16 @@ export async function provisionDevice(
     const message = `refused before any change: ${plan.refusals.map((r) => r.message).join('; ')}`;
     return { result: finish(Outcome.Failed, message, { code: ErrorCode.PlanRefused }), plan };
   }
-  if (options.dryRun) return { result: finish(plan.hasChanges ? Outcome.Changed : Outcome.NoChange, plan.hasChanges ? `${plan.steps.length} step(s) would run` : 'already matches: nothing to do'), plan };
-  if (!plan.hasChanges) return { result: finish(Outcome.NoChange, 'already matches the configuration: nothing to do, no restart'), plan };
+  if (options.dryRun)
+    return {
+      result: finish(
+        plan.hasChanges ? Outcome.Changed : Outcome.NoChange,
+        plan.hasChanges ? `${plan.steps.length} step(s) would run` : 'already matches: nothing to do',
+      ),
+      plan,
+    };
+  if (!plan.hasChanges)
+    return { result: finish(Outcome.NoChange, 'already matches the configuration: nothing to do, no restart'), plan };
 
   const total = plan.steps.length;
   let restarted = false;
@@ -98,13 +116,23 @@ export async function provisionDevice(
     }
     if (options.signal?.aborted === true) {
       steps.push({ index, description, status: 'skipped', elapsedMs: 0 });
-      return { result: finish(Outcome.Failed, `stopped before "${description}" because the agent is shutting down; nothing after that step was sent`, { code: ErrorCode.ApplyFailed }), plan };
+      return {
+        result: finish(
+          Outcome.Failed,
+          `stopped before "${description}" because the agent is shutting down; nothing after that step was sent`,
+          { code: ErrorCode.ApplyFailed },
+        ),
+        plan,
+      };
     }
     emit({ type: 'step-start', device, index, total, description });
     const stepStarted = Date.now();
     try {
-      const notes = await runStep(step, api, { ...options, onRestartRequested: () => (restartRequested = true) }, (reason, elapsedMs) =>
-        emit({ type: 'waiting', device, description, elapsedMs, reason }),
+      const notes = await runStep(
+        step,
+        api,
+        { ...options, onRestartRequested: () => (restartRequested = true) },
+        (reason, elapsedMs) => emit({ type: 'waiting', device, description, elapsedMs, reason }),
       );
       if (step.kind === 'restart-networking') restarted = true;
       for (const stanza of notes.dot1xNotVisible) {
@@ -136,13 +164,32 @@ export async function provisionDevice(
       if (failure.deviceLost) {
         return { result: finish(Outcome.Failed, failure.message, { code: failure.code, deviceLost: true }), plan };
       }
-      const recovery = chooseRecovery({ failure, steps: plan.steps, failedIndex: index, restarted, rollback: options.rollback });
+      const recovery = chooseRecovery({
+        failure,
+        steps: plan.steps,
+        failedIndex: index,
+        restarted,
+        rollback: options.rollback,
+      });
       if (recovery.kind === 'roll-back') {
         emit({ type: 'rollback', device, message: 'rolling back to the configuration before this run' });
-        const context = { dot1xRefused: failure.dot1xRefused ?? [], wireless: new Set(desired.interfaces.filter((i) => i.wireless).map((i) => i.name)) };
-        const rollback = await rollBack(api, snapshot, plan, options, (reason, ms) => emit({ type: 'waiting', device, description: 'roll back', elapsedMs: ms, reason }), context);
+        const context = {
+          dot1xRefused: failure.dot1xRefused ?? [],
+          wireless: new Set(desired.interfaces.filter((i) => i.wireless).map((i) => i.name)),
+        };
+        const rollback = await rollBack(
+          api,
+          snapshot,
+          plan,
+          options,
+          (reason, ms) => emit({ type: 'waiting', device, description: 'roll back', elapsedMs: ms, reason }),
+          context,
+        );
         emit({ type: 'rollback', device, message: rollback.message });
-        return { result: finish(Outcome.Failed, `${failure.message}; ${rollback.message}`, { code: failure.code, rollback }), plan };
+        return {
+          result: finish(Outcome.Failed, `${failure.message}; ${rollback.message}`, { code: failure.code, rollback }),
+          plan,
+        };
       }
       if (recovery.kind === 'take-back') {
         const takenBack = await takeBackPending(api, snapshot, recovery.stanzas);
@@ -184,7 +231,8 @@ async function rememberSecrets(record: SecretsRecord, desired: DesiredDevice, pl
       }
     }
   }
-  for (const change of plan.stanzas) if (change.action === 'delete') record.forget(desired.url, stanzaKey(change.name, change.family));
+  for (const change of plan.stanzas)
+    if (change.action === 'delete') record.forget(desired.url, stanzaKey(change.name, change.family));
   try {
     await record.save(desired.url);
     return undefined;

@@ -1,6 +1,13 @@
 import type { DeviceInterface } from '../admin-api/index.js';
 import type { AdminApi } from '../client/index.js';
-import { DeviceCertificateError, DeviceUnreachableError, DevicePinMismatchError, ErrorCode, MpprovError, type DeviceError } from '../core/errors.js';
+import {
+  DeviceCertificateError,
+  DeviceUnreachableError,
+  DevicePinMismatchError,
+  ErrorCode,
+  MpprovError,
+  type DeviceError,
+} from '../core/errors.js';
 import { configFields, normaliseFields } from '../plan/index.js';
 import { byCodeUnit } from '../core/index.js';
 
@@ -51,7 +58,8 @@ export async function restartAndWait(
     await api.waitUntilAnswering({
       timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)),
       onAttempt,
-      until: (view) => wentDown || hasRestarted(view) || configurationOf(view) !== before || Date.now() - started >= graceMs,
+      until: (view) =>
+        wentDown || hasRestarted(view) || configurationOf(view) !== before || Date.now() - started >= graceMs,
       ...(signal === undefined ? {} : { signal }),
     });
   } catch (error) {
@@ -60,7 +68,8 @@ export async function restartAndWait(
     // the device (or something in its place) came back with another certificate. The connector
     // refused it before a request byte left, so no credentials went over that connection; "did
     // not answer" would send the technician to the switch-port lights.
-    if (error instanceof DevicePinMismatchError || error instanceof DeviceCertificateError) throw new CertificateChangedError(error);
+    if (error instanceof DevicePinMismatchError || error instanceof DeviceCertificateError)
+      throw new CertificateChangedError(error);
     throw new DeviceLostError(timeoutMs, error);
   }
 }
@@ -70,13 +79,26 @@ function configurationOf(view: readonly DeviceInterface[]): string {
   return JSON.stringify(
     [...view]
       .sort((a, b) => byCodeUnit(a.name, b.name))
-      .map((iface) => [iface.name, Object.entries(iface.families).map(([family, stanza]) => [family, stanza == null ? null : normaliseFields(configFields(stanza))])]),
+      .map((iface) => [
+        iface.name,
+        Object.entries(iface.families).map(([family, stanza]) => [
+          family,
+          stanza == null ? null : normaliseFields(configFields(stanza)),
+        ]),
+      ]),
   );
 }
 
 export class DeviceLostError extends MpprovError {
-  constructor(readonly timeoutMs: number, cause: unknown) {
-    super(ErrorCode.DeviceUnreachable, `the device did not answer again within ${Math.round(timeoutMs / 1000)} s after the networking restart`, { cause });
+  constructor(
+    readonly timeoutMs: number,
+    cause: unknown,
+  ) {
+    super(
+      ErrorCode.DeviceUnreachable,
+      `the device did not answer again within ${Math.round(timeoutMs / 1000)} s after the networking restart`,
+      { cause },
+    );
     this.name = 'DeviceLostError';
   }
 }
@@ -98,7 +120,11 @@ export class CertificateChangedError extends MpprovError {
 /** The agent is shutting down while a device restarts: we stop watching, the device goes on. */
 export class RestartWaitAbortedError extends MpprovError {
   constructor(cause: unknown) {
-    super(ErrorCode.ApplyFailed, 'stopped waiting for the device because the agent is shutting down; the networking restart was already under way, so check the device when the agent runs again', { cause });
+    super(
+      ErrorCode.ApplyFailed,
+      'stopped waiting for the device because the agent is shutting down; the networking restart was already under way, so check the device when the agent runs again',
+      { cause },
+    );
     this.name = 'RestartWaitAbortedError';
   }
 }

@@ -1,4 +1,12 @@
-import { type DeviceInterface, type Family, setMarker, type Stanza, stanzaKey, WRITE_ONLY_FIELDS, type WriteOnlyField } from '../admin-api/index.js';
+import {
+  type DeviceInterface,
+  type Family,
+  setMarker,
+  type Stanza,
+  stanzaKey,
+  WRITE_ONLY_FIELDS,
+  type WriteOnlyField,
+} from '../admin-api/index.js';
 import { configFields, indexStanzas, normaliseFields, vlanRuleOrder } from '../plan/index.js';
 
 export interface StanzaRef {
@@ -36,7 +44,9 @@ export function restoreActions(before: readonly DeviceInterface[], changed: read
  * its VLAN does. Unrestorable stanzas send nothing and are left out.
  */
 export function restoreOrder(actions: readonly RestoreAction[]): Exclude<RestoreAction, { kind: 'unrestorable' }>[] {
-  const requests = actions.filter((a): a is Exclude<RestoreAction, { kind: 'unrestorable' }> => a.kind !== 'unrestorable');
+  const requests = actions.filter(
+    (a): a is Exclude<RestoreAction, { kind: 'unrestorable' }> => a.kind !== 'unrestorable',
+  );
   return vlanRuleOrder(requests, (a) => {
     if (a.kind === 'delete') return { name: a.name, kind: 'delete', withDot1x: false, turnsDot1xOff: false };
     const withDot1x = typeof a.fields.wpa_key_mgmt === 'string';
@@ -60,5 +70,9 @@ export function notRestored(view: readonly DeviceInterface[], actions: readonly 
 
 function comparable(stanza: Stanza): string {
   const normal = normaliseFields(configFields(stanza));
-  return JSON.stringify(Object.keys(normal).sort().map((k) => [k, normal[k]]));
+  return JSON.stringify(
+    Object.keys(normal)
+      .sort()
+      .map((k) => [k, normal[k]]),
+  );
 }

@@ -28,7 +28,10 @@ export async function rollBack(
   onWait: (reason: string, elapsedMs: number) => void,
   context: RollbackContext,
 ): Promise<RollbackReport> {
-  const actions = restoreActions(snapshot.active, plan.stanzas.filter((change) => change.action !== 'unchanged'));
+  const actions = restoreActions(
+    snapshot.active,
+    plan.stanzas.filter((change) => change.action !== 'unchanged'),
+  );
   const requests = restoreOrder(actions);
   try {
     for (const action of requests) {
@@ -36,18 +39,35 @@ export async function rollBack(
       else await api.postStanza({ ...action.fields, name: action.name, family: action.family });
     }
     // Nothing could be put back (every stanza held secrets): a restart would change nothing.
-    if (requests.length > 0) await restartAndWait(api, options.restartTimeoutMs, onWait, options.signal, (view) => notRestored(view, actions).length === 0);
+    if (requests.length > 0)
+      await restartAndWait(
+        api,
+        options.restartTimeoutMs,
+        onWait,
+        options.signal,
+        (view) => notRestored(view, actions).length === 0,
+      );
     const wrong = notRestored(await api.listInterfaces('active'), actions);
     if (wrong.length > 0) {
-      return { outcome: 'failed', message: `roll-back did not take: ${wrong.join(', ')} still differ from before this run` };
+      return {
+        outcome: 'failed',
+        message: `roll-back did not take: ${wrong.join(', ')} still differ from before this run`,
+      };
     }
   } catch (error) {
-    return { outcome: 'failed', message: `roll-back failed: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      outcome: 'failed',
+      message: `roll-back failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   const stanzas = actions.map((action) => stanzaReport(action, context));
   const kept = stanzas.filter((s) => s.holds === 'new');
   if (kept.length === 0) {
-    return { outcome: 'restored', message: 'rolled back: the device runs its previous configuration again (verified)', stanzas };
+    return {
+      outcome: 'restored',
+      message: 'rolled back: the device runs its previous configuration again (verified)',
+      stanzas,
+    };
   }
   const back = stanzas.filter((s) => s.holds !== 'new').map((s) => s.says);
   return {
@@ -107,7 +127,11 @@ function secretWords(secrets: readonly WriteOnlyField[]): string {
  * those changes back (re-post the active stanza, or delete a new one), so nothing of a failed run
  * becomes active at someone's next restart, and the next run does not find them as foreign.
  */
-export async function takeBackPending(api: AdminApi, snapshot: DeviceSnapshot, touched: readonly StanzaRef[]): Promise<string> {
+export async function takeBackPending(
+  api: AdminApi,
+  snapshot: DeviceSnapshot,
+  touched: readonly StanzaRef[],
+): Promise<string> {
   const actions = restoreActions(snapshot.active, touched);
   const failed: string[] = [];
   let takenBack = 0;
@@ -123,10 +147,13 @@ export async function takeBackPending(api: AdminApi, snapshot: DeviceSnapshot, t
   }
   const kept = actions.flatMap((a) =>
     a.kind === 'unrestorable'
-      ? [`${a.name} ${a.family} keeps the NEW settings from this stick in the pending view (the device does not return the previous ${secretWords(a.secrets)}, so they could not be taken back)`]
+      ? [
+          `${a.name} ${a.family} keeps the NEW settings from this stick in the pending view (the device does not return the previous ${secretWords(a.secrets)}, so they could not be taken back)`,
+        ]
       : [],
   );
   if (failed.length > 0) kept.push(`${failed.join(', ')} could not be taken back and stay pending`);
-  if (kept.length > 0) return `${kept.join('; ')}: they become active at the next networking restart unless the next run replaces them`;
+  if (kept.length > 0)
+    return `${kept.join('; ')}: they become active at the next networking restart unless the next run replaces them`;
   return takenBack > 0 ? 'the changes already posted were taken back; nothing became active' : '';
 }

@@ -41,7 +41,12 @@ export async function runStep(
       return NOTHING;
     case 'post-stanza':
       // Write-only values stay Secrets here; the client reveals them into the body bytes only.
-      await api.postStanza({ ...step.stanza.fields, ...step.stanza.secrets, name: step.stanza.name, family: step.stanza.family });
+      await api.postStanza({
+        ...step.stanza.fields,
+        ...step.stanza.secrets,
+        name: step.stanza.name,
+        family: step.stanza.family,
+      });
       return NOTHING;
     case 'verify-pending': {
       const problems = verifyView(await api.listInterfaces('pending'), step.expected);
@@ -50,7 +55,14 @@ export async function runStep(
     }
     case 'restart-networking':
       if (options.signal?.aborted === true) throw new RestartSkippedError();
-      await restartAndWait(api, options.restartTimeoutMs, onWait, options.signal, (view) => verifyView(view, step.expected).length === 0, options.onRestartRequested);
+      await restartAndWait(
+        api,
+        options.restartTimeoutMs,
+        onWait,
+        options.signal,
+        (view) => verifyView(view, step.expected).length === 0,
+        options.onRestartRequested,
+      );
       return NOTHING;
     case 'verify-active':
       return verifyActive(api, step.expected, options.dot1xGraceMs ?? DEFAULT_DOT1X_GRACE_MS, onWait, options.signal);
@@ -85,7 +97,10 @@ async function verifyActive(
   const unseen = watches.filter((w) => !isAuthorized(active, w));
   if (unseen.length > 0) {
     const names = unseen.map((w) => w.name).join(', ');
-    onWait(`802.1X on ${names}: up to ${Math.round(graceMs / 100) / 10} s for the port to authorize it (an address from the network)`, 0);
+    onWait(
+      `802.1X on ${names}: up to ${Math.round(graceMs / 100) / 10} s for the port to authorize it (an address from the network)`,
+      0,
+    );
   }
   const refused = await awaitAuthorization(api, active, watches, graceMs, started, signal);
   if (refused.length > 0) throw new Dot1xNotAuthorizedError(refused, graceMs);

@@ -20,10 +20,14 @@ export async function secretsRecordProblem(stateDir: string, recordFile?: string
   }
   const file = secretsRecordPath(stateDir, recordFile);
   const recordProblem = await writeProblem(file);
-  if (recordProblem !== undefined) return `${recordProblem('the secrets record')}: ${consequence}; give a writable --secrets-record (or secrets_record in agent.yaml)`;
+  if (recordProblem !== undefined)
+    return `${recordProblem('the secrets record')}: ${consequence}; give a writable --secrets-record (or secrets_record in agent.yaml)`;
   const keyFile = keyFileOf(resolve(stateDir));
   // An existing key is all a run needs of the state directory for the record.
-  const keyThere = await access(keyFile, constants.R_OK).then(() => true, () => false);
+  const keyThere = await access(keyFile, constants.R_OK).then(
+    () => true,
+    () => false,
+  );
   if (keyThere) return undefined;
   const keyProblem = await writeProblem(keyFile);
   return keyProblem === undefined ? undefined : `${keyProblem('the secrets-record key')}: ${consequence}; ${stateHint}`;
@@ -36,7 +40,8 @@ async function writeProblem(file: string): Promise<((what: string) => string) | 
     return undefined;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') return (what) => `${what} ${file} cannot be written (${code ?? 'error'})`;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR')
+      return (what) => `${what} ${file} cannot be written (${code ?? 'error'})`;
   }
   // Not there yet: the nearest folder that exists must let us create what is missing.
   let dir = dirname(file);

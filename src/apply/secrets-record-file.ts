@@ -49,7 +49,12 @@ export type DeviceEntries = Record<string, DeviceEntry>;
 
 export type RecordRead =
   | { kind: 'missing' }
-  | { kind: 'record'; devices: DeviceEntries; /** Format 1 only: the key it carried, to move out. */ legacyKey?: Buffer; mode: number }
+  | {
+      kind: 'record';
+      devices: DeviceEntries;
+      /** Format 1 only: the key it carried, to move out. */ legacyKey?: Buffer;
+      mode: number;
+    }
   | { kind: 'unreadable'; /** Why, as the end of "the secrets record FILE cannot be read: ..." */ reason: string };
 
 /** Reads the record; never throws, never blocks on a FIFO, never reads more than RECORD_CAP bytes. */
@@ -64,7 +69,8 @@ export async function readRecordFile(file: string): Promise<RecordRead> {
     const info = await handle.stat();
     if (!info.isFile()) return { kind: 'unreadable', reason: `it is not a regular file (${fileType(info)})` };
     mode = info.mode & 0o666;
-    if (info.size > RECORD_CAP) return { kind: 'unreadable', reason: `it is larger than ${RECORD_CAP / 1024 / 1024} MiB` };
+    if (info.size > RECORD_CAP)
+      return { kind: 'unreadable', reason: `it is larger than ${RECORD_CAP / 1024 / 1024} MiB` };
     // Read in chunks with the cap held while reading (the size fstat gave may change meanwhile).
     const chunks: Buffer[] = [];
     let length = 0;
@@ -73,14 +79,16 @@ export async function readRecordFile(file: string): Promise<RecordRead> {
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, length);
       if (bytesRead === 0) break;
       length += bytesRead;
-      if (length > RECORD_CAP) return { kind: 'unreadable', reason: `it is larger than ${RECORD_CAP / 1024 / 1024} MiB` };
+      if (length > RECORD_CAP)
+        return { kind: 'unreadable', reason: `it is larger than ${RECORD_CAP / 1024 / 1024} MiB` };
       chunks.push(chunk.subarray(0, bytesRead));
     }
     text = Buffer.concat(chunks).toString('utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { kind: 'missing' };
-    if (code === 'ELOOP') return { kind: 'unreadable', reason: 'it is a symbolic link (give the path of the file itself)' };
+    if (code === 'ELOOP')
+      return { kind: 'unreadable', reason: 'it is a symbolic link (give the path of the file itself)' };
     return { kind: 'unreadable', reason: `${code ?? 'error'}` };
   } finally {
     await handle?.close().catch(() => undefined);
@@ -94,14 +102,19 @@ export async function readRecordFile(file: string): Promise<RecordRead> {
   }
   const parsed = AnyRecord.safeParse(json);
   if (!parsed.success) {
-    const version = typeof json === 'object' && json !== null && 'version' in json ? (json as { version: unknown }).version : undefined;
-    if (typeof version === 'number' && version > 3) return { kind: 'unreadable', reason: `it is of format ${version}, newer than this mpprov reads` };
+    const version =
+      typeof json === 'object' && json !== null && 'version' in json
+        ? (json as { version: unknown }).version
+        : undefined;
+    if (typeof version === 'number' && version > 3)
+      return { kind: 'unreadable', reason: `it is of format ${version}, newer than this mpprov reads` };
     return { kind: 'unreadable', reason: 'it is not an mpprov secrets record (unexpected content)' };
   }
   const record = parsed.data;
   if (record.version === 3) {
     const devices: DeviceEntries = {};
-    for (const [url, entry] of Object.entries(record.devices)) devices[url] = { keyId: entry.key_id, stanzas: entry.stanzas };
+    for (const [url, entry] of Object.entries(record.devices))
+      devices[url] = { keyId: entry.key_id, stanzas: entry.stanzas };
     return { kind: 'record', devices, mode };
   }
   if (record.version === 2) return { kind: 'record', devices: entriesOf(record.devices, undefined), mode };
@@ -133,7 +146,11 @@ export class RecordUnreadableError extends Error {
  * a shared record group-writable; a new record is 0600). `ownKeyId` names format-2 entries as it
  * writes format 3. Throws RecordUnreadableError when the record on disk cannot be read.
  */
-export async function updateRecordFile(file: string, ownKeyId: string, update: (devices: DeviceEntries) => void): Promise<void> {
+export async function updateRecordFile(
+  file: string,
+  ownKeyId: string,
+  update: (devices: DeviceEntries) => void,
+): Promise<void> {
   await ensureDirectory(dirname(file));
   await withLock(file, async () => {
     const read = await readRecordFile(file);
@@ -141,7 +158,8 @@ export async function updateRecordFile(file: string, ownKeyId: string, update: (
     const devices = read.kind === 'record' ? read.devices : {};
     update(devices);
     const out: z.infer<typeof RecordV3> = { version: 3, devices: {} };
-    for (const [url, entry] of Object.entries(devices)) out.devices[url] = { key_id: entry.keyId ?? ownKeyId, stanzas: entry.stanzas };
+    for (const [url, entry] of Object.entries(devices))
+      out.devices[url] = { key_id: entry.keyId ?? ownKeyId, stanzas: entry.stanzas };
     const tmp = temporaryName(file);
     const mode = read.kind === 'record' ? read.mode || 0o600 : 0o600;
     try {
@@ -179,7 +197,12 @@ async function withLock(file: string, body: () => Promise<void>): Promise<void> 
       continue;
     }
     if (Date.now() > deadline) {
-      throw Object.assign(new Error(`the secrets record ${file} is locked: ${lock} has been there for ${LOCK_WAIT_MS / 1000} s (remove it if no mpprov is writing)`), { code: 'ELOCKED' });
+      throw Object.assign(
+        new Error(
+          `the secrets record ${file} is locked: ${lock} has been there for ${LOCK_WAIT_MS / 1000} s (remove it if no mpprov is writing)`,
+        ),
+        { code: 'ELOCKED' },
+      );
     }
     await sleep(10 + Math.floor(Math.random() * 30));
   }
@@ -190,7 +213,13 @@ async function withLock(file: string, body: () => Promise<void>): Promise<void> 
   }
 }
 
-function fileType(info: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+function fileType(info: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
   if (info.isDirectory()) return 'a directory';
   if (info.isFIFO()) return 'a FIFO';
   if (info.isSocket()) return 'a socket';

@@ -88,11 +88,14 @@ export function exportText(key: Buffer): string {
 export function parseKeyText(text: string): Buffer | string {
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
   const body = lines[0]?.trim() === EXPORT_TAG ? lines.slice(1) : lines;
-  if (body.length !== 1 || body[0] === undefined) return `it is not an mpprov secrets-record key (expected the file \`mpprov secrets-record export\` writes)`;
+  if (body.length !== 1 || body[0] === undefined)
+    return `it is not an mpprov secrets-record key (expected the file \`mpprov secrets-record export\` writes)`;
   const text64 = body[0].trim();
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text64)) return 'it is not an mpprov secrets-record key (its key line is not base64)';
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text64))
+    return 'it is not an mpprov secrets-record key (its key line is not base64)';
   const key = Buffer.from(text64, 'base64');
-  if (key.length !== KEY_BYTES || key.toString('base64') !== text64) return `it is not an mpprov secrets-record key (a key is ${KEY_BYTES} bytes in base64)`;
+  if (key.length !== KEY_BYTES || key.toString('base64') !== text64)
+    return `it is not an mpprov secrets-record key (a key is ${KEY_BYTES} bytes in base64)`;
   return key;
 }
 

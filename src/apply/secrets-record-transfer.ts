@@ -1,7 +1,16 @@
 import { constants } from 'node:fs';
 import { open, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { exportText, keyFileOf, keyId, parseKeyText, readKey, readOrCreateKey, readSmallFile, writeKeyFile } from './secrets-record-key.js';
+import {
+  exportText,
+  keyFileOf,
+  keyId,
+  parseKeyText,
+  readKey,
+  readOrCreateKey,
+  readSmallFile,
+  writeKeyFile,
+} from './secrets-record-key.js';
 
 /**
  * Moving the secrets-record key between installations on purpose (`mpprov secrets-record
@@ -22,14 +31,25 @@ export async function exportKey(stateDir: string, out: string): Promise<Transfer
   try {
     key = await readOrCreateKey(stateDir);
   } catch (error) {
-    return { ok: false, sentence: `the secrets-record key in ${stateDir} cannot be read or created (${codeOf(error)})` };
+    return {
+      ok: false,
+      sentence: `the secrets-record key in ${stateDir} cannot be read or created (${codeOf(error)})`,
+    };
   }
   const target = resolve(out);
   let handle;
   try {
-    handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    handle = await open(
+      target,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
   } catch (error) {
-    if (codeOf(error) === 'EEXIST') return { ok: false, sentence: `${target} exists already: mpprov never overwrites a key file (remove it, or name a new file)` };
+    if (codeOf(error) === 'EEXIST')
+      return {
+        ok: false,
+        sentence: `${target} exists already: mpprov never overwrites a key file (remove it, or name a new file)`,
+      };
     return { ok: false, sentence: `${target} cannot be created (${codeOf(error)})` };
   }
   try {
@@ -54,12 +74,14 @@ export async function exportKey(stateDir: string, out: string): Promise<Transfer
  */
 export async function importKey(stateDir: string, file: string, replace: boolean): Promise<TransferOutcome> {
   const text = await readSmallFile(file);
-  if (typeof text !== 'string') return { ok: false, sentence: `${file} cannot be read as a key file (${text.code}); nothing was imported` };
+  if (typeof text !== 'string')
+    return { ok: false, sentence: `${file} cannot be read as a key file (${text.code}); nothing was imported` };
   const key = parseKeyText(text);
   if (typeof key === 'string') return { ok: false, sentence: `${file} is refused: ${key}; nothing was imported` };
   const keyFile = keyFileOf(stateDir);
   const current = await readKey(keyFile);
-  if (current !== undefined && current.equals(key)) return { ok: true, sentence: `${keyFile} already holds this key (key id ${keyId(key)}); nothing changed` };
+  if (current !== undefined && current.equals(key))
+    return { ok: true, sentence: `${keyFile} already holds this key (key id ${keyId(key)}); nothing changed` };
   if (current !== undefined && !replace) {
     return {
       ok: false,
@@ -71,8 +93,12 @@ export async function importKey(stateDir: string, file: string, replace: boolean
   } catch (error) {
     return { ok: false, sentence: `${keyFile} cannot be written (${codeOf(error)}); nothing was imported` };
   }
-  const replaced = current === undefined ? '' : ` (replacing key id ${keyId(current)}: entries recorded with it count as changed)`;
-  return { ok: true, sentence: `imported the secrets-record key (key id ${keyId(key)}) into ${keyFile}${replaced}; records made with it now match here` };
+  const replaced =
+    current === undefined ? '' : ` (replacing key id ${keyId(current)}: entries recorded with it count as changed)`;
+  return {
+    ok: true,
+    sentence: `imported the secrets-record key (key id ${keyId(key)}) into ${keyFile}${replaced}; records made with it now match here`,
+  };
 }
 
 function codeOf(error: unknown): string {

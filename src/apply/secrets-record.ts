@@ -91,7 +91,8 @@ export async function openSecretsRecord(stateDir: string, options: SecretsRecord
   }
   const unreadable = read.kind === 'unreadable' ? read.reason : undefined;
   // The same bytes as ever (url NUL stanza NUL field NUL value), so records written before still match.
-  const hash = (deviceUrl: string, stanzaKey: string, field: string, value: Secret): string => value.keyedHash(key, [deviceUrl, stanzaKey, field]);
+  const hash = (deviceUrl: string, stanzaKey: string, field: string, value: Secret): string =>
+    value.keyedHash(key, [deviceUrl, stanzaKey, field]);
 
   return {
     file,
@@ -122,7 +123,10 @@ export async function openSecretsRecord(stateDir: string, options: SecretsRecord
         }
       });
       // A failed save must not block the next one in the queue.
-      saveQueues.set(file, queued.catch(() => undefined));
+      saveQueues.set(
+        file,
+        queued.catch(() => undefined),
+      );
       return queued;
     },
     warnings(urls) {
@@ -138,10 +142,13 @@ export async function openSecretsRecord(stateDir: string, options: SecretsRecord
       return out;
     },
     saveProblem(error) {
-      if (error instanceof RecordUnreadableError) return `${error.message}, so it was not replaced; unchanged secrets will be sent again next time (fix or remove the file)`;
+      if (error instanceof RecordUnreadableError)
+        return `${error.message}, so it was not replaced; unchanged secrets will be sent again next time (fix or remove the file)`;
       const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'error';
-      if (code === 'ELOCKED' && error instanceof Error) return `${error.message}; unchanged secrets will be sent again next time`;
-      if (!explicit) return `the secrets record could not be saved in the state directory (${code}); unchanged secrets will be sent again next time (use --state-dir, or run as the service user)`;
+      if (code === 'ELOCKED' && error instanceof Error)
+        return `${error.message}; unchanged secrets will be sent again next time`;
+      if (!explicit)
+        return `the secrets record could not be saved in the state directory (${code}); unchanged secrets will be sent again next time (use --state-dir, or run as the service user)`;
       return `the secrets record ${file} could not be saved (${code}); unchanged secrets will be sent again next time (check --secrets-record, or secrets_record in agent.yaml)`;
     },
   };

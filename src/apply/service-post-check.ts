@@ -39,7 +39,14 @@ export async function servicePostCheck(
       waitS: target.waitS,
       signal: options.signal,
       backoff: target.backoff,
-      onProgress: (progress) => onEvent({ type: 'service-waiting', device, hostname, elapsedMs: progress.elapsedMs, reason: progressReason(progress) }),
+      onProgress: (progress) =>
+        onEvent({
+          type: 'service-waiting',
+          device,
+          hostname,
+          elapsedMs: progress.elapsedMs,
+          reason: progressReason(progress),
+        }),
     });
   } catch {
     // Only the run's signal ends the wait by throwing: the agent is shutting down.
@@ -57,7 +64,8 @@ export async function servicePostCheck(
 }
 
 function progressReason(progress: ConnectionProgress): string {
-  if (progress.failure !== undefined) return `the service did not answer usefully (${progress.failure.message}); asking again`;
+  if (progress.failure !== undefined)
+    return `the service did not answer usefully (${progress.failure.message}); asking again`;
   if (progress.status === 'absent') return `the service lists no MP "${progress.hostname}" yet`;
   return `the service says ${progress.status ?? 'nothing yet'}`;
 }

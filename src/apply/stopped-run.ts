@@ -19,7 +19,9 @@ export class StoppedBySignalError extends MpprovError {
 
 /** The signal that stopped this run, when the run was cut (not the daemon's gentle stop). */
 export function cutBy(signal: AbortSignal | undefined): StopSignal | undefined {
-  return signal?.aborted === true && signal.reason instanceof StoppedBySignalError ? signal.reason.signalName : undefined;
+  return signal?.aborted === true && signal.reason instanceof StoppedBySignalError
+    ? signal.reason.signalName
+    : undefined;
 }
 
 /**
@@ -53,14 +55,17 @@ export function stoppedAtStep(input: {
     } else {
       parts.push('that request may or may not have reached the device');
     }
-    if (index + 1 < total) parts.push(`${stepRange(index + 2, total)} ${index + 2 === total ? 'was' : 'were'} not sent`);
+    if (index + 1 < total)
+      parts.push(`${stepRange(index + 2, total)} ${index + 2 === total ? 'was' : 'were'} not sent`);
   }
   const restartUnderWay = input.restartRequested || (input.at === 'during' && step?.kind === 'restart-networking');
   if (input.restarted) parts.push('the new settings are active but were not all verified');
   else if (!restartUnderWay) {
     const touched = stanzasTouched(steps.slice(0, input.at === 'during' ? index + 1 : index));
     if (touched.length > 0) {
-      parts.push(`${touched.map((t) => `${t.name} ${t.family}`).join(', ')} may stay pending on the device (not active) until a networking restart or the next run replaces them`);
+      parts.push(
+        `${touched.map((t) => `${t.name} ${t.family}`).join(', ')} may stay pending on the device (not active) until a networking restart or the next run replaces them`,
+      );
     }
   }
   // Commas, not semicolons: the CLI's one sentence joins the devices with semicolons.

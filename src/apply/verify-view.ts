@@ -23,7 +23,9 @@ export function verifyView(view: readonly DeviceInterface[], expected: readonly 
       continue;
     }
     const differences = compareStanza(want.stanza, have, () => true).map((c) =>
-      c.secret ? `${c.field} is ${c.to === undefined ? 'still set' : 'not set'}` : `${c.field} is ${show(c.from)}, expected ${show(c.to)}`,
+      c.secret
+        ? `${c.field} is ${c.to === undefined ? 'still set' : 'not set'}`
+        : `${c.field} is ${show(c.from)}, expected ${show(c.to)}`,
     );
     if (differences.length > 0) problems.push(`${label}: ${differences.join('; ')}`);
   }

@@ -26,7 +26,11 @@ const ANY_EXTENDED_KEY_USAGE = '2.5.29.37.0';
  * A lone certificate file is named by its path; a certificate among several, or inside a PFX, by
  * its position and common name as well, so the technician knows which one is meant.
  */
-export function labelCertificates(file: CredentialFile, certs: X509Certificate[], inContainer = false): LabelledCertificate[] {
+export function labelCertificates(
+  file: CredentialFile,
+  certs: X509Certificate[],
+  inContainer = false,
+): LabelledCertificate[] {
   return certs.map((cert, index) => {
     let label = file.name;
     if (certs.length > 1) label = `certificate ${index + 1} ("${commonName(cert)}") in ${file.name}`;

@@ -46,12 +46,22 @@ export interface CredentialCheck {
 export function checkCredentialSet(set: CredentialSet, options: CheckOptions = {}): CredentialCheck {
   const problems: UnplacedProblem[] = [];
   const given = [set.caCert, set.clientCert, set.privateKey].filter((f): f is CredentialFile => f !== undefined);
-  const files = given.map((f) => ({ keyPath: f.keyPath, name: f.name, kind: detectCredentialKind(f.bytes), sha256: sha256Hex(f.bytes) }));
+  const files = given.map((f) => ({
+    keyPath: f.keyPath,
+    name: f.name,
+    kind: detectCredentialKind(f.bytes),
+    sha256: sha256Hex(f.bytes),
+  }));
 
   const caCerts = set.caCert ? certificatesIn(set.caCert, problems, options) : [];
   for (const ca of caCerts) {
     const slot = keyLabel(ca.path);
-    checkIsCa(ca, slot, `point ${slot}: at the certificate of the CA that issued the RADIUS server's certificate`, problems);
+    checkIsCa(
+      ca,
+      slot,
+      `point ${slot}: at the certificate of the CA that issued the RADIUS server's certificate`,
+      problems,
+    );
   }
   const clientCerts = set.clientCert ? certificatesIn(set.clientCert, problems, options) : [];
 
@@ -70,7 +80,15 @@ export function checkCredentialSet(set: CredentialSet, options: CheckOptions = {
   // A file with the CA first and the client certificate after it: the supplicant takes the first
   // one, so this does not work, but "the key does not match" would send the engineer hunting keys.
   const laterMatch = key ? clientCerts.findIndex((c, index) => index > 0 && samePublicKey(c.cert, key.publicKey)) : -1;
-  if (set.privateKey && set.clientCert && key && clientCert && !samePublicKey(clientCert.cert, key.publicKey) && laterMatch > 0 && pfxClient === undefined) {
+  if (
+    set.privateKey &&
+    set.clientCert &&
+    key &&
+    clientCert &&
+    !samePublicKey(clientCert.cert, key.publicKey) &&
+    laterMatch > 0 &&
+    pfxClient === undefined
+  ) {
     problems.push({
       severity: Severity.Error,
       path: set.clientCert.keyPath,
@@ -99,12 +117,24 @@ export function checkCredentialSet(set: CredentialSet, options: CheckOptions = {
   const leaf = (laterMatch > 0 ? clientCerts[laterMatch] : undefined) ?? clientCert ?? pfxClient;
   if (leaf !== undefined) {
     checkClientAuth(leaf, problems);
-    checkIssuer(leaf, [...clientCerts.filter((c) => c !== leaf), ...(key?.pfxCerts ?? [])], caCerts, set.caCert, problems);
+    checkIssuer(
+      leaf,
+      [...clientCerts.filter((c) => c !== leaf), ...(key?.pfxCerts ?? [])],
+      caCerts,
+      set.caCert,
+      problems,
+    );
   }
   // A damaged date that OpenSSL still parses is no Date: checkValidity says so; no validity then.
   const [notBefore, notAfter] = leaf === undefined ? [] : [new Date(leaf.cert.validFrom), new Date(leaf.cert.validTo)];
-  const datesRead = notBefore !== undefined && notAfter !== undefined && !Number.isNaN(notBefore.getTime()) && !Number.isNaN(notAfter.getTime());
-  const validity = datesRead ? { clientCertValidity: { notBefore: notBefore.toISOString(), notAfter: notAfter.toISOString() } } : {};
+  const datesRead =
+    notBefore !== undefined &&
+    notAfter !== undefined &&
+    !Number.isNaN(notBefore.getTime()) &&
+    !Number.isNaN(notAfter.getTime());
+  const validity = datesRead
+    ? { clientCertValidity: { notBefore: notBefore.toISOString(), notAfter: notAfter.toISOString() } }
+    : {};
   return { problems, files, keyHoldsCertificate: pfxClient !== undefined, ...validity };
 }
 
@@ -119,12 +149,21 @@ export function checkTrustAnchor(file: CredentialFile, options: CheckOptions = {
   // Key types are not judged here: mpprov's own TLS stack, not the Monitoring Point, uses this file.
   for (const c of labelCertificates(file, certs)) {
     checkValidity(c, options, problems);
-    checkIsCa(c, slot, `point ${slot}: at the certificate of the CA that issued the device's HTTPS certificate, or pin the device with fingerprint_sha256:`, problems);
+    checkIsCa(
+      c,
+      slot,
+      `point ${slot}: at the certificate of the CA that issued the device's HTTPS certificate, or pin the device with fingerprint_sha256:`,
+      problems,
+    );
   }
   return { problems };
 }
 
-function certificatesIn(file: CredentialFile, problems: UnplacedProblem[], options: CheckOptions): LabelledCertificate[] {
+function certificatesIn(
+  file: CredentialFile,
+  problems: UnplacedProblem[],
+  options: CheckOptions,
+): LabelledCertificate[] {
   const labelled = labelCertificates(file, openCertificateFile(file, problems) ?? []);
   for (const c of labelled) {
     checkCertificateKeyType(c, problems);
@@ -138,7 +177,12 @@ interface ReadKey {
   pfxCerts: LabelledCertificate[];
 }
 
-function keyIn(file: CredentialFile, password: SecretValue | undefined, problems: UnplacedProblem[], options: CheckOptions): ReadKey | undefined {
+function keyIn(
+  file: CredentialFile,
+  password: SecretValue | undefined,
+  problems: UnplacedProblem[],
+  options: CheckOptions,
+): ReadKey | undefined {
   const { contents } = openPrivateKeyFile(file, password, problems);
   if (contents === undefined) return undefined;
   const type = keyTypeOf(contents.key);
@@ -188,7 +232,14 @@ function checkIssuer(
 ): void {
   if (caFile === undefined || caCerts.length === 0) return;
   const anchors = caCerts.map((c) => c.cert);
-  if (chainsTo(leaf.cert, anchors, intermediates.map((c) => c.cert))) return;
+  if (
+    chainsTo(
+      leaf.cert,
+      anchors,
+      intermediates.map((c) => c.cert),
+    )
+  )
+    return;
   const caSlot = keyLabel(caFile.keyPath);
   // A warning only: ca_cert verifies the RADIUS server, which may trust another issuer for clients.
   problems.push({

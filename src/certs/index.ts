@@ -7,13 +7,7 @@ export {
   type CredentialSet,
   type SecretValue,
 } from './check-credentials.js';
-export {
-  CredentialKind,
-  derTruncation,
-  detectCredentialKind,
-  isCertificateKind,
-  isPrivateKeyKind,
-} from './detect.js';
+export { CredentialKind, derTruncation, detectCredentialKind, isCertificateKind, isPrivateKeyKind } from './detect.js';
 export { keyTypeOf, type KeyType } from './key-type.js';
 export { readCertificates } from './read-certificates.js';
 export { type CertReadError, type KeyReadError, type ReadError, ReadFailure, isReadError } from './read-error.js';

@@ -16,6 +16,8 @@ import type forge from 'node-forge';
 let loaded: typeof forge | undefined;
 
 export function nodeForge(): typeof forge {
-  loaded ??= (typeof require === 'function' ? require('node-forge') : createRequire(import.meta.url)('node-forge')) as typeof forge;
+  loaded ??= (
+    typeof require === 'function' ? require('node-forge') : createRequire(import.meta.url)('node-forge')
+  ) as typeof forge;
   return loaded;
 }

@@ -13,7 +13,11 @@ type Wanted = 'a certificate' | 'a private key';
  * Reads a certificate slot; on any failure records one problem and gives undefined. `beside`
  * says whether the file sits next to a private_key slot (802.1X), which hints may then point to.
  */
-export function openCertificateFile(file: CredentialFile, problems: UnplacedProblem[], beside = true): X509Certificate[] | undefined {
+export function openCertificateFile(
+  file: CredentialFile,
+  problems: UnplacedProblem[],
+  beside = true,
+): X509Certificate[] | undefined {
   const kind = detectCredentialKind(file.bytes);
   if (!isCertificateKind(kind)) {
     problems.push(wrongContent(file, kind, 'a certificate', beside));
@@ -22,7 +26,11 @@ export function openCertificateFile(file: CredentialFile, problems: UnplacedProb
   const certificates = readCertificates(file.bytes);
   if (!isReadError(certificates)) return certificates;
   problems.push(
-    error(file, `${file.name} looks like a certificate but cannot be read; it may be damaged`, 'copy the file again, or export the certificate again from its source'),
+    error(
+      file,
+      `${file.name} looks like a certificate but cannot be read; it may be damaged`,
+      'copy the file again, or export the certificate again from its source',
+    ),
   );
   return undefined;
 }
@@ -34,7 +42,11 @@ export interface OpenedKey {
 }
 
 /** Reads a private key slot, with its password if one was given; records problems as it goes. */
-export function openPrivateKeyFile(file: CredentialFile, password: SecretValue | undefined, problems: UnplacedProblem[]): OpenedKey {
+export function openPrivateKeyFile(
+  file: CredentialFile,
+  password: SecretValue | undefined,
+  problems: UnplacedProblem[],
+): OpenedKey {
   const kind = detectCredentialKind(file.bytes);
   if (!isPrivateKeyKind(kind)) {
     problems.push(wrongContent(file, kind, 'a private key', true));
@@ -52,12 +64,21 @@ export function openPrivateKeyFile(file: CredentialFile, password: SecretValue |
   }
 
   // The one place the key password is used: handed to the decryption in memory, nothing kept.
-  const read = password === undefined ? readPrivateKey(file.bytes) : password.value.decryptWith((value) => readPrivateKey(file.bytes, value));
+  const read =
+    password === undefined
+      ? readPrivateKey(file.bytes)
+      : password.value.decryptWith((value) => readPrivateKey(file.bytes, value));
   if (!isReadError(read)) return { kind, contents: read };
   const what = kind === CredentialKind.Pfx ? 'a PFX file' : 'a private key';
   switch (read.error) {
     case ReadFailure.NeedsPassword:
-      problems.push(error(file, `${file.name} is encrypted and needs a password`, `add ${passwordLabel}: (or ${passwordLabel}_file:) with the key's password`));
+      problems.push(
+        error(
+          file,
+          `${file.name} is encrypted and needs a password`,
+          `add ${passwordLabel}: (or ${passwordLabel}_file:) with the key's password`,
+        ),
+      );
       break;
     case ReadFailure.WrongPassword:
       // Points at the password, which is what needs fixing; the message names the file, never the value.
@@ -70,15 +91,25 @@ export function openPrivateKeyFile(file: CredentialFile, password: SecretValue |
       break;
     case ReadFailure.Unsupported:
       problems.push(
-        error(file, `${file.name} uses an encryption or format that mpprov cannot read`, 'export it again as PKCS#8 PEM, or as a PFX with AES-256 or 3DES encryption'),
+        error(
+          file,
+          `${file.name} uses an encryption or format that mpprov cannot read`,
+          'export it again as PKCS#8 PEM, or as a PFX with AES-256 or 3DES encryption',
+        ),
       );
       break;
     case ReadFailure.NoKey:
-      problems.push(error(file, `${file.name} is a PFX file without a private key`, 'export the PFX again with its private key'));
+      problems.push(
+        error(file, `${file.name} is a PFX file without a private key`, 'export the PFX again with its private key'),
+      );
       break;
     case ReadFailure.Unreadable:
       problems.push(
-        error(file, `${file.name} looks like ${what} but cannot be read; it may be damaged`, 'copy the file again, or export the key again from its source'),
+        error(
+          file,
+          `${file.name} looks like ${what} but cannot be read; it may be damaged`,
+          'copy the file again, or export the key again from its source',
+        ),
       );
       break;
   }
@@ -101,7 +132,10 @@ const FOUND: Record<CredentialKind, string> = {
 /** One problem for a file whose content does not fit its slot: empty, truncated, unknown or the wrong kind. */
 function wrongContent(file: CredentialFile, kind: CredentialKind, wanted: Wanted, beside: boolean): UnplacedProblem {
   const slot = keyLabel(file.keyPath);
-  const pointAt = wanted === 'a certificate' ? `point ${slot}: at a certificate file (PEM or DER)` : `point ${slot}: at a private key file (PEM, DER or PFX)`;
+  const pointAt =
+    wanted === 'a certificate'
+      ? `point ${slot}: at a certificate file (PEM or DER)`
+      : `point ${slot}: at a private key file (PEM, DER or PFX)`;
   if (file.bytes.length === 0) {
     return error(file, `${file.name} is empty, but ${slot} needs ${wanted}`, 'copy the file onto the stick again');
   }
@@ -114,12 +148,18 @@ function wrongContent(file: CredentialFile, kind: CredentialKind, wanted: Wanted
         'copy the file onto the stick again from its source',
       );
     }
-    return error(file, `${file.name} is not a certificate or key in PEM, DER or PFX form, but ${slot} needs ${wanted}`, pointAt);
+    return error(
+      file,
+      `${file.name} is not a certificate or key in PEM, DER or PFX form, but ${slot} needs ${wanted}`,
+      pointAt,
+    );
   }
   let hint = pointAt;
   if (kind === CredentialKind.CertificateRequest) hint = `a CSR is only a request: ${pointAt}`;
-  else if (wanted === 'a certificate' && isPrivateKeyKind(kind) && beside) hint = `${pointAt}; keys and PFX files belong in private_key`;
-  else if (wanted === 'a private key' && isCertificateKind(kind)) hint = `${pointAt}; certificates belong in client_cert or ca_cert`;
+  else if (wanted === 'a certificate' && isPrivateKeyKind(kind) && beside)
+    hint = `${pointAt}; keys and PFX files belong in private_key`;
+  else if (wanted === 'a private key' && isCertificateKind(kind))
+    hint = `${pointAt}; certificates belong in client_cert or ca_cert`;
   return error(file, `${file.name} holds ${FOUND[kind]}, but ${slot} needs ${wanted}`, hint);
 }
 

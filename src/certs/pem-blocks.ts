@@ -17,7 +17,12 @@ export function pemBlocks(bytes: Uint8Array): PemBlock[] {
     const label = match[1] ?? '';
     const inner = match[2] ?? '';
     // RFC 1421 headers ("Proc-Type: ...") end at the first blank line; the body follows it.
-    const body = /^[\s]*[A-Za-z-]+:/.test(inner) ? inner.split(/\r?\n\r?\n/).slice(1).join('\n') : inner;
+    const body = /^[\s]*[A-Za-z-]+:/.test(inner)
+      ? inner
+          .split(/\r?\n\r?\n/)
+          .slice(1)
+          .join('\n')
+      : inner;
     blocks.push({ label, text: match[0], der: Buffer.from(body.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64') });
   }
   return blocks;

@@ -12,7 +12,9 @@ export function readCertificates(bytes: Uint8Array): X509Certificate[] | CertRea
   if (bytes.length === 0) return readError(ReadFailure.Unreadable, 'the file is empty');
   const blocks = pemBlocks(bytes);
   const ders =
-    blocks.length === 0 ? [Buffer.from(bytes)] : blocks.filter((b) => CERTIFICATE_LABELS.has(b.label)).map((b) => b.der);
+    blocks.length === 0
+      ? [Buffer.from(bytes)]
+      : blocks.filter((b) => CERTIFICATE_LABELS.has(b.label)).map((b) => b.der);
   if (ders.length === 0) return readError(ReadFailure.Unreadable, 'the PEM data holds no CERTIFICATE block');
 
   const certificates: X509Certificate[] = [];

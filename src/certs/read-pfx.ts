@@ -47,7 +47,11 @@ export function readPfx(der: Buffer, password?: string): KeyContents | KeyReadEr
     : readError(ReadFailure.WrongPassword, 'the password does not verify the PFX or decrypt its contents');
 }
 
-function openPfx(der: Buffer, password: string | undefined, options: { skipMac?: boolean } = {}): KeyContents | KeyReadError {
+function openPfx(
+  der: Buffer,
+  password: string | undefined,
+  options: { skipMac?: boolean } = {},
+): KeyContents | KeyReadError {
   let asn1: forge.asn1.Asn1;
   try {
     // Parsed afresh for every password: forge rewrites parts of the ASN.1 tree while decoding.

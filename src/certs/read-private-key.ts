@@ -19,7 +19,11 @@ export function readPrivateKey(bytes: Uint8Array, password?: string): KeyContent
   const plain = (key: KeyObject | KeyReadError): KeyContents | KeyReadError =>
     isReadError(key)
       ? key
-      : { key, certificates: [], encrypted: kind === CredentialKind.PemEncryptedPrivateKey || kind === CredentialKind.DerEncryptedPrivateKey };
+      : {
+          key,
+          certificates: [],
+          encrypted: kind === CredentialKind.PemEncryptedPrivateKey || kind === CredentialKind.DerEncryptedPrivateKey,
+        };
 
   switch (kind) {
     case CredentialKind.Pfx: {
@@ -111,7 +115,12 @@ interface ForgeCipher {
   finish(): boolean;
   output: forge.util.ByteBuffer;
 }
-const pbe = () => (nodeForge().pki as unknown as { pbe: { getCipher(oid: string, params: forge.asn1.Asn1, password: string): ForgeCipher } }).pbe;
+const pbe = () =>
+  (
+    nodeForge().pki as unknown as {
+      pbe: { getCipher(oid: string, params: forge.asn1.Asn1, password: string): ForgeCipher };
+    }
+  ).pbe;
 
 function asn1Children(node: forge.asn1.Asn1 | undefined): (forge.asn1.Asn1 | undefined)[] {
   return node !== undefined && Array.isArray(node.value) ? node.value : [];
@@ -128,7 +137,10 @@ function decryptTraditional(block: PemBlock, password: string): KeyObject | KeyR
   const iv = Buffer.from(dekInfo?.[2] ?? '', 'hex');
   const info = getCipherInfo(cipherName);
   if (dekInfo === null || info === undefined || iv.length < 8) {
-    return readError(ReadFailure.Unsupported, `the key is encrypted with an unknown cipher (${cipherName || 'none named'})`);
+    return readError(
+      ReadFailure.Unsupported,
+      `the key is encrypted with an unknown cipher (${cipherName || 'none named'})`,
+    );
   }
   const key = bytesToKey(Buffer.from(password, 'utf8'), iv.subarray(0, 8), info.keyLength);
   let plainDer: Buffer;
@@ -151,7 +163,9 @@ function bytesToKey(password: Buffer, salt: Buffer, length: number): Buffer {
   const parts: Buffer[] = [];
   let previous = Buffer.alloc(0);
   while (Buffer.concat(parts).length < length) {
-    previous = createHash('md5').update(Buffer.concat([previous, password, salt])).digest();
+    previous = createHash('md5')
+      .update(Buffer.concat([previous, password, salt]))
+      .digest();
     parts.push(previous);
   }
   return Buffer.concat(parts).subarray(0, length);

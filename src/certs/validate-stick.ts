@@ -69,7 +69,8 @@ export async function validateStick(configFile: string, options: ValidateOptions
   model.monitoring_points.forEach((mp, index) => {
     const mpPath: KeyPath = ['monitoring_points', index];
     const anchor = loaded.files.get(formatKeyPath([...mpPath, 'tls', 'ca']));
-    if (anchor !== undefined) extra.push(...checkTrustAnchor(credentialFile(anchor), checkOptions).problems.map(loaded.place));
+    if (anchor !== undefined)
+      extra.push(...checkTrustAnchor(credentialFile(anchor), checkOptions).problems.map(loaded.place));
 
     for (const [name, iface] of Object.entries(mp.interfaces ?? {})) {
       const dot1x = iface.dot1x;
@@ -77,7 +78,8 @@ export async function validateStick(configFile: string, options: ValidateOptions
       const blocks: { path: KeyPath; block: KeyPasswordKeys }[] = [
         { path: [...mpPath, 'interfaces', name, 'dot1x'], block: dot1x },
       ];
-      if (dot1x.inner_tls !== undefined) blocks.push({ path: [...mpPath, 'interfaces', name, 'dot1x', 'inner_tls'], block: dot1x.inner_tls });
+      if (dot1x.inner_tls !== undefined)
+        blocks.push({ path: [...mpPath, 'interfaces', name, 'dot1x', 'inner_tls'], block: dot1x.inner_tls });
       for (const { path, block } of blocks) {
         const set = credentialSetAt(loaded, path, block);
         if (set.caCert === undefined && set.clientCert === undefined && set.privateKey === undefined) continue;
@@ -107,11 +109,7 @@ export async function validateStick(configFile: string, options: ValidateOptions
   return validated;
 }
 
-function credentialSetAt(
-  loaded: LoadedStick,
-  blockPath: KeyPath,
-  block: KeyPasswordKeys,
-): CredentialSet {
+function credentialSetAt(loaded: LoadedStick, blockPath: KeyPath, block: KeyPasswordKeys): CredentialSet {
   const file = (key: string): CredentialFile | undefined => {
     const content = loaded.files.get(formatKeyPath([...blockPath, key]));
     return content === undefined ? undefined : credentialFile(content);

@@ -37,7 +37,12 @@ const WEAK_SIGNATURES: Record<string, { name: string; severity: Severity }> = {
   '2a864886f70d010102': { name: 'MD2', severity: Severity.Error },
 };
 
-export function checkSignatureAlgorithm(cert: X509Certificate, label: string, path: KeyPath, problems: UnplacedProblem[]): void {
+export function checkSignatureAlgorithm(
+  cert: X509Certificate,
+  label: string,
+  path: KeyPath,
+  problems: UnplacedProblem[],
+): void {
   if (isSelfSigned(cert)) return;
   const oid = signatureAlgorithmOid(cert.raw);
   const weak = oid === undefined ? undefined : WEAK_SIGNATURES[oid];

@@ -1,6 +1,15 @@
 import { Writable } from 'node:stream';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { applyStick, type ApplyEvent, limitProblem, notConnected, stickSecrets, type StickResult, StickOutcome, secretsRecordProblem } from '../apply/index.js';
+import {
+  applyStick,
+  type ApplyEvent,
+  limitProblem,
+  notConnected,
+  stickSecrets,
+  type StickResult,
+  StickOutcome,
+  secretsRecordProblem,
+} from '../apply/index.js';
 import { validateStick } from '../certs/index.js';
 import { agentConfigPath, type AgentConfig, loadAgentConfig, type Problem } from '../config/index.js';
 import { ErrorCode, ExitStatus } from '../core/errors.js';
@@ -30,22 +39,42 @@ function addEngineOptions(command: Command): Command {
     .argument('<file>', 'the configuration file (mpprov.yaml, a profile, or a stick folder holding mpprov.yaml)')
     .option('--agent-config <file>', 'agent configuration (default $MPPROV_AGENT_CONFIG or /etc/mpprov/agent.yaml)')
     .option('--state-dir <dir>', 'state directory (overrides agent.yaml state_dir)')
-    .option('--secrets-record <file>', 'the secrets record, e.g. one shared by several runners (overrides agent.yaml secrets_record; the key stays in the state directory)')
+    .option(
+      '--secrets-record <file>',
+      'the secrets record, e.g. one shared by several runners (overrides agent.yaml secrets_record; the key stays in the state directory)',
+    )
     .option('--allow-disconnect', 'allow changes to the interface mpprov reaches the device through')
     .option('--discard-pending', 'drop pending changes on the device that mpprov did not make')
-    .addOption(new Option('--restart-timeout <seconds>', 'how long to wait for a device to come back').argParser(positiveNumber))
-    .addOption(new Option('--dot1x-grace <seconds>', 'after a restart, how long an 802.1X port may take to authorize (an address on a dhcp/auto stanza; default 20)').argParser(positiveNumber))
+    .addOption(
+      new Option('--restart-timeout <seconds>', 'how long to wait for a device to come back').argParser(positiveNumber),
+    )
+    .addOption(
+      new Option(
+        '--dot1x-grace <seconds>',
+        'after a restart, how long an 802.1X port may take to authorize (an address on a dhcp/auto stanza; default 20)',
+      ).argParser(positiveNumber),
+    )
     .addOption(new Option('--concurrency <n>', 'devices provisioned at once').argParser(positiveNumber))
     .option('--json', 'one JSON event per line, after the version line, and a final result object')
-    .addOption(new Option('--limit <names>', 'only these monitoring points of the file (their names, comma-separated; repeatable); the whole file is still validated').argParser(limitNames));
+    .addOption(
+      new Option(
+        '--limit <names>',
+        'only these monitoring points of the file (their names, comma-separated; repeatable); the whole file is still validated',
+      ).argParser(limitNames),
+    );
 }
 
 export function registerApplyCommands(program: Command): void {
-  addEngineOptions(program.command('plan').description('show what apply would change, without changing anything (exit 0: nothing, 2: changes, 1: error)'))
-    .action(async (file: string, flags: ApplyFlags, command: Command) => {
-      process.exitCode = await run(file, { ...flags, rollback: true }, true, command);
-    });
-  addEngineOptions(program.command('apply').description('configure every Monitoring Point in the file and verify the result'))
+  addEngineOptions(
+    program
+      .command('plan')
+      .description('show what apply would change, without changing anything (exit 0: nothing, 2: changes, 1: error)'),
+  ).action(async (file: string, flags: ApplyFlags, command: Command) => {
+    process.exitCode = await run(file, { ...flags, rollback: true }, true, command);
+  });
+  addEngineOptions(
+    program.command('apply').description('configure every Monitoring Point in the file and verify the result'),
+  )
     .option('--no-rollback', 'keep a wrong result instead of rolling back to the previous configuration')
     .action(async (file: string, flags: ApplyFlags, command: Command) => {
       process.exitCode = await run(file, flags, false, command);
@@ -61,12 +90,16 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   if (json) print(jsonVersionLine());
   // First of all: a signal must end the command at any point, saying where it stopped.
   const progress = createStopProgress(target, dryRun);
-  const stop = stopOnSignal({ where: () => progress.where(), say: (line) => void process.stderr.write(`${redactor.text(line)}\n`) });
+  const stop = stopOnSignal({
+    where: () => progress.where(),
+    say: (line) => void process.stderr.write(`${redactor.text(line)}\n`),
+  });
   const file = await configFileOf(target);
   const agentFile = agentConfigPath(flags.agentConfig);
   const loaded = await loadAgentConfig(agentFile);
   if (loaded.problems.length > 0) {
-    for (const problem of loaded.problems) (json ? emitJson({ type: 'problem', ...problem }) : print(formatProblem(problem)));
+    for (const problem of loaded.problems)
+      json ? emitJson({ type: 'problem', ...problem }) : print(formatProblem(problem));
     return ExitStatus.Failure;
   }
   const agent: AgentConfig = {
@@ -83,7 +116,8 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   // --limit names what only the file knows, so it is judged here, before any request: a name the
   // file lacks is a usage error (exit 64 through commander, as every other one), nothing sent.
   const unknownLimit = flags.limit === undefined ? undefined : limitProblem(stick, flags.limit);
-  if (unknownLimit !== undefined && stick.model !== undefined) command.error(`error: ${unknownLimit}`, { exitCode: ExitStatus.Usage, code: ErrorCode.Usage });
+  if (unknownLimit !== undefined && stick.model !== undefined)
+    command.error(`error: ${unknownLimit}`, { exitCode: ExitStatus.Usage, code: ErrorCode.Usage });
 
   // From here on a signal cuts the engine (and the request under way) and waits for its report.
   progress.engineStarted((stick.access ?? []).map((a) => a.name).filter((name) => flags.limit?.includes(name) ?? true));
@@ -118,7 +152,8 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
       // The record's warnings (unreadable, another key), once; "cannot be read" is left out when
       // the up-front warning already said it cannot be written (one cause, one warning).
       onWarning: (message, kind) => {
-        if (kind !== 'unreadable' || recordProblem === undefined) process.stderr.write(`WARNING: ${redactor.text(message)}\n`);
+        if (kind !== 'unreadable' || recordProblem === undefined)
+          process.stderr.write(`WARNING: ${redactor.text(message)}\n`);
       },
       ...(flags.limit === undefined ? {} : { limit: flags.limit }),
     });
@@ -131,8 +166,13 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   if (!json && result.outcome === StickOutcome.Invalid) print(`${file}: INVALID, nothing was sent to any device`);
   else if (!json && !dryRun) print(`RESULT: ${resultWord(result)}`);
   const unconfirmed = dryRun ? [] : notConnected(result);
-  if (!json) for (const d of unconfirmed) print(`${d.device}: configured and verified, but NOT CONFIRMED by the monitoring service: ${d.service?.sentence ?? ''}`);
-  else if (!json) for (const d of result.devices) if (d.outcome === 'failed') print(`${d.device}: FAILED: ${d.message}`);
+  if (!json)
+    for (const d of unconfirmed)
+      print(
+        `${d.device}: configured and verified, but NOT CONFIRMED by the monitoring service: ${d.service?.sentence ?? ''}`,
+      );
+  else if (!json)
+    for (const d of result.devices) if (d.outcome === 'failed') print(`${d.device}: FAILED: ${d.message}`);
 
   const signal = stop.received();
   if (signal !== undefined) {
@@ -156,11 +196,18 @@ function redactingStdout(redactor: Redactor): NodeJS.WritableStream & { isTTY?: 
     },
   });
   // columns read live, so the step list is cut to the terminal's width as it is now (resized or not).
-  return Object.defineProperty(Object.assign(stream, { isTTY: process.stdout.isTTY === true }), 'columns', { get: () => process.stdout.columns });
+  return Object.defineProperty(Object.assign(stream, { isTTY: process.stdout.isTTY === true }), 'columns', {
+    get: () => process.stdout.columns,
+  });
 }
 
 function resultWord(result: StickResult): string {
-  const counts = result.devices.map((d) => `${d.device} ${d.outcome}${d.service === undefined ? '' : d.service.connected ? ', connected' : ', NOT connected'}`).join(', ');
+  const counts = result.devices
+    .map(
+      (d) =>
+        `${d.device} ${d.outcome}${d.service === undefined ? '' : d.service.connected ? ', connected' : ', NOT connected'}`,
+    )
+    .join(', ');
   switch (result.outcome) {
     case StickOutcome.Changed:
       return `CHANGED (${counts})`;
@@ -174,7 +221,8 @@ function resultWord(result: StickResult): string {
 /** `--limit a,b --limit c`: every name, in order, each at most once; an empty name is refused. */
 function limitNames(value: string, previous: string[] | undefined): string[] {
   const names = value.split(',').map((n) => n.trim());
-  if (names.some((n) => n === '')) throw new InvalidArgumentError(`'${value}' has an empty name: give monitoring point names separated by commas`);
+  if (names.some((n) => n === ''))
+    throw new InvalidArgumentError(`'${value}' has an empty name: give monitoring point names separated by commas`);
   return [...new Set([...(previous ?? []), ...names])];
 }
 

@@ -13,7 +13,9 @@ import { runWithCompileCache } from './compile-cache.js';
 const here = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
 const appFile = [here('./mpprov-app.cjs'), here('../lib/mpprov/mpprov-app.cjs')].find((file) => existsSync(file));
 if (appFile === undefined) {
-  process.stderr.write(`mpprov: mpprov-app.cjs is neither beside ${here('.')} nor in ../lib/mpprov/: reinstall mpprov\n`);
+  process.stderr.write(
+    `mpprov: mpprov-app.cjs is neither beside ${here('.')} nor in ../lib/mpprov/: reinstall mpprov\n`,
+  );
   process.exit(1);
 }
 runWithCompileCache({ appFile, args: process.argv.slice(2), env: process.env, uid: process.geteuid?.() ?? -1 });

@@ -1,5 +1,17 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -38,7 +50,18 @@ const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const UNCACHED = new Set(['run', 'simulate', 'notify']);
 
 /** The short commands, each with a cache of its own (main.ts's table; test/cli/compile-cache.test.ts compares). */
-export const CACHED_COMMANDS: readonly string[] = ['validate', 'plan', 'apply', 'schema', 'status', 'sign', 'secrets-record', 'service', 'describe-cli', 'help'];
+export const CACHED_COMMANDS: readonly string[] = [
+  'validate',
+  'plan',
+  'apply',
+  'schema',
+  'status',
+  'sign',
+  'secrets-record',
+  'service',
+  'describe-cli',
+  'help',
+];
 
 /** The cache folder, or undefined when there is none (MPPROV_COMPILE_CACHE=off, no home). */
 export function cacheFolder(env: NodeJS.ProcessEnv, uid: number): string | undefined {
@@ -70,7 +93,10 @@ export function commandKey(args: readonly string[]): string | undefined {
  * so no command's name is the start of another's.
  */
 function cacheName(key: string, source: string): string {
-  const hash = createHash('sha256').update(`${process.version}\0${process.arch}\0`).update(source, 'latin1').digest('hex');
+  const hash = createHash('sha256')
+    .update(`${process.version}\0${process.arch}\0`)
+    .update(source, 'latin1')
+    .digest('hex');
   return `${key}@${hash.slice(0, 32)}.v8cache`;
 }
 
@@ -130,7 +156,11 @@ const STALE_TMP_MS = 60_000;
 function writeCache(folder: number, name: string, data: Buffer): void {
   const tmpName = `${name}.${process.pid}.tmp`;
   try {
-    const fd = openSync(inFolder(folder, tmpName), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    const fd = openSync(
+      inFolder(folder, tmpName),
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
     try {
       let offset = 0;
       while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
@@ -144,7 +174,8 @@ function writeCache(folder: number, name: string, data: Buffer): void {
     for (const other of readdirSync(inFolder(folder, '.'))) {
       const path = inFolder(folder, other);
       if (other !== name && other.startsWith(prefix) && other.endsWith('.v8cache')) unlinkSync(path);
-      else if (/@[0-9a-f]+\.v8cache\.\d+\.tmp$/.test(other) && Date.now() - statSync(path).mtimeMs > STALE_TMP_MS) unlinkSync(path);
+      else if (/@[0-9a-f]+\.v8cache\.\d+\.tmp$/.test(other) && Date.now() - statSync(path).mtimeMs > STALE_TMP_MS)
+        unlinkSync(path);
     }
   } catch {
     try {
@@ -172,8 +203,20 @@ export function runWithCompileCache(options: CompileCacheOptions): CacheOutcome 
 
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
   const script = new Script(wrapped, { filename: appFile, ...(cached === undefined ? {} : { cachedData: cached }) });
-  const outcome: CacheOutcome = key === undefined || wanted === undefined ? 'off' : folder === undefined ? 'unusable' : cached === undefined ? 'miss' : script.cachedDataRejected === true ? 'rejected' : 'hit';
-  if (env.MPPROV_COMPILE_CACHE_DEBUG === '1') process.stderr.write(`mpprov: compile cache ${outcome}${name === undefined || wanted === undefined ? '' : ` ${wanted}/${name}`}\n`);
+  const outcome: CacheOutcome =
+    key === undefined || wanted === undefined
+      ? 'off'
+      : folder === undefined
+        ? 'unusable'
+        : cached === undefined
+          ? 'miss'
+          : script.cachedDataRejected === true
+            ? 'rejected'
+            : 'hit';
+  if (env.MPPROV_COMPILE_CACHE_DEBUG === '1')
+    process.stderr.write(
+      `mpprov: compile cache ${outcome}${name === undefined || wanted === undefined ? '' : ` ${wanted}/${name}`}\n`,
+    );
   if ((outcome === 'miss' || outcome === 'rejected') && folder !== undefined && name !== undefined) {
     process.once('exit', () => {
       try {
@@ -186,7 +229,13 @@ export function runWithCompileCache(options: CompileCacheOptions): CacheOutcome 
     closeSync(folder);
   }
 
-  const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;
+  const run = script.runInThisContext() as (
+    exports: unknown,
+    require: NodeJS.Require,
+    module: unknown,
+    filename: string,
+    dirname: string,
+  ) => void;
   const module = { exports: {}, filename: appFile, id: '.', loaded: false };
   run.call(module.exports, module.exports, createRequire(appFile), module, appFile, dirname(appFile));
   return outcome;

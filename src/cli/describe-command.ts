@@ -57,7 +57,9 @@ function describeCommand(command: Command, help: Help): CliCommand {
     name: command.name(),
     description: command.description(),
     usage: command.usage(),
-    arguments: help.visibleArguments(command).map((a) => ({ name: a.name(), required: a.required, variadic: a.variadic, description: a.description })),
+    arguments: help
+      .visibleArguments(command)
+      .map((a) => ({ name: a.name(), required: a.required, variadic: a.variadic, description: a.description })),
     options: help.visibleOptions(command).map((o) => ({
       flags: o.flags,
       ...(o.short === undefined ? {} : { short: o.short }),
@@ -66,7 +68,10 @@ function describeCommand(command: Command, help: Help): CliCommand {
       description: o.description,
       ...(o.argChoices === undefined ? {} : { choices: o.argChoices }),
     })),
-    commands: help.visibleCommands(command).filter((c) => c.name() !== 'help').map((c) => describeCommand(c, help)),
+    commands: help
+      .visibleCommands(command)
+      .filter((c) => c.name() !== 'help')
+      .map((c) => describeCommand(c, help)),
     help: command.helpInformation(),
   };
 }

@@ -2,7 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ValidatedStick } from '../certs/index.js';
 import type { Problem } from '../config/index.js';
-import { describeSignature, MANIFEST_NAME, referencedFiles, SIGNATURE_NAME, signatureProblems, verifyStickSignature } from '../signature/index.js';
+import {
+  describeSignature,
+  MANIFEST_NAME,
+  referencedFiles,
+  SIGNATURE_NAME,
+  signatureProblems,
+  verifyStickSignature,
+} from '../signature/index.js';
 import { stickPath } from '../signature/stick-path.js';
 
 export interface FolderSignature {
@@ -18,7 +25,11 @@ export interface FolderSignature {
  * configuration and certificate files go in by the hashes validation computed; other listed
  * files (secret `_file`s, extras) are read from the folder once the signature verified.
  */
-export async function checkFolderSignature(configFile: string, stick: ValidatedStick, allowedSigners: string): Promise<FolderSignature> {
+export async function checkFolderSignature(
+  configFile: string,
+  stick: ValidatedStick,
+  allowedSigners: string,
+): Promise<FolderSignature> {
   const dir = dirname(configFile);
   const configName = configFile.slice(dir.length + 1) || configFile;
   const filesByPath = new Map<string, Buffer | string>([[configName, stick.sha256]]);
@@ -39,7 +50,10 @@ export async function checkFolderSignature(configFile: string, stick: ValidatedS
   return {
     line: describeSignature(result),
     problems: signatureProblems(result, false),
-    summary: { status: result.status, ...(result.status === 'unsigned' || result.principal === undefined ? {} : { principal: result.principal }) },
+    summary: {
+      status: result.status,
+      ...(result.status === 'unsigned' || result.principal === undefined ? {} : { principal: result.principal }),
+    },
   };
 }
 

@@ -33,7 +33,10 @@ const COMMANDS: readonly LazyCommand[] = [
   { names: ['notify'], load: async () => (await import('./notify-command.js')).registerNotifyCommand },
   { names: ['simulate'], load: async () => (await import('./simulate-command.js')).registerSimulateCommand },
   { names: ['sign'], load: async () => (await import('./sign-command.js')).registerSignCommand },
-  { names: ['secrets-record'], load: async () => (await import('./secrets-record-command.js')).registerSecretsRecordCommand },
+  {
+    names: ['secrets-record'],
+    load: async () => (await import('./secrets-record-command.js')).registerSecretsRecordCommand,
+  },
   { names: ['service'], load: async () => (await import('./service-command.js')).registerServiceCommand },
   { names: ['describe-cli'], load: async () => (await import('./describe-command.js')).registerDescribeCommand },
 ];
@@ -46,7 +49,8 @@ const NEEDS_ALL: readonly string[] = ['describe-cli', 'help'];
 function commandsFor(args: readonly string[], commands: readonly LazyCommand[] = COMMANDS): readonly LazyCommand[] {
   const first = args[0];
   if (first !== undefined && VERSION_FLAGS.includes(first)) return [];
-  const named = first === undefined || NEEDS_ALL.includes(first) ? undefined : commands.find((c) => c.names.includes(first));
+  const named =
+    first === undefined || NEEDS_ALL.includes(first) ? undefined : commands.find((c) => c.names.includes(first));
   return named === undefined ? commands : [named];
 }
 

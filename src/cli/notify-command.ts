@@ -4,7 +4,9 @@ import { DEFAULT_STATUS_FILE, runNotify } from '../notify/index.js';
 export function registerNotifyCommand(program: Command): void {
   program
     .command('notify')
-    .description("desktop notifications for the technician (run as the desktop user, systemd user unit mpprov-notify): follow the agent's status file and call notify-send when a job ends")
+    .description(
+      "desktop notifications for the technician (run as the desktop user, systemd user unit mpprov-notify): follow the agent's status file and call notify-send when a job ends",
+    )
     .option('--status-file <file>', "the agent's status file", DEFAULT_STATUS_FILE)
     .action(async (flags: { statusFile: string }) => {
       const controller = new AbortController();

@@ -17,17 +17,31 @@ interface KeyFlags {
 export function registerSecretsRecordCommand(program: Command): void {
   const group = program
     .command('secrets-record')
-    .description("move the key that hashes the secrets record between installations, so runners sharing one record (--secrets-record) hash alike");
-  withStateOptions(group.command('export').description("write this installation's secrets-record key to a new file (mode 0600, never over an existing file)"))
+    .description(
+      'move the key that hashes the secrets record between installations, so runners sharing one record (--secrets-record) hash alike',
+    );
+  withStateOptions(
+    group
+      .command('export')
+      .description(
+        "write this installation's secrets-record key to a new file (mode 0600, never over an existing file)",
+      ),
+  )
     .requiredOption('--key-out <file>', 'the file to create; it must not exist')
     .action(async (flags: KeyFlags & { keyOut: string }) => {
       process.exitCode = await withStateDir(flags, (stateDir) => exportKey(stateDir, flags.keyOut));
     });
-  withStateOptions(group.command('import').description('make a key written by `secrets-record export` this installation\'s secrets-record key'))
+  withStateOptions(
+    group
+      .command('import')
+      .description("make a key written by `secrets-record export` this installation's secrets-record key"),
+  )
     .requiredOption('--key-in <file>', 'the file `secrets-record export` wrote')
     .option('--replace', 'replace a different key this installation already has (its entries then count as changed)')
     .action(async (flags: KeyFlags & { keyIn: string; replace?: boolean }) => {
-      process.exitCode = await withStateDir(flags, (stateDir) => importKey(stateDir, flags.keyIn, flags.replace === true));
+      process.exitCode = await withStateDir(flags, (stateDir) =>
+        importKey(stateDir, flags.keyIn, flags.replace === true),
+      );
     });
 }
 

@@ -17,10 +17,14 @@ interface ServiceFlags {
 }
 
 export function registerServiceCommand(program: Command): void {
-  const service = program.command('service').description("the monitoring service's data API, as agent.yaml's service block reaches it");
+  const service = program
+    .command('service')
+    .description("the monitoring service's data API, as agent.yaml's service block reaches it");
   service
     .command('check')
-    .description('check the service settings: TLS, the token, the organizations it sees, access to the MPs (exit 1 on a failed check)')
+    .description(
+      'check the service settings: TLS, the token, the organizations it sees, access to the MPs (exit 1 on a failed check)',
+    )
     .option('--agent-config <file>', 'agent configuration (default $MPPROV_AGENT_CONFIG or /etc/mpprov/agent.yaml)')
     .option('--json', 'one JSON object with every check')
     .action(async (flags: ServiceFlags) => {
@@ -38,7 +42,9 @@ export function registerServiceCommand(program: Command): void {
     });
   service
     .command('status')
-    .description('what the service says about Monitoring Points: connection status, organization, MAC (exit 1 if one is unknown or not AVAILABLE)')
+    .description(
+      'what the service says about Monitoring Points: connection status, organization, MAC (exit 1 if one is unknown or not AVAILABLE)',
+    )
     .argument('<hostname...>', "the MPs' hostnames as the service knows them")
     .option('--agent-config <file>', 'agent configuration (default $MPPROV_AGENT_CONFIG or /etc/mpprov/agent.yaml)')
     .option('--json', 'one JSON object per hostname, after the version line')
@@ -48,7 +54,9 @@ export function registerServiceCommand(program: Command): void {
         const organizations = new Map((await api.listOrganizations()).map((o) => [o.id, o.name]));
         let allAvailable = true;
         for (const hostname of hostnames) {
-          const listed = (await api.listAppliances({ hostname })).filter((a) => a.hostname.toLowerCase() === hostname.toLowerCase());
+          const listed = (await api.listAppliances({ hostname })).filter(
+            (a) => a.hostname.toLowerCase() === hostname.toLowerCase(),
+          );
           if (listed.length === 0) {
             allAvailable = false;
             if (flags.json === true) print(JSON.stringify({ hostname, known: false }));
@@ -59,7 +67,10 @@ export function registerServiceCommand(program: Command): void {
             if (a.connectionStatus !== 'AVAILABLE') allAvailable = false;
             const org = organizations.get(a.orgId);
             if (flags.json === true) print(JSON.stringify({ known: true, ...a, orgName: org ?? null }));
-            else print(`${a.hostname}  ${a.connectionStatus}  org ${org === undefined ? a.orgId : `${org} (${a.orgId})`}  MAC ${a.macAddress ?? '-'}`);
+            else
+              print(
+                `${a.hostname}  ${a.connectionStatus}  org ${org === undefined ? a.orgId : `${org} (${a.orgId})`}  MAC ${a.macAddress ?? '-'}`,
+              );
           }
         }
         return allAvailable ? ExitStatus.Ok : ExitStatus.Failure;
@@ -83,7 +94,9 @@ async function withService(
   }
   const settings = loaded.config.service;
   if (settings === undefined) {
-    fail(`mpprov service: ${loaded.config.file ?? agentConfigPath(flags.agentConfig)} has no service block (url, token_file or token_credential)`);
+    fail(
+      `mpprov service: ${loaded.config.file ?? agentConfigPath(flags.agentConfig)} has no service block (url, token_file or token_credential)`,
+    );
     return ExitStatus.Failure;
   }
   let api: DataApi | undefined;

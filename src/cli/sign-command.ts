@@ -15,7 +15,9 @@ interface SignFlags {
 export function registerSignCommand(program: Command): void {
   program
     .command('sign')
-    .description(`sign a stick folder with an SSH key: write ${MANIFEST_NAME} (its files' SHA-256) and ${SIGNATURE_NAME}`)
+    .description(
+      `sign a stick folder with an SSH key: write ${MANIFEST_NAME} (its files' SHA-256) and ${SIGNATURE_NAME}`,
+    )
     .argument('<dir>', 'the stick folder, holding mpprov.yaml')
     .requiredOption('--key <file>', 'SSH private key (or its .pub, with the private key in ssh-agent)')
     .option('--include <path...>', 'more files to list and sign, relative to the folder')
@@ -25,7 +27,10 @@ export function registerSignCommand(program: Command): void {
 }
 
 async function runSign(dir: string, flags: SignFlags): Promise<number> {
-  const isFolder = await stat(dir).then((s) => s.isDirectory(), () => false);
+  const isFolder = await stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   if (!isFolder) {
     process.stderr.write(`mpprov sign: ${dir} is not a folder (give the stick's folder, which holds mpprov.yaml)\n`);
     return ExitStatus.Usage;

@@ -24,13 +24,21 @@ export function registerSimulateCommand(program: Command): void {
     .option('--model <name>', 'built-in model: m50 (default), m22, m70, virtual')
     .option('--device <file>', 'device file (YAML or JSON): model, interfaces, starting configuration')
     .option('--mgmt <interface>', 'the interface clients reach the device through', 'eth0')
-    .option('--switch <port=spec>', 'switch port facing a physical port: eth0=dot1x:PROFILE.yaml or eth0=open (repeatable)', collect, [])
+    .option(
+      '--switch <port=spec>',
+      'switch port facing a physical port: eth0=dot1x:PROFILE.yaml or eth0=open (repeatable)',
+      collect,
+      [],
+    )
     .option(
       '--dot1x-backend <name>',
       'who decides 802.1X on those ports: model (in-process) or real (hostapd and wpa_supplicant in network namespaces; needs root)',
       'model',
     )
-    .option('--show-dot1x-state', 'show dot1x_state in GET /interface/ (a rehearsal aid beyond the Admin API model; default: the model\'s view)')
+    .option(
+      '--show-dot1x-state',
+      "show dot1x_state in GET /interface/ (a rehearsal aid beyond the Admin API model; default: the model's view)",
+    )
     .option('--restart-ms <ms>', 'outage after a networking restart', '3000')
     .option('--reboot-ms <ms>', 'outage after a reboot', '15000')
     .option('--fault <spec>', 'inject a fault: KIND[=VALUE][,times=N][@[METHOD ]PATH] (repeatable)', collect, [])
@@ -38,11 +46,18 @@ export function registerSimulateCommand(program: Command): void {
     .option('--control-port <n>', 'port of the test-only control server (default: a free port)')
     .option('--devices <n>', 'serve a fleet of N independent devices')
     .option('--manifest <file>', 'fleet: write the manifest (URLs, passwords, fingerprints) to FILE instead of stdout')
-    .option('--service', 'also serve a simulated monitoring service (data API) whose MPs follow the devices\' restarts')
-    .option('--service-reconnect-ms <ms>', 'service: how long an MP stays UNAVAILABLE after its device answers again', '5000')
-    .option('--service-hostname <name>', 'service: the MP\'s hostname (fleet: NAME-1 ... NAME-N)', 'sim-mp')
+    .option('--service', "also serve a simulated monitoring service (data API) whose MPs follow the devices' restarts")
+    .option(
+      '--service-reconnect-ms <ms>',
+      'service: how long an MP stays UNAVAILABLE after its device answers again',
+      '5000',
+    )
+    .option('--service-hostname <name>', "service: the MP's hostname (fleet: NAME-1 ... NAME-N)", 'sim-mp')
     .option('--service-port <n>', 'service: HTTPS port (default: a free port)')
-    .option('--service-files <dir>', 'service: write the token (service-token) and the CA (service-ca.pem) into DIR for agent.yaml')
+    .option(
+      '--service-files <dir>',
+      'service: write the token (service-token) and the CA (service-ca.pem) into DIR for agent.yaml',
+    )
     .option('--json', 'print one line of JSON instead of text')
     .action(async (flags: SimulateFlags) => {
       try {

@@ -10,7 +10,10 @@ export function registerStatusCommand(program: Command): void {
   program
     .command('status')
     .description("show the agent's running and recent jobs and their results (from its state directory)")
-    .option('--agent-config <file>', 'agent configuration, for its state_dir (default $MPPROV_AGENT_CONFIG or /etc/mpprov/agent.yaml)')
+    .option(
+      '--agent-config <file>',
+      'agent configuration, for its state_dir (default $MPPROV_AGENT_CONFIG or /etc/mpprov/agent.yaml)',
+    )
     .option('--state-dir <dir>', 'state directory (overrides agent.yaml state_dir)')
     .option('-n, --limit <n>', 'how many recent jobs to show', count, 20)
     .option('--json', 'print a machine-readable report')
@@ -36,7 +39,9 @@ export function registerStatusCommand(program: Command): void {
         return;
       }
       const report = await readStatus(stateDir, flags.limit);
-      process.stdout.write(redactor.text(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report)));
+      process.stdout.write(
+        redactor.text(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report)),
+      );
     });
 }
 

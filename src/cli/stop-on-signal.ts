@@ -58,7 +58,10 @@ export function stopOnSignal(options: {
     received = name;
     controller.abort(new StoppedBySignalError(name));
     // unref'd: it never keeps a finished process alive, it only ends one that hangs.
-    setTimeout(() => exit(name, ' (the run did not end within 1.5 s of the signal, so mpprov exited without waiting for it)'), LAST_RESORT_MS).unref();
+    setTimeout(
+      () => exit(name, ' (the run did not end within 1.5 s of the signal, so mpprov exited without waiting for it)'),
+      LAST_RESORT_MS,
+    ).unref();
   };
   process.on('SIGTERM', on('SIGTERM'));
   process.on('SIGINT', on('SIGINT'));

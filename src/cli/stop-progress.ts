@@ -18,7 +18,10 @@ export interface StopProgress {
   where(): string;
 }
 
-export function createStopProgress(file: string, dryRun: boolean): StopProgress & { engineStarted(devices: readonly string[]): void } {
+export function createStopProgress(
+  file: string,
+  dryRun: boolean,
+): StopProgress & { engineStarted(devices: readonly string[]): void } {
   let devices: Map<string, DeviceState> | undefined;
   const sentence = (name: string, state: DeviceState): string => {
     switch (state.at) {
@@ -32,13 +35,18 @@ export function createStopProgress(file: string, dryRun: boolean): StopProgress 
         return (
           `${name} during step ${state.index + 1}/${state.total} "${state.description}"` +
           (state.index > 0 ? `, ${stepRange(1, state.index)} ${state.index === 1 ? 'was' : 'were'} sent` : '') +
-          (state.restartRequested ? ', the networking restart was requested (the device may be restarting)' : ', that request may or may not have reached the device') +
-          (state.index + 1 < state.total ? `, ${stepRange(state.index + 2, state.total)} ${state.index + 2 === state.total ? 'was' : 'were'} not sent` : '')
+          (state.restartRequested
+            ? ', the networking restart was requested (the device may be restarting)'
+            : ', that request may or may not have reached the device') +
+          (state.index + 1 < state.total
+            ? `, ${stepRange(state.index + 2, state.total)} ${state.index + 2 === state.total ? 'was' : 'were'} not sent`
+            : '')
         );
       case 'done': {
         const { result } = state;
         // The engine's own account of a cut run: "stopped by SIGTERM during step ..." minus its head.
-        if (result.stoppedBy !== undefined) return `${name} ${result.message.slice(`stopped by ${result.stoppedBy} `.length)}`;
+        if (result.stoppedBy !== undefined)
+          return `${name} ${result.message.slice(`stopped by ${result.stoppedBy} `.length)}`;
         return `${name} had finished (${result.outcome}${dryRun ? ', planned only' : ''})`;
       }
     }
@@ -57,7 +65,13 @@ export function createStopProgress(file: string, dryRun: boolean): StopProgress 
           devices.set(event.device, { at: 'planned' });
           break;
         case 'step-start':
-          devices.set(event.device, { at: 'step', index: event.index, total: event.total, description: event.description, restartRequested: false });
+          devices.set(event.device, {
+            at: 'step',
+            index: event.index,
+            total: event.total,
+            description: event.description,
+            restartRequested: false,
+          });
           break;
         case 'waiting': {
           // A wait within a restart step comes after the device accepted the restart.
@@ -79,4 +93,3 @@ export function createStopProgress(file: string, dryRun: boolean): StopProgress 
     },
   };
 }
-

@@ -14,7 +14,7 @@ export function registerValidateCommand(program: Command): void {
     .description('check a configuration file (or a stick folder) and every certificate and key it names')
     .argument('<file>', 'mpprov.yaml, or a folder that holds one')
     .option('--json', 'print a machine-readable report')
-    .option('--allowed-signers <file>', 'also check the stick\'s signature against this OpenSSH allowed_signers file')
+    .option('--allowed-signers <file>', "also check the stick's signature against this OpenSSH allowed_signers file")
     .action(async (target: string, options: { json?: boolean; allowedSigners?: string }) => {
       process.exitCode = await runValidate(target, options.json === true, options.allowedSigners);
     });
@@ -22,16 +22,29 @@ export function registerValidateCommand(program: Command): void {
 
 async function runValidate(target: string, json: boolean, allowedSigners: string | undefined): Promise<number> {
   // validate sends nothing anywhere: a signal at any point ends it at once, saying where it was.
-  stopOnSignal({ where: () => `while checking ${target}; validate sends nothing to any device`, say: (line) => void process.stderr.write(`${line}\n`) });
+  stopOnSignal({
+    where: () => `while checking ${target}; validate sends nothing to any device`,
+    say: (line) => void process.stderr.write(`${line}\n`),
+  });
   const file = await configFileOf(target);
   const validated = await validateStick(file);
   const redactor = new Redactor(validated.secrets);
   const print = (text: string): void => void process.stdout.write(`${redactor.text(text)}\n`);
-  const signature = allowedSigners === undefined ? undefined : await checkFolderSignature(file, validated, allowedSigners);
+  const signature =
+    allowedSigners === undefined ? undefined : await checkFolderSignature(file, validated, allowedSigners);
   const problems = [...validated.problems, ...(signature?.problems ?? [])];
   const valid = !hasErrors(problems);
   if (json) {
-    print(JSON.stringify({ ...(jsonReport(file, valid, problems) as object), ...(signature === undefined ? {} : { signature: signature.summary }) }, null, 2));
+    print(
+      JSON.stringify(
+        {
+          ...(jsonReport(file, valid, problems) as object),
+          ...(signature === undefined ? {} : { signature: signature.summary }),
+        },
+        null,
+        2,
+      ),
+    );
   } else {
     // Source lines under problems on a terminal only; the stick withholds lines that hold a secret.
     const source = process.stdout.isTTY ? validated : undefined;

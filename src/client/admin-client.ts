@@ -130,7 +130,8 @@ function deviceOrigin(text: string): string {
     throw invalid(`the device URL "${text}" is not a URL; expected https://host[:port]`);
   }
   // Credentials in the URL would end up in messages and logs; the target carries them instead.
-  if (parsed.username !== '' || parsed.password !== '') throw invalid('the device URL must not contain a user name or password');
+  if (parsed.username !== '' || parsed.password !== '')
+    throw invalid('the device URL must not contain a user name or password');
   if (parsed.protocol !== 'https:') throw invalid(`the device URL "${text}" must start with https://`);
   if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') {
     throw invalid(`the device URL "${text}" must be https://host[:port] without a path; the client adds /api/v1`);

@@ -19,7 +19,11 @@ export class DeviceBodyTooLarge extends Error {
   }
 }
 
-export async function readCappedBody(body: Readable, limitBytes: number, contentLength: string | string[] | undefined): Promise<string> {
+export async function readCappedBody(
+  body: Readable,
+  limitBytes: number,
+  contentLength: string | string[] | undefined,
+): Promise<string> {
   // Destroying undici's body emits an abort error; unheard, it would be an uncaught exception.
   body.on('error', () => undefined);
   const declared = Number(Array.isArray(contentLength) ? contentLength[0] : contentLength);

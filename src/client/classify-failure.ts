@@ -42,7 +42,12 @@ const UNTRUSTED = new Set([
   'PATH_LENGTH_EXCEEDED',
   'INVALID_PURPOSE',
 ]);
-const VALIDITY = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERROR_IN_CERT_NOT_BEFORE_FIELD', 'ERROR_IN_CERT_NOT_AFTER_FIELD']);
+const VALIDITY = new Set([
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
+  'ERROR_IN_CERT_NOT_AFTER_FIELD',
+]);
 
 const CONNECTION: Record<string, ConnectionProblem> = {
   ECONNREFUSED: ConnectionProblem.Refused,
@@ -94,7 +99,8 @@ export function classifyFailure(error: unknown, context: FailureContext): Mpprov
       );
   }
   if (code === undefined) return internal(data, reason, error);
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return certificate(data, CertificateProblem.WrongName, reason, code, error);
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return certificate(data, CertificateProblem.WrongName, reason, code, error);
   if (UNTRUSTED.has(code)) return certificate(data, CertificateProblem.Untrusted, reason, code, error);
   if (VALIDITY.has(code)) return certificate(data, CertificateProblem.Validity, reason, code, error);
   if (code.startsWith('ERR_SSL_') || code === 'EPROTO' || code.startsWith('ERR_TLS_')) {
@@ -104,18 +110,33 @@ export function classifyFailure(error: unknown, context: FailureContext): Mpprov
   // Any other errno (E...) is still the network; anything else (an invalid argument, say) is ours.
   if (problem === undefined && !/^E[A-Z]+$/.test(code)) return internal(data, reason, error);
   return new DeviceUnreachableError(
-    { ...data, problem: problem ?? ConnectionProblem.Other, socketCode: code, requestSent: !failedWhileConnecting(error) },
+    {
+      ...data,
+      problem: problem ?? ConnectionProblem.Other,
+      socketCode: code,
+      requestSent: !failedWhileConnecting(error),
+    },
     options,
   );
 }
 
-function certificate(data: { url: string } & DeviceOperation, problem: CertificateProblem, reason: string, tlsCode: string, cause: unknown) {
+function certificate(
+  data: { url: string } & DeviceOperation,
+  problem: CertificateProblem,
+  reason: string,
+  tlsCode: string,
+  cause: unknown,
+) {
   return new DeviceCertificateError({ ...data, problem, reason, tlsCode }, { cause });
 }
 
 /** Not the device's doing: a bug here or in undici. Said as such, not dressed up as a network failure. */
 function internal(data: { url: string } & DeviceOperation, reason: string, cause: unknown): MpprovError {
-  return new MpprovError(ErrorCode.Internal, `the Admin API client failed on ${data.method} ${data.path} to ${data.url}: ${reason}`, { cause });
+  return new MpprovError(
+    ErrorCode.Internal,
+    `the Admin API client failed on ${data.method} ${data.path} to ${data.url}: ${reason}`,
+    { cause },
+  );
 }
 
 /** The first `code` along the cause chain (undici sometimes wraps the socket's error). */

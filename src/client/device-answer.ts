@@ -65,7 +65,8 @@ export function interpretAnswer(raw: RawAnswer, context: AnswerContext): DeviceA
       throw new DeviceResponseError({ ...data, problem: 'not-json', detail: describeBody(raw, context.redact) });
     }
     const envelope = readShape(body, (value) => parseWire(Envelope, value), data);
-    if (!envelope.success) throw new DeviceRefusedError({ ...data, deviceMessage: sentence(envelope.error, context.redact) });
+    if (!envelope.success)
+      throw new DeviceRefusedError({ ...data, deviceMessage: sentence(envelope.error, context.redact) });
     return answer(raw.status, envelope, data);
   }
   if (context.answers.includes(raw.status)) return answer(raw.status, isObject(json) ? json : {}, data);
@@ -76,7 +77,11 @@ export function interpretAnswer(raw: RawAnswer, context: AnswerContext): DeviceA
 }
 
 /** The answer's JSON as endpoints see it: the envelope (`success`, `error`) is checked here and left out. */
-function answer(status: number, json: Record<string, unknown>, data: ConstructorParameters<typeof DeviceRefusedError>[0]): DeviceAnswer {
+function answer(
+  status: number,
+  json: Record<string, unknown>,
+  data: ConstructorParameters<typeof DeviceRefusedError>[0],
+): DeviceAnswer {
   const { success: _success, error: _error, ...payload } = json;
   return { status, read: (parse) => readShape(payload, parse, data) };
 }
@@ -85,7 +90,8 @@ function readShape<T, J>(json: J, parse: (json: J) => T, data: ConstructorParame
   try {
     return parse(json);
   } catch (error) {
-    if (error instanceof ShapeProblem) throw new DeviceResponseError({ ...data, problem: 'shape', detail: error.message }, { cause: error });
+    if (error instanceof ShapeProblem)
+      throw new DeviceResponseError({ ...data, problem: 'shape', detail: error.message }, { cause: error });
     throw error;
   }
 }

@@ -75,7 +75,13 @@ export async function request(connection: DeviceConnection, asked: DeviceRequest
       rateLimited += 1;
       if (req.once === true || rateLimited >= RetryLimits.rateLimitedAttempts) {
         const deviceMessage = deviceSentence(outcome.answer, redact);
-        throw new DeviceRateLimitedError({ url: connection.url, ...operation, status: 429, deviceMessage, attempts: rateLimited });
+        throw new DeviceRateLimitedError({
+          url: connection.url,
+          ...operation,
+          status: 429,
+          deviceMessage,
+          attempts: rateLimited,
+        });
       }
       const delay = retryAfterMs(outcome.retryAfter);
       const reason = `the device answered HTTP 429 (too many requests) and asks to wait ${secondsText(delay)}`;
@@ -152,7 +158,11 @@ async function exchange(
     const text = await readCappedBody(response.body, MAX_DEVICE_BODY_BYTES, response.headers['content-length']);
     const contentType = response.headers['content-type'];
     return {
-      answer: { status: response.statusCode, contentType: Array.isArray(contentType) ? contentType[0] : contentType, text },
+      answer: {
+        status: response.statusCode,
+        contentType: Array.isArray(contentType) ? contentType[0] : contentType,
+        text,
+      },
       retryAfter: response.headers['retry-after'],
     };
   } catch (error) {
@@ -160,7 +170,10 @@ async function exchange(
     if (error instanceof DeviceBodyTooLarge) {
       // Not retried: a device that sent this once will send it again.
       const detail = `a body longer than ${error.limitBytes} bytes (${error.limitBytes / 1024 / 1024} MiB), which was not read further`;
-      throw new DeviceResponseError({ url: connection.url, ...operation, problem: 'too-large', detail }, { cause: error });
+      throw new DeviceResponseError(
+        { url: connection.url, ...operation, problem: 'too-large', detail },
+        { cause: error },
+      );
     }
     const failure = classifyFailure(error, {
       url: connection.url,
@@ -175,7 +188,13 @@ async function exchange(
   }
 }
 
-async function pause(connection: DeviceConnection, req: DeviceRequest, attempt: number, reason: string, delayMs: number): Promise<void> {
+async function pause(
+  connection: DeviceConnection,
+  req: DeviceRequest,
+  attempt: number,
+  reason: string,
+  delayMs: number,
+): Promise<void> {
   connection.onRetry?.({ method: req.method, path: req.path, attempt, reason, delayMs });
   try {
     await sleep(delayMs, undefined, req.signal === undefined ? undefined : { signal: req.signal });

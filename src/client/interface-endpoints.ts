@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { request, type DeviceConnection, type DeviceRequest } from './device-request.js';
-import { normaliseInterfaces, normaliseOneInterface, type ConfigState, type DeviceInterface } from '../admin-api/device-interface.js';
+import {
+  normaliseInterfaces,
+  normaliseOneInterface,
+  type ConfigState,
+  type DeviceInterface,
+} from '../admin-api/device-interface.js';
 import type { Family, PostedStanza, StanzaUpdate } from '../admin-api/stanza.js';
 import { parseWire } from '../admin-api/wire-shape.js';
 
@@ -22,7 +27,11 @@ export async function listInterfaces(
 }
 
 /** Undefined when the device answers 404: the interface has no stanza in that state. */
-export async function getInterface(connection: DeviceConnection, name: string, state: ConfigState): Promise<DeviceInterface | undefined> {
+export async function getInterface(
+  connection: DeviceConnection,
+  name: string,
+  state: ConfigState,
+): Promise<DeviceInterface | undefined> {
   const answer = await request(connection, {
     method: 'GET',
     path: `${interfacePath(name)}?config_state=${state}`,
@@ -37,14 +46,23 @@ export async function getInterface(connection: DeviceConnection, name: string, s
 }
 
 export async function postStanza(connection: DeviceConnection, stanza: PostedStanza): Promise<void> {
-  await request(connection, { method: 'POST', path: '/interface/', subject: `${stanza.name} ${stanza.family}`, body: { json: stanza } });
+  await request(connection, {
+    method: 'POST',
+    path: '/interface/',
+    subject: `${stanza.name} ${stanza.family}`,
+    body: { json: stanza },
+  });
 }
 
 export async function updateStanza(connection: DeviceConnection, name: string, fields: StanzaUpdate): Promise<void> {
-  await request(connection, { method: 'PUT', path: interfacePath(name), subject: `${name} ${fields.family}`, body: { json: fields } });
+  await request(connection, {
+    method: 'PUT',
+    path: interfacePath(name),
+    subject: `${name} ${fields.family}`,
+    body: { json: fields },
+  });
 }
 
 export async function deleteStanza(connection: DeviceConnection, name: string, family: Family): Promise<void> {
   await request(connection, { method: 'DELETE', path: `${interfacePath(name)}?family=${family}` });
 }
-

@@ -57,7 +57,9 @@ export function createConnector(trust: DeviceTrust, connectTimeoutMs: number): C
     case 'insecure':
       return markConnectErrors(buildConnector({ ...common, rejectUnauthorized: false }));
     case 'fingerprint':
-      return markConnectErrors(pinned(buildConnector({ ...common, rejectUnauthorized: false }), normaliseFingerprint(trust.sha256)));
+      return markConnectErrors(
+        pinned(buildConnector({ ...common, rejectUnauthorized: false }), normaliseFingerprint(trust.sha256)),
+      );
   }
 }
 
@@ -90,7 +92,9 @@ function markConnectErrors(connect: Connector): Connector {
       connect(options, (error, socket) => {
         if (error !== null) {
           const recoded =
-            (error as { code?: unknown }).code === 'ERR_TLS_CERT_ALTNAME_INVALID' ? new CertificateNameMismatch(error.message, { cause: error }) : error;
+            (error as { code?: unknown }).code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+              ? new CertificateNameMismatch(error.message, { cause: error })
+              : error;
           connectPhaseErrors.add(recoded);
           callback(recoded, null);
         } else callback(null, socket);

@@ -18,10 +18,16 @@ const UploadAnswer = z.looseObject({ files: z.record(z.string(), z.string()) });
  * encoding), rather than streamed chunked: the device wants a plain body and no `Expect` header,
  * and undici never sends `Expect: 100-continue`.
  */
-export async function uploadFiles(connection: DeviceConnection, files: readonly UploadedFile[]): Promise<Partial<Record<FileSlot, string>>> {
+export async function uploadFiles(
+  connection: DeviceConnection,
+  files: readonly UploadedFile[],
+): Promise<Partial<Record<FileSlot, string>>> {
   if (files.length === 0) return {};
   // Only what encodes the body, and only when there is a file to send (core/undici.ts says why).
-  const [{ FormData }, { Response }] = await Promise.all([import('undici/lib/web/fetch/formdata.js'), import('undici/lib/web/fetch/response.js')]);
+  const [{ FormData }, { Response }] = await Promise.all([
+    import('undici/lib/web/fetch/formdata.js'),
+    import('undici/lib/web/fetch/response.js'),
+  ]);
   const form = new FormData();
   for (const file of files) form.append(file.slot, new File([file.bytes], file.filename));
   const encoded = new Response(form);

@@ -61,13 +61,24 @@ export async function waitUntilAnswering(connection: DeviceConnection, options: 
         attempts += 1;
         const id = attempts;
         const remaining = timeoutMs - now;
-        inFlight.set(id, probe(connection, Math.max(1, Math.min(ProbeCadence.probeTimeoutMs, connection.requestTimeoutMs, Math.ceil(remaining))), probeSignal).then((o) => [id, o]));
+        inFlight.set(
+          id,
+          probe(
+            connection,
+            Math.max(1, Math.min(ProbeCadence.probeTimeoutMs, connection.requestTimeoutMs, Math.ceil(remaining))),
+            probeSignal,
+          ).then((o) => [id, o]),
+        );
         // Start to start: a probe that takes 150 ms does not push the next one to 350 ms.
         nextStart = Math.max(nextStart + probeIntervalMs(now, timeoutMs), now);
         continue;
       }
       const pause = Math.max(0, Math.min(nextStart, timeoutMs) - now);
-      const settled = await raceWith([...inFlight.values()], inFlight.size > 0 && now >= timeoutMs ? undefined : pause, signal);
+      const settled = await raceWith(
+        [...inFlight.values()],
+        inFlight.size > 0 && now >= timeoutMs ? undefined : pause,
+        signal,
+      );
       if (settled === undefined) continue;
       const [id, outcome] = settled;
       inFlight.delete(id);
@@ -91,7 +102,10 @@ export async function waitUntilAnswering(connection: DeviceConnection, options: 
 /** One attempt at the active view on a socket of its own (when the connection offers one). */
 async function probe(connection: DeviceConnection, timeoutMs: number, signal: AbortSignal): Promise<ProbeOutcome> {
   const own = connection.openProbe?.(timeoutMs);
-  const probing: DeviceConnection = own === undefined ? connection : { ...connection, dispatcher: own, connectTimeoutMs: Math.min(timeoutMs, connection.connectTimeoutMs) };
+  const probing: DeviceConnection =
+    own === undefined
+      ? connection
+      : { ...connection, dispatcher: own, connectTimeoutMs: Math.min(timeoutMs, connection.connectTimeoutMs) };
   try {
     return { view: await listInterfaces(probing, 'active', { once: true, timeoutMs, signal }) };
   } catch (failure) {
@@ -103,21 +117,29 @@ async function probe(connection: DeviceConnection, timeoutMs: number, signal: Ab
 }
 
 /** The first probe to settle, or undefined after `pauseMs` (never, when undefined); rejects when `signal` aborts. */
-async function raceWith<T>(probes: Promise<T>[], pauseMs: number | undefined, signal: AbortSignal | undefined): Promise<T | undefined> {
+async function raceWith<T>(
+  probes: Promise<T>[],
+  pauseMs: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<T | undefined> {
   const timer = new AbortController();
   const waits: Promise<T | undefined>[] = [...probes];
   if (pauseMs !== undefined) {
     const options = { signal: signal === undefined ? timer.signal : AbortSignal.any([timer.signal, signal]) };
-    waits.push(sleep(pauseMs, undefined, options).catch((error: unknown) => {
-      if (aborted(signal)) throw signal?.reason;
-      if (timer.signal.aborted) return undefined;
-      throw error;
-    }));
+    waits.push(
+      sleep(pauseMs, undefined, options).catch((error: unknown) => {
+        if (aborted(signal)) throw signal?.reason;
+        if (timer.signal.aborted) return undefined;
+        throw error;
+      }),
+    );
   } else if (signal !== undefined) {
-    waits.push(new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason);
-      signal.addEventListener('abort', () => reject(signal.reason), { once: true, signal: timer.signal });
-    }));
+    waits.push(
+      new Promise<never>((_, reject) => {
+        if (signal.aborted) reject(signal.reason);
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true, signal: timer.signal });
+      }),
+    );
   }
   try {
     return await Promise.race(waits);
@@ -132,7 +154,12 @@ function aborted(signal: AbortSignal | undefined): boolean {
 }
 
 function stillComingBack(error: unknown): error is DeviceError {
-  if (error instanceof DeviceUnreachableError || error instanceof DeviceTimeoutError || error instanceof DeviceResponseError) return true;
+  if (
+    error instanceof DeviceUnreachableError ||
+    error instanceof DeviceTimeoutError ||
+    error instanceof DeviceResponseError
+  )
+    return true;
   return error instanceof DeviceHttpError && (error.data.status ?? 0) >= 500;
 }
 

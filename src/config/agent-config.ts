@@ -33,15 +33,25 @@ const AgentTls = z.strictObject({
 const AgentCredentials = z.strictObject({
   username: z.string().min(1).optional(),
   password_file: z.string().min(1).optional(),
-  password_credential: z.string().min(1).optional().describe('file name in $CREDENTIALS_DIRECTORY (systemd LoadCredential)'),
+  password_credential: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('file name in $CREDENTIALS_DIRECTORY (systemd LoadCredential)'),
   tls: AgentTls.optional(),
 });
 
 const AgentService = z.strictObject({
   url: z.string().min(1).describe('the data API base including /api, e.g. https://service.example/api'),
   token_file: z.string().min(1).optional().describe('absolute path of a file holding the access token'),
-  token_credential: z.string().min(1).optional().describe('file name in $CREDENTIALS_DIRECTORY (systemd LoadCredential)'),
-  tls: z.strictObject({ ca: z.string().min(1).optional().describe('absolute path of a CA certificate file') }).optional(),
+  token_credential: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('file name in $CREDENTIALS_DIRECTORY (systemd LoadCredential)'),
+  tls: z
+    .strictObject({ ca: z.string().min(1).optional().describe('absolute path of a CA certificate file') })
+    .optional(),
   wait_connected_s: z.number().positive().max(3600).optional(),
 });
 
@@ -50,14 +60,25 @@ export const AgentConfigFile = z.strictObject({
   media_roots: z.array(z.string().min(1)).optional(),
   profiles_dirs: z.array(z.string().min(1)).optional(),
   state_dir: z.string().min(1).optional(),
-  secrets_record: z.string().min(1).optional().describe('the secrets record file, e.g. one shared by a team\'s runners (default: secrets-record.json in state_dir); its key stays in state_dir'),
+  secrets_record: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "the secrets record file, e.g. one shared by a team's runners (default: secrets-record.json in state_dir); its key stays in state_dir",
+    ),
   log_level: z.enum(['error', 'warn', 'info', 'debug']).optional(),
   concurrency: z.number().int().min(1).max(256).optional(),
   timeouts: z
     .strictObject({
       request_s: z.number().positive().max(3600).optional(),
       restart_s: z.number().positive().max(3600).optional(),
-      dot1x_s: z.number().positive().max(3600).optional().describe('after a restart, how long a port may take to authorize 802.1X (an address on a dhcp/auto stanza)'),
+      dot1x_s: z
+        .number()
+        .positive()
+        .max(3600)
+        .optional()
+        .describe('after a restart, how long a port may take to authorize 802.1X (an address on a dhcp/auto stanza)'),
     })
     .optional(),
   defaults: AgentCredentials.optional(),
@@ -65,18 +86,31 @@ export const AgentConfigFile = z.strictObject({
   service: AgentService.optional(),
   signatures: z
     .strictObject({
-      required: z.boolean().optional().describe('true: refuse every stick not signed by an allowed signer (default false)'),
-      allowed_signers: z.string().min(1).optional().describe('OpenSSH allowed_signers file; read at each verification, not here'),
+      required: z
+        .boolean()
+        .optional()
+        .describe('true: refuse every stick not signed by an allowed signer (default false)'),
+      allowed_signers: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('OpenSSH allowed_signers file; read at each verification, not here'),
     })
     .optional(),
   when_done: z
     .strictObject({
-      eject: z.boolean().optional().describe('unmount and power off the stick after its usb.log is synced (default true)'),
+      eject: z
+        .boolean()
+        .optional()
+        .describe('unmount and power off the stick after its usb.log is synced (default true)'),
     })
     .optional(),
   status_page: z
     .strictObject({
-      listen: z.string().min(1).describe('HOST:PORT on loopback only (127.0.0.1:8471, [::1]:8471, localhost:8471); port 0 picks a free one'),
+      listen: z
+        .string()
+        .min(1)
+        .describe('HOST:PORT on loopback only (127.0.0.1:8471, [::1]:8471, localhost:8471); port 0 picks a free one'),
     })
     .optional(),
 });
@@ -175,7 +209,15 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
     bytes = await readFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { config, problems: [] };
-    return { config, problems: [topProblem(file, `the agent configuration cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`)] };
+    return {
+      config,
+      problems: [
+        topProblem(
+          file,
+          `the agent configuration cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        ),
+      ],
+    };
   }
   config.file = file;
   const text = bytes.toString('utf8');
@@ -191,7 +233,9 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
   if (parsed.data === undefined || parsed.data === null) return { config, problems: [] };
   const checked = AgentConfigFile.safeParse(parsed.data);
   if (!checked.success) {
-    const problems = problemsFromZod(checked.error, parsed.data, AgentConfigFile).map((p) => placeProblem(parsed.source, p));
+    const problems = problemsFromZod(checked.error, parsed.data, AgentConfigFile).map((p) =>
+      placeProblem(parsed.source, p),
+    );
     return { config, problems: hide(problems.sort((a, b) => a.line - b.line || a.column - b.column)) };
   }
   const data = checked.data;
@@ -209,11 +253,15 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
   if (data.when_done?.eject !== undefined) config.whenDone = { eject: data.when_done.eject };
   if (data.signatures !== undefined) {
     // Relative to agent.yaml's folder, as an operator reading that file would take it.
-    const allowed = data.signatures.allowed_signers === undefined ? undefined : resolve(dirname(file), data.signatures.allowed_signers);
+    const allowed =
+      data.signatures.allowed_signers === undefined
+        ? undefined
+        : resolve(dirname(file), data.signatures.allowed_signers);
     config.signatures = { required: data.signatures.required ?? false, allowedSigners: allowed };
     if (config.signatures.required && allowed === undefined) {
       unplaced.push({
-        severity: Severity.Error, path: ['signatures', 'required'],
+        severity: Severity.Error,
+        path: ['signatures', 'required'],
         message: 'signatures are required but no allowed_signers file says whose',
         hint: 'add signatures.allowed_signers: /etc/mpprov/allowed_signers',
       });
@@ -221,14 +269,27 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
   }
   if (data.status_page !== undefined) {
     const listen = parseListen(data.status_page.listen);
-    if ('message' in listen) unplaced.push({ severity: Severity.Error, path: ['status_page', 'listen'], message: listen.message, hint: listen.hint });
+    if ('message' in listen)
+      unplaced.push({
+        severity: Severity.Error,
+        path: ['status_page', 'listen'],
+        message: listen.message,
+        hint: listen.hint,
+      });
     else config.statusPage = { listen };
   }
-  if (data.defaults !== undefined) config.defaults = await resolveCredentials(data.defaults, ['defaults'], env, unplaced);
+  if (data.defaults !== undefined)
+    config.defaults = await resolveCredentials(data.defaults, ['defaults'], env, unplaced);
   for (const [url, entry] of Object.entries(data.devices ?? {})) {
     const key = normaliseDeviceUrl(url);
     if (key === undefined) {
-      unplaced.push({ severity: Severity.Error, path: ['devices', url], message: `'${url}' is not a device URL`, hint: 'write it like https://192.0.2.10', atKey: true });
+      unplaced.push({
+        severity: Severity.Error,
+        path: ['devices', url],
+        message: `'${url}' is not a device URL`,
+        hint: 'write it like https://192.0.2.10',
+        atKey: true,
+      });
       continue;
     }
     config.devices.set(key, await resolveCredentials(entry, ['devices', url], env, unplaced));
@@ -248,7 +309,12 @@ async function resolveService(
 ): Promise<AgentServiceSettings | undefined> {
   const before = problems.length;
   const fail = (at: KeyPath, message: string, hint?: string): void => {
-    problems.push({ severity: Severity.Error, path: ['service', ...at], message, ...(hint === undefined ? {} : { hint }) });
+    problems.push({
+      severity: Severity.Error,
+      path: ['service', ...at],
+      message,
+      ...(hint === undefined ? {} : { hint }),
+    });
   };
   let url: URL | undefined;
   try {
@@ -259,7 +325,12 @@ async function resolveService(
   if (url !== undefined) {
     if (url.protocol !== 'https:') fail(['url'], 'the service URL must start with https://');
     // Credentials in a URL would end up in messages and logs: the token has its own key.
-    else if (url.username !== '' || url.password !== '') fail(['url'], 'the service URL must not contain a user name or password', 'put the token in token_file or token_credential');
+    else if (url.username !== '' || url.password !== '')
+      fail(
+        ['url'],
+        'the service URL must not contain a user name or password',
+        'put the token in token_file or token_credential',
+      );
     else if (url.search !== '' || url.hash !== '') fail(['url'], 'the service URL must not have a query or fragment');
   }
   let token: Secret | undefined;
@@ -275,7 +346,11 @@ async function resolveService(
   } else if (entry.token_credential !== undefined) {
     const dir = env.CREDENTIALS_DIRECTORY;
     if (dir === undefined || dir === '') {
-      fail(['token_credential'], `credential '${entry.token_credential}' needs $CREDENTIALS_DIRECTORY, which is not set`, 'run under systemd with LoadCredential=, or use token_file');
+      fail(
+        ['token_credential'],
+        `credential '${entry.token_credential}' needs $CREDENTIALS_DIRECTORY, which is not set`,
+        'run under systemd with LoadCredential=, or use token_file',
+      );
     } else if (entry.token_credential.includes('/')) {
       fail(['token_credential'], 'a credential is a file name, not a path');
     } else {
@@ -284,7 +359,12 @@ async function resolveService(
       else token = secret;
     }
   } else {
-    problems.push({ severity: Severity.Error, path: ['service'], message: 'the service block needs a token: token_file or token_credential', atKey: true });
+    problems.push({
+      severity: Severity.Error,
+      path: ['service'],
+      message: 'the service block needs a token: token_file or token_credential',
+      atKey: true,
+    });
   }
   let caPem: string | undefined;
   if (entry.tls?.ca !== undefined) {
@@ -292,9 +372,13 @@ async function resolveService(
     else {
       try {
         caPem = await readFile(entry.tls.ca, 'utf8');
-        if (!caPem.includes('-----BEGIN CERTIFICATE-----')) fail(['tls', 'ca'], `CA file ${entry.tls.ca} holds no PEM certificate`);
+        if (!caPem.includes('-----BEGIN CERTIFICATE-----'))
+          fail(['tls', 'ca'], `CA file ${entry.tls.ca} holds no PEM certificate`);
       } catch (error) {
-        fail(['tls', 'ca'], `CA file ${entry.tls.ca} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+        fail(
+          ['tls', 'ca'],
+          `CA file ${entry.tls.ca} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        );
       }
     }
   }
@@ -319,7 +403,11 @@ async function resolveCredentials(
   };
   if (entry.username !== undefined) out.username = entry.username;
   if (entry.password_file !== undefined && entry.password_credential !== undefined) {
-    fail([...path, 'password_credential'], 'password is given twice, as password_file and as password_credential', 'keep one of them');
+    fail(
+      [...path, 'password_credential'],
+      'password is given twice, as password_file and as password_credential',
+      'keep one of them',
+    );
   } else if (entry.password_file !== undefined) {
     const secret = await readSecretFile(entry.password_file);
     if (typeof secret === 'string') fail([...path, 'password_file'], secret);
@@ -327,7 +415,11 @@ async function resolveCredentials(
   } else if (entry.password_credential !== undefined) {
     const dir = env.CREDENTIALS_DIRECTORY;
     if (dir === undefined || dir === '') {
-      fail([...path, 'password_credential'], `credential '${entry.password_credential}' needs $CREDENTIALS_DIRECTORY, which is not set`, 'run under systemd with LoadCredential=, or use password_file');
+      fail(
+        [...path, 'password_credential'],
+        `credential '${entry.password_credential}' needs $CREDENTIALS_DIRECTORY, which is not set`,
+        'run under systemd with LoadCredential=, or use password_file',
+      );
     } else if (entry.password_credential.includes('/')) {
       fail([...path, 'password_credential'], 'a credential is a file name, not a path');
     } else {
@@ -338,11 +430,16 @@ async function resolveCredentials(
   }
   if (entry.tls !== undefined) {
     const tls: NonNullable<DeviceDefaults['tls']> = {};
-    const chosen = [entry.tls.fingerprint_sha256, entry.tls.ca, entry.tls.insecure === true ? true : undefined].filter((v) => v !== undefined);
+    const chosen = [entry.tls.fingerprint_sha256, entry.tls.ca, entry.tls.insecure === true ? true : undefined].filter(
+      (v) => v !== undefined,
+    );
     if (chosen.length > 1) fail([...path, 'tls'], 'tls takes exactly one of fingerprint_sha256, ca, insecure: true');
     if (entry.tls.fingerprint_sha256 !== undefined) {
       if (!/^(?:[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){31}|[0-9a-fA-F]{64})$/.test(entry.tls.fingerprint_sha256)) {
-        fail([...path, 'tls', 'fingerprint_sha256'], 'a SHA-256 fingerprint is 32 bytes in hex (64 hex digits, colons optional)');
+        fail(
+          [...path, 'tls', 'fingerprint_sha256'],
+          'a SHA-256 fingerprint is 32 bytes in hex (64 hex digits, colons optional)',
+        );
       } else tls.fingerprintSha256 = entry.tls.fingerprint_sha256;
     }
     if (entry.tls.ca !== undefined) {
@@ -351,7 +448,10 @@ async function resolveCredentials(
         try {
           tls.caPem = await readFile(entry.tls.ca, 'utf8');
         } catch (error) {
-          fail([...path, 'tls', 'ca'], `CA file ${entry.tls.ca} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+          fail(
+            [...path, 'tls', 'ca'],
+            `CA file ${entry.tls.ca} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+          );
         }
       }
     }
@@ -376,14 +476,20 @@ async function readSecretFile(file: string): Promise<Secret | string> {
     handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
     const info = await handle.stat();
     if (!info.isFile()) return `secret file ${file} is not a regular file`;
-    if (info.size > MAX_SECRET_FILE_BYTES) return `secret file ${file} is larger than 64 KiB: it holds no password or token`;
+    if (info.size > MAX_SECRET_FILE_BYTES)
+      return `secret file ${file} is larger than 64 KiB: it holds no password or token`;
     const buffer = Buffer.alloc(MAX_SECRET_FILE_BYTES + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    if (bytesRead > MAX_SECRET_FILE_BYTES) return `secret file ${file} is larger than 64 KiB: it holds no password or token`;
-    const value = buffer.subarray(0, bytesRead).toString('utf8').replace(/\r?\n$/, '');
+    if (bytesRead > MAX_SECRET_FILE_BYTES)
+      return `secret file ${file} is larger than 64 KiB: it holds no password or token`;
+    const value = buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/\r?\n$/, '');
     if (value === '') return `secret file ${file} is empty`;
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(value)) return `secret file ${file} holds more than one line or a control character: it must hold the secret alone, on one line`;
+    if (/[\u0000-\u001f\u007f]/.test(value))
+      return `secret file ${file} holds more than one line or a control character: it must hold the secret alone, on one line`;
     return new Secret(value);
   } catch (error) {
     return `secret file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;

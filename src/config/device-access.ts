@@ -41,7 +41,11 @@ export function resolveDeviceAccess(
     if (mp.tls !== undefined) trust = trustFromStick(loaded, at, mp);
     trust ??= agentTrust;
     if (trust === undefined) {
-      return missing(at, `no TLS trust for ${url}`, 'add tls: { fingerprint_sha256: ... } to the stick, or trust for this device in agent.yaml');
+      return missing(
+        at,
+        `no TLS trust for ${url}`,
+        'add tls: { fingerprint_sha256: ... } to the stick, or trust for this device in agent.yaml',
+      );
     }
     return { access: { name: mp.name, url, username, password: mp.password, trust } };
   }
@@ -89,7 +93,9 @@ function trustFromStick(loaded: LoadedStick, at: KeyPath, mp: MonitoringPoint): 
   return undefined;
 }
 
-function trustFromAgent(tls: { fingerprintSha256?: string; caPem?: string; insecure?: boolean } | undefined): DeviceTrust | undefined {
+function trustFromAgent(
+  tls: { fingerprintSha256?: string; caPem?: string; insecure?: boolean } | undefined,
+): DeviceTrust | undefined {
   if (tls?.fingerprintSha256 !== undefined) return { kind: 'fingerprint', sha256: tls.fingerprintSha256 };
   if (tls?.caPem !== undefined) return { kind: 'ca', caPem: toPem(Buffer.from(tls.caPem)) };
   if (tls?.insecure === true) return { kind: 'insecure' };

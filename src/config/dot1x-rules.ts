@@ -15,8 +15,19 @@ interface EapProfile {
   refused: readonly Dot1xKey[];
 }
 
-const CERT_KEYS: readonly Dot1xKey[] = ['ca_cert', 'client_cert', 'private_key', 'private_key_password', 'private_key_password_file'];
-const CLIENT_KEYS: readonly Dot1xKey[] = ['client_cert', 'private_key', 'private_key_password', 'private_key_password_file'];
+const CERT_KEYS: readonly Dot1xKey[] = [
+  'ca_cert',
+  'client_cert',
+  'private_key',
+  'private_key_password',
+  'private_key_password_file',
+];
+const CLIENT_KEYS: readonly Dot1xKey[] = [
+  'client_cert',
+  'private_key',
+  'private_key_password',
+  'private_key_password_file',
+];
 
 function profileOf(dot1x: Dot1x): EapProfile {
   switch (dot1x.eap) {
@@ -34,7 +45,11 @@ function profileOf(dot1x: Dot1x): EapProfile {
       };
     case 'peap':
       return dot1x.inner === 'tls'
-        ? { label: 'PEAP with inner EAP-TLS', required: ['inner_tls'], refused: ['password', 'password_file', ...CLIENT_KEYS] }
+        ? {
+            label: 'PEAP with inner EAP-TLS',
+            required: ['inner_tls'],
+            refused: ['password', 'password_file', ...CLIENT_KEYS],
+          }
         : { label: 'PEAP with EAP-MSCHAPv2', required: [], refused: ['inner_tls', ...CLIENT_KEYS] };
   }
 }
@@ -42,7 +57,13 @@ function profileOf(dot1x: Dot1x): EapProfile {
 export function checkDot1x(dot1x: Dot1x, path: KeyPath, options: { wireless: boolean }): UnplacedProblem[] {
   const problems: UnplacedProblem[] = [];
   const error = (at: KeyPath, message: string, hint?: string, atKey = false): void => {
-    problems.push({ severity: Severity.Error, path: at, message, ...(hint === undefined ? {} : { hint }), ...(atKey ? { atKey } : {}) });
+    problems.push({
+      severity: Severity.Error,
+      path: at,
+      message,
+      ...(hint === undefined ? {} : { hint }),
+      ...(atKey ? { atKey } : {}),
+    });
   };
 
   if (options.wireless && dot1x.eap === 'md5') {
@@ -80,7 +101,11 @@ export function checkDot1x(dot1x: Dot1x, path: KeyPath, options: { wireless: boo
     problems.push(...atMostOneSecret(inner, 'private_key_password', [...path, 'inner_tls']));
     // The device requires wpa_ca_cert2: the inner TLS verifies the server with its own CA.
     if (inner.ca_cert === undefined) {
-      error([...path, 'inner_tls'], "PEAP with inner EAP-TLS needs 'inner_tls.ca_cert'", 'add ca_cert: to inner_tls with the CA that issued the RADIUS server certificate');
+      error(
+        [...path, 'inner_tls'],
+        "PEAP with inner EAP-TLS needs 'inner_tls.ca_cert'",
+        'add ca_cert: to inner_tls with the CA that issued the RADIUS server certificate',
+      );
     }
   }
   return problems;

@@ -1,5 +1,12 @@
 export { loadStick, type LoadedStick, type StickFileContent } from './load-stick.js';
-export { formatKeyPath, hasErrors, Severity, type KeyPath, type Problem, type UnplacedProblem } from '../core/problem.js';
+export {
+  formatKeyPath,
+  hasErrors,
+  Severity,
+  type KeyPath,
+  type Problem,
+  type UnplacedProblem,
+} from '../core/problem.js';
 export {
   StickFile,
   stickJsonSchema,

@@ -30,7 +30,11 @@ export function checkInterfaces(interfaces: Record<string, Interface>, path: Key
     const at = [...path, name];
     checkName(name, iface, at, interfaces, report);
     if (iface.ipv4 === undefined && iface.ipv6 === undefined) {
-      report(at, `interface ${name} has neither ipv4 nor ipv6`, 'add ipv4: { method: dhcp } (or method: manual for a link without an address)');
+      report(
+        at,
+        `interface ${name} has neither ipv4 nor ipv6`,
+        'add ipv4: { method: dhcp } (or method: manual for a link without an address)',
+      );
     }
     if (iface.ipv4 !== undefined) checkFamily(iface.ipv4, 4, [...at, 'ipv4'], report);
     if (iface.ipv6 !== undefined) checkFamily(iface.ipv6, 6, [...at, 'ipv6'], report);
@@ -49,23 +53,44 @@ function checkName(name: string, iface: Interface, at: KeyPath, all: Record<stri
   if (iface.vlan !== undefined) {
     const expected = `${iface.vlan.link}.${iface.vlan.id}`;
     if (name !== expected) {
-      report(at, `a VLAN interface must be named <link>.<id>: '${name}' should be '${expected}'`, `rename the interface to ${expected}`, { atKey: true });
+      report(
+        at,
+        `a VLAN interface must be named <link>.<id>: '${name}' should be '${expected}'`,
+        `rename the interface to ${expected}`,
+        { atKey: true },
+      );
     }
     if (iface.vlan.link === 'bridge1') {
-      report([...at, 'vlan', 'link'], 'a VLAN cannot sit on bridge1', 'put the VLAN on a physical interface such as eth0');
+      report(
+        [...at, 'vlan', 'link'],
+        'a VLAN cannot sit on bridge1',
+        'put the VLAN on a physical interface such as eth0',
+      );
     } else if (VLAN_NAME.test(iface.vlan.link) || all[iface.vlan.link]?.vlan !== undefined) {
-      report([...at, 'vlan', 'link'], `VLAN link '${iface.vlan.link}' is itself a VLAN`, 'a VLAN sits on a physical interface');
+      report(
+        [...at, 'vlan', 'link'],
+        `VLAN link '${iface.vlan.link}' is itself a VLAN`,
+        'a VLAN sits on a physical interface',
+      );
     }
-    if (iface.wireless !== undefined) report([...at, 'wireless'], 'a VLAN interface cannot be wireless', undefined, { atKey: true });
+    if (iface.wireless !== undefined)
+      report([...at, 'wireless'], 'a VLAN interface cannot be wireless', undefined, { atKey: true });
     return;
   }
   if (name === 'bridge1' && iface.wireless !== undefined) {
     report([...at, 'wireless'], 'bridge1 cannot be wireless', undefined, { atKey: true });
   }
   if (vlanMatch !== null) {
-    report(at, `'${name}' looks like a VLAN but has no vlan block`, `add vlan: { link: ${vlanMatch[1]}, id: ${Number(vlanMatch[2])} }`, { atKey: true });
+    report(
+      at,
+      `'${name}' looks like a VLAN but has no vlan block`,
+      `add vlan: { link: ${vlanMatch[1]}, id: ${Number(vlanMatch[2])} }`,
+      { atKey: true },
+    );
   } else if (!PHYSICAL_NAME.test(name)) {
-    report(at, `'${name}' is not a valid interface name`, 'use the device\'s name, e.g. eth0, eth1, wlan0', { atKey: true });
+    report(at, `'${name}' is not a valid interface name`, "use the device's name, e.g. eth0, eth1, wlan0", {
+      atKey: true,
+    });
   }
 }
 
@@ -81,7 +106,11 @@ function checkFamily(family: Ipv4 | Ipv6, version: 4 | 6, at: KeyPath, report: R
       const cidr = parseCidr(family.address);
       if (cidr === undefined) {
         const bare = ipFamily(family.address) !== undefined;
-        report([...at, 'address'], bare ? `'${family.address}' has no prefix length` : `'${family.address}' is not a valid address/prefix`, `write it like ${example}`);
+        report(
+          [...at, 'address'],
+          bare ? `'${family.address}' has no prefix length` : `'${family.address}' is not a valid address/prefix`,
+          `write it like ${example}`,
+        );
       } else if (cidr.family !== version) {
         report([...at, 'address'], `'${family.address}' is not an ${label} address`, `write it like ${example}`);
       } else {
@@ -93,7 +122,9 @@ function checkFamily(family: Ipv4 | Ipv6, version: 4 | 6, at: KeyPath, report: R
   } else {
     for (const key of ['address', 'gateway'] as const) {
       if (family[key] !== undefined) {
-        report([...at, key], `'${key}' does not fit method ${family.method}`, `remove ${key}, or use method: static`, { atKey: true });
+        report([...at, key], `'${key}' does not fit method ${family.method}`, `remove ${key}, or use method: static`, {
+          atKey: true,
+        });
       }
     }
   }
@@ -102,9 +133,17 @@ function checkFamily(family: Ipv4 | Ipv6, version: 4 | 6, at: KeyPath, report: R
     if (ipFamily(family.gateway) !== version) {
       report([...at, 'gateway'], `gateway '${family.gateway}' is not an ${label} address`);
     } else if (subnet !== undefined && canonicalIp(family.gateway) === canonicalIp(subnet.address)) {
-      report([...at, 'gateway'], `gateway ${family.gateway} is this interface's own address`, 'use the router\'s address in the subnet; leave gateway out when there is no router');
+      report(
+        [...at, 'gateway'],
+        `gateway ${family.gateway} is this interface's own address`,
+        "use the router's address in the subnet; leave gateway out when there is no router",
+      );
     } else if (subnet !== undefined && !sameSubnet(family.gateway, subnet.address, subnet.prefix)) {
-      report([...at, 'gateway'], `gateway ${family.gateway} is outside the subnet of ${family.address}`, 'use a gateway inside the interface\'s subnet, or correct the prefix length');
+      report(
+        [...at, 'gateway'],
+        `gateway ${family.gateway} is outside the subnet of ${family.address}`,
+        "use a gateway inside the interface's subnet, or correct the prefix length",
+      );
     }
   }
 
@@ -112,16 +151,32 @@ function checkFamily(family: Ipv4 | Ipv6, version: 4 | 6, at: KeyPath, report: R
     const routeAt = [...at, 'routes', index];
     const dest = parseCidr(route.to);
     if (dest === undefined) {
-      report([...routeAt, 'to'], `'${route.to}' is not a valid destination network`, `write it like ${version === 4 ? '10.0.0.0/8' : '2001:db8:1::/48'}`);
+      report(
+        [...routeAt, 'to'],
+        `'${route.to}' is not a valid destination network`,
+        `write it like ${version === 4 ? '10.0.0.0/8' : '2001:db8:1::/48'}`,
+      );
     } else if (dest.family !== version) {
-      report([...routeAt, 'to'], `route destination '${route.to}' is not ${label}`, `move the route to the ${version === 4 ? 'ipv6' : 'ipv4'} block`);
+      report(
+        [...routeAt, 'to'],
+        `route destination '${route.to}' is not ${label}`,
+        `move the route to the ${version === 4 ? 'ipv6' : 'ipv4'} block`,
+      );
     } else if (hasHostBits(dest)) {
-      report([...routeAt, 'to'], `route destination '${route.to}' has host bits set`, 'use the network address of the destination');
+      report(
+        [...routeAt, 'to'],
+        `route destination '${route.to}' has host bits set`,
+        'use the network address of the destination',
+      );
     }
     if (ipFamily(route.via) !== version) {
       report([...routeAt, 'via'], `next hop '${route.via}' is not an ${label} address`);
     } else if (subnet !== undefined && !sameSubnet(route.via, subnet.address, subnet.prefix)) {
-      report([...routeAt, 'via'], `next hop ${route.via} is outside the subnet of ${family.address}`, 'use a next hop inside the interface\'s subnet');
+      report(
+        [...routeAt, 'via'],
+        `next hop ${route.via} is outside the subnet of ${family.address}`,
+        "use a next hop inside the interface's subnet",
+      );
     }
   });
 }
@@ -132,14 +187,23 @@ function checkLink(iface: Interface, at: KeyPath, report: Report): void {
   const linkAt = [...at, 'link'];
   if (iface.vlan !== undefined) {
     for (const key of ['speed', 'duplex', 'autoneg'] as const) {
-      if (link[key] !== undefined) report([...linkAt, key], `'${key}' does not fit a VLAN interface`, `set ${key} on ${iface.vlan.link} instead`, { atKey: true });
+      if (link[key] !== undefined)
+        report([...linkAt, key], `'${key}' does not fit a VLAN interface`, `set ${key} on ${iface.vlan.link} instead`, {
+          atKey: true,
+        });
     }
     return;
   }
   // Transmission parameters belong to wired physical ports only.
   if (iface.wireless !== undefined || name(at) === 'bridge1') {
     for (const key of ['speed', 'duplex', 'autoneg'] as const) {
-      if (link[key] !== undefined) report([...linkAt, key], `'${key}' does not fit ${iface.wireless !== undefined ? 'a wireless interface' : 'bridge1'}`, 'only wired physical interfaces have transmission parameters', { atKey: true });
+      if (link[key] !== undefined)
+        report(
+          [...linkAt, key],
+          `'${key}' does not fit ${iface.wireless !== undefined ? 'a wireless interface' : 'bridge1'}`,
+          'only wired physical interfaces have transmission parameters',
+          { atKey: true },
+        );
     }
     return;
   }
@@ -165,20 +229,40 @@ function checkWireless(iface: Interface, wireless: Wireless, at: KeyPath, report
     for (const p of problems) report(p.path, p.message, p.hint, { atKey: p.atKey === true });
     const passphrase = wireless.passphrase;
     if (passphrase !== undefined && !passphrase.satisfies(isValidPassphrase)) {
-      report([...wAt, 'passphrase'], 'passphrase must be 8 to 63 printable ASCII characters, or 64 hex digits', 'check the passphrase length and characters');
+      report(
+        [...wAt, 'passphrase'],
+        'passphrase must be 8 to 63 printable ASCII characters, or 64 hex digits',
+        'check the passphrase length and characters',
+      );
     }
   } else {
     for (const key of ['passphrase', 'passphrase_file'] as const) {
       if (wireless[key] !== undefined) {
-        report([...wAt, key], `'${key}' belongs to wpa2-personal only`, wireless.security === 'wpa2-enterprise' ? 'wpa2-enterprise takes a dot1x block instead' : 'remove it for an open network', { atKey: true });
+        report(
+          [...wAt, key],
+          `'${key}' belongs to wpa2-personal only`,
+          wireless.security === 'wpa2-enterprise'
+            ? 'wpa2-enterprise takes a dot1x block instead'
+            : 'remove it for an open network',
+          { atKey: true },
+        );
       }
     }
   }
   if (wireless.security === 'wpa2-enterprise' && iface.dot1x === undefined) {
-    report(at, 'wpa2-enterprise needs a dot1x block beside wireless', 'add dot1x: { eap: peap, inner: mschapv2, identity: ..., password: ... }');
+    report(
+      at,
+      'wpa2-enterprise needs a dot1x block beside wireless',
+      'add dot1x: { eap: peap, inner: mschapv2, identity: ..., password: ... }',
+    );
   }
   if (wireless.security !== 'wpa2-enterprise' && iface.dot1x !== undefined) {
-    report([...at, 'dot1x'], `802.1X on a wireless interface needs security: wpa2-enterprise, not ${wireless.security}`, 'set security: wpa2-enterprise, or remove the dot1x block', { atKey: true });
+    report(
+      [...at, 'dot1x'],
+      `802.1X on a wireless interface needs security: wpa2-enterprise, not ${wireless.security}`,
+      'set security: wpa2-enterprise, or remove the dot1x block',
+      { atKey: true },
+    );
   }
 }
 
@@ -194,7 +278,13 @@ export function isValidPassphrase(passphrase: string): boolean {
  * its parent on dhcp/static and with 802.1X itself. Judged here on the file when both are in it;
  * the plan judges it against the device's view for the side the file does not name.
  */
-function checkVlanDot1x(name: string, iface: Interface, at: KeyPath, all: Record<string, Interface>, report: Report): void {
+function checkVlanDot1x(
+  name: string,
+  iface: Interface,
+  at: KeyPath,
+  all: Record<string, Interface>,
+  report: Report,
+): void {
   if (iface.vlan === undefined) return;
   const parentName = iface.vlan.link;
   const parent = all[parentName];

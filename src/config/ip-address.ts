@@ -74,17 +74,27 @@ export function ipv4PrefixToNetmask(prefix: number): string {
 
 /** Canonical text of an address, so `2001:DB8::0:1` and `2001:db8::1` compare equal. */
 export function canonicalIp(address: string): string {
-  if (isIPv4(address)) return address.split('.').map((p) => String(Number(p))).join('.');
+  if (isIPv4(address))
+    return address
+      .split('.')
+      .map((p) => String(Number(p)))
+      .join('.');
   if (!isIPv6(address)) return address;
   const groups = ipv6Groups(address).map((g) => g.toString(16));
   // RFC 5952: compress the longest run (>= 2) of zero groups.
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== '0') { i++; continue; }
+  for (let i = 0; i < 8;) {
+    if (groups[i] !== '0') {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && groups[j] === '0') j++;
-    if (j - i > bestLen && j - i >= 2) { bestStart = i; bestLen = j - i; }
+    if (j - i > bestLen && j - i >= 2) {
+      bestStart = i;
+      bestLen = j - i;
+    }
     i = j;
   }
   if (bestStart < 0) return groups.join(':');
@@ -95,7 +105,10 @@ const HOSTNAME_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
 
 export function isDomainName(text: string): boolean {
   if (text.length === 0 || text.length > 253) return false;
-  return text.replace(/\.$/, '').split('.').every((label) => HOSTNAME_LABEL.test(label));
+  return text
+    .replace(/\.$/, '')
+    .split('.')
+    .every((label) => HOSTNAME_LABEL.test(label));
 }
 
 /**
@@ -112,18 +125,30 @@ export function notAHostAddress(cidr: Cidr): { message: string; hint: string } |
   if (cidr.family === 4) {
     if (inRange(0x7f000000n, 8n)) return { message: `${cidr.address} is a loopback address`, hint: pick };
     if (inRange(0xe0000000n, 4n)) return { message: `${cidr.address} is a multicast address`, hint: pick };
-    if (inRange(0xf0000000n, 4n)) return { message: `${cidr.address} is a reserved address (240.0.0.0/4), not usable on an interface`, hint: pick };
+    if (inRange(0xf0000000n, 4n))
+      return { message: `${cidr.address} is a reserved address (240.0.0.0/4), not usable on an interface`, hint: pick };
     if (cidr.prefix <= 30) {
       const hostMask = (1n << (bits - BigInt(cidr.prefix))) - 1n;
-      if ((value & hostMask) === 0n) return { message: `${cidr.address} is the network address of ${cidr.address}/${cidr.prefix}, not a host's`, hint: `${pick}, e.g. the next one up, or correct the prefix length` };
-      if ((value & hostMask) === hostMask) return { message: `${cidr.address} is the broadcast address of its /${cidr.prefix} subnet, not a host's`, hint: `${pick}, or correct the prefix length` };
+      if ((value & hostMask) === 0n)
+        return {
+          message: `${cidr.address} is the network address of ${cidr.address}/${cidr.prefix}, not a host's`,
+          hint: `${pick}, e.g. the next one up, or correct the prefix length`,
+        };
+      if ((value & hostMask) === hostMask)
+        return {
+          message: `${cidr.address} is the broadcast address of its /${cidr.prefix} subnet, not a host's`,
+          hint: `${pick}, or correct the prefix length`,
+        };
     }
     return undefined;
   }
   if (value === 1n) return { message: `${cidr.address} is the loopback address`, hint: pick };
   if (inRange(0xffn << 120n, 8n)) return { message: `${cidr.address} is a multicast address`, hint: pick };
   if (cidr.prefix <= 126 && !hasHostBits(cidr)) {
-    return { message: `${cidr.address} is the subnet-router anycast address of its /${cidr.prefix} (all host bits zero), which routers answer: not a host's`, hint: `${pick}, or correct the prefix length` };
+    return {
+      message: `${cidr.address} is the subnet-router anycast address of its /${cidr.prefix} (all host bits zero), which routers answer: not a host's`,
+      hint: `${pick}, or correct the prefix length`,
+    };
   }
   return undefined;
 }

@@ -10,7 +10,13 @@ import { isValidPassphrase } from './interface-rules.js';
 import { salvageStick } from './salvage.js';
 import { STICK_SECRET_KEYS, StickFile } from './schema.js';
 import { roleOf, SchemaRole, schemaBlocks, secretKeyOfFile } from './schema-roles.js';
-import { findSecretSpans, lineHoldsSecret, maskSecretSpans, type SecretSpan, writtenSecretPieces } from './secret-spans.js';
+import {
+  findSecretSpans,
+  lineHoldsSecret,
+  maskSecretSpans,
+  type SecretSpan,
+  writtenSecretPieces,
+} from './secret-spans.js';
 import { checkStickRules } from './stick-rules.js';
 import { encodingProblems } from './text-encoding.js';
 import { parseYamlYielding, placeProblem, type YamlSource } from './yaml-source.js';
@@ -63,7 +69,10 @@ const URL_CREDENTIALS = /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]
  * read returned): YAML with positions, the schema, the rules across keys, and every file it names
  * (secrets and certificates), collecting all problems rather than the first. Never throws for bad input.
  */
-export async function loadStick(configFile: string, options: { reader?: StickReader; label?: string } = {}): Promise<LoadedStick> {
+export async function loadStick(
+  configFile: string,
+  options: { reader?: StickReader; label?: string } = {},
+): Promise<LoadedStick> {
   const reader = options.reader ?? fileStickReader;
   const file = resolve(configFile);
   // Problems name the file as the person gave it (or as the stick shows it), not the absolute path.
@@ -72,10 +81,27 @@ export async function loadStick(configFile: string, options: { reader?: StickRea
   const read = await reader.readConfigFile(file);
   if (!read.ok) {
     const top = (p: { severity: Severity; message: string; hint?: string | undefined; path?: KeyPath }): Problem => ({
-      severity: p.severity, file: label, line: 1, column: 1, path: formatKeyPath(p.path ?? []), message: p.message, ...(p.hint === undefined ? {} : { hint: p.hint }),
+      severity: p.severity,
+      file: label,
+      line: 1,
+      column: 1,
+      path: formatKeyPath(p.path ?? []),
+      message: p.message,
+      ...(p.hint === undefined ? {} : { hint: p.hint }),
     });
     const problems = [top({ severity: Severity.Error, message: read.message, hint: read.hint })];
-    return { file, label, dir, sha256: '', model: undefined, problems, secrets: [], files: new Map(), sourceLine: () => undefined, place: top };
+    return {
+      file,
+      label,
+      dir,
+      sha256: '',
+      model: undefined,
+      problems,
+      secrets: [],
+      files: new Map(),
+      sourceLine: () => undefined,
+      place: top,
+    };
   }
   const sha256 = createHash('sha256').update(read.bytes).digest('hex');
   const text = read.bytes.toString('utf8');
@@ -90,9 +116,23 @@ export async function loadStick(configFile: string, options: { reader?: StickRea
   const finish = (problems: Problem[], model?: StickFile): LoadedStick => {
     redactor.add(secrets);
     return {
-      file, label, dir, sha256, model, secrets, files, place,
+      file,
+      label,
+      dir,
+      sha256,
+      model,
+      secrets,
+      files,
+      place,
       problems: problems.sort((a, b) => a.line - b.line || a.column - b.column).map((p) => redactor.value(p)),
-      sourceLine: (line) => sourceLine(text, line, spans, redactor, () => (decodedSecretLines ??= linesDecodingToSecrets(parsed.source, redactor))),
+      sourceLine: (line) =>
+        sourceLine(
+          text,
+          line,
+          spans,
+          redactor,
+          () => (decodedSecretLines ??= linesDecodingToSecrets(parsed.source, redactor)),
+        ),
     };
   };
   // Each secret's text as written is a secret too, whatever YAML made of it: broken YAML gives no
@@ -103,7 +143,17 @@ export async function loadStick(configFile: string, options: { reader?: StickRea
   if (parsed.problems.length > 0) return finish(maskSecretSpans(parsed.problems, spans, true));
 
   if (parsed.data === undefined || parsed.data === null) {
-    return finish([{ severity: Severity.Error, file: label, line: 1, column: 1, path: '', message: 'the configuration file is empty', hint: 'start it with version: 1 and monitoring_points:' }]);
+    return finish([
+      {
+        severity: Severity.Error,
+        file: label,
+        line: 1,
+        column: 1,
+        path: '',
+        message: 'the configuration file is empty',
+        hint: 'start it with version: 1 and monitoring_points:',
+      },
+    ]);
   }
   secrets.push(...inlineSecrets(parsed.data));
   const unplaced: UnplacedProblem[] = [];
@@ -121,7 +171,14 @@ export async function loadStick(configFile: string, options: { reader?: StickRea
     unplaced.push(...shortInlineSecrets(checkable));
     unplaced.push(...(await readReferences(reader, dir, checkable, files, secrets)));
   }
-  const problems = [...maskSecretSpans(unplaced.map((p) => placeProblem(parsed.source, p)), spans, false), ...cutByComment(text, label, spans)];
+  const problems = [
+    ...maskSecretSpans(
+      unplaced.map((p) => placeProblem(parsed.source, p)),
+      spans,
+      false,
+    ),
+    ...cutByComment(text, label, spans),
+  ];
   return finish(problems, checked.success ? checked.data : undefined);
 }
 
@@ -164,7 +221,8 @@ async function readReferences(
     for (const [key, schema] of Object.entries(shape)) {
       const fileName = block[key];
       const role = roleOf(schema);
-      if (typeof fileName !== 'string' || (role !== SchemaRole.SecretFile && role !== SchemaRole.CredentialFile)) continue;
+      if (typeof fileName !== 'string' || (role !== SchemaRole.SecretFile && role !== SchemaRole.CredentialFile))
+        continue;
       const keyPath = [...path, key];
       const read = await reader.readReferencedFile(dir, fileName);
       if (!read.ok) {
@@ -172,7 +230,12 @@ async function readReferences(
         continue;
       }
       if (role === SchemaRole.CredentialFile) {
-        files.set(formatKeyPath(keyPath), { name: fileName, bytes: read.bytes, sha256: createHash('sha256').update(read.bytes).digest('hex'), keyPath });
+        files.set(formatKeyPath(keyPath), {
+          name: fileName,
+          bytes: read.bytes,
+          sha256: createHash('sha256').update(read.bytes).digest('hex'),
+          keyPath,
+        });
         continue;
       }
       const secretKey = secretKeyOfFile(key);
@@ -186,7 +249,11 @@ async function readReferences(
       secrets.push(secret);
       if (value.length < MIN_SECRET_LENGTH) problems.push(tooShort(keyPath, secretKey));
       if (secretKey === 'passphrase' && !isValidPassphrase(value)) {
-        fail(keyPath, `passphrase in '${fileName}' must be 8 to 63 printable ASCII characters, or 64 hex digits`, 'check the passphrase length and characters');
+        fail(
+          keyPath,
+          `passphrase in '${fileName}' must be 8 to 63 printable ASCII characters, or 64 hex digits`,
+          'check the passphrase length and characters',
+        );
       } else if (block[secretKey] === undefined) block[secretKey] = secret;
     }
   }
@@ -199,7 +266,11 @@ function shortInlineSecrets(model: StickFile): UnplacedProblem[] {
   for (const { block, shape, path } of schemaBlocks(StickFile, model)) {
     for (const [key, schema] of Object.entries(shape)) {
       const value = block[key];
-      if (roleOf(schema) === SchemaRole.Secret && value instanceof Secret && !value.satisfies((v) => v.length >= MIN_SECRET_LENGTH)) {
+      if (
+        roleOf(schema) === SchemaRole.Secret &&
+        value instanceof Secret &&
+        !value.satisfies((v) => v.length >= MIN_SECRET_LENGTH)
+      ) {
         problems.push(tooShort([...path, key], key));
       }
     }
@@ -248,9 +319,16 @@ function cutByComment(text: string, file: string, spans: readonly SecretSpan[]):
   return out;
 }
 
-function sourceLine(text: string, line: number, spans: readonly SecretSpan[], redactor: Redactor, decoded: () => ReadonlySet<number>): string | undefined {
+function sourceLine(
+  text: string,
+  line: number,
+  spans: readonly SecretSpan[],
+  redactor: Redactor,
+  decoded: () => ReadonlySet<number>,
+): string | undefined {
   const shown = text.split(/\r?\n/)[line - 1];
-  if (shown === undefined || lineHoldsSecret(spans, line) || URL_CREDENTIALS.test(shown) || redactor.holdsSecret(shown)) return undefined;
+  if (shown === undefined || lineHoldsSecret(spans, line) || URL_CREDENTIALS.test(shown) || redactor.holdsSecret(shown))
+    return undefined;
   if (decoded().has(line)) return undefined;
   return shown;
 }

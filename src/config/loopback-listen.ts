@@ -24,11 +24,15 @@ export function parseListen(text: string): ListenAddress | { message: string; hi
   const port = Number(match[3]);
   if (port > 65535) return { message: `port ${port} is out of range (0 to 65535)`, hint: HINT };
   if (match[1] !== undefined && !isIPv6(host)) return { message: `'${host}' is not an IPv6 address`, hint: HINT };
-  if (match[2] !== undefined && isIPv6(host)) return { message: `an IPv6 address is written in brackets: [${host}]:${port}`, hint: HINT };
+  if (match[2] !== undefined && isIPv6(host))
+    return { message: `an IPv6 address is written in brackets: [${host}]:${port}`, hint: HINT };
   if (host === 'localhost') return { host: '127.0.0.1', port, text };
   if (isIPv4(host) && host.startsWith('127.')) return { host, port, text };
   if (isIPv6(host) && isIpv6Loopback(host)) return { host: '::1', port, text };
-  return { message: `'${host}' is not a loopback address: the status page is served on this laptop only and has no login`, hint: HINT };
+  return {
+    message: `'${host}' is not a loopback address: the status page is served on this laptop only and has no login`,
+    hint: HINT,
+  };
 }
 
 function isIpv6Loopback(host: string): boolean {

@@ -110,7 +110,8 @@ export function* schemaBlocks(schema: z.ZodType, data: unknown, path: KeyPath = 
   } else if (inner instanceof z.ZodArray && Array.isArray(data)) {
     for (const [index, item] of data.entries()) yield* schemaBlocks(inner.element as z.ZodType, item, [...path, index]);
   } else if (inner instanceof z.ZodRecord && !Array.isArray(data)) {
-    for (const [key, item] of Object.entries(data)) yield* schemaBlocks(inner.valueType as z.ZodType, item, [...path, key]);
+    for (const [key, item] of Object.entries(data))
+      yield* schemaBlocks(inner.valueType as z.ZodType, item, [...path, key]);
   }
 }
 

@@ -12,15 +12,11 @@ import { credentialFile, secretFile, secretKeysOf, secretString } from './schema
 
 export const SUPPORTED_VERSIONS = [1] as const;
 
-const ip = z
-  .string()
-  .refine((v) => ipFamily(v) !== undefined, { error: 'is not a valid IPv4 or IPv6 address' });
-const cidr = z
-  .string()
-  .refine((v) => parseCidr(v) !== undefined, {
-    error: 'is not a valid address/prefix (CIDR)',
-    params: { hint: 'write it like 10.0.0.0/8 or 2001:db8::/32' },
-  });
+const ip = z.string().refine((v) => ipFamily(v) !== undefined, { error: 'is not a valid IPv4 or IPv6 address' });
+const cidr = z.string().refine((v) => parseCidr(v) !== undefined, {
+  error: 'is not a valid address/prefix (CIDR)',
+  params: { hint: 'write it like 10.0.0.0/8 or 2001:db8::/32' },
+});
 const domain = z.string().refine(isDomainName, { error: 'is not a valid domain name' });
 const FILE_TEXT = 'path of a file, relative to the folder of this configuration file';
 /** A certificate or key, read and checked with its neighbours. */
@@ -42,7 +38,7 @@ function familySchema(methods: readonly [string, ...string[]], description: stri
     .strictObject({
       method: z.enum(methods).describe('how the interface gets its address'),
       address: z.string().optional().describe('static only: address with prefix length, e.g. 192.0.2.10/24'),
-      gateway: ip.optional().describe('static only: default gateway, inside the address\'s subnet'),
+      gateway: ip.optional().describe("static only: default gateway, inside the address's subnet"),
       nameservers: z.array(ip).optional().describe('DNS servers for this interface'),
       search: z.array(domain).optional().describe('DNS search domains bound to this interface'),
       routes: z.array(Route).optional().describe('static routes through this interface'),
@@ -124,7 +120,7 @@ export const Tls = z
     ca: relativeFile.optional().describe('CA certificate that issued the device certificate'),
     insecure: z.boolean().optional().describe('skip verification (always warned about)'),
   })
-  .describe('how to trust the device\'s HTTPS certificate: exactly one of the three');
+  .describe("how to trust the device's HTTPS certificate: exactly one of the three");
 
 export const AclRule = z
   .strictObject({

@@ -125,7 +125,11 @@ export function lineHoldsSecret(spans: readonly SecretSpan[], line: number): boo
  * Our own sentences about the secret key itself (its path is the span's) quote no value and stay,
  * unless they come from the YAML parser (`fromParser`), whose wording we do not control.
  */
-export function maskSecretSpans(problems: readonly Problem[], spans: readonly SecretSpan[], fromParser: boolean): Problem[] {
+export function maskSecretSpans(
+  problems: readonly Problem[],
+  spans: readonly SecretSpan[],
+  fromParser: boolean,
+): Problem[] {
   if (spans.length === 0) return [...problems];
   const out: Problem[] = [];
   const masked = new Set<SecretSpan>();

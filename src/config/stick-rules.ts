@@ -21,7 +21,9 @@ export function checkStickRules(stick: StickFile): UnplacedProblem[] {
     if (typeof mp.name !== 'string') return;
     const firstName = seenNames.get(mp.name);
     if (firstName !== undefined) {
-      problems.push(duplicate([...at, 'name'], `name '${mp.name}' is used twice (also monitoring_points[${firstName}])`));
+      problems.push(
+        duplicate([...at, 'name'], `name '${mp.name}' is used twice (also monitoring_points[${firstName}])`),
+      );
     } else seenNames.set(mp.name, index);
   });
   return problems;
@@ -60,14 +62,23 @@ function deviceUrlProblem(text: string): { message: string; hint: string } | und
     return { message: `'${withoutCredentials(text)}' is not a URL`, hint: 'write it like https://192.0.2.10' };
   }
   if (url.protocol !== 'https:') {
-    return { message: `the Admin API is HTTPS only, not ${url.protocol.replace(':', '')}`, hint: `write https://${url.host}` };
+    return {
+      message: `the Admin API is HTTPS only, not ${url.protocol.replace(':', '')}`,
+      hint: `write https://${url.host}`,
+    };
   }
   if (url.username !== '' || url.password !== '') {
     // Never echo the URL here: it holds credentials.
-    return { message: 'the URL must not hold credentials', hint: 'put the user in username: and the password in password_file:' };
+    return {
+      message: 'the URL must not hold credentials',
+      hint: 'put the user in username: and the password in password_file:',
+    };
   }
   if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '') {
-    return { message: `'${text}' has a path; give only https://host[:port]`, hint: `write https://${url.host} (mpprov adds /api/v1)` };
+    return {
+      message: `'${text}' has a path; give only https://host[:port]`,
+      hint: `write https://${url.host} (mpprov adds /api/v1)`,
+    };
   }
   return undefined;
 }

@@ -28,8 +28,12 @@ export function encodingProblems(bytes: Buffer, source: YamlSource): Problem[] {
         line: line + 1,
         column,
         path: formatKeyPath(keyPathAtOffset(source.document, lineStartChar + column - 1)),
-        message: isNul ? 'this line holds a NUL byte, which is not text' : 'this line holds a byte that is not UTF-8 text (was the file saved as Latin-1 or Windows-1252?)',
-        hint: isNul ? 'remove it: a configuration file is plain text' : 'save the file as UTF-8; mpprov does not guess an encoding, since a password would change',
+        message: isNul
+          ? 'this line holds a NUL byte, which is not text'
+          : 'this line holds a byte that is not UTF-8 text (was the file saved as Latin-1 or Windows-1252?)',
+        hint: isNul
+          ? 'remove it: a configuration file is plain text'
+          : 'save the file as UTF-8; mpprov does not guess an encoding, since a password would change',
       });
     }
     lineStartChar += (textLines[line]?.length ?? 0) + 1;

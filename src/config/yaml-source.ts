@@ -1,5 +1,21 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { type CST, Composer, type Document, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, type Node, parseDocument, Parser, visit, YAMLParseError } from 'yaml';
+import {
+  type CST,
+  Composer,
+  type Document,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  Lexer,
+  LineCounter,
+  type Node,
+  parseDocument,
+  Parser,
+  visit,
+  YAMLParseError,
+} from 'yaml';
 import { formatKeyPath, type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
 
 /**
@@ -34,20 +50,37 @@ function plainSentence(code: string, message: string): { message: string; hint?:
     case 'MULTIPLE_DOCS':
       return { message: 'the file holds more than one YAML document', hint: 'remove the extra "---" line' };
     case 'MULTILINE_IMPLICIT_KEY':
-      return { message: 'a key must fit on one line; a ":" or a quote may be missing', hint: 'check this line and the one before for a missing ":" or quote' };
+      return {
+        message: 'a key must fit on one line; a ":" or a quote may be missing',
+        hint: 'check this line and the one before for a missing ":" or quote',
+      };
     case 'BLOCK_AS_IMPLICIT_KEY':
-      return { message: 'a key is indented under a key that already has a value on its line', hint: 'fix the indentation, or move the value onto its own lines' };
+      return {
+        message: 'a key is indented under a key that already has a value on its line',
+        hint: 'fix the indentation, or move the value onto its own lines',
+      };
     case 'MISSING_CHAR':
-      if (message.includes('closing')) return { message: 'a quoted value is not closed', hint: 'add the closing quote' };
+      if (message.includes('closing'))
+        return { message: 'a quoted value is not closed', hint: 'add the closing quote' };
       return { message: 'a key is missing its ":"', hint: 'write key: value' };
     case 'BAD_INDENT':
       if (/^Flow (map|sequence)/.test(message)) {
         const close = message.startsWith('Flow map') ? '}' : ']';
-        return { message: `a ${close === '}' ? '{ ... }' : '[ ... ]'} value is not closed before the file or block ends`, hint: `add the closing ${close}, and indent continuation lines further than the key` };
+        return {
+          message: `a ${close === '}' ? '{ ... }' : '[ ... ]'} value is not closed before the file or block ends`,
+          hint: `add the closing ${close}, and indent continuation lines further than the key`,
+        };
       }
-      return { message: 'the indentation here does not line up with the keys around it', hint: 'align it with its sibling keys, using spaces' };
+      return {
+        message: 'the indentation here does not line up with the keys around it',
+        hint: 'align it with its sibling keys, using spaces',
+      };
     default:
-      if (message.includes('call stack')) return { message: 'the file nests deeper than mpprov reads', hint: 'a stick file needs only a few levels of nesting' };
+      if (message.includes('call stack'))
+        return {
+          message: 'the file nests deeper than mpprov reads',
+          hint: 'a stick file needs only a few levels of nesting',
+        };
       return undefined;
   }
 }
@@ -83,7 +116,13 @@ export async function parseYamlYielding(file: string, text: string): Promise<Par
   for (const next of new Composer(PARSE_OPTIONS).compose(tokens, true, text.length)) {
     if (document === undefined) document = next;
     else {
-      document.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents; please use YAML.parseAllDocuments()'));
+      document.errors.push(
+        new YAMLParseError(
+          [next.range[0], next.range[1]],
+          'MULTIPLE_DOCS',
+          'Source contains multiple documents; please use YAML.parseAllDocuments()',
+        ),
+      );
       break;
     }
   }
@@ -111,7 +150,8 @@ function fromDocument(file: string, text: string, document: Document.Parsed): Pa
       path: formatKeyPath(keyPathAtOffset(document, error.pos[0])),
       // Parser messages can quote long stretches of the file: keep one short sentence.
       message: plain?.message ?? `YAML syntax: ${withoutQuotedToken(firstSentence(error.message)).slice(0, 160)}`,
-      hint: plain?.hint ?? 'check this line and the one before it for a missing quote, bracket or ":", and for indentation',
+      hint:
+        plain?.hint ?? 'check this line and the one before it for a missing quote, bracket or ":", and for indentation',
     });
   }
   if (problems.length > 0) return { source, data: undefined, problems };
@@ -171,7 +211,9 @@ function unresolvedAlias(source: YamlSource, name: string, offset: number): Prob
     message: secret
       ? 'this value starts with *, which YAML reads as an alias, and no anchor of that name is set before it (the name is not shown: a secret goes here)'
       : `the alias *${name.slice(0, 64)} refers to no anchor: no &${name.slice(0, 64)} is set before it`,
-    hint: secret ? "if the value itself starts with *, put it in single quotes ('*...')" : `set the anchor first (key: &${name.slice(0, 64)} value), write the value out, or quote a value that starts with *`,
+    hint: secret
+      ? "if the value itself starts with *, put it in single quotes ('*...')"
+      : `set the anchor first (key: &${name.slice(0, 64)} value), write the value out, or quote a value that starts with *`,
   };
 }
 

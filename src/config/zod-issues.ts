@@ -33,14 +33,18 @@ function fromIssue(issue: z.core.$ZodIssue, data: unknown, schema: z.ZodType): U
       if (value === null) {
         return [problem(`'${String(key)}' is empty`, 'give it a value, or remove the key')];
       }
-      if (typeof value === 'number' && !Number.isFinite(value)) return [problem('is too large a number', 'write a number in the allowed range')];
-      return [problem(`must be ${article(issue.expected)}, not ${article(kindOf(value))}`, typeHint(issue.expected, value))];
+      if (typeof value === 'number' && !Number.isFinite(value))
+        return [problem('is too large a number', 'write a number in the allowed range')];
+      return [
+        problem(`must be ${article(issue.expected)}, not ${article(kindOf(value))}`, typeHint(issue.expected, value)),
+      ];
     }
     case 'unrecognized_keys': {
       const known = knownKeysAt(schema, path);
       return issue.keys.map((unknownKey) => {
         const suggestion = didYouMean(unknownKey, known);
-        const hint = suggestion !== undefined ? `did you mean '${suggestion}'?` : `keys allowed here: ${known.join(', ')}`;
+        const hint =
+          suggestion !== undefined ? `did you mean '${suggestion}'?` : `keys allowed here: ${known.join(', ')}`;
         return problem(`unknown key '${unknownKey}'`, hint, { path: [...path, unknownKey], atKey: true });
       });
     }
@@ -83,7 +87,9 @@ function sizeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): 
   const bound = Number(small ? (issue as z.core.$ZodIssueTooSmall).minimum : (issue as z.core.$ZodIssueTooBig).maximum);
   switch (issue.origin) {
     case 'string':
-      return small && bound === 1 ? 'must not be empty' : `must be ${small ? 'at least' : 'at most'} ${bound} characters long`;
+      return small && bound === 1
+        ? 'must not be empty'
+        : `must be ${small ? 'at least' : 'at most'} ${bound} characters long`;
     case 'array':
       return `needs ${small ? 'at least' : 'at most'} ${bound} ${bound === 1 ? 'entry' : 'entries'}`;
     default:

@@ -69,15 +69,19 @@ export class Redactor {
     for (const form of this.#compiled()) {
       if (!text.includes(form.text)) continue;
       if (form.standalone === undefined) {
-        for (let at = text.indexOf(form.text); at >= 0; at = text.indexOf(form.text, at + 1)) spans.push([at, at + form.text.length]);
+        for (let at = text.indexOf(form.text); at >= 0; at = text.indexOf(form.text, at + 1))
+          spans.push([at, at + form.text.length]);
       } else {
         for (const match of text.matchAll(form.standalone)) spans.push([match.index, match.index + form.text.length]);
       }
     }
     if (spans.length === 0) return text;
     const placeholders = new Set<number>();
-    for (let at = text.indexOf(SECRET_PLACEHOLDER); at >= 0; at = text.indexOf(SECRET_PLACEHOLDER, at + 1)) placeholders.add(at);
-    const kept = spans.filter(([start, end]) => ![...placeholders].some((p) => start >= p && end <= p + SECRET_PLACEHOLDER.length));
+    for (let at = text.indexOf(SECRET_PLACEHOLDER); at >= 0; at = text.indexOf(SECRET_PLACEHOLDER, at + 1))
+      placeholders.add(at);
+    const kept = spans.filter(
+      ([start, end]) => ![...placeholders].some((p) => start >= p && end <= p + SECRET_PLACEHOLDER.length),
+    );
     if (kept.length === 0) return text;
     kept.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
     let out = '';
@@ -117,7 +121,12 @@ export class Redactor {
   #walk(node: unknown, seen: WeakSet<object>): unknown {
     if (typeof node === 'string') return this.text(node);
     if (node === null || typeof node !== 'object') return node;
-    if (!Array.isArray(node) && Object.getPrototypeOf(node) !== Object.prototype && Object.getPrototypeOf(node) !== null) return node;
+    if (
+      !Array.isArray(node) &&
+      Object.getPrototypeOf(node) !== Object.prototype &&
+      Object.getPrototypeOf(node) !== null
+    )
+      return node;
     if (seen.has(node)) return '(circular)';
     seen.add(node);
     if (Array.isArray(node)) return node.map((item) => this.#walk(item, seen));
@@ -132,7 +141,10 @@ export class Redactor {
       .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
       .map((text) => ({
         text,
-        standalone: text.length >= ANYWHERE_LENGTH ? undefined : new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(text)}(?![\\p{L}\\p{N}])`, 'gu'),
+        standalone:
+          text.length >= ANYWHERE_LENGTH
+            ? undefined
+            : new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(text)}(?![\\p{L}\\p{N}])`, 'gu'),
       }));
     return this.#forms;
   }

@@ -11,7 +11,16 @@ export {
   type StickReader,
 } from './stick-files.js';
 export { describeNonFile, isInside, readInside, type ReadInsideOptions } from './read-inside.js';
-export { CASE_INSENSITIVE_FSTYPES, isCaseInsensitiveMount, isUnderMediaRoot, mediaMounts, mountOf, parseMountinfo, readMountTable, type MountEntry } from './mount-table.js';
+export {
+  CASE_INSENSITIVE_FSTYPES,
+  isCaseInsensitiveMount,
+  isUnderMediaRoot,
+  mediaMounts,
+  mountOf,
+  parseMountinfo,
+  readMountTable,
+  type MountEntry,
+} from './mount-table.js';
 export { parseFindmntLine, watchMounts, type MountWatcher, type MountWatcherOptions } from './mount-watcher.js';
 // Not re-exported: profiles-watcher.ts (chokidar). Only the agent watches profile folders; it
 // imports that module itself, so validate, plan and apply, which read sticks through this index,

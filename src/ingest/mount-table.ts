@@ -71,7 +71,16 @@ export function mediaMounts(entries: readonly MountEntry[], mediaRoots: readonly
  * mount table gives: vfat/msdos/exfat in the kernel, fuse.fusefat and the exFAT FUSE drivers.
  * (fuseblk is left out: ntfs-3g, which also mounts as fuseblk, is case-sensitive.)
  */
-export const CASE_INSENSITIVE_FSTYPES: ReadonlySet<string> = new Set(['vfat', 'msdos', 'fat', 'umsdos', 'exfat', 'fuse.fusefat', 'fuse.exfat', 'fuse.exfat-fuse']);
+export const CASE_INSENSITIVE_FSTYPES: ReadonlySet<string> = new Set([
+  'vfat',
+  'msdos',
+  'fat',
+  'umsdos',
+  'exfat',
+  'fuse.fusefat',
+  'fuse.exfat',
+  'fuse.exfat-fuse',
+]);
 
 /** The mount `path` lies on: the entry with the longest target that contains it (the last one when stacked). */
 export function mountOf(path: string, entries: readonly MountEntry[]): MountEntry | undefined {

@@ -245,7 +245,9 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
   const startFindmnt = (): Promise<void> => {
     if (closed) return Promise.resolve();
     const command = options.findmntCommand ?? 'findmnt';
-    const proc = spawn(command, ['--poll', '-P', '-o', 'ACTION,TARGET,OLD-TARGET'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const proc = spawn(command, ['--poll', '-P', '-o', 'ACTION,TARGET,OLD-TARGET'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     child = proc;
     let spawned = false;
     proc.once('spawn', () => {
@@ -274,7 +276,9 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
         // Missing (ENOENT) or not runnable: either way the mount table is read on a timer instead.
         child = undefined;
         const why = error.code === 'ENOENT' ? 'is not installed' : `cannot be started (${error.code ?? error.message})`;
-        options.onNotice?.(`${command} ${why}: re-reading ${options.mountinfoFile ?? '/proc/self/mountinfo'} every ${options.pollIntervalMs ?? 1000} ms instead`);
+        options.onNotice?.(
+          `${command} ${why}: re-reading ${options.mountinfoFile ?? '/proc/self/mountinfo'} every ${options.pollIntervalMs ?? 1000} ms instead`,
+        );
         startPolling();
       } else {
         options.onNotice?.(`${command} --poll failed: ${error.message}`);
@@ -363,7 +367,9 @@ function inotifyWatchExists(dev: number, ino: number): boolean | undefined {
 export function parseFindmntLine(line: string): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const match of line.matchAll(/([A-Z:-]+)="((?:[^"\\]|\\.)*)"/g)) {
-    fields[match[1] ?? ''] = (match[2] ?? '').replace(/\\x([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    fields[match[1] ?? ''] = (match[2] ?? '').replace(/\\x([0-9a-fA-F]{2})/g, (_, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    );
   }
   return fields;
 }

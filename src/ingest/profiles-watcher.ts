@@ -45,11 +45,17 @@ export async function watchProfiles(options: ProfilesWatcherOptions): Promise<Pr
   });
   // With awaitWriteFinish, the stats chokidar passes are the last ones it polled: the settled file.
   const report = (path: string, stats?: Stats): void => {
-    if (isProfileName(path)) options.onProfile(path, stats === undefined ? undefined : { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs });
+    if (isProfileName(path))
+      options.onProfile(
+        path,
+        stats === undefined ? undefined : { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs },
+      );
   };
   watcher.on('add', report);
   watcher.on('change', report);
-  watcher.on('error', (error) => options.onNotice?.(`watching the profiles folders failed: ${(error as Error).message}`));
+  watcher.on('error', (error) =>
+    options.onNotice?.(`watching the profiles folders failed: ${(error as Error).message}`),
+  );
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   return { close: () => watcher.close() };
 }

@@ -65,12 +65,28 @@ export async function readInside(root: string, relPath: string, options: ReadIns
     target = await realpath(join(root, relPath));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, message: `${what} does not exist`, ...(options.missingHint === undefined ? {} : { hint: options.missingHint }) };
-    if (code === 'ELOOP') return { ok: false, message: `${what} is a link that leads to itself`, hint: 'copy the file itself onto the stick' };
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      return {
+        ok: false,
+        message: `${what} does not exist`,
+        ...(options.missingHint === undefined ? {} : { hint: options.missingHint }),
+      };
+    if (code === 'ELOOP')
+      return {
+        ok: false,
+        message: `${what} is a link that leads to itself`,
+        hint: 'copy the file itself onto the stick',
+      };
     return failed(what, error);
   }
   if (!isInside(realRoot, target)) {
-    return { ok: false, ...(options.outside ?? { message: `${what} is a link that leads outside its folder`, hint: 'copy the file itself onto the stick' }) };
+    return {
+      ok: false,
+      ...(options.outside ?? {
+        message: `${what} is a link that leads outside its folder`,
+        hint: 'copy the file itself onto the stick',
+      }),
+    };
   }
   let checked: Stats;
   try {
@@ -86,20 +102,37 @@ export async function readInside(root: string, relPath: string, options: ReadIns
     handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     // ELOOP here: the file was replaced by a link between the check and the open.
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return { ok: false, ...(options.outside ?? { message: `${what} is a link that leads outside its folder`, hint: 'copy the file itself onto the stick' }) };
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+      return {
+        ok: false,
+        ...(options.outside ?? {
+          message: `${what} is a link that leads outside its folder`,
+          hint: 'copy the file itself onto the stick',
+        }),
+      };
     return failed(what, error);
   }
   try {
     const info = await handle.stat();
     if (info.dev !== checked.dev || info.ino !== checked.ino) {
-      return { ok: false, message: `${what} changed while it was being read`, hint: 'leave the stick alone while mpprov reads it, then insert it again' };
+      return {
+        ok: false,
+        message: `${what} changed while it was being read`,
+        hint: 'leave the stick alone while mpprov reads it, then insert it again',
+      };
     }
     if (!info.isFile()) return notAFile(what, info);
     if (info.size > options.limit) return tooLarge(what, info.size, options);
     // One byte past the cap: a file that grows between fstat and read is still caught, and
     // never read further than that.
     const bytes = await readUpTo(handle, info.size, options.limit);
-    if (bytes.length > options.limit) return { ok: false, message: `${what} is larger than ${options.limitText}`, hint: 'remove what the Monitoring Point does not need', bytesRead: bytes.length };
+    if (bytes.length > options.limit)
+      return {
+        ok: false,
+        message: `${what} is larger than ${options.limitText}`,
+        hint: 'remove what the Monitoring Point does not need',
+        bytesRead: bytes.length,
+      };
     return { ok: true, bytes };
   } catch (error) {
     return failed(what, error);
@@ -109,15 +142,25 @@ export async function readInside(root: string, relPath: string, options: ReadIns
 }
 
 function notAFile(what: string, info: Stats): ReadResult {
-  return { ok: false, message: `${what} is ${describeNonFile(info)}, not a regular file`, hint: 'copy the file itself onto the stick' };
+  return {
+    ok: false,
+    message: `${what} is ${describeNonFile(info)}, not a regular file`,
+    hint: 'copy the file itself onto the stick',
+  };
 }
 
 function tooLarge(what: string, size: number, options: ReadInsideOptions): ReadResult {
-  return { ok: false, message: `${what} is ${size} bytes; the limit is ${options.limitText}`, hint: 'remove what the Monitoring Point does not need', tooLarge: size };
+  return {
+    ok: false,
+    message: `${what} is ${size} bytes; the limit is ${options.limitText}`,
+    hint: 'remove what the Monitoring Point does not need',
+    tooLarge: size,
+  };
 }
 
 function failed(what: string, error: unknown): ReadResult {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EACCES' || code === 'EPERM') return { ok: false, message: `${what} cannot be read (permission denied)` };
+  if (code === 'EACCES' || code === 'EPERM')
+    return { ok: false, message: `${what} cannot be read (permission denied)` };
   return { ok: false, message: `${what} cannot be read (${code ?? 'error'})` };
 }

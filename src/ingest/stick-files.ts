@@ -52,24 +52,38 @@ export async function readConfigFile(file: string): Promise<ReadResult> {
     what: 'the configuration file',
     limit: MAX_CONFIG_BYTES,
     limitText: '256 KiB',
-    outside: { message: 'the configuration file is a link that leads outside its folder: it was not read', hint: 'copy the configuration file itself onto the stick' },
+    outside: {
+      message: 'the configuration file is a link that leads outside its folder: it was not read',
+      hint: 'copy the configuration file itself onto the stick',
+    },
   });
 }
 
 /** Reads a file named by the configuration, relative to `baseDir`, refusing any path that leaves it. */
 export async function readReferencedFile(baseDir: string, relPath: string): Promise<ReadResult> {
   if (isAbsolute(relPath) || /^[A-Za-z]:[\\/]/.test(relPath)) {
-    return { ok: false, message: `'${relPath}' is an absolute path`, hint: 'give a path relative to the configuration file\'s folder' };
+    return {
+      ok: false,
+      message: `'${relPath}' is an absolute path`,
+      hint: "give a path relative to the configuration file's folder",
+    };
   }
   if (relPath.split(/[\\/]/).includes('..')) {
-    return { ok: false, message: `'${relPath}' leaves the configuration's folder through '..'`, hint: 'keep the file inside the configuration file\'s folder' };
+    return {
+      ok: false,
+      message: `'${relPath}' leaves the configuration's folder through '..'`,
+      hint: "keep the file inside the configuration file's folder",
+    };
   }
   return readInside(baseDir, relPath, {
     what: `file '${relPath}'`,
     limit: MAX_REFERENCED_BYTES,
     limitText: '1 MiB',
     missingHint: 'check the name and that the file is on the stick',
-    outside: { message: `'${relPath}' is a link that leads outside the configuration's folder`, hint: 'copy the file itself onto the stick' },
+    outside: {
+      message: `'${relPath}' is a link that leads outside the configuration's folder`,
+      hint: 'copy the file itself onto the stick',
+    },
   });
 }
 

@@ -47,7 +47,14 @@ export const AGENT_OUTPUT_NAMES = [
 const SIGNATURE_NAMES = ['mpprov.sha256', 'mpprov.sha256.sig'] as const;
 
 /** Folders operating systems leave on sticks; nothing a configuration names lives there. */
-const SYSTEM_FOLDERS = new Set(['system volume information', '$recycle.bin', '.trashes', '.spotlight-v100', '.fseventsd', 'lost+found']);
+const SYSTEM_FOLDERS = new Set([
+  'system volume information',
+  '$recycle.bin',
+  '.trashes',
+  '.spotlight-v100',
+  '.fseventsd',
+  'lost+found',
+]);
 
 export interface StickSnapshot {
   /** The copied configuration file, inside `dir`. */
@@ -78,13 +85,26 @@ export class SnapshotError extends Error {
  * to `destDir`. Throws SnapshotError when the configuration file itself cannot be taken (a link out
  * of the stick, not a regular file, stick pulled, I/O error): then nothing of it was read.
  */
-export async function snapshotStick(root: string, configName: string, destDir: string, limits: SnapshotLimits = SNAPSHOT_LIMITS): Promise<StickSnapshot> {
+export async function snapshotStick(
+  root: string,
+  configName: string,
+  destDir: string,
+  limits: SnapshotLimits = SNAPSHOT_LIMITS,
+): Promise<StickSnapshot> {
   await mkdir(destDir, { recursive: true, mode: 0o700 });
   const notes: string[] = [];
   const refused = new Map<string, { message: string; hint?: string }>();
   const state = { files: 0, bytes: 0, bytesRead: 0 };
   const configFile = join(destDir, configName);
-  const config = await readInside(root, configName, { what: configName, limit: MAX_CONFIG_BYTES, limitText: '256 KiB', outside: { message: `${configName} is a link that leads outside the stick: it was not read`, hint: 'copy the configuration file itself onto the stick' } });
+  const config = await readInside(root, configName, {
+    what: configName,
+    limit: MAX_CONFIG_BYTES,
+    limitText: '256 KiB',
+    outside: {
+      message: `${configName} is a link that leads outside the stick: it was not read`,
+      hint: 'copy the configuration file itself onto the stick',
+    },
+  });
   let configBytes: Buffer = Buffer.alloc(0);
   if (config.ok) {
     configBytes = config.bytes;
@@ -125,7 +145,9 @@ export async function snapshotStick(root: string, configName: string, destDir: s
     try {
       folder = await opendir(dir);
     } catch (error) {
-      notes.push(`folder ${rel === '' ? '(root)' : rel} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      notes.push(
+        `folder ${rel === '' ? '(root)' : rel} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
       return true;
     }
     try {
@@ -141,7 +163,8 @@ export async function snapshotStick(root: string, configName: string, destDir: s
         if (entry.isDirectory()) {
           if (SYSTEM_FOLDERS.has(name.toLowerCase())) continue;
           if (depth >= limits.maxDepth) {
-            if (mentionedUnder(mentioned, fold(relPath))) notes.push(`folder ${relPath} is deeper than ${limits.maxDepth} levels: not read`);
+            if (mentionedUnder(mentioned, fold(relPath)))
+              notes.push(`folder ${relPath} is deeper than ${limits.maxDepth} levels: not read`);
             continue;
           }
           if (!(await walk(join(dir, name), relPath, depth + 1))) return false;
@@ -157,7 +180,9 @@ export async function snapshotStick(root: string, configName: string, destDir: s
   await walk(root, '', 0);
 
   if (wanted.length > limits.maxFiles) {
-    notes.push(`the configuration names more than ${limits.maxFiles} files: only the first ${limits.maxFiles} were read`);
+    notes.push(
+      `the configuration names more than ${limits.maxFiles} files: only the first ${limits.maxFiles} were read`,
+    );
     wanted.length = limits.maxFiles;
   }
   const copied: string[] = [];
@@ -170,7 +195,10 @@ export async function snapshotStick(root: string, configName: string, destDir: s
       what: relPath,
       limit: Math.min(limits.maxFileBytes, Math.max(0, limits.maxTotalBytes - state.bytes)),
       limitText: '1 MiB',
-      outside: { message: `${relPath} is a link that leads outside the stick`, hint: 'copy the file itself onto the stick' },
+      outside: {
+        message: `${relPath} is a link that leads outside the stick`,
+        hint: 'copy the file itself onto the stick',
+      },
     });
     state.bytesRead += read.ok ? read.bytes.length : (read.bytesRead ?? 0);
     if (!read.ok) {
@@ -179,12 +207,21 @@ export async function snapshotStick(root: string, configName: string, destDir: s
         await placeholder(to, read.tooLarge, limits.maxFileBytes);
         notes.push(`${relPath} is ${read.tooLarge} bytes, over the 1 MiB limit: not read`);
       } else if (read.tooLarge !== undefined) {
-        if (!full) notes.push(`the files the configuration names hold more than ${limits.maxTotalBytes / (1024 * 1024)} MiB: the rest was not read`);
+        if (!full)
+          notes.push(
+            `the files the configuration names hold more than ${limits.maxTotalBytes / (1024 * 1024)} MiB: the rest was not read`,
+          );
         full = true;
-        refused.set(relPath, { message: `file '${relPath}' was not read: the files the configuration names hold more than ${limits.maxTotalBytes / (1024 * 1024)} MiB`, hint: 'remove what the Monitoring Point does not need' });
+        refused.set(relPath, {
+          message: `file '${relPath}' was not read: the files the configuration names hold more than ${limits.maxTotalBytes / (1024 * 1024)} MiB`,
+          hint: 'remove what the Monitoring Point does not need',
+        });
       } else {
         notes.push(`${read.message}: not read`);
-        refused.set(relPath, { message: `file '${relPath}'${read.message.slice(relPath.length)}`, ...(read.hint === undefined ? {} : { hint: read.hint }) });
+        refused.set(relPath, {
+          message: `file '${relPath}'${read.message.slice(relPath.length)}`,
+          ...(read.hint === undefined ? {} : { hint: read.hint }),
+        });
       }
       continue;
     }
@@ -227,7 +264,8 @@ function mentionsIn(texts: readonly string[], fold: (path: string) => string): S
       const colon = token.lastIndexOf(':');
       if (colon >= 0) add(token.slice(colon + 1));
     }
-    for (const match of text.matchAll(/"([^"\n]*)"|'([^'\n]*)'|:[ \t]+([^#\n]*?)[ \t]*(?:#|$)/gm)) add(match[1] ?? match[2] ?? match[3] ?? '');
+    for (const match of text.matchAll(/"([^"\n]*)"|'([^'\n]*)'|:[ \t]+([^#\n]*?)[ \t]*(?:#|$)/gm))
+      add(match[1] ?? match[2] ?? match[3] ?? '');
     // sha256sum lines: `<hex>  <path>` (the path may hold spaces).
     for (const match of text.matchAll(/^[0-9a-f]{64} [ *](.+)$/gm)) add(match[1] ?? '');
   }
@@ -277,7 +315,12 @@ async function addSpellings(configBytes: Buffer, copied: readonly string[], dest
     for (const match of text.matchAll(new RegExp(actual.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'))) {
       const at = match.index ?? 0;
       const written = match[0];
-      if (written === actual || !VALUE_START.test(text[at - 1] ?? '') || !VALUE_END.test(text[at + written.length] ?? '')) continue;
+      if (
+        written === actual ||
+        !VALUE_START.test(text[at - 1] ?? '') ||
+        !VALUE_END.test(text[at + written.length] ?? '')
+      )
+        continue;
       spellings.set(written, actual);
     }
   }

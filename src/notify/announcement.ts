@@ -27,16 +27,27 @@ export function announcementFor(job: StatusJob): Announcement {
   // A profile job has no stick: "safe to remove" would send the technician looking for one.
   const removable = job.kind === 'stick' && job.banner !== JobBanner.Done;
   if (job.result === 'FAILED' || job.banner === JobBanner.Failed) {
-    const why = clean(job.advice ?? '', BODY_LIMIT) || clean(job.summary ?? '', BODY_LIMIT) || 'see usb.log or `mpprov status`';
+    const why =
+      clean(job.advice ?? '', BODY_LIMIT) || clean(job.summary ?? '', BODY_LIMIT) || 'see usb.log or `mpprov status`';
     return { urgency: 'critical', summary: NOTIFICATION_SUMMARY, body: cut(`${head} FAILED: ${why}`) };
   }
   const done = job.result === 'NO CHANGE' ? 'already configured, nothing changed' : 'configured';
-  return { urgency: 'normal', summary: NOTIFICATION_SUMMARY, body: cut(removable ? `${head} ${done}, safe to remove` : `${head} ${done}`) };
+  return {
+    urgency: 'normal',
+    summary: NOTIFICATION_SUMMARY,
+    body: cut(removable ? `${head} ${done}, safe to remove` : `${head} ${done}`),
+  };
 }
 
 /** Control characters (C0, DEL, C1) become spaces, runs of blanks one space; then the cap. */
 function clean(text: string, limit: number): string {
-  return cut(text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').replace(/\s+/g, ' ').trim(), limit);
+  return cut(
+    text
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim(),
+    limit,
+  );
 }
 
 function cut(text: string, limit = BODY_LIMIT): string {

@@ -11,7 +11,13 @@ export const NOTIFY_SEND_TIMEOUT_MS = 10_000;
  * Escaped after the body was cut to length, so no entity is split.
  */
 export function notifySendArguments(announcement: Announcement): string[] {
-  return ['--app-name=mpprov', `--urgency=${announcement.urgency}`, '--', announcement.summary, escapeMarkup(announcement.body)];
+  return [
+    '--app-name=mpprov',
+    `--urgency=${announcement.urgency}`,
+    '--',
+    announcement.summary,
+    escapeMarkup(announcement.body),
+  ];
 }
 
 /** The three characters the notification body markup gives meaning to. */
@@ -42,11 +48,16 @@ export class NotifySender {
 
   private run(announcement: Announcement): Promise<void> {
     return new Promise((resolve) => {
-      execFile(this.command, notifySendArguments(announcement), { timeout: NOTIFY_SEND_TIMEOUT_MS, killSignal: 'SIGKILL', encoding: 'utf8', windowsHide: true }, (error, _stdout, stderr) => {
-        if (error === null) this.lastWarning = undefined;
-        else this.warnOnce(failureText(error, stderr));
-        resolve();
-      });
+      execFile(
+        this.command,
+        notifySendArguments(announcement),
+        { timeout: NOTIFY_SEND_TIMEOUT_MS, killSignal: 'SIGKILL', encoding: 'utf8', windowsHide: true },
+        (error, _stdout, stderr) => {
+          if (error === null) this.lastWarning = undefined;
+          else this.warnOnce(failureText(error, stderr));
+          resolve();
+        },
+      );
     });
   }
 
@@ -58,9 +69,15 @@ export class NotifySender {
 }
 
 function failureText(error: ExecFileException, stderr: string): string {
-  if (error.code === 'ENOENT') return 'notify-send not found: install libnotify-bin (the notification is only in this log)';
+  if (error.code === 'ENOENT')
+    return 'notify-send not found: install libnotify-bin (the notification is only in this log)';
   if (error.code === 'EACCES') return 'notify-send cannot be run: permission denied';
-  if (error.killed === true) return `notify-send did not finish within ${NOTIFY_SEND_TIMEOUT_MS / 1000} s and was stopped (is the desktop session's D-Bus answering?)`;
-  const said = stderr.split('\n').find((line) => line.trim().length > 0)?.trim().slice(0, 200);
+  if (error.killed === true)
+    return `notify-send did not finish within ${NOTIFY_SEND_TIMEOUT_MS / 1000} s and was stopped (is the desktop session's D-Bus answering?)`;
+  const said = stderr
+    .split('\n')
+    .find((line) => line.trim().length > 0)
+    ?.trim()
+    .slice(0, 200);
   return `notify-send failed (exit ${String(error.code)})${said === undefined ? '' : `: ${said}`}`;
 }

@@ -6,8 +6,17 @@ import { readCappedFile } from '../core/read-capped-file.js';
 export const STATUS_FILE_CAP = 1024 * 1024;
 
 export type StatusRead =
-  | { ok: true; status: AgentStatus; /** One sentence per job that did not match the contract (skipped). */ skipped: string[] }
-  | { ok: false; /** Why there is nothing to read yet; `missing-dir`/`missing-file` are normal before the agent starts. */ reason: 'missing-dir' | 'missing-file' | 'unreadable' | 'invalid'; problem: string };
+  | {
+      ok: true;
+      status: AgentStatus;
+      /** One sentence per job that did not match the contract (skipped). */ skipped: string[];
+    }
+  | {
+      ok: false;
+      /** Why there is nothing to read yet; `missing-dir`/`missing-file` are normal before the agent starts. */ reason:
+        'missing-dir' | 'missing-file' | 'unreadable' | 'invalid';
+      problem: string;
+    };
 
 // Each job is checked on its own: one job the reader does not understand must not hide the others.
 const StatusEnvelope = AgentStatus.extend({ jobs: z.array(z.unknown()) });
@@ -20,10 +29,22 @@ const StatusEnvelope = AgentStatus.extend({ jobs: z.array(z.unknown()) });
 export async function readStatusFile(path: string, cap = STATUS_FILE_CAP): Promise<StatusRead> {
   const read = await readCappedFile(path, cap);
   if (!read.ok) {
-    if (read.why === 'not-regular') return { ok: false, reason: 'unreadable', problem: `${path} is not a regular file` };
-    if (read.why === 'too-large') return { ok: false, reason: 'invalid', problem: `${path} is larger than ${cap} bytes: not the agent's status file` };
-    if (read.code === 'ENOENT') return { ok: false, reason: 'missing-file', problem: `${path} does not exist (yet): is the agent (mpprov.service) running?` };
-    if (read.code === 'EACCES' || read.code === 'EPERM') return { ok: false, reason: 'unreadable', problem: `cannot read ${path}: permission denied` };
+    if (read.why === 'not-regular')
+      return { ok: false, reason: 'unreadable', problem: `${path} is not a regular file` };
+    if (read.why === 'too-large')
+      return {
+        ok: false,
+        reason: 'invalid',
+        problem: `${path} is larger than ${cap} bytes: not the agent's status file`,
+      };
+    if (read.code === 'ENOENT')
+      return {
+        ok: false,
+        reason: 'missing-file',
+        problem: `${path} does not exist (yet): is the agent (mpprov.service) running?`,
+      };
+    if (read.code === 'EACCES' || read.code === 'EPERM')
+      return { ok: false, reason: 'unreadable', problem: `cannot read ${path}: permission denied` };
     return { ok: false, reason: 'unreadable', problem: `cannot read ${path}: ${read.code ?? 'error'}` };
   }
   const text = read.bytes.toString('utf8');
@@ -31,16 +52,28 @@ export async function readStatusFile(path: string, cap = STATUS_FILE_CAP): Promi
   try {
     json = JSON.parse(text);
   } catch {
-    return { ok: false, reason: 'invalid', problem: `${path} is not valid JSON (${text.length === 0 ? 'empty' : 'half-written or damaged'})` };
+    return {
+      ok: false,
+      reason: 'invalid',
+      problem: `${path} is not valid JSON (${text.length === 0 ? 'empty' : 'half-written or damaged'})`,
+    };
   }
   const envelope = StatusEnvelope.safeParse(json);
-  if (!envelope.success) return { ok: false, reason: 'invalid', problem: `${path} is not an mpprov status file of format 1: ${issueText(envelope.error)}` };
+  if (!envelope.success)
+    return {
+      ok: false,
+      reason: 'invalid',
+      problem: `${path} is not an mpprov status file of format 1: ${issueText(envelope.error)}`,
+    };
   const jobs: StatusJob[] = [];
   const skipped: string[] = [];
   envelope.data.jobs.forEach((raw, index) => {
     const job = StatusJob.safeParse(raw);
     if (job.success) jobs.push(job.data);
-    else skipped.push(`${path}: job ${jobName(raw, index)} skipped, it does not match the status format: ${issueText(job.error)}`);
+    else
+      skipped.push(
+        `${path}: job ${jobName(raw, index)} skipped, it does not match the status format: ${issueText(job.error)}`,
+      );
   });
   return { ok: true, status: { ...envelope.data, jobs }, skipped };
 }

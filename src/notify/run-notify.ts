@@ -48,7 +48,8 @@ export async function runNotify(options: NotifyOptions): Promise<void> {
       options.warn(line);
     }
     const stopped = read.status.agent.stopped;
-    if (stopped && agentStopped !== true) options.out(`the agent (pid ${read.status.agent.pid}) has stopped; waiting for it to start again`);
+    if (stopped && agentStopped !== true)
+      options.out(`the agent (pid ${read.status.agent.pid}) has stopped; waiting for it to start again`);
     agentStopped = stopped;
     for (const job of tracker.update(read.status.jobs)) {
       const announcement = announcementFor(job);

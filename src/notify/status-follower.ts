@@ -141,6 +141,10 @@ export class StatusFollower {
   }
 
   private missingDirectory(): StatusRead {
-    return { ok: false, reason: 'missing-dir', problem: `${this.dir} does not exist (yet): waiting for the agent (mpprov.service) to create it` };
+    return {
+      ok: false,
+      reason: 'missing-dir',
+      problem: `${this.dir} does not exist (yet): waiting for the agent (mpprov.service) to create it`,
+    };
   }
 }

@@ -18,7 +18,14 @@ import type {
   StanzaChange,
   Step,
 } from './plan-types.js';
-import { type AclRule, type DeviceInterface, type Family, FILE_SLOTS, stanzaKey, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
+import {
+  type AclRule,
+  type DeviceInterface,
+  type Family,
+  FILE_SLOTS,
+  stanzaKey,
+  WRITE_ONLY_FIELDS,
+} from '../admin-api/index.js';
 
 /**
  * Computes the ordered steps that take the device from `snapshot` to `desired`, following the
@@ -32,7 +39,8 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
   const steps: Step[] = [];
   const managed = new Set(desired.interfaces.map((i) => i.name));
   const desiredByKey = new Map<string, DesiredStanza>();
-  for (const iface of desired.interfaces) for (const s of iface.stanzas) desiredByKey.set(stanzaKey(s.name, s.family), s);
+  for (const iface of desired.interfaces)
+    for (const s of iface.stanzas) desiredByKey.set(stanzaKey(s.name, s.family), s);
 
   const pending = foreignPendingSteps(snapshot, desiredByKey, options.discardPending);
   refusals.push(...pending.refusals);
@@ -47,14 +55,22 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
     const current = active.get(key)?.stanza;
     const changes = compareStanza(stanza, current, (field, value) => options.secretKnown(key, field, value));
     const action = current == null ? 'create' : changes.length > 0 ? 'update' : 'unchanged';
-    const unchangedSecrets = WRITE_ONLY_FIELDS.filter((f) => stanza.secrets[f] !== undefined && !changes.some((c) => c.field === f));
+    const unchangedSecrets = WRITE_ONLY_FIELDS.filter(
+      (f) => stanza.secrets[f] !== undefined && !changes.some((c) => c.field === f),
+    );
     stanzas.push({ name: stanza.name, family: stanza.family, action, changes, unchangedSecrets });
     if (action !== 'unchanged') toPost.push({ name: stanza.name, family: stanza.family, action, changes, stanza });
   }
   for (const [key, { name, family, stanza }] of active) {
     if (desiredByKey.has(key)) continue;
     if (managed.has(name) || (desired.prune && stanza != null)) {
-      stanzas.push({ name, family, action: 'delete', changes: compareStanza(undefined, stanza, () => false), unchangedSecrets: [] });
+      stanzas.push({
+        name,
+        family,
+        action: 'delete',
+        changes: compareStanza(undefined, stanza, () => false),
+        unchangedSecrets: [],
+      });
     }
   }
 
@@ -71,7 +87,9 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
 
   // An SSID cannot be changed in place: delete, restart, add, restart (vendor procedure).
   const ssidChanged = new Set(
-    toPost.filter((s) => s.action === 'update' && s.changes.some((c) => c.field === 'ssid' && c.from !== undefined)).map((s) => s.name),
+    toPost
+      .filter((s) => s.action === 'update' && s.changes.some((c) => c.field === 'ssid' && c.from !== undefined))
+      .map((s) => s.name),
   );
   if (ssidChanged.size > 0) {
     const removed: ExpectedStanza[] = [];
@@ -81,7 +99,11 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
       removed.push({ name, family, stanza: null });
     }
     steps.push({ kind: 'verify-pending', expected: removed });
-    steps.push({ kind: 'restart-networking', reason: `remove the old SSID of ${[...ssidChanged].join(', ')}`, expected: removed });
+    steps.push({
+      kind: 'restart-networking',
+      reason: `remove the old SSID of ${[...ssidChanged].join(', ')}`,
+      expected: removed,
+    });
     steps.push({ kind: 'verify-active', expected: removed });
   }
 
@@ -96,15 +118,26 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
           name: r.posted.name,
           kind: 'post',
           withDot1x: typeof r.posted.stanza.fields.wpa_key_mgmt === 'string',
-          turnsDot1xOff: r.posted.changes.some((c) => c.field === 'wpa_key_mgmt' && c.from !== undefined && c.to === undefined),
+          turnsDot1xOff: r.posted.changes.some(
+            (c) => c.field === 'wpa_key_mgmt' && c.from !== undefined && c.to === undefined,
+          ),
         },
   );
   for (const r of ordered) {
     if (r.kind === 'delete') {
       const s = r.change;
-      steps.push({ kind: 'delete-stanza', name: s.name, family: s.family, reason: managed.has(s.name) ? 'not in the file for this interface' : 'prune: interface not in the file' });
+      steps.push({
+        kind: 'delete-stanza',
+        name: s.name,
+        family: s.family,
+        reason: managed.has(s.name) ? 'not in the file for this interface' : 'prune: interface not in the file',
+      });
     } else {
-      steps.push({ kind: 'post-stanza', stanza: r.posted.stanza, action: ssidChanged.has(r.posted.name) ? 'create' : r.posted.action });
+      steps.push({
+        kind: 'post-stanza',
+        stanza: r.posted.stanza,
+        action: ssidChanged.has(r.posted.name) ? 'create' : r.posted.action,
+      });
     }
   }
 
@@ -122,8 +155,10 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
   // ACL changes take effect at once; they go last so a rule cannot cut the agent off mid-plan.
   if (desired.acl !== undefined) {
     const have = snapshot.acl ?? [];
-    for (const rule of desired.acl) if (!have.some((r) => sameRule(r, rule))) steps.push({ kind: 'add-acl-rule', rule });
-    for (const rule of have) if (!desired.acl.some((r) => sameRule(r, rule))) steps.push({ kind: 'remove-acl-rule', rule });
+    for (const rule of desired.acl)
+      if (!have.some((r) => sameRule(r, rule))) steps.push({ kind: 'add-acl-rule', rule });
+    for (const rule of have)
+      if (!desired.acl.some((r) => sameRule(r, rule))) steps.push({ kind: 'remove-acl-rule', rule });
   }
 
   return {
@@ -155,7 +190,8 @@ function filesToUpload(
   for (const iface of activeView) {
     for (const stanza of Object.values(iface.families)) {
       if (stanza == null) continue;
-      for (const slot of FILE_SLOTS) if (typeof stanza[slot] === 'string') onDevice.add(`${slot}/${String(stanza[slot])}`);
+      for (const slot of FILE_SLOTS)
+        if (typeof stanza[slot] === 'string') onDevice.add(`${slot}/${String(stanza[slot])}`);
     }
   }
   const needed = new Set<string>();

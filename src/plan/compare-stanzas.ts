@@ -1,4 +1,11 @@
-import { isViewOnlyField, isWriteOnlyField, setMarker, type Stanza, StanzaSettings, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
+import {
+  isViewOnlyField,
+  isWriteOnlyField,
+  setMarker,
+  type Stanza,
+  StanzaSettings,
+  WRITE_ONLY_FIELDS,
+} from '../admin-api/index.js';
 import { canonicalIp, parseCidr, ipv4PrefixToNetmask } from '../config/index.js';
 import type { DesiredStanza, FieldChange, SecretKnown } from './plan-types.js';
 import { byCodeUnit } from '../core/index.js';
@@ -30,7 +37,8 @@ export function compareStanza(
       continue;
     }
     // Without a matching record the secret is sent again: it may have changed on the device.
-    if (!isSet || !secretKnown(field, value)) changes.push({ field, from: isSet ? 'set' : undefined, to: 'set', secret: true });
+    if (!isSet || !secretKnown(field, value))
+      changes.push({ field, from: isSet ? 'set' : undefined, to: 'set', secret: true });
   }
   return changes;
 }
@@ -60,7 +68,14 @@ export function configFields(stanza: Stanza): Stanza {
   // Keys and values come from a parsed Stanza, so writing them back through its index signature keeps them valid.
   const out: Stanza = {};
   for (const [field, value] of Object.entries(stanza)) {
-    if (isViewOnlyField(field) || field.endsWith('_set') || isWriteOnlyField(field) || value === null || value === undefined) continue;
+    if (
+      isViewOnlyField(field) ||
+      field.endsWith('_set') ||
+      isWriteOnlyField(field) ||
+      value === null ||
+      value === undefined
+    )
+      continue;
     out[field] = value;
   }
   return out;

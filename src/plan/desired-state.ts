@@ -124,7 +124,13 @@ function desiredInterface(
   };
 }
 
-function stanza(name: string, family: Family, block: Ipv4 | Ipv6, common: Collected, dot1x: Dot1xFacts | undefined): DesiredStanza {
+function stanza(
+  name: string,
+  family: Family,
+  block: Ipv4 | Ipv6,
+  common: Collected,
+  dot1x: Dot1xFacts | undefined,
+): DesiredStanza {
   const fields: StanzaSettings = { method: block.method };
   if (block.method === 'static' && block.address !== undefined) {
     const cidr = parseCidr(block.address);
@@ -137,11 +143,21 @@ function stanza(name: string, family: Family, block: Ipv4 | Ipv6, common: Collec
   if (block.nameservers !== undefined) fields.dns_nameservers = block.nameservers;
   if (block.search !== undefined) fields.dns_search = block.search;
   if (block.routes !== undefined) {
-    fields.routes = block.routes.map((r) => ({ destination: r.to, gateway: r.via, ...(r.metric === undefined ? {} : { metric: r.metric }) }));
+    fields.routes = block.routes.map((r) => ({
+      destination: r.to,
+      gateway: r.via,
+      ...(r.metric === undefined ? {} : { metric: r.metric }),
+    }));
   }
   // Interface-level fields go into both families' stanzas alike: the device copies the last posted
   // stanza's into the other one (docs/device-model.md), so both must say the same.
-  return { name, family, fields: { ...fields, ...common.fields }, secrets: { ...common.secrets }, ...(dot1x === undefined ? {} : { dot1x }) };
+  return {
+    name,
+    family,
+    fields: { ...fields, ...common.fields },
+    secrets: { ...common.secrets },
+    ...(dot1x === undefined ? {} : { dot1x }),
+  };
 }
 
 const SLOT_PREFIX: Record<FileSlot, string> = {

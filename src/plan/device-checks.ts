@@ -33,16 +33,27 @@ export function checkAgainstDevice(desired: DesiredDevice, snapshot: DeviceSnaps
       if (caps.wireless === true && iface.vlanParent === undefined && !iface.wireless) {
         refuse(`${iface.name} is wireless on this device: it needs a wireless block (ssid and security)`);
       }
-      if (caps.wireless === true && (['link_speed', 'link_duplex', 'link_autoneg'] as const).some((f) => fields[f] !== undefined)) {
+      if (
+        caps.wireless === true &&
+        (['link_speed', 'link_duplex', 'link_autoneg'] as const).some((f) => fields[f] !== undefined)
+      ) {
         refuse(`${iface.name} is wireless: it has no transmission parameters (speed, duplex, autoneg)`);
       }
       if (fields.link_autoneg === true && caps.autoneg === false) {
         refuse(`${iface.name} does not auto-negotiate on this device: remove autoneg: true and give its fixed speed`);
       }
-      if (typeof fields.link_speed === 'number' && caps.speeds !== undefined && !caps.speeds.includes(fields.link_speed)) {
+      if (
+        typeof fields.link_speed === 'number' &&
+        caps.speeds !== undefined &&
+        !caps.speeds.includes(fields.link_speed)
+      ) {
         refuse(`${iface.name} cannot run at ${fields.link_speed} Mb/s (it supports ${caps.speeds.join(', ')})`);
       }
-      if (typeof fields.link_duplex === 'string' && caps.duplex !== undefined && !caps.duplex.includes(fields.link_duplex)) {
+      if (
+        typeof fields.link_duplex === 'string' &&
+        caps.duplex !== undefined &&
+        !caps.duplex.includes(fields.link_duplex)
+      ) {
         refuse(`${iface.name} does not support ${fields.link_duplex} duplex`);
       }
     }
@@ -52,7 +63,9 @@ export function checkAgainstDevice(desired: DesiredDevice, snapshot: DeviceSnaps
       for (const name of rule.interfaces) {
         const physical = name.split('.')[0] ?? name;
         if (capability[physical] === undefined && physical !== 'bridge1' && !desiredNames.has(name)) {
-          refuse(`ACL rule names ${name}, which is not an interface of this device (it has ${Object.keys(capability).join(', ')})`);
+          refuse(
+            `ACL rule names ${name}, which is not an interface of this device (it has ${Object.keys(capability).join(', ')})`,
+          );
         }
       }
     }

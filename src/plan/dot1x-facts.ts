@@ -15,7 +15,12 @@ export function dot1xFacts(stick: ValidatedStick, at: KeyPath, iface: Interface)
   const blockPath = formatKeyPath(block);
   const fileName = (path: KeyPath): string | undefined => stick.files.get(formatKeyPath(path))?.name;
 
-  const facts: Dot1xFacts = { eap: dot1x.eap, wireless: iface.wireless !== undefined, identity: dot1x.identity, warnings: [] };
+  const facts: Dot1xFacts = {
+    eap: dot1x.eap,
+    wireless: iface.wireless !== undefined,
+    identity: dot1x.identity,
+    warnings: [],
+  };
   if (dot1x.eap === 'peap') facts.inner = dot1x.inner ?? 'mschapv2';
   if (dot1x.anonymous_identity !== undefined) facts.anonymousIdentity = dot1x.anonymous_identity;
   const ca = fileName([...block, 'ca_cert']);
@@ -44,7 +49,9 @@ export function dot1xFacts(stick: ValidatedStick, at: KeyPath, iface: Interface)
  * never decrypts a key again).
  */
 function clientCertificate(stick: ValidatedStick, set: KeyPath): Dot1xFacts['clientCert'] {
-  const source = stick.files.get(formatKeyPath([...set, 'client_cert']))?.name ?? stick.files.get(formatKeyPath([...set, 'private_key']))?.name;
+  const source =
+    stick.files.get(formatKeyPath([...set, 'client_cert']))?.name ??
+    stick.files.get(formatKeyPath([...set, 'private_key']))?.name;
   if (source === undefined) return undefined;
   const validity = stick.credentials.get(formatKeyPath(set))?.clientCertValidity;
   return { source, ...(validity ?? {}) };

@@ -15,7 +15,13 @@ export function foreignPendingSteps(
 ): { steps: Step[]; refusals: PlanRefusal[] } {
   const active = indexStanzas(snapshot.active);
   const pending = indexStanzas(snapshot.pending);
-  const foreign: { key: string; name: string; family: Family; active: Stanza | null | undefined; pending: Stanza | null }[] = [];
+  const foreign: {
+    key: string;
+    name: string;
+    family: Family;
+    active: Stanza | null | undefined;
+    pending: Stanza | null;
+  }[] = [];
   for (const key of new Set([...active.keys(), ...pending.keys()])) {
     const a = active.get(key)?.stanza;
     const p = pending.get(key);
@@ -47,14 +53,25 @@ export function foreignPendingSteps(
   for (const f of foreign) {
     if (desired.has(f.key)) continue; // the file's own stanza replaces it
     if (f.active == null) {
-      steps.push({ kind: 'delete-stanza', name: f.name, family: f.family, reason: 'discard a pending stanza mpprov did not make' });
+      steps.push({
+        kind: 'delete-stanza',
+        name: f.name,
+        family: f.family,
+        reason: 'discard a pending stanza mpprov did not make',
+      });
     } else if (holdsSecrets(f.active)) {
       refusals.push({
         reason: 'cannot-restore',
         message: `cannot discard the pending change of ${f.name} ${f.family}: its active stanza holds secrets the device does not return (configure this interface in the file instead)`,
       });
     } else {
-      steps.push({ kind: 'restore-stanza', name: f.name, family: f.family, fields: configFields(f.active), reason: 'discard a pending change mpprov did not make' });
+      steps.push({
+        kind: 'restore-stanza',
+        name: f.name,
+        family: f.family,
+        fields: configFields(f.active),
+        reason: 'discard a pending change mpprov did not make',
+      });
     }
   }
   return { steps, refusals };
@@ -68,5 +85,9 @@ function sameStanza(a: Stanza, b: Stanza): boolean {
 /** Configuration fields only, normalised, in a stable order. */
 function comparable(stanza: Stanza): string {
   const fields = normaliseFields(configFields(stanza));
-  return JSON.stringify(Object.keys(fields).sort().map((k) => [k, fields[k]]));
+  return JSON.stringify(
+    Object.keys(fields)
+      .sort()
+      .map((k) => [k, fields[k]]),
+  );
 }

@@ -10,9 +10,15 @@ import type { FieldChange, PlanRefusal, StanzaChange } from './plan-types.js';
  * Undefined: it cannot be told (no address matches, no gateway anywhere); the plan then refuses
  * every such change without allow_disconnect rather than guess.
  */
-export function managementInterface(active: readonly DeviceInterface[], deviceUrl: string, hostAddresses?: readonly string[]): string | undefined {
+export function managementInterface(
+  active: readonly DeviceInterface[],
+  deviceUrl: string,
+  hostAddresses?: readonly string[],
+): string | undefined {
   const literal = new URL(deviceUrl).hostname.replace(/^\[|\]$/g, '');
-  const hosts = new Set((hostAddresses !== undefined && hostAddresses.length > 0 ? hostAddresses : [literal]).map(canonicalIp));
+  const hosts = new Set(
+    (hostAddresses !== undefined && hostAddresses.length > 0 ? hostAddresses : [literal]).map(canonicalIp),
+  );
   const stanzas = active.flatMap((iface) =>
     Object.values(iface.families)
       .filter((s): s is Stanza => s != null)
@@ -38,7 +44,8 @@ export function dangerousChanges(changes: readonly FieldChange[], removed: boole
     if (change.field.startsWith('wpa_')) kinds.add('802.1X');
     else if (change.field === 'vlan_raw_device') kinds.add('VLAN');
     else if (ADDRESSING_FIELDS.has(change.field)) kinds.add('addressing');
-    else if (change.field === 'ssid' || change.field === 'security' || change.field === 'passphrase') kinds.add('wireless');
+    else if (change.field === 'ssid' || change.field === 'security' || change.field === 'passphrase')
+      kinds.add('wireless');
   }
   return [...kinds];
 }
@@ -53,11 +60,15 @@ const ON_SITE =
  * interface might be it, so a dangerous change to any of them is refused, saying why.
  */
 export function lockoutRefusal(stanzas: readonly StanzaChange[], mgmt: string | undefined): PlanRefusal | undefined {
-  const risky = stanzas.filter((s) => (mgmt === undefined || s.name === mgmt) && s.action !== 'unchanged' && s.action !== 'create');
+  const risky = stanzas.filter(
+    (s) => (mgmt === undefined || s.name === mgmt) && s.action !== 'unchanged' && s.action !== 'create',
+  );
   const kinds = [...new Set(risky.flatMap((s) => dangerousChanges(s.changes, s.action === 'delete')))];
   if (kinds.length === 0) return undefined;
   if (mgmt === undefined) {
-    const names = [...new Set(risky.filter((s) => dangerousChanges(s.changes, s.action === 'delete').length > 0).map((s) => s.name))].sort();
+    const names = [
+      ...new Set(risky.filter((s) => dangerousChanges(s.changes, s.action === 'delete').length > 0).map((s) => s.name)),
+    ].sort();
     return {
       reason: 'lockout',
       message:

@@ -1,4 +1,13 @@
-import type { AclRule, Capability, DeviceInterface, Family, FileSlot, Stanza, StanzaSettings, WriteOnlyField } from '../admin-api/index.js';
+import type {
+  AclRule,
+  Capability,
+  DeviceInterface,
+  Family,
+  FileSlot,
+  Stanza,
+  StanzaSettings,
+  WriteOnlyField,
+} from '../admin-api/index.js';
 import type { Secret } from '../core/secret.js';
 
 /**

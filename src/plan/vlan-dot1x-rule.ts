@@ -14,7 +14,11 @@ type After = Record<string, unknown>;
  * Both sides in the file is the validator's case (interface-rules.ts); it is judged here too, so
  * a plan never depends on the validator having run.
  */
-export function vlanDot1xRefusals(desired: DesiredDevice, snapshot: DeviceSnapshot, discardPending: boolean): PlanRefusal[] {
+export function vlanDot1xRefusals(
+  desired: DesiredDevice,
+  snapshot: DeviceSnapshot,
+  discardPending: boolean,
+): PlanRefusal[] {
   const after = stateAfter(desired, snapshot, discardPending);
   const managed = new Set(desired.interfaces.map((i) => i.name));
   const refusals: PlanRefusal[] = [];
@@ -45,7 +49,11 @@ export function vlanDot1xRefusals(desired: DesiredDevice, snapshot: DeviceSnapsh
 
 function stateAfter(desired: DesiredDevice, snapshot: DeviceSnapshot, discardPending: boolean): Map<string, After[]> {
   const after = new Map<string, After[]>();
-  for (const iface of desired.interfaces) after.set(iface.name, iface.stanzas.map((s) => ({ ...s.fields })));
+  for (const iface of desired.interfaces)
+    after.set(
+      iface.name,
+      iface.stanzas.map((s) => ({ ...s.fields })),
+    );
   if (desired.prune) return after;
   const active = indexStanzas(snapshot.active);
   // Discarded pending changes go back to the active settings; otherwise the pending view decides.

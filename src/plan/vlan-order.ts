@@ -29,6 +29,8 @@ export function vlanRuleOrder<T>(items: readonly T[], describe: (item: T) => Ord
   };
   return items
     .map((item, index) => ({ item, index, request: describe(item) }))
-    .sort((a, b) => rank(a.request) - rank(b.request) || byCodeUnit(a.request.name, b.request.name) || a.index - b.index)
+    .sort(
+      (a, b) => rank(a.request) - rank(b.request) || byCodeUnit(a.request.name, b.request.name) || a.index - b.index,
+    )
     .map(({ item }) => item);
 }

@@ -82,7 +82,8 @@ export function createAgentLogger(options: AgentLoggerOptions): AgentLogger {
     close() {
       return new Promise<void>((resolve) => {
         // Stream transport writes synchronously into the stream; wait for the stream to drain.
-        if ((stream as { writableNeedDrain?: boolean }).writableNeedDrain === true) stream.once('drain', () => resolve());
+        if ((stream as { writableNeedDrain?: boolean }).writableNeedDrain === true)
+          stream.once('drain', () => resolve());
         else resolve();
       });
     },

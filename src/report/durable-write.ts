@@ -18,7 +18,12 @@ const MAX_REWRITE_BYTES = 8 * 1024 * 1024;
 async function writeAll(handle: FileHandle, bytes: Buffer, position: number | null): Promise<void> {
   let offset = 0;
   while (offset < bytes.length) {
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, position === null ? null : position + offset);
+    const { bytesWritten } = await handle.write(
+      bytes,
+      offset,
+      bytes.length - offset,
+      position === null ? null : position + offset,
+    );
     if (bytesWritten <= 0) throw Object.assign(new Error('the write made no progress'), { code: 'EIO' });
     offset += bytesWritten;
   }
@@ -53,7 +58,9 @@ type OpenMode = keyof typeof OPEN_FLAGS;
 
 /** A file on the stick that is a symbolic link: refused, never followed (code ELOOP, like O_NOFOLLOW's). */
 function linkRefused(file: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`${file} is a symbolic link; mpprov does not follow links on a stick`), { code: 'ELOOP' });
+  return Object.assign(new Error(`${file} is a symbolic link; mpprov does not follow links on a stick`), {
+    code: 'ELOOP',
+  });
 }
 
 /**
@@ -62,7 +69,12 @@ function linkRefused(file: string): NodeJS.ErrnoException {
  * into it). Refused with code ENOTPLAIN, never written or read.
  */
 function notPlainRefused(file: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`${file} is not a plain file (a FIFO, a device, a folder or a second name of another file); mpprov does not write to it`), { code: 'ENOTPLAIN' });
+  return Object.assign(
+    new Error(
+      `${file} is not a plain file (a FIFO, a device, a folder or a second name of another file); mpprov does not write to it`,
+    ),
+    { code: 'ENOTPLAIN' },
+  );
 }
 
 /** Whether a file is one plain file of its own (a file created a moment ago is). */
@@ -94,14 +106,22 @@ async function openOnTarget(file: string, flags: OpenMode, target: WriteTarget, 
   if (!creates || target.device === undefined) return open(file, OPEN_FLAGS[flags], mode);
   const folder = await open(dirname(file), constants.O_RDONLY | constants.O_DIRECTORY);
   try {
-    if ((await folder.stat()).dev !== target.device) throw Object.assign(new Error(`${dirname(file)} is no longer the stick`), { code: 'ENODEV' });
+    if ((await folder.stat()).dev !== target.device)
+      throw Object.assign(new Error(`${dirname(file)} is no longer the stick`), { code: 'ENODEV' });
     return await open(`/proc/self/fd/${folder.fd}/${basename(file)}`, OPEN_FLAGS[flags], mode);
   } finally {
     await folder.close().catch(() => undefined);
   }
 }
 
-async function withHandle<T>(file: string, flags: OpenMode, use: (handle: FileHandle) => Promise<T>, target: WriteTarget, mode = 0o644, kind: 'file' | 'folder' = 'file'): Promise<T> {
+async function withHandle<T>(
+  file: string,
+  flags: OpenMode,
+  use: (handle: FileHandle) => Promise<T>,
+  target: WriteTarget,
+  mode = 0o644,
+  kind: 'file' | 'folder' = 'file',
+): Promise<T> {
   let handle: FileHandle;
   try {
     handle = await openOnTarget(file, flags, target, mode);
@@ -115,7 +135,8 @@ async function withHandle<T>(file: string, flags: OpenMode, use: (handle: FileHa
     if (kind === 'folder' ? !opened.isDirectory() : !plain(opened)) throw notPlainRefused(file);
     if (target.device !== undefined && opened.dev !== target.device) {
       const there = await stat(file).catch(() => undefined);
-      if (there?.ino === opened.ino && there.dev === opened.dev && opened.size === 0) await unlink(file).catch(() => undefined);
+      if (there?.ino === opened.ino && there.dev === opened.dev && opened.size === 0)
+        await unlink(file).catch(() => undefined);
       throw Object.assign(new Error(`${file} is no longer on the stick`), { code: 'ENODEV' });
     }
     // The agent runs with UMask=0077, but on a stick with Unix permissions (ext4) the technician
@@ -144,7 +165,8 @@ export async function appendDurably(file: string, text: string, target: WriteTar
   // fusefat gives a file that ends exactly on a cluster boundary a whole extra cluster of NULs when
   // it is extended in place (test/report/fat-append-boundary.test.ts): such a file is rewritten.
   const size = await sizeOf(file);
-  if (size > 0 && size % BOUNDARY_BYTES === 0 && size <= MAX_REWRITE_BYTES) return rewriteWith(file, size, bytes, target);
+  if (size > 0 && size % BOUNDARY_BYTES === 0 && size <= MAX_REWRITE_BYTES)
+    return rewriteWith(file, size, bytes, target);
   for (const flags of ['a', 'r+'] as const) {
     try {
       await withHandle(
@@ -193,7 +215,12 @@ async function sizeOf(file: string): Promise<number> {
  * Writes a temporary file with the old content (its first `keep` bytes, when only those are
  * known good) plus `bytes`, fsyncs it and renames it over `file`.
  */
-async function rewriteWith(file: string, keep: number | undefined, bytes: Buffer, target: WriteTarget): Promise<AppendMethod> {
+async function rewriteWith(
+  file: string,
+  keep: number | undefined,
+  bytes: Buffer,
+  target: WriteTarget,
+): Promise<AppendMethod> {
   await refuseLink(file);
   let old: Buffer;
   try {
@@ -203,7 +230,8 @@ async function rewriteWith(file: string, keep: number | undefined, bytes: Buffer
     old = Buffer.alloc(0);
   }
   if (keep !== undefined) old = old.subarray(0, Math.min(keep, old.length));
-  if (old.length > MAX_REWRITE_BYTES) throw Object.assign(new Error(`${file} refuses appends and is too large to rewrite`), { code: 'EFBIG' });
+  if (old.length > MAX_REWRITE_BYTES)
+    throw Object.assign(new Error(`${file} refuses appends and is too large to rewrite`), { code: 'EFBIG' });
   await replaceDurably(file, Buffer.concat([old, bytes]), target);
   return 'rewrite';
 }
@@ -212,7 +240,12 @@ async function rewriteWith(file: string, keep: number | undefined, bytes: Buffer
  * Replaces `file` with `content` atomically: a temporary file beside it (never truncating one in
  * place), fsync, rename over, then a best-effort fsync of the folder.
  */
-export async function replaceDurably(file: string, content: string | Buffer, target: WriteTarget = {}, mode = 0o644): Promise<void> {
+export async function replaceDurably(
+  file: string,
+  content: string | Buffer,
+  target: WriteTarget = {},
+  mode = 0o644,
+): Promise<void> {
   // The rename would replace a planted link rather than follow it, but a link where our file
   // belongs is a hostile stick: refused and said, like usb.log.
   await refuseLink(file);
@@ -297,7 +330,12 @@ const MAX_TAIL_REWRITE_BYTES = 1024 * 1024;
  * behind (test/report/usb-log-trailer.test.ts), so the proven rename path is used; a file that
  * does not end in `tail` (someone else appended) or is over 1 MiB just gets `text` appended.
  */
-export async function appendOverTail(file: string, tail: string, text: string, target: WriteTarget = {}): Promise<AppendMethod> {
+export async function appendOverTail(
+  file: string,
+  tail: string,
+  text: string,
+  target: WriteTarget = {},
+): Promise<AppendMethod> {
   if (tail === '') return appendDurably(file, text, target);
   const tailBytes = Buffer.from(tail, 'utf8');
   let old: Buffer;
@@ -312,13 +350,25 @@ export async function appendOverTail(file: string, tail: string, text: string, t
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return appendDurably(file, text, target);
     throw error;
   }
-  if (old.length < tailBytes.length || !old.subarray(old.length - tailBytes.length).equals(tailBytes)) return appendDurably(file, text, target);
-  await replaceDurably(file, Buffer.concat([old.subarray(0, old.length - tailBytes.length), Buffer.from(text, 'utf8')]), target);
+  if (old.length < tailBytes.length || !old.subarray(old.length - tailBytes.length).equals(tailBytes))
+    return appendDurably(file, text, target);
+  await replaceDurably(
+    file,
+    Buffer.concat([old.subarray(0, old.length - tailBytes.length), Buffer.from(text, 'utf8')]),
+    target,
+  );
   return 'rewrite';
 }
 
 /** Why a write to the stick failed, as the technician should read it. */
-export const StickProblem = { Removed: 'removed', ReadOnly: 'read-only', Full: 'full', Link: 'link', NotPlain: 'not-plain', Failed: 'failed' } as const;
+export const StickProblem = {
+  Removed: 'removed',
+  ReadOnly: 'read-only',
+  Full: 'full',
+  Link: 'link',
+  NotPlain: 'not-plain',
+  Failed: 'failed',
+} as const;
 export type StickProblem = (typeof StickProblem)[keyof typeof StickProblem];
 
 export function classifyStickError(error: unknown): StickProblem {

@@ -4,7 +4,15 @@ export { renderPlan } from './render-plan.js';
 // Types only: agent-logger.ts loads winston, which only the agent needs; it imports
 // createAgentLogger from that module itself, so the CLI's reports never load winston.
 export type { AgentLogger, AgentLoggerOptions, LogLevel } from './agent-logger.js';
-export { appendDurably, appendOverTail, classifyStickError, replaceDurably, StickProblem, type AppendMethod, type WriteTarget } from './durable-write.js';
+export {
+  appendDurably,
+  appendOverTail,
+  classifyStickError,
+  replaceDurably,
+  StickProblem,
+  type AppendMethod,
+  type WriteTarget,
+} from './durable-write.js';
 export { createJobLog, type JobLog, type JobLogOptions } from './job-log.js';
 export {
   concludeJob,
@@ -33,4 +41,12 @@ export {
   type UsbLogWriter,
   type UsbLogWriterOptions,
 } from './usb-log-writer.js';
-export { busyText, RESULT_TXT, RESULT_TXT_NAMES, resultText, resultTxtName, writeResultTxt, type ResultTxtName } from './result-file.js';
+export {
+  busyText,
+  RESULT_TXT,
+  RESULT_TXT_NAMES,
+  resultText,
+  resultTxtName,
+  writeResultTxt,
+  type ResultTxtName,
+} from './result-file.js';

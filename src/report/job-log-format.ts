@@ -48,7 +48,10 @@ export function formatLocalTime(date: Date): string {
 }
 
 export function formatJobHeader(header: JobHeader): string {
-  const where = header.source === 'stick' ? `stick:   ${header.label} (${header.location})` : `profile: ${header.label} (${header.location})`;
+  const where =
+    header.source === 'stick'
+      ? `stick:   ${header.label} (${header.location})`
+      : `profile: ${header.label} (${header.location})`;
   return [
     '',
     `======== mpprov job ${header.jobId} ========`,
@@ -74,7 +77,10 @@ export function formatProblemLine(problem: Problem): LogLine {
 }
 
 export function formatInvalidLine(configName: string, problems: readonly Problem[]): LogLine {
-  return { level: 'error', text: `${configName} is INVALID (${summarizeProblems(problems)}): nothing was sent to any device` };
+  return {
+    level: 'error',
+    text: `${configName} is INVALID (${summarizeProblems(problems)}): nothing was sent to any device`,
+  };
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -90,47 +96,80 @@ export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
       case 'plan': {
         const lines: LogLine[] = [];
         if (event.refusals.length > 0) {
-          for (const refusal of event.refusals) lines.push({ level: 'error', text: `[${event.device}] REFUSED: ${refusal}` });
+          for (const refusal of event.refusals)
+            lines.push({ level: 'error', text: `[${event.device}] REFUSED: ${refusal}` });
         } else if (!event.hasChanges) {
-          lines.push({ level: 'info', text: `[${event.device}] already applied: the device matches the configuration` });
+          lines.push({
+            level: 'info',
+            text: `[${event.device}] already applied: the device matches the configuration`,
+          });
         } else {
           lines.push({ level: 'info', text: `[${event.device}] plan: ${event.steps.length} step(s)` });
-          event.steps.forEach((step, i) => lines.push({ level: 'info', text: `[${event.device}]   ${i + 1}. ${step}` }));
+          event.steps.forEach((step, i) =>
+            lines.push({ level: 'info', text: `[${event.device}]   ${i + 1}. ${step}` }),
+          );
         }
         return lines;
       }
       case 'step-start':
         totals.set(event.device, event.total);
-        return [{ level: 'info', text: `[${event.device}] step ${event.index + 1}/${event.total}: ${event.description} ...` }];
+        return [
+          { level: 'info', text: `[${event.device}] step ${event.index + 1}/${event.total}: ${event.description} ...` },
+        ];
       case 'step-done':
-        return [{ level: 'info', text: `[${event.device}] step ${event.index + 1}/${totals.get(event.device) ?? '?'} done (${seconds(event.elapsedMs)})` }];
+        return [
+          {
+            level: 'info',
+            text: `[${event.device}] step ${event.index + 1}/${totals.get(event.device) ?? '?'} done (${seconds(event.elapsedMs)})`,
+          },
+        ];
       case 'step-failed':
-        return [{ level: 'error', text: `[${event.device}] step ${event.index + 1}/${totals.get(event.device) ?? '?'} FAILED after ${seconds(event.elapsedMs)}: ${event.error}` }];
+        return [
+          {
+            level: 'error',
+            text: `[${event.device}] step ${event.index + 1}/${totals.get(event.device) ?? '?'} FAILED after ${seconds(event.elapsedMs)}: ${event.error}`,
+          },
+        ];
       case 'waiting': {
         // Per step: each wait (the restart's, then 802.1X's) counts its time from its own start.
         const key = `${event.device}\0${event.description}`;
         const last = lastWait.get(key);
         if (last !== undefined && event.elapsedMs - last < 5_000) return [];
         lastWait.set(key, event.elapsedMs);
-        return [{ level: 'info', text: `[${event.device}] ${waitingText(event.elapsedMs, event.reason, event.description)}` }];
+        return [
+          { level: 'info', text: `[${event.device}] ${waitingText(event.elapsedMs, event.reason, event.description)}` },
+        ];
       }
       case 'warning':
         return [{ level: 'warn', text: `[${event.device}] warning: ${event.message}` }];
       case 'rollback':
         return [{ level: 'warn', text: `[${event.device}] ROLLBACK: ${event.message}` }];
       case 'service-check-start':
-        return [{ level: 'info', text: `[${event.device}] confirm the service sees it: asking ${event.url} about "${event.hostname}" for up to ${event.waitS} s ...` }];
+        return [
+          {
+            level: 'info',
+            text: `[${event.device}] confirm the service sees it: asking ${event.url} about "${event.hostname}" for up to ${event.waitS} s ...`,
+          },
+        ];
       case 'service-waiting': {
         const key = `service ${event.device}`;
         const last = lastWait.get(key);
         if (last !== undefined && event.elapsedMs - last < 10_000) return [];
         lastWait.set(key, event.elapsedMs);
-        return [{ level: 'info', text: `[${event.device}] waiting for the service (${seconds(event.elapsedMs)}): ${event.reason}` }];
+        return [
+          {
+            level: 'info',
+            text: `[${event.device}] waiting for the service (${seconds(event.elapsedMs)}): ${event.reason}`,
+          },
+        ];
       }
       case 'service-check-done':
         return [
           event.outcome.connected
-            ? { level: 'info', text: `[${event.device}] service: ${event.outcome.sentence} (${seconds(event.outcome.waitedMs)})` }
+            ? {
+                level: 'info',
+                text: `[${event.device}] service: ${event.outcome.sentence} (${seconds(event.outcome.waitedMs)})`,
+              }
             : { level: 'warn', text: `[${event.device}] service: NOT CONFIRMED: ${event.outcome.sentence}` },
         ];
       case 'device-result':
@@ -166,10 +205,18 @@ function deviceResultLines(result: DeviceResult): LogLine[] {
     case 'no-change':
       return [{ level: 'info', text: `${name} NO CHANGE: ${result.message}` }];
     case 'failed': {
-      const lines: LogLine[] = [{ level: 'error', text: `${name} FAILED (${result.code ?? ErrorCode.Internal}): ${result.message}` }];
-      if (result.lastSucceededStep !== undefined) lines.push({ level: 'error', text: `${name} last step that succeeded: ${result.lastSucceededStep}` });
-      if (result.rollback !== undefined) lines.push({ level: 'error', text: `${name} rollback ${result.rollback.outcome}: ${result.rollback.message}` });
-      if (result.deviceLost === true) lines.push({ level: 'error', text: `${name} the device did not come back: check it on site before another attempt` });
+      const lines: LogLine[] = [
+        { level: 'error', text: `${name} FAILED (${result.code ?? ErrorCode.Internal}): ${result.message}` },
+      ];
+      if (result.lastSucceededStep !== undefined)
+        lines.push({ level: 'error', text: `${name} last step that succeeded: ${result.lastSucceededStep}` });
+      if (result.rollback !== undefined)
+        lines.push({ level: 'error', text: `${name} rollback ${result.rollback.outcome}: ${result.rollback.message}` });
+      if (result.deviceLost === true)
+        lines.push({
+          level: 'error',
+          text: `${name} the device did not come back: check it on site before another attempt`,
+        });
       return lines;
     }
   }
@@ -215,12 +262,16 @@ export function deviceWords(result: DeviceResult, stopped: boolean): string {
     case 'failed': {
       let why = FAILURE_WORDS[result.code ?? ''] ?? 'failed';
       // The engine reports a wait cut short by the shutdown as a lost device: say what happened.
-      if (result.deviceLost === true && stopped) why = 'the agent stopped while the device was restarting: check it before running the stick again';
+      if (result.deviceLost === true && stopped)
+        why = 'the agent stopped while the device was restarting: check it before running the stick again';
       // Back, but behind another certificate: nothing more was sent, and that is not an outage.
-      else if (result.deviceLost === true && result.code === ErrorCode.DevicePinMismatch) why = 'came back from the restart with a different TLS certificate (possible interception): check the device before trusting it';
+      else if (result.deviceLost === true && result.code === ErrorCode.DevicePinMismatch)
+        why =
+          'came back from the restart with a different TLS certificate (possible interception): check the device before trusting it';
       else if (result.deviceLost === true) why = 'did not come back after the networking restart';
       else if (result.rollback !== undefined) why = `wrong result, rollback ${result.rollback.outcome}`;
-      else if (stopped) why = `stopped by the agent's shutdown${result.lastSucceededStep === undefined ? '' : ` after "${result.lastSucceededStep}"`}`;
+      else if (stopped)
+        why = `stopped by the agent's shutdown${result.lastSucceededStep === undefined ? '' : ` after "${result.lastSucceededStep}"`}`;
       return `${result.device}: failed, ${why}`;
     }
   }
@@ -232,13 +283,21 @@ export interface JobConclusion {
   summary: string;
 }
 
-export function concludeJob(input: { result?: StickResult; failure?: string; configName: string; stopped: boolean }): JobConclusion {
+export function concludeJob(input: {
+  result?: StickResult;
+  failure?: string;
+  configName: string;
+  stopped: boolean;
+}): JobConclusion {
   if (input.failure !== undefined) return { word: 'FAILED', summary: input.failure };
   const result = input.result;
   if (result === undefined) return { word: 'FAILED', summary: 'the job did not run' };
   if (result.outcome === 'invalid') {
     const errors = result.problems.filter((p) => p.severity === Severity.Error).length;
-    return { word: 'FAILED', summary: `${input.configName} is invalid (${errors} error${errors === 1 ? '' : 's'}), nothing was sent to any device` };
+    return {
+      word: 'FAILED',
+      summary: `${input.configName} is invalid (${errors} error${errors === 1 ? '' : 's'}), nothing was sent to any device`,
+    };
   }
   const devices = result.devices.filter((d): d is DeviceResult => d !== undefined);
   return { word: resultWord(devices, false), summary: devices.map((d) => deviceWords(d, input.stopped)).join('; ') };

@@ -49,7 +49,8 @@ export function createJobLog(options: JobLogOptions): JobLog {
       .then(() => appendFile(localFile, text, { mode: 0o600 }))
       .catch((error: unknown) => {
         // The state dir failing must not stop the job either; say it once in the journal.
-        if (!localFailed) logger.log('error', `cannot write the local job log ${localFile}: ${(error as Error).message}`, jobId);
+        if (!localFailed)
+          logger.log('error', `cannot write the local job log ${localFile}: ${(error as Error).message}`, jobId);
         localFailed = true;
       });
   };
@@ -66,7 +67,11 @@ export function createJobLog(options: JobLogOptions): JobLog {
             toLocal(formatJobLine(now(), jobId, text));
             logger.log('warn', text, jobId);
           },
-          onRestored: () => write('warn', 'usb.log: the stick held only usb.log.tmp (an earlier write was cut by a power loss or a pull); it was put back as usb.log'),
+          onRestored: () =>
+            write(
+              'warn',
+              'usb.log: the stick held only usb.log.tmp (an earlier write was cut by a power loss or a pull); it was put back as usb.log',
+            ),
         });
 
   const write = (level: LogLevel, text: string, localOnly = false): void => {
@@ -85,8 +90,15 @@ export function createJobLog(options: JobLogOptions): JobLog {
       const text = clean(formatJobHeader(header));
       toLocal(text);
       stick?.append(text);
-      const where = header.source === 'stick' ? `stick ${header.label} at ${header.location}` : `profile ${header.location}/${header.label}`;
-      logger.log('info', `job started: ${where}, ${header.configName} sha256 ${header.configSha256.slice(0, 12)}`, jobId);
+      const where =
+        header.source === 'stick'
+          ? `stick ${header.label} at ${header.location}`
+          : `profile ${header.location}/${header.label}`;
+      logger.log(
+        'info',
+        `job started: ${where}, ${header.configName} sha256 ${header.configSha256.slice(0, 12)}`,
+        jobId,
+      );
     },
     write: (level, text) => write(level, text),
     writeLines(lines) {

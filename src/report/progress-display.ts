@@ -17,7 +17,10 @@ interface DeviceLines {
   result?: string;
 }
 
-export function createProgressDisplay(stream: NodeJS.WritableStream & { isTTY?: boolean }, options: { tty?: boolean } = {}): ProgressDisplay {
+export function createProgressDisplay(
+  stream: NodeJS.WritableStream & { isTTY?: boolean },
+  options: { tty?: boolean } = {},
+): ProgressDisplay {
   const tty = options.tty ?? stream.isTTY === true;
   return tty ? terminalDisplay(stream) : plainDisplay(stream);
 }
@@ -73,10 +76,14 @@ function plainDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
           break;
         }
         case 'service-check-done':
-          write(`[${event.device}] ${event.outcome.connected ? '' : 'NOT CONFIRMED: '}${event.outcome.sentence} (${seconds(event.outcome.waitedMs)})`);
+          write(
+            `[${event.device}] ${event.outcome.connected ? '' : 'NOT CONFIRMED: '}${event.outcome.sentence} (${seconds(event.outcome.waitedMs)})`,
+          );
           break;
         case 'device-result':
-          write(`[${event.result.device}] ${event.result.outcome.toUpperCase()}: ${event.result.message}${serviceNote(event.result.service)}`);
+          write(
+            `[${event.result.device}] ${event.result.outcome.toUpperCase()}: ${event.result.message}${serviceNote(event.result.service)}`,
+          );
           break;
       }
     },
@@ -157,7 +164,11 @@ function terminalDisplay(stream: NodeJS.WritableStream & { columns?: number }): 
           device(event.device).steps.push({ text: event.message, state: 'done', started: Date.now(), elapsedMs: 0 });
           break;
         case 'service-check-start':
-          device(event.device).steps.push({ text: 'confirm the service sees it', state: 'running', started: Date.now() });
+          device(event.device).steps.push({
+            text: 'confirm the service sees it',
+            state: 'running',
+            started: Date.now(),
+          });
           break;
         case 'service-waiting': {
           const step = device(event.device).steps.at(-1);
@@ -175,7 +186,8 @@ function terminalDisplay(stream: NodeJS.WritableStream & { columns?: number }): 
           break;
         }
         case 'device-result':
-          device(event.result.device).result = `${event.result.outcome.toUpperCase()}: ${event.result.message}${serviceNote(event.result.service)}`;
+          device(event.result.device).result =
+            `${event.result.outcome.toUpperCase()}: ${event.result.message}${serviceNote(event.result.service)}`;
           break;
       }
       draw();

@@ -8,7 +8,9 @@ export function renderPlan(plan: Plan): string {
   const lines: string[] = [];
   const changed = plan.stanzas.filter((s) => s.action !== 'unchanged');
   const restarts = plan.steps.filter((s) => s.kind === 'restart-networking').length;
-  lines.push(`${plan.device.name} (${plan.device.url}): ${plan.hasChanges ? `${plan.steps.length} step(s), ${restarts} networking restart(s)` : 'no change, no restart'}`);
+  lines.push(
+    `${plan.device.name} (${plan.device.url}): ${plan.hasChanges ? `${plan.steps.length} step(s), ${restarts} networking restart(s)` : 'no change, no restart'}`,
+  );
   if (plan.managementInterface !== undefined) lines.push(`  reached through ${plan.managementInterface}`);
   for (const refusal of plan.refusals) lines.push(`  REFUSED: ${refusal.message}`);
   for (const stanza of changed) lines.push(...renderStanzaChange(stanza));

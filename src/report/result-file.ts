@@ -27,7 +27,8 @@ export function resultTxtName(word: JobConclusion['word']): ResultTxtName {
   return RESULT_TXT.ok;
 }
 
-const hhmm = (at: Date): string => `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
+const hhmm = (at: Date): string =>
+  `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
 
 export function busyText(since: Date, jobId: string): string {
   return `mpprov is working on this stick since ${hhmm(since)}; do not remove it. (job ${jobId})\r\n`;
@@ -37,7 +38,13 @@ export function busyText(since: Date, jobId: string): string {
  * The summary paragraph. It is built from the conclusion's summary, which is made of device names,
  * outcomes and error words only; the caller passes it through the job's redactor all the same.
  */
-export function resultText(input: { conclusion: JobConclusion; jobId: string; finished: Date; label: string; configName: string }): string {
+export function resultText(input: {
+  conclusion: JobConclusion;
+  jobId: string;
+  finished: Date;
+  label: string;
+  configName: string;
+}): string {
   const { conclusion } = input;
   const what =
     conclusion.word === 'FAILED'
@@ -60,7 +67,12 @@ async function listedResultFiles(root: string): Promise<string[]> {
  * results of an earlier run go first (a stick pulled then shows BUSY alone); BUSY goes last, once
  * the new result is in place (never a stick with no word on it at all).
  */
-export async function writeResultTxt(root: string, name: ResultTxtName, text: string, target: WriteTarget = {}): Promise<void> {
+export async function writeResultTxt(
+  root: string,
+  name: ResultTxtName,
+  text: string,
+  target: WriteTarget = {},
+): Promise<void> {
   const others = (await listedResultFiles(root)).filter((n) => n.toLowerCase() !== name.toLowerCase());
   const busy = others.filter((n) => n.toLowerCase() === RESULT_TXT.busy.toLowerCase());
   const older = others.filter((n) => !busy.includes(n));

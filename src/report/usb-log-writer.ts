@@ -1,6 +1,13 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { appendOverTail, classifyStickError, endsMidLine, replaceDurably, restoreInterruptedReplace, StickProblem } from './durable-write.js';
+import {
+  appendOverTail,
+  classifyStickError,
+  endsMidLine,
+  replaceDurably,
+  restoreInterruptedReplace,
+  StickProblem,
+} from './durable-write.js';
 import { type ResultTxtName, writeResultTxt } from './result-file.js';
 
 /**
@@ -75,7 +82,8 @@ const PROBLEM_TEXT: Record<StickProblem, string> = {
   'read-only': 'the stick is read-only',
   full: 'the stick is full',
   link: 'a file mpprov writes on the stick is a symbolic link, which mpprov never follows: nothing was written through it',
-  'not-plain': 'a file mpprov writes on the stick is not a plain file (a FIFO, a device, a folder or a second name of another file): nothing was written to it; remove it from the stick',
+  'not-plain':
+    'a file mpprov writes on the stick is not a plain file (a FIFO, a device, a folder or a second name of another file): nothing was written to it; remove it from the stick',
   failed: 'the stick cannot be written',
 };
 
@@ -96,7 +104,8 @@ export function createUsbLogWriter(options: UsbLogWriterOptions): UsbLogWriter {
   let tailOnDisk = '';
   /** Whether the log's end was looked at: a log cut mid-line gets a newline before our first text. */
   let endChecked = false;
-  const hasWork = (): boolean => pending !== '' || pendingResult !== undefined || pendingTxt !== undefined || trailer !== tailOnDisk;
+  const hasWork = (): boolean =>
+    pending !== '' || pendingResult !== undefined || pendingTxt !== undefined || trailer !== tailOnDisk;
   let running: Promise<void> | undefined;
 
   const fail = (problem: StickProblem, detail: string): void => {
@@ -145,7 +154,10 @@ export function createUsbLogWriter(options: UsbLogWriterOptions): UsbLogWriter {
           pending = pending.slice(text.length);
           tailOnDisk = tail;
         } catch (error) {
-          fail(await classify(error), `${USB_LOG_NAME}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          fail(
+            await classify(error),
+            `${USB_LOG_NAME}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+          );
           return;
         }
       } else if (pendingResult !== undefined) {
@@ -154,7 +166,10 @@ export function createUsbLogWriter(options: UsbLogWriterOptions): UsbLogWriter {
           await serialize(() => replaceDurably(join(root, RESULT_FILE_NAME), json, { device }));
           if (pendingResult === json) pendingResult = undefined;
         } catch (error) {
-          fail(await classify(error), `${RESULT_FILE_NAME}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          fail(
+            await classify(error),
+            `${RESULT_FILE_NAME}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+          );
           return;
         }
       } else if (pendingTxt !== undefined) {
@@ -163,7 +178,10 @@ export function createUsbLogWriter(options: UsbLogWriterOptions): UsbLogWriter {
           await serialize(() => writeResultTxt(root, txt.name, txt.text, { device }));
           if (pendingTxt === txt) pendingTxt = undefined;
         } catch (error) {
-          fail(await classify(error), `${txt.name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          fail(
+            await classify(error),
+            `${txt.name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+          );
           return;
         }
       }

@@ -16,7 +16,11 @@ export class BodyTooLarge extends Error {
   }
 }
 
-export async function readCappedText(body: Readable, limitBytes: number, contentLength: string | string[] | undefined): Promise<string> {
+export async function readCappedText(
+  body: Readable,
+  limitBytes: number,
+  contentLength: string | string[] | undefined,
+): Promise<string> {
   // Destroying undici's body emits an abort error; unheard, it would be an uncaught exception
   // that ends the process. The loop below still sees every error through its iterator.
   body.on('error', () => undefined);

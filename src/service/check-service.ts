@@ -17,8 +17,16 @@ export interface ServiceCheckLine {
 }
 
 /** Failures that happen before any HTTP answer: the connection or its certificate. */
-const TRANSPORT: ReadonlySet<string> = new Set([ErrorCode.ServiceTls, ErrorCode.ServiceUnreachable, ErrorCode.ServiceTimeout]);
-const TOKEN: ReadonlySet<string> = new Set([ErrorCode.ServiceNoCredentials, ErrorCode.ServiceBadCredentials, ErrorCode.ServiceUndecodableCredentials]);
+const TRANSPORT: ReadonlySet<string> = new Set([
+  ErrorCode.ServiceTls,
+  ErrorCode.ServiceUnreachable,
+  ErrorCode.ServiceTimeout,
+]);
+const TOKEN: ReadonlySet<string> = new Set([
+  ErrorCode.ServiceNoCredentials,
+  ErrorCode.ServiceBadCredentials,
+  ErrorCode.ServiceUndecodableCredentials,
+]);
 
 export async function checkService(api: DataApi, options: { trust: string }): Promise<ServiceCheckLine[]> {
   const lines: ServiceCheckLine[] = [];
@@ -32,16 +40,37 @@ export async function checkService(api: DataApi, options: { trust: string }): Pr
       lines.push({ check: 'tls', ok: false, text, code });
       return lines;
     }
-    lines.push({ check: 'tls', ok: true, text: `connected to ${api.url} over TLS; its certificate is trusted (${options.trust})` });
-    lines.push({ check: 'token', ok: false, text: TOKEN.has(code) || code === ErrorCode.ServiceForbidden ? text : `the token could not be checked: ${text}`, code });
+    lines.push({
+      check: 'tls',
+      ok: true,
+      text: `connected to ${api.url} over TLS; its certificate is trusted (${options.trust})`,
+    });
+    lines.push({
+      check: 'token',
+      ok: false,
+      text: TOKEN.has(code) || code === ErrorCode.ServiceForbidden ? text : `the token could not be checked: ${text}`,
+      code,
+    });
     return lines;
   }
-  lines.push({ check: 'tls', ok: true, text: `connected to ${api.url} over TLS; its certificate is trusted (${options.trust})` });
+  lines.push({
+    check: 'tls',
+    ok: true,
+    text: `connected to ${api.url} over TLS; its certificate is trusted (${options.trust})`,
+  });
   lines.push({ check: 'token', ok: true, text: 'the service accepts the access token (GET /v3/organization)' });
   lines.push(
     organizations.length === 0
-      ? { check: 'organizations', ok: false, text: 'the token sees no organization: no Monitoring Point could be confirmed with it' }
-      : { check: 'organizations', ok: true, text: `the token sees ${organizations.length} organization(s): ${organizations.map((o) => `${o.name} (${o.id})`).join(', ')}` },
+      ? {
+          check: 'organizations',
+          ok: false,
+          text: 'the token sees no organization: no Monitoring Point could be confirmed with it',
+        }
+      : {
+          check: 'organizations',
+          ok: true,
+          text: `the token sees ${organizations.length} organization(s): ${organizations.map((o) => `${o.name} (${o.id})`).join(', ')}`,
+        },
   );
   let appliances: Appliance[];
   try {
@@ -51,6 +80,10 @@ export async function checkService(api: DataApi, options: { trust: string }): Pr
     lines.push({ check: 'appliances', ok: false, text: error instanceof Error ? error.message : String(error), code });
     return lines;
   }
-  lines.push({ check: 'appliances', ok: true, text: `the token may read Monitoring Points: ${appliances.length} listed (GET /v3/appliance)` });
+  lines.push({
+    check: 'appliances',
+    ok: true,
+    text: `the token may read Monitoring Points: ${appliances.length} listed (GET /v3/appliance)`,
+  });
   return lines;
 }

@@ -38,7 +38,12 @@ const UNTRUSTED = new Set([
   'PATH_LENGTH_EXCEEDED',
   'INVALID_PURPOSE',
 ]);
-const VALIDITY = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERROR_IN_CERT_NOT_BEFORE_FIELD', 'ERROR_IN_CERT_NOT_AFTER_FIELD']);
+const VALIDITY = new Set([
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
+  'ERROR_IN_CERT_NOT_AFTER_FIELD',
+]);
 
 const CONNECTION: Record<string, ConnectionProblem> = {
   ECONNREFUSED: ConnectionProblem.Refused,
@@ -59,12 +64,20 @@ export function classifyServiceFailure(error: unknown, context: ServiceFailureCo
   const data = { url: context.url, ...context.operation };
   const options = { cause: error };
   if (error instanceof ServiceNameMismatch) {
-    return new ServiceCertificateError({ ...data, problem: CertificateProblem.WrongName, reason: error.message, tlsCode: error.tlsCode }, options);
+    return new ServiceCertificateError(
+      { ...data, problem: CertificateProblem.WrongName, reason: error.message, tlsCode: error.tlsCode },
+      options,
+    );
   }
-  if (context.deadlineFired) return new ServiceTimeoutError({ ...data, phase: 'response', timeoutMs: context.requestTimeoutMs }, options);
+  if (context.deadlineFired)
+    return new ServiceTimeoutError({ ...data, phase: 'response', timeoutMs: context.requestTimeoutMs }, options);
   const code = codeOf(error);
   const reason = error instanceof Error ? error.message : String(error);
-  if (error instanceof undiciErrors.HTTPParserError || code?.startsWith('HPE_') === true || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
+  if (
+    error instanceof undiciErrors.HTTPParserError ||
+    code?.startsWith('HPE_') === true ||
+    code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH'
+  ) {
     return new ServiceResponseError({ ...data, problem: 'not-http', detail: reason }, options);
   }
   switch (code) {
@@ -75,25 +88,40 @@ export function classifyServiceFailure(error: unknown, context: ServiceFailureCo
       return new ServiceTimeoutError({ ...data, phase: 'response', timeoutMs: context.requestTimeoutMs }, options);
     case 'UND_ERR_CLOSED':
     case 'UND_ERR_DESTROYED':
-      return new MpprovError(ErrorCode.Internal, `the data API client for ${context.url} was closed before ${data.method} ${data.path} finished`, options);
+      return new MpprovError(
+        ErrorCode.Internal,
+        `the data API client for ${context.url} was closed before ${data.method} ${data.path} finished`,
+        options,
+      );
   }
   if (code === undefined) return internal(data, reason, error);
-  const certificate = (problem: CertificateProblem) => new ServiceCertificateError({ ...data, problem, reason, tlsCode: code }, options);
+  const certificate = (problem: CertificateProblem) =>
+    new ServiceCertificateError({ ...data, problem, reason, tlsCode: code }, options);
   if (UNTRUSTED.has(code)) return certificate(CertificateProblem.Untrusted);
   if (VALIDITY.has(code)) return certificate(CertificateProblem.Validity);
-  if (code.startsWith('ERR_SSL_') || code === 'EPROTO' || code.startsWith('ERR_TLS_')) return certificate(CertificateProblem.Handshake);
+  if (code.startsWith('ERR_SSL_') || code === 'EPROTO' || code.startsWith('ERR_TLS_'))
+    return certificate(CertificateProblem.Handshake);
   const problem = CONNECTION[code];
   // Any other errno (E...) is still the network; anything else (an invalid argument, say) is ours.
   if (problem === undefined && !/^E[A-Z]+$/.test(code)) return internal(data, reason, error);
   return new ServiceUnreachableError(
-    { ...data, problem: problem ?? ConnectionProblem.Other, socketCode: code, requestSent: !failedWhileConnecting(error) },
+    {
+      ...data,
+      problem: problem ?? ConnectionProblem.Other,
+      socketCode: code,
+      requestSent: !failedWhileConnecting(error),
+    },
     options,
   );
 }
 
 /** Not the service's doing: a bug here or in undici, said as such. */
 function internal(data: { url: string } & ServiceOperation, reason: string, cause: unknown): MpprovError {
-  return new MpprovError(ErrorCode.Internal, `the data API client failed on ${data.method} ${data.path} to ${data.url}: ${reason}`, { cause });
+  return new MpprovError(
+    ErrorCode.Internal,
+    `the data API client failed on ${data.method} ${data.path} to ${data.url}: ${reason}`,
+    { cause },
+  );
 }
 
 /** The first `code` along the cause chain (undici sometimes wraps the socket's error). */

@@ -41,7 +41,12 @@ export interface DataApiClientOptions {
   onRetry?: (info: ServiceRetryInfo) => void;
 }
 
-const DEFAULTS = { connectTimeoutMs: 10_000, requestTimeoutMs: 30_000, rateLimitedAttempts: 5, connections: 4 } as const;
+const DEFAULTS = {
+  connectTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  rateLimitedAttempts: 5,
+  connections: 4,
+} as const;
 
 /**
  * One client per run and token: every device's post-check goes through it, so its limiter keeps
@@ -94,9 +99,11 @@ function serviceBase(text: string): { origin: string; basePath: string; url: str
     throw invalid(`the service URL "${text}" is not a URL; expected https://host[:port]/api`);
   }
   // Credentials in the URL would end up in messages and logs; the token goes in a header instead.
-  if (parsed.username !== '' || parsed.password !== '') throw invalid('the service URL must not contain a user name or password');
+  if (parsed.username !== '' || parsed.password !== '')
+    throw invalid('the service URL must not contain a user name or password');
   if (parsed.protocol !== 'https:') throw invalid(`the service URL "${text}" must start with https://`);
-  if (parsed.search !== '' || parsed.hash !== '') throw invalid(`the service URL "${text}" must not have a query or fragment`);
+  if (parsed.search !== '' || parsed.hash !== '')
+    throw invalid(`the service URL "${text}" must not have a query or fragment`);
   const basePath = parsed.pathname.replace(/\/+$/, '');
   return { origin: parsed.origin, basePath, url: `${parsed.origin}${basePath}` };
 }

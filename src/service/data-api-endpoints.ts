@@ -20,10 +20,18 @@ export function listOrganizations(connection: ServiceConnection, options: CallOp
   return request(connection, { path: '/v3/organization', ...options }, OrganizationList);
 }
 
-export function listAppliances(connection: ServiceConnection, query: ApplianceQuery = {}, options: CallOptions = {}): Promise<Appliance[]> {
+export function listAppliances(
+  connection: ServiceConnection,
+  query: ApplianceQuery = {},
+  options: CallOptions = {},
+): Promise<Appliance[]> {
   const params = new URLSearchParams();
   if (query.hostname !== undefined) params.set('hostname', query.hostname);
   if (query.mac !== undefined) params.set('mac', query.mac);
   const search = params.toString();
-  return request(connection, { path: search === '' ? '/v3/appliance' : `/v3/appliance?${search}`, ...options }, ApplianceList);
+  return request(
+    connection,
+    { path: search === '' ? '/v3/appliance' : `/v3/appliance?${search}`, ...options },
+    ApplianceList,
+  );
 }

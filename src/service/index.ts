@@ -7,7 +7,12 @@ export type { ApplianceQuery, CallOptions } from './data-api-endpoints.js';
 export { Appliance, ConnectionStatus, CONNECTION_STATUSES, Organization } from './data-api-model.js';
 export { RateLimiter, DATA_API_RATE_LIMIT, type RateLimit, type Turn } from './rate-limiter.js';
 export type { ServiceRetryInfo } from './service-request.js';
-export { serviceTarget, type ServiceCredentials, type ServiceSettings, type ServiceTarget } from './service-settings.js';
+export {
+  serviceTarget,
+  type ServiceCredentials,
+  type ServiceSettings,
+  type ServiceTarget,
+} from './service-settings.js';
 export { DEFAULT_MAX_BODY_BYTES } from './capped-body.js';
 export {
   ServiceError,

@@ -43,7 +43,9 @@ export class RateLimiter {
 
   constructor(limit: RateLimit = DATA_API_RATE_LIMIT) {
     if (!Number.isInteger(limit.requests) || limit.requests < 1 || !(limit.windowMs > 0)) {
-      throw new RangeError(`a rate limit needs at least 1 request per window, got ${limit.requests} per ${limit.windowMs} ms`);
+      throw new RangeError(
+        `a rate limit needs at least 1 request per window, got ${limit.requests} per ${limit.windowMs} ms`,
+      );
     }
     this.limit = { marginMs: DEFAULT_MARGIN_MS, ...limit };
   }
@@ -112,7 +114,8 @@ export class RateLimiter {
     if (this.#queue.length === 0) return;
     // Wake up when the pause ends or the next token returns; a token in flight wakes us on release.
     const returning = this.#out.filter((t) => t !== Infinity);
-    const nextReturn = this.#out.length < this.limit.requests ? now : returning.length === 0 ? Infinity : Math.min(...returning);
+    const nextReturn =
+      this.#out.length < this.limit.requests ? now : returning.length === 0 ? Infinity : Math.min(...returning);
     const wakeAt = Math.max(nextReturn, this.#pausedUntil);
     if (wakeAt !== Infinity) this.#timer = setTimeout(() => this.#pump(), Math.max(0, wakeAt - now));
   }

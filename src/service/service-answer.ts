@@ -43,11 +43,21 @@ export function readAnswer<T extends z.ZodType>(
 ): z.infer<T> {
   const json = parseJson(raw.text);
   if (raw.status >= 200 && raw.status < 300) {
-    if (json === NOT_JSON) throw new ServiceResponseError({ ...data, status: raw.status, problem: 'not-json', detail: describeBody(raw, credentials) });
+    if (json === NOT_JSON)
+      throw new ServiceResponseError({
+        ...data,
+        status: raw.status,
+        problem: 'not-json',
+        detail: describeBody(raw, credentials),
+      });
     try {
       return parseWire(schema, json);
     } catch (error) {
-      if (error instanceof ShapeProblem) throw new ServiceResponseError({ ...data, status: raw.status, problem: 'shape', detail: error.message }, { cause: error });
+      if (error instanceof ShapeProblem)
+        throw new ServiceResponseError(
+          { ...data, status: raw.status, problem: 'shape', detail: error.message },
+          { cause: error },
+        );
       throw error;
     }
   }
@@ -63,14 +73,24 @@ export function serviceMessageOf(raw: RawServiceAnswer, credentials: ServiceCred
   return line.length > MAX_SENTENCE ? `${line.slice(0, MAX_SENTENCE)}...` : line;
 }
 
-function statusError(raw: RawServiceAnswer, json: unknown, data: ServiceErrorData, credentials: ServiceCredentials): ServiceStatusError {
+function statusError(
+  raw: RawServiceAnswer,
+  json: unknown,
+  data: ServiceErrorData,
+  credentials: ServiceCredentials,
+): ServiceStatusError {
   const serviceMessage = json === NOT_JSON ? undefined : serviceMessageOf(raw, credentials);
   const code =
     raw.status === 401
       ? // An undocumented 401 message still means the credentials were not accepted.
         (UNAUTHORIZED_CODES[serviceMessage ?? ''] ?? ErrorCode.ServiceBadCredentials)
       : (STATUS_CODES[raw.status] ?? ErrorCode.ServiceHttp);
-  return new ServiceStatusError(code, { ...data, status: raw.status, serviceMessage, credentials: credentialsName(credentials) });
+  return new ServiceStatusError(code, {
+    ...data,
+    status: raw.status,
+    serviceMessage,
+    credentials: credentialsName(credentials),
+  });
 }
 
 /** How messages name the credentials: never their value. */
@@ -85,7 +105,10 @@ export function credentialsName(credentials: ServiceCredentials): string {
  */
 export function scrubCredentials(text: string, credentials: ServiceCredentials): string {
   // The one redactor (core/redact.ts), with the Basic pair `email:password` as a secret of its own.
-  const secrets = credentials.kind === 'token' ? [credentials.token] : [credentials.password, credentials.password.prefixed(`${credentials.email}:`)];
+  const secrets =
+    credentials.kind === 'token'
+      ? [credentials.token]
+      : [credentials.password, credentials.password.prefixed(`${credentials.email}:`)];
   return new Redactor(secrets).text(text);
 }
 

@@ -38,7 +38,10 @@ export function failedWhileConnecting(error: unknown): boolean {
 export function trustedCertificates(extraCaPem: string | undefined): string[] | undefined {
   if (extraCaPem === undefined) return undefined;
   const getCACertificates = (tls as { getCACertificates?: (type: 'default' | 'system') => string[] }).getCACertificates;
-  const store = getCACertificates === undefined ? [...tls.rootCertificates] : [...new Set([...getCACertificates('default'), ...getCACertificates('system')])];
+  const store =
+    getCACertificates === undefined
+      ? [...tls.rootCertificates]
+      : [...new Set([...getCACertificates('default'), ...getCACertificates('system')])];
   return [...store, extraCaPem];
 }
 
@@ -59,7 +62,10 @@ export function createServiceConnector(extraCaPem: string | undefined, connectTi
           callback(null, socket);
           return;
         }
-        const recoded = (error as { code?: unknown }).code === 'ERR_TLS_CERT_ALTNAME_INVALID' ? new ServiceNameMismatch(error.message, { cause: error }) : error;
+        const recoded =
+          (error as { code?: unknown }).code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+            ? new ServiceNameMismatch(error.message, { cause: error })
+            : error;
         connectPhaseErrors.add(recoded);
         callback(recoded, null);
       });

@@ -45,7 +45,9 @@ const at = (data: ServiceErrorData) => `the service at ${data.url}`;
 const op = (data: ServiceOperation) => `${data.method} ${data.path}`;
 /** `HTTP 401 "Bad credentials"`: the status and, when given, the service's own words. */
 const said = (data: ServiceErrorData) =>
-  data.serviceMessage === undefined ? `HTTP ${data.status ?? '?'}` : `HTTP ${data.status ?? '?'} "${data.serviceMessage}"`;
+  data.serviceMessage === undefined
+    ? `HTTP ${data.status ?? '?'}`
+    : `HTTP ${data.status ?? '?'} "${data.serviceMessage}"`;
 
 export interface ServiceStatusErrorData extends ServiceErrorData {
   status: number;
@@ -142,7 +144,9 @@ export class ServiceUnreachableError extends ServiceError<ServiceUnreachableErro
     const what = connectionProblemText(data);
     super(
       ErrorCode.ServiceUnreachable,
-      data.requestSent ? `lost the connection to ${data.url} during ${op(data)}: ${what}` : `cannot reach ${data.url}: ${what}`,
+      data.requestSent
+        ? `lost the connection to ${data.url} during ${op(data)}: ${what}`
+        : `cannot reach ${data.url}: ${what}`,
       data,
       options,
     );

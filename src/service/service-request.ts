@@ -56,7 +56,11 @@ export const RetryAfterLimits = {
 
 type Outcome = { answer: RawServiceAnswer; retryAfter: string | string[] | undefined } | { failure: Error };
 
-export async function request<T extends z.ZodType>(connection: ServiceConnection, req: ServiceRequest, schema: T): Promise<z.infer<T>> {
+export async function request<T extends z.ZodType>(
+  connection: ServiceConnection,
+  req: ServiceRequest,
+  schema: T,
+): Promise<z.infer<T>> {
   const operation: ServiceOperation = { method: 'GET', path: req.path };
   const data = { url: connection.url, ...operation };
   let rateLimited = 0;
@@ -88,7 +92,11 @@ export async function request<T extends z.ZodType>(connection: ServiceConnection
   }
 }
 
-async function exchange(connection: ServiceConnection, req: ServiceRequest, operation: ServiceOperation): Promise<Outcome> {
+async function exchange(
+  connection: ServiceConnection,
+  req: ServiceRequest,
+  operation: ServiceOperation,
+): Promise<Outcome> {
   const timeoutMs = connection.requestTimeoutMs;
   const deadline = new AbortController();
   let deadlineFired = false;
@@ -106,16 +114,29 @@ async function exchange(connection: ServiceConnection, req: ServiceRequest, oper
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
-    const text = await readCappedText(response.body as unknown as Readable, connection.maxBodyBytes, response.headers['content-length']);
+    const text = await readCappedText(
+      response.body as unknown as Readable,
+      connection.maxBodyBytes,
+      response.headers['content-length'],
+    );
     const contentType = response.headers['content-type'];
     return {
-      answer: { status: response.statusCode, contentType: Array.isArray(contentType) ? contentType[0] : contentType, text },
+      answer: {
+        status: response.statusCode,
+        contentType: Array.isArray(contentType) ? contentType[0] : contentType,
+        text,
+      },
       retryAfter: response.headers['retry-after'],
     };
   } catch (error) {
     if (req.signal?.aborted === true) throw req.signal.reason;
     if (error instanceof BodyTooLarge) {
-      return { failure: new ServiceBodyTooLargeError({ url: connection.url, ...operation, limitBytes: error.limitBytes }, { cause: error }) };
+      return {
+        failure: new ServiceBodyTooLargeError(
+          { url: connection.url, ...operation, limitBytes: error.limitBytes },
+          { cause: error },
+        ),
+      };
     }
     const failure = classifyServiceFailure(error, {
       url: connection.url,

@@ -1,6 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode, isMpprovError } from '../core/errors.js';
-import { ConnectionOutcomeKind, outcome, outcomeOfStatus, type ConnectionOutcome, type OutcomeFacts } from './connection-outcome.js';
+import {
+  ConnectionOutcomeKind,
+  outcome,
+  outcomeOfStatus,
+  type ConnectionOutcome,
+  type OutcomeFacts,
+} from './connection-outcome.js';
 import type { DataApi } from './data-api-client.js';
 import type { Appliance, ConnectionStatus } from './data-api-model.js';
 import { isServiceError } from './service-errors.js';
@@ -71,7 +77,11 @@ const BAD_TOKEN: ReadonlySet<string> = new Set([
 
 const DEADLINE = Symbol('the post-check wait ran out');
 
-export async function waitUntilConnected(client: DataApi, hostname: string, options: WaitUntilConnectedOptions): Promise<ConnectionOutcome> {
+export async function waitUntilConnected(
+  client: DataApi,
+  hostname: string,
+  options: WaitUntilConnectedOptions,
+): Promise<ConnectionOutcome> {
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const startedAt = Date.now();
   const waitMs = Math.max(0, options.waitS * 1000);
@@ -96,9 +106,12 @@ export async function waitUntilConnected(client: DataApi, hostname: string, opti
         if (deadline.signal.aborted) break;
         const code = isMpprovError(error) ? error.code : ErrorCode.Internal;
         const reason = error instanceof Error ? error.message : String(error);
-        if (BAD_TOKEN.has(code)) return outcome(ConnectionOutcomeKind.BadToken, { ...facts(), errorCode: code, reason });
-        if (code === ErrorCode.ServiceForbidden) return outcome(ConnectionOutcomeKind.NoPermission, { ...facts(), errorCode: code, reason });
-        if (!isRetried(error)) return outcome(ConnectionOutcomeKind.Unreachable, { ...facts(), errorCode: code, reason });
+        if (BAD_TOKEN.has(code))
+          return outcome(ConnectionOutcomeKind.BadToken, { ...facts(), errorCode: code, reason });
+        if (code === ErrorCode.ServiceForbidden)
+          return outcome(ConnectionOutcomeKind.NoPermission, { ...facts(), errorCode: code, reason });
+        if (!isRetried(error))
+          return outcome(ConnectionOutcomeKind.Unreachable, { ...facts(), errorCode: code, reason });
         lastFailure = error;
       }
       const remaining = startedAt + waitMs - Date.now();
@@ -123,7 +136,11 @@ function finalOutcome(facts: OutcomeFacts, lastFailure: unknown): ConnectionOutc
   if (lastFailure !== undefined) {
     const code = isMpprovError(lastFailure) ? lastFailure.code : ErrorCode.Internal;
     const said =
-      facts.lastStatus === undefined ? '' : facts.lastStatus === 'absent' ? '; before that it listed no such MP' : `; it last said ${facts.lastStatus}`;
+      facts.lastStatus === undefined
+        ? ''
+        : facts.lastStatus === 'absent'
+          ? '; before that it listed no such MP'
+          : `; it last said ${facts.lastStatus}`;
     const reason = `${lastFailure instanceof Error ? lastFailure.message : String(lastFailure)}${said}`;
     return outcome(ConnectionOutcomeKind.Unreachable, { ...facts, errorCode: code, reason });
   }
@@ -151,7 +168,10 @@ function progressOf(facts: OutcomeFacts, lastFailure: unknown): Omit<ConnectionP
   const failure =
     lastFailure === undefined
       ? undefined
-      : { code: isMpprovError(lastFailure) ? lastFailure.code : ErrorCode.Internal, message: lastFailure instanceof Error ? lastFailure.message : String(lastFailure) };
+      : {
+          code: isMpprovError(lastFailure) ? lastFailure.code : ErrorCode.Internal,
+          message: lastFailure instanceof Error ? lastFailure.message : String(lastFailure),
+        };
   return {
     hostname: facts.hostname,
     polls: facts.polls,

@@ -1,7 +1,12 @@
 // Signed sticks (docs/stick-format.md, "Signed sticks"): mpprov.sha256 + mpprov.sha256.sig, made and
 // checked with the OpenSSH tools. Verification takes the bytes the caller already read.
 export { signStick, type SignOutcome, type SignStickOptions } from './sign-stick.js';
-export { SignatureStatus, verifyStickSignature, type StickSignature, type StickSignatureInput } from './verify-stick-signature.js';
+export {
+  SignatureStatus,
+  verifyStickSignature,
+  type StickSignature,
+  type StickSignatureInput,
+} from './verify-stick-signature.js';
 export { describeSignature, signatureProblems } from './signature-policy.js';
 export { referencedFiles } from './referenced-files.js';
 export { MANIFEST_NAME, SIGNATURE_NAME, SIGNATURE_NAMESPACE, SIGNATURE_LIMITS } from './signature-files.js';

@@ -43,7 +43,12 @@ export function parseManifest(bytes: Buffer): ParsedManifest {
   const entries: ManifestEntry[] = [];
   const problems: ManifestProblem[] = [];
   if (bytes.length > SIGNATURE_LIMITS.manifestBytes) {
-    problems.push({ line: 1, column: 1, message: `the file is ${bytes.length} bytes; the limit is 256 KiB`, hint: 'list only the stick\'s own files' });
+    problems.push({
+      line: 1,
+      column: 1,
+      message: `the file is ${bytes.length} bytes; the limit is 256 KiB`,
+      hint: "list only the stick's own files",
+    });
     return { entries, problems };
   }
   const lines = splitLines(bytes, SIGNATURE_LIMITS.manifestLines + 1);
@@ -52,7 +57,7 @@ export function parseManifest(bytes: Buffer): ParsedManifest {
       line: SIGNATURE_LIMITS.manifestLines + 1,
       column: 1,
       message: `the file has more than ${SIGNATURE_LIMITS.manifestLines} lines`,
-      hint: 'list only the stick\'s own files',
+      hint: "list only the stick's own files",
     });
     return { entries, problems };
   }
@@ -73,7 +78,12 @@ export function parseManifest(bytes: Buffer): ParsedManifest {
     }
     if (text === '') return undefined;
     // sha256sum starts a line with a backslash when it escaped a backslash or line break in the name.
-    if (text.startsWith('\\')) return problem(1, 'the line names a file with a backslash or line break (sha256sum escaped it)', 'rename the file to plain characters');
+    if (text.startsWith('\\'))
+      return problem(
+        1,
+        'the line names a file with a backslash or line break (sha256sum escaped it)',
+        'rename the file to plain characters',
+      );
     const hash = text.slice(0, HEX_LENGTH);
     const separator = text.slice(HEX_LENGTH, HEX_LENGTH + 2);
     if (!/^[0-9a-fA-F]{64}$/.test(hash) || (separator !== '  ' && separator !== ' *')) {
@@ -83,12 +93,23 @@ export function parseManifest(bytes: Buffer): ParsedManifest {
     const path = stickPath(text.slice(HEX_LENGTH + 2));
     if (!path.ok) return problem(PATH_COLUMN, path.reason, path.hint);
     if (UNLISTABLE_NAMES.some((name) => foldCase(name) === foldCase(path.path))) {
-      return problem(PATH_COLUMN, `${quotePath(path.path)} cannot be listed: it is the list itself, its signature, or a file the agent writes on the stick`, 'remove this line');
+      return problem(
+        PATH_COLUMN,
+        `${quotePath(path.path)} cannot be listed: it is the list itself, its signature, or a file the agent writes on the stick`,
+        'remove this line',
+      );
     }
     const before = seen.get(path.path) ?? seenFolded.get(foldCase(path.path));
     if (before !== undefined) {
-      const twice = before.path === path.path ? 'is listed twice' : `is listed twice, letter case aside (a FAT stick does not tell ${quotePath(before.path)} from it)`;
-      return problem(PATH_COLUMN, `${quotePath(path.path)} ${twice}: lines ${before.line} and ${line}`, 'keep one line per file');
+      const twice =
+        before.path === path.path
+          ? 'is listed twice'
+          : `is listed twice, letter case aside (a FAT stick does not tell ${quotePath(before.path)} from it)`;
+      return problem(
+        PATH_COLUMN,
+        `${quotePath(path.path)} ${twice}: lines ${before.line} and ${line}`,
+        'keep one line per file',
+      );
     }
     const entry = { path: path.path, sha256: hash, line };
     seen.set(entry.path, entry);
@@ -96,7 +117,8 @@ export function parseManifest(bytes: Buffer): ParsedManifest {
     entries.push(entry);
     return undefined;
   });
-  if (problems.length === 0 && entries.length === 0) problems.push({ line: 1, column: 1, message: 'the file lists no files', hint: FORMAT_HINT });
+  if (problems.length === 0 && entries.length === 0)
+    problems.push({ line: 1, column: 1, message: 'the file lists no files', hint: FORMAT_HINT });
   return { entries, problems };
 }
 

@@ -7,7 +7,9 @@ import { join } from 'node:path';
  * open (never the stick: it may be pulled or changed between our read and ssh-keygen's), and the
  * folder is removed whatever happens.
  */
-export async function withPrivateTempDir<T>(use: (dir: string, put: (name: string, bytes: Buffer) => Promise<string>) => Promise<T>): Promise<T> {
+export async function withPrivateTempDir<T>(
+  use: (dir: string, put: (name: string, bytes: Buffer) => Promise<string>) => Promise<T>,
+): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'mpprov-signature-'));
   try {
     await chmod(dir, 0o700);

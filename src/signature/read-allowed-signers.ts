@@ -16,6 +16,7 @@ export async function readAllowedSigners(file: string): Promise<AllowedSignersRe
   if (read.why === 'not-regular') return { ok: false, message: 'the allowed signers file is not a regular file', hint };
   if (read.why === 'too-large') return { ok: false, message: 'the allowed signers file is larger than 1 MiB', hint };
   if (read.code === 'ENOENT') return { ok: false, message: 'the allowed signers file does not exist', hint };
-  if (read.code === 'EACCES' || read.code === 'EPERM') return { ok: false, message: 'the allowed signers file cannot be read (permission denied)', hint };
+  if (read.code === 'EACCES' || read.code === 'EPERM')
+    return { ok: false, message: 'the allowed signers file cannot be read (permission denied)', hint };
   return { ok: false, message: `the allowed signers file cannot be read (${read.code ?? 'error'})`, hint };
 }

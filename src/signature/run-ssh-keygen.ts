@@ -33,7 +33,8 @@ export function minimalEnv(): NodeJS.ProcessEnv {
 
 export function runSshKeygen(args: readonly string[], options: SshKeygenOptions): Promise<SshKeygenOutcome> {
   return new Promise((resolve) => {
-    if (options.signal?.aborted === true) return resolve({ ran: false, why: 'aborted', detail: 'ssh-keygen was stopped' });
+    if (options.signal?.aborted === true)
+      return resolve({ ran: false, why: 'aborted', detail: 'ssh-keygen was stopped' });
     const input = options.input;
     const child = spawn(options.program ?? 'ssh-keygen', [...args], {
       shell: false,
@@ -59,23 +60,42 @@ export function runSshKeygen(args: readonly string[], options: SshKeygenOptions)
     const onAbort = (): void => stop('aborted');
     const timer = setTimeout(() => stop('timeout'), options.timeoutMs);
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    const collect = (into: Buffer[]) => (chunk: Buffer): void => {
-      outputBytes += chunk.length;
-      if (outputBytes > MAX_OUTPUT_BYTES) return stop('output');
-      into.push(chunk);
-    };
+    const collect =
+      (into: Buffer[]) =>
+      (chunk: Buffer): void => {
+        outputBytes += chunk.length;
+        if (outputBytes > MAX_OUTPUT_BYTES) return stop('output');
+        into.push(chunk);
+      };
     child.stdout?.on('data', collect(out));
     child.stderr?.on('data', collect(err));
     child.on('error', (error: NodeJS.ErrnoException) => {
-      settle(error.code === 'ENOENT'
-        ? { ran: false, why: 'missing', detail: 'ssh-keygen is not installed (package openssh-client)' }
-        : { ran: false, why: 'failed', detail: `ssh-keygen could not be started (${error.code ?? 'error'})` });
+      settle(
+        error.code === 'ENOENT'
+          ? { ran: false, why: 'missing', detail: 'ssh-keygen is not installed (package openssh-client)' }
+          : { ran: false, why: 'failed', detail: `ssh-keygen could not be started (${error.code ?? 'error'})` },
+      );
     });
     child.on('close', (code) => {
-      if (endedBy === 'timeout') return settle({ ran: false, why: 'timeout', detail: `ssh-keygen did not finish within ${options.timeoutMs / 1000} s` });
+      if (endedBy === 'timeout')
+        return settle({
+          ran: false,
+          why: 'timeout',
+          detail: `ssh-keygen did not finish within ${options.timeoutMs / 1000} s`,
+        });
       if (endedBy === 'aborted') return settle({ ran: false, why: 'aborted', detail: 'ssh-keygen was stopped' });
-      if (endedBy === 'output') return settle({ ran: false, why: 'output', detail: `ssh-keygen wrote more than ${MAX_OUTPUT_BYTES / 1024} KiB` });
-      settle({ ran: true, exitCode: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      if (endedBy === 'output')
+        return settle({
+          ran: false,
+          why: 'output',
+          detail: `ssh-keygen wrote more than ${MAX_OUTPUT_BYTES / 1024} KiB`,
+        });
+      settle({
+        ran: true,
+        exitCode: code ?? -1,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
     });
     if (input !== undefined && child.stdin !== null) {
       // ssh-keygen may exit before reading all of it (a broken signature): that EPIPE is no error of ours.
@@ -91,7 +111,10 @@ export function runSshKeygen(args: readonly string[], options: SshKeygenOptions)
  * passed on as its reason ("namespace does not match"), never branched on.
  */
 export function sshKeygenReason(stderr: string): string | undefined {
-  const lines = stderr.split('\n').map((l) => l.replace(/[^\x20-\x7e]/g, '').trim()).filter((l) => l !== '');
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.replace(/[^\x20-\x7e]/g, '').trim())
+    .filter((l) => l !== '');
   const last = lines[lines.length - 1];
   return last === undefined ? undefined : last.slice(0, 200);
 }

@@ -34,7 +34,13 @@ export type SignOutcome =
  */
 export async function signStick(dir: string, keyFile: string, options: SignStickOptions): Promise<SignOutcome> {
   const problem = (file: string, message: string, hint?: string): Problem => ({
-    severity: Severity.Error, file, line: 1, column: 1, path: '', message, ...(hint === undefined ? {} : { hint }),
+    severity: Severity.Error,
+    file,
+    line: 1,
+    column: 1,
+    path: '',
+    message,
+    ...(hint === undefined ? {} : { hint }),
   });
   const problems: Problem[] = [];
   const paths: string[] = [];
@@ -47,13 +53,24 @@ export async function signStick(dir: string, keyFile: string, options: SignStick
     }
     const path = normal.path;
     if (UNLISTABLE_NAMES.some((name) => foldCase(name) === foldCase(path))) {
-      problems.push(problem(path, `${quotePath(path)} cannot be listed: it is the list itself, its signature, or a file the agent writes on the stick`));
+      problems.push(
+        problem(
+          path,
+          `${quotePath(path)} cannot be listed: it is the list itself, its signature, or a file the agent writes on the stick`,
+        ),
+      );
       continue;
     }
     const other = folded.get(foldCase(path));
     if (other === path) continue;
     if (other !== undefined) {
-      problems.push(problem(path, `${quotePath(path)} and ${quotePath(other)} differ only in letter case, which a FAT stick cannot tell apart`, 'spell the file the same way everywhere'));
+      problems.push(
+        problem(
+          path,
+          `${quotePath(path)} and ${quotePath(other)} differ only in letter case, which a FAT stick cannot tell apart`,
+          'spell the file the same way everywhere',
+        ),
+      );
       continue;
     }
     folded.set(foldCase(path), path);
@@ -77,28 +94,52 @@ export async function signStick(dir: string, keyFile: string, options: SignStick
       timeoutMs: options.interactive === true ? 300_000 : 30_000,
       ...(options.sshKeygen === undefined ? {} : { program: options.sshKeygen }),
     });
-    if (!sign.ran) return { ok: false as const, problem: problem(keyFile, `the stick could not be signed: ${sign.detail}`) };
+    if (!sign.ran)
+      return { ok: false as const, problem: problem(keyFile, `the stick could not be signed: ${sign.detail}`) };
     if (sign.exitCode !== 0) {
       const reason = sshKeygenReason(sign.stderr);
-      return { ok: false as const, problem: problem(keyFile, `ssh-keygen could not sign with this key${reason === undefined ? '' : ` (${reason})`}`, 'give an SSH private key (or its .pub with the key in ssh-agent)') };
+      return {
+        ok: false as const,
+        problem: problem(
+          keyFile,
+          `ssh-keygen could not sign with this key${reason === undefined ? '' : ` (${reason})`}`,
+          'give an SSH private key (or its .pub with the key in ssh-agent)',
+        ),
+      };
     }
     const signature = await readFile(`${manifestFile}.sig`);
     // The signature just made must pass the check the agent will make, before it reaches the stick.
-    const check = await runSshKeygen(['-Y', 'check-novalidate', '-n', SIGNATURE_NAMESPACE, '-s', `${manifestFile}.sig`], {
-      input: manifest,
-      timeoutMs: 10_000,
-      ...(options.sshKeygen === undefined ? {} : { program: options.sshKeygen }),
-    });
-    if (!check.ran || check.exitCode !== 0) return { ok: false as const, problem: problem(keyFile, 'ssh-keygen made a signature that does not check out') };
+    const check = await runSshKeygen(
+      ['-Y', 'check-novalidate', '-n', SIGNATURE_NAMESPACE, '-s', `${manifestFile}.sig`],
+      {
+        input: manifest,
+        timeoutMs: 10_000,
+        ...(options.sshKeygen === undefined ? {} : { program: options.sshKeygen }),
+      },
+    );
+    if (!check.ran || check.exitCode !== 0)
+      return { ok: false as const, problem: problem(keyFile, 'ssh-keygen made a signature that does not check out') };
     return { ok: true as const, signature, key: signingKeyIn(check.stdout + check.stderr) };
   });
   if (!signed.ok) return { ok: false, problems: [signed.problem] };
 
-  for (const [name, bytes] of [[MANIFEST_NAME, manifest], [SIGNATURE_NAME, signed.signature]] as const) {
+  for (const [name, bytes] of [
+    [MANIFEST_NAME, manifest],
+    [SIGNATURE_NAME, signed.signature],
+  ] as const) {
     try {
       await replaceFile(join(dir, name), bytes);
     } catch (error) {
-      return { ok: false, problems: [problem(join(dir, name), `cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'check that the stick is mounted read-write and not full')] };
+      return {
+        ok: false,
+        problems: [
+          problem(
+            join(dir, name),
+            `cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+            'check that the stick is mounted read-write and not full',
+          ),
+        ],
+      };
     }
   }
   return { ok: true, listed: paths, key: signed.key };

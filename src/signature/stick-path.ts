@@ -15,18 +15,29 @@ const MAX_PATH_BYTES = SIGNATURE_LIMITS.pathBytes;
 const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 export function stickPath(raw: string): StickPathResult {
-  if (raw === '') return refuse('the path is empty', 'write the file\'s path relative to the stick\'s root');
-  if (UNSAFE_CHARACTERS.test(raw)) return refuse('the path holds control characters', 'rename the file to plain printable characters');
-  if (Buffer.byteLength(raw, 'utf8') > MAX_PATH_BYTES) return refuse(`the path is longer than ${MAX_PATH_BYTES} bytes`, 'use a shorter name');
-  if (raw.includes('\\')) return refuse('the path holds a backslash', 'separate folders with / (a FAT stick read on Linux does not treat \\ as one)');
-  if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) return refuse('the path is absolute', 'write it relative to the stick\'s root');
+  if (raw === '') return refuse('the path is empty', "write the file's path relative to the stick's root");
+  if (UNSAFE_CHARACTERS.test(raw))
+    return refuse('the path holds control characters', 'rename the file to plain printable characters');
+  if (Buffer.byteLength(raw, 'utf8') > MAX_PATH_BYTES)
+    return refuse(`the path is longer than ${MAX_PATH_BYTES} bytes`, 'use a shorter name');
+  if (raw.includes('\\'))
+    return refuse(
+      'the path holds a backslash',
+      'separate folders with / (a FAT stick read on Linux does not treat \\ as one)',
+    );
+  if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw))
+    return refuse('the path is absolute', "write it relative to the stick's root");
   const segments: string[] = [];
   for (const segment of raw.split('/')) {
-    if (segment === '..') return refuse('the path leaves the stick through \'..\'', 'list only files inside the stick');
-    if (segment === '') return refuse('the path has an empty folder name (\'//\' or a trailing /)', 'write each folder once, with one / after it');
+    if (segment === '..') return refuse("the path leaves the stick through '..'", 'list only files inside the stick');
+    if (segment === '')
+      return refuse(
+        "the path has an empty folder name ('//' or a trailing /)",
+        'write each folder once, with one / after it',
+      );
     if (segment !== '.') segments.push(segment);
   }
-  if (segments.length === 0) return refuse('the path names the stick\'s root, not a file', 'write a file\'s path');
+  if (segments.length === 0) return refuse("the path names the stick's root, not a file", "write a file's path");
   return { ok: true, path: segments.join('/') };
 }
 

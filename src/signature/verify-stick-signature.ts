@@ -73,29 +73,59 @@ const SIGN_HINT = 'sign the stick again: mpprov sign DIR --key FILE';
 export async function verifyStickSignature(input: StickSignatureInput): Promise<StickSignature> {
   const label = input.fileLabel ?? ((name: string) => name);
   const at = (file: string, message: string, hint?: string, line = 1, column = 1): Problem => ({
-    severity: Severity.Error, file, line, column, path: '', message, ...(hint === undefined ? {} : { hint }),
+    severity: Severity.Error,
+    file,
+    line,
+    column,
+    path: '',
+    message,
+    ...(hint === undefined ? {} : { hint }),
   });
   const manifestFile = label(MANIFEST_NAME);
   const signatureFile = label(SIGNATURE_NAME);
-  const refused = (problems: Problem[], principal?: string): StickSignature => ({ status: SignatureStatus.Refused, principal, problems: capped(problems, manifestFile) });
+  const refused = (problems: Problem[], principal?: string): StickSignature => ({
+    status: SignatureStatus.Refused,
+    principal,
+    problems: capped(problems, manifestFile),
+  });
 
   if (input.signatureBytes === undefined) {
-    const what = input.manifestBytes === undefined ? 'the stick is not signed' : `the stick is not signed: ${MANIFEST_NAME} has no ${SIGNATURE_NAME} beside it`;
+    const what =
+      input.manifestBytes === undefined
+        ? 'the stick is not signed'
+        : `the stick is not signed: ${MANIFEST_NAME} has no ${SIGNATURE_NAME} beside it`;
     return { status: SignatureStatus.Unsigned, problems: [at(signatureFile, what, SIGN_HINT)] };
   }
-  if (input.manifestBytes === undefined) return refused([at(manifestFile, `${SIGNATURE_NAME} is on the stick but ${MANIFEST_NAME}, the list it signs, is not`, SIGN_HINT)]);
+  if (input.manifestBytes === undefined)
+    return refused([
+      at(manifestFile, `${SIGNATURE_NAME} is on the stick but ${MANIFEST_NAME}, the list it signs, is not`, SIGN_HINT),
+    ]);
   if (input.signatureBytes.length > SIGNATURE_LIMITS.signatureBytes) {
-    return refused([at(signatureFile, `the signature is ${input.signatureBytes.length} bytes; an SSH signature is under 16 KiB`, SIGN_HINT)]);
+    return refused([
+      at(
+        signatureFile,
+        `the signature is ${input.signatureBytes.length} bytes; an SSH signature is under 16 KiB`,
+        SIGN_HINT,
+      ),
+    ]);
   }
   if (input.manifestBytes.length > SIGNATURE_LIMITS.manifestBytes) {
-    return refused([at(manifestFile, `the file is ${input.manifestBytes.length} bytes; the limit is 256 KiB`, 'list only the stick\'s own files')]);
+    return refused([
+      at(
+        manifestFile,
+        `the file is ${input.manifestBytes.length} bytes; the limit is 256 KiB`,
+        "list only the stick's own files",
+      ),
+    ]);
   }
   const allowed = await readAllowedSigners(input.allowedSignersFile);
   if (!allowed.ok) return refused([at(input.allowedSignersFile, allowed.message, allowed.hint)]);
 
   // A full or unwritable temporary folder is the laptop's trouble, but still a refusal, not a throw.
   const signer = await findSigner(input, allowed.bytes).catch((error: unknown): Signer => ({
-    ok: false, blame: 'tool', message: `the signature could not be checked: no private temporary folder (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    ok: false,
+    blame: 'tool',
+    message: `the signature could not be checked: no private temporary folder (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
   }));
   if (!signer.ok) {
     const file = signer.blame === 'tool' ? 'ssh-keygen' : signatureFile;
@@ -124,7 +154,9 @@ function findSigner(input: StickSignatureInput, allowedSigners: Buffer): Promise
         ...(input.sshKeygen === undefined ? {} : { program: input.sshKeygen }),
       });
     const toolFailure = (outcome: { why: string; detail: string }): Signer => ({
-      ok: false, blame: 'tool', message: `the signature could not be checked: ${outcome.detail}`,
+      ok: false,
+      blame: 'tool',
+      message: `the signature could not be checked: ${outcome.detail}`,
       ...(outcome.why === 'missing' ? { hint: 'install openssh-client on this laptop' } : {}),
     });
 
@@ -138,27 +170,34 @@ function findSigner(input: StickSignatureInput, allowedSigners: Buffer): Promise
       if (check.exitCode === 0) {
         const key = signingKeyIn(check.stdout + check.stderr);
         return {
-          ok: false, blame: 'signature',
+          ok: false,
+          blame: 'signature',
           message: `the stick is signed by a key that is not in the allowed signers${key === undefined ? '' : ` (${key})`}`,
-          hint: 'sign it with a key listed in signatures.allowed_signers, or add the signer\'s key there',
+          hint: "sign it with a key listed in signatures.allowed_signers, or add the signer's key there",
         };
       }
       return {
-        ok: false, blame: 'signature',
+        ok: false,
+        blame: 'signature',
         message: `${SIGNATURE_NAME} is not a valid "${SIGNATURE_NAMESPACE}" signature of ${MANIFEST_NAME}${because(check)}`,
         hint: SIGN_HINT,
       };
     }
     let last: SshKeygenOutcome | undefined;
     for (const principal of principals.slice(0, MAX_PRINCIPALS)) {
-      const verify = await run(['-Y', 'verify', '-f', allowed, '-I', principal, '-n', SIGNATURE_NAMESPACE, '-s', sig], manifest);
+      const verify = await run(
+        ['-Y', 'verify', '-f', allowed, '-I', principal, '-n', SIGNATURE_NAMESPACE, '-s', sig],
+        manifest,
+      );
       if (!verify.ran) return toolFailure(verify);
       if (verify.exitCode === 0) return { ok: true, principal, key: signingKeyIn(verify.stdout + verify.stderr) };
       last = verify;
     }
     const principal = principals[0] as string;
     return {
-      ok: false, blame: 'signature', principal,
+      ok: false,
+      blame: 'signature',
+      principal,
       message: `the signature of ${principal} does not verify: ${MANIFEST_NAME} was changed after signing, or the signature is not for "${SIGNATURE_NAMESPACE}"${last === undefined ? '' : because(last)}`,
       hint: SIGN_HINT,
     };
@@ -195,9 +234,25 @@ async function checkList(
   for (const entry of parsed.entries) {
     const content = files.get(entry.path) ?? (await readListed(input, entry.path));
     if (content === undefined) {
-      problems.push(at(manifestFile, `${quotePath(entry.path)} is listed but not on the stick`, 'put the file back, or sign the stick again without it', entry.line, PATH_COLUMN));
+      problems.push(
+        at(
+          manifestFile,
+          `${quotePath(entry.path)} is listed but not on the stick`,
+          'put the file back, or sign the stick again without it',
+          entry.line,
+          PATH_COLUMN,
+        ),
+      );
     } else if ((typeof content === 'string' ? content.toLowerCase() : sha256Hex(content)) !== entry.sha256) {
-      problems.push(at(manifestFile, `${quotePath(entry.path)} changed after the stick was signed: its SHA-256 is not the listed one`, SIGN_HINT, entry.line, 1));
+      problems.push(
+        at(
+          manifestFile,
+          `${quotePath(entry.path)} changed after the stick was signed: its SHA-256 is not the listed one`,
+          SIGN_HINT,
+          entry.line,
+          1,
+        ),
+      );
     }
   }
   const required = [
@@ -208,10 +263,18 @@ async function checkList(
   for (const { raw, what } of required) {
     const normal = stickPath(raw);
     if (!normal.ok) {
-      problems.push(at(manifestFile, `${input.configName} references a file that cannot be listed in ${MANIFEST_NAME}: ${normal.reason}`, normal.hint));
+      problems.push(
+        at(
+          manifestFile,
+          `${input.configName} references a file that cannot be listed in ${MANIFEST_NAME}: ${normal.reason}`,
+          normal.hint,
+        ),
+      );
     } else if (!listed.has(normal.path) && !reported.has(normal.path)) {
       reported.add(normal.path);
-      problems.push(at(manifestFile, `${quotePath(normal.path)} (${what}) is not listed, so its content is not signed`, SIGN_HINT));
+      problems.push(
+        at(manifestFile, `${quotePath(normal.path)} (${what}) is not listed, so its content is not signed`, SIGN_HINT),
+      );
     }
   }
   return { problems, listed: parsed.entries.map((e) => e.path) };
@@ -230,6 +293,13 @@ function capped(problems: Problem[], manifestFile: string): Problem[] {
   if (problems.length <= SIGNATURE_LIMITS.problems) return problems;
   const kept = problems.slice(0, SIGNATURE_LIMITS.problems);
   const more = problems.length - kept.length;
-  kept.push({ severity: Severity.Error, file: manifestFile, line: 1, column: 1, path: '', message: `and ${more} more problem${more === 1 ? '' : 's'} with the signed list` });
+  kept.push({
+    severity: Severity.Error,
+    file: manifestFile,
+    line: 1,
+    column: 1,
+    path: '',
+    message: `and ${more} more problem${more === 1 ? '' : 's'} with the signed list`,
+  });
   return kept;
 }

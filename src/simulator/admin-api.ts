@@ -59,13 +59,18 @@ const failure = (status: number, error: string, headers?: Record<string, string>
   body: { success: false, error },
   ...(headers !== undefined ? { headers } : {}),
 });
-const fromOutcome = (outcome: Outcome, logged: unknown): ApiResponse =>
-  ({ ...(outcome.ok ? ok() : failure(outcome.status, outcome.error)), logged });
+const fromOutcome = (outcome: Outcome, logged: unknown): ApiResponse => ({
+  ...(outcome.ok ? ok() : failure(outcome.status, outcome.error)),
+  logged,
+});
 
 const ROUTES: Route[] = [
   { pattern: /^\/api\/v1\/interface\/$/, methods: { GET: listInterfaces, POST: postInterface } },
   { pattern: /^\/api\/v1\/interface\/file\/$/, methods: { POST: uploadFiles } },
-  { pattern: new RegExp(`^/api/v1/interface/${NAME}/$`), methods: { GET: getInterface, PUT: putInterface, DELETE: deleteInterface } },
+  {
+    pattern: new RegExp(`^/api/v1/interface/${NAME}/$`),
+    methods: { GET: getInterface, PUT: putInterface, DELETE: deleteInterface },
+  },
   { pattern: new RegExp(`^/api/v1/service/${NAME}/$`), methods: { PUT: serviceAction } },
   { pattern: /^\/api\/v1\/appliance\/$/, methods: { PUT: applianceAction } },
   // The one path the model lists without a trailing slash; taken as listed, like every other.
@@ -86,7 +91,8 @@ export async function handleAdminRequest(req: IncomingMessage, url: URL, device:
     try {
       return await handler({ req, url, params: match.slice(1), device });
     } catch (error) {
-      if (error instanceof BodyTooLarge) return { ...failure(413, 'Request body is too large.'), headers: { connection: 'close' } };
+      if (error instanceof BodyTooLarge)
+        return { ...failure(413, 'Request body is too large.'), headers: { connection: 'close' } };
       throw error;
     }
   }
@@ -113,7 +119,13 @@ async function jsonBody(req: IncomingMessage): Promise<BodyRead> {
   const contentType = req.headers['content-type'];
   if (!isJsonContentType(contentType)) {
     const sent = contentType === undefined ? 'none' : `"${contentType}"`;
-    return { ok: false, response: failure(400, `A JSON body needs the header "Content-Type: application/json"; this request sent ${sent}.`) };
+    return {
+      ok: false,
+      response: failure(
+        400,
+        `A JSON body needs the header "Content-Type: application/json"; this request sent ${sent}.`,
+      ),
+    };
   }
   const parsed = parseJsonBody(bytes);
   return parsed.ok ? parsed : { ok: false, response: failure(400, 'Request body is not valid JSON.') };
@@ -147,7 +159,8 @@ function getInterface({ url, params, device }: Request): ApiResponse {
   const name = params[0] ?? '';
   const query = configState(url);
   if (!query.ok) return query.response;
-  if (interfaceKind(device.config.model, name) === undefined) return failure(404, `No interface "${name}" on this device.`);
+  if (interfaceKind(device.config.model, name) === undefined)
+    return failure(404, `No interface "${name}" on this device.`);
   const view = renderInterface(device.config, device.network(), name, query.state, viewOptions(device));
   if (view === undefined) return failure(404, `Interface "${name}" has no ${query.state} configuration.`);
   return ok({ interface: view });
@@ -179,21 +192,28 @@ async function uploadFiles({ req, device }: Request): Promise<ApiResponse> {
   const expectHeader = req.headers['expect'];
   if (expectHeader !== undefined && expectHeader.trim() !== '') {
     return {
-      ...failure(417, `Expect: ${expectHeader} is not supported by POST /interface/file/; send the request without it (curl -H "Expect:").`),
+      ...failure(
+        417,
+        `Expect: ${expectHeader} is not supported by POST /interface/file/; send the request without it (curl -H "Expect:").`,
+      ),
       headers: { connection: 'close' },
     };
   }
   const body = await readBody(req, UPLOAD_BODY_LIMIT);
   const outcome = await handleUpload(device.config, body, req.headers['content-type'] ?? '');
   if (!outcome.ok) {
-    return { ...failure(outcome.status, outcome.error), ...(outcome.status === 413 ? { headers: { connection: 'close' } } : {}) };
+    return {
+      ...failure(outcome.status, outcome.error),
+      ...(outcome.status === 413 ? { headers: { connection: 'close' } } : {}),
+    };
   }
   return { ...ok({ files: outcome.files }), logged: { files: outcome.files } };
 }
 
 async function serviceAction({ req, url, params, device }: Request): Promise<ApiResponse> {
   const service = params[0] ?? '';
-  if (service !== 'networking') return failure(404, `No service "${service}"; the device has the service "networking".`);
+  if (service !== 'networking')
+    return failure(404, `No service "${service}"; the device has the service "networking".`);
   if (url.searchParams.get('action') !== 'restart') return failure(400, 'Query parameter "action" must be "restart".');
   const body = await jsonBody(req);
   if (!body.ok) return body.response;
@@ -204,15 +224,20 @@ async function serviceAction({ req, url, params, device }: Request): Promise<Api
   const wait = limiter?.retryAfterSeconds() ?? 0;
   if (wait > 0) {
     const { perSecond, perMinute } = limiter?.limit ?? { perSecond: 0, perMinute: 0 };
-    return failure(429, `Too many service actions: at most ${perSecond} per second and ${perMinute} per minute; retry in ${wait} s.`, {
-      'retry-after': String(wait),
-    });
+    return failure(
+      429,
+      `Too many service actions: at most ${perSecond} per second and ${perMinute} per minute; retry in ${wait} s.`,
+      {
+        'retry-after': String(wait),
+      },
+    );
   }
   limiter?.record();
   return { status: 202, body: { success: true }, logged: redactBody(body.value), outage: 'restart' };
 }
 
-const RESTART_BODY = 'PUT /service/networking/?action=restart needs the JSON body {} (with "Content-Type: application/json").';
+const RESTART_BODY =
+  'PUT /service/networking/?action=restart needs the JSON body {} (with "Content-Type: application/json").';
 
 function isEmptyObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
@@ -252,6 +277,7 @@ async function deleteAcl({ req, device }: Request): Promise<ApiResponse> {
   }
   const rule = parseAclRule(body.value, device.config.model);
   if (!rule.ok) return { ...failure(400, rule.error), logged: body.value };
-  if (!device.acl.remove(rule.value)) return { ...failure(404, 'No such rule in the access control list.'), logged: body.value };
+  if (!device.acl.remove(rule.value))
+    return { ...failure(404, 'No such rule in the access control list.'), logged: body.value };
   return { ...ok(), logged: body.value };
 }

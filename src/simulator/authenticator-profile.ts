@@ -74,12 +74,15 @@ export async function loadAuthenticatorProfile(file: string): Promise<Authentica
 
 /** Parses a profile's YAML; file paths inside are relative to `file`. */
 export async function parseAuthenticatorProfile(text: string, file: string): Promise<AuthenticatorProfile> {
-  const invalid = (message: string) => new SimulatorError(SimulatorErrorCode.FileInvalid, `Authenticator profile ${file}: ${message}`);
+  const invalid = (message: string) =>
+    new SimulatorError(SimulatorErrorCode.FileInvalid, `Authenticator profile ${file}: ${message}`);
   let raw: unknown;
   try {
     raw = parseYaml(text);
   } catch (cause) {
-    throw new SimulatorError(SimulatorErrorCode.FileInvalid, `Authenticator profile ${file} is not valid YAML.`, { cause });
+    throw new SimulatorError(SimulatorErrorCode.FileInvalid, `Authenticator profile ${file} is not valid YAML.`, {
+      cause,
+    });
   }
   const parsed = AuthenticatorProfileFile.safeParse(raw ?? {});
   if (!parsed.success) throw invalid(describeIssues(parsed.error.issues));
@@ -103,7 +106,11 @@ export async function parseAuthenticatorProfile(text: string, file: string): Pro
     try {
       return { path: absolute, pem: await readFile(absolute, 'utf8') };
     } catch (cause) {
-      throw new SimulatorError(SimulatorErrorCode.FileUnreadable, `Authenticator profile ${file}: cannot read "${field}" file ${absolute}.`, { cause });
+      throw new SimulatorError(
+        SimulatorErrorCode.FileUnreadable,
+        `Authenticator profile ${file}: cannot read "${field}" file ${absolute}.`,
+        { cause },
+      );
     }
   };
   return {

@@ -25,10 +25,14 @@ export interface ControlServer {
   close(): Promise<void>;
 }
 
-export async function startControlServer(devices: readonly SimulatedDevice[], options: { host: string; port: number }): Promise<ControlServer> {
+export async function startControlServer(
+  devices: readonly SimulatedDevice[],
+  options: { host: string; port: number },
+): Promise<ControlServer> {
   const server: Server = createServer((req, res) => {
     void handle(devices, req, res).catch((error: unknown) => {
-      if (error instanceof BodyTooLarge) sendJson(res, 413, { success: false, error: 'Request body is too large.' }, { connection: 'close' });
+      if (error instanceof BodyTooLarge)
+        sendJson(res, 413, { success: false, error: 'Request body is too large.' }, { connection: 'close' });
       else if (!res.headersSent) sendJson(res, 500, { success: false, error: String(error) });
     });
   });
@@ -74,10 +78,22 @@ async function handle(devices: readonly SimulatedDevice[], req: IncomingMessage,
   const key = `${req.method} ${action}`;
   switch (key) {
     case 'GET state':
-      sendJson(res, 200, single !== undefined ? { success: true, state: single.state() } : { success: true, devices: targets.map(summary) });
+      sendJson(
+        res,
+        200,
+        single !== undefined
+          ? { success: true, state: single.state() }
+          : { success: true, devices: targets.map(summary) },
+      );
       return;
     case 'GET requests':
-      sendJson(res, 200, single !== undefined ? { success: true, requests: single.log.list() } : { success: true, devices: targets.map((d) => ({ index: d.settings.index, requests: d.log.list() })) });
+      sendJson(
+        res,
+        200,
+        single !== undefined
+          ? { success: true, requests: single.log.list() }
+          : { success: true, devices: targets.map((d) => ({ index: d.settings.index, requests: d.log.list() })) },
+      );
       return;
     case 'DELETE requests':
       for (const device of targets) device.log.clear();
@@ -86,8 +102,14 @@ async function handle(devices: readonly SimulatedDevice[], req: IncomingMessage,
     case 'POST faults': {
       const body = parseJsonBody(await readBody(req, BODY_LIMIT));
       const faults = body.ok ? (body.value as { faults?: unknown } | undefined)?.faults : undefined;
-      if (!Array.isArray(faults) || !faults.every((f) => typeof f === 'string' || (typeof f === 'object' && f !== null))) {
-        sendJson(res, 400, { success: false, error: 'Body must be {"faults": [...]} with fault strings such as "error=1,times=1@POST /api/v1/interface/".' });
+      if (
+        !Array.isArray(faults) ||
+        !faults.every((f) => typeof f === 'string' || (typeof f === 'object' && f !== null))
+      ) {
+        sendJson(res, 400, {
+          success: false,
+          error: 'Body must be {"faults": [...]} with fault strings such as "error=1,times=1@POST /api/v1/interface/".',
+        });
         return;
       }
       try {
@@ -102,9 +124,13 @@ async function handle(devices: readonly SimulatedDevice[], req: IncomingMessage,
     }
     case 'POST reset': {
       const body = parseJsonBody(await readBody(req, BODY_LIMIT));
-      const options = body.ok && typeof body.value === 'object' && body.value !== null ? (body.value as Record<string, unknown>) : {};
+      const options =
+        body.ok && typeof body.value === 'object' && body.value !== null ? (body.value as Record<string, unknown>) : {};
       for (const device of targets) {
-        await device.reset({ keepConfig: options['keep_config'] === true, keepFaults: options['keep_faults'] === true });
+        await device.reset({
+          keepConfig: options['keep_config'] === true,
+          keepFaults: options['keep_faults'] === true,
+        });
       }
       sendJson(res, 200, { success: true });
       return;
@@ -115,5 +141,10 @@ async function handle(devices: readonly SimulatedDevice[], req: IncomingMessage,
 }
 
 function summary(device: SimulatedDevice): Record<string, unknown> {
-  return { index: device.settings.index, url: device.url, phase: device.phase, fingerprint_sha256: device.tls.fingerprintSha256 };
+  return {
+    index: device.settings.index,
+    url: device.url,
+    phase: device.phase,
+    fingerprint_sha256: device.tls.fingerprintSha256,
+  };
 }

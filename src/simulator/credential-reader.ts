@@ -11,12 +11,21 @@ import { openPfx } from './pfx-reader.js';
  */
 
 const CERTIFICATE_LABELS = new Set(['CERTIFICATE', 'X509 CERTIFICATE', 'TRUSTED CERTIFICATE']);
-const KEY_LABELS = new Set(['PRIVATE KEY', 'ENCRYPTED PRIVATE KEY', 'RSA PRIVATE KEY', 'EC PRIVATE KEY', 'DSA PRIVATE KEY']);
+const KEY_LABELS = new Set([
+  'PRIVATE KEY',
+  'ENCRYPTED PRIVATE KEY',
+  'RSA PRIVATE KEY',
+  'EC PRIVATE KEY',
+  'DSA PRIVATE KEY',
+]);
 
 /** Every certificate of a PEM file (other blocks skipped), or the one of a DER file. */
 export function readCertificates(bytes: Uint8Array): X509Certificate[] {
   const blocks = pemBlocks(bytes);
-  const ders = blocks.length === 0 ? [Buffer.from(bytes)] : blocks.filter((b) => CERTIFICATE_LABELS.has(b.label)).map((b) => b.der);
+  const ders =
+    blocks.length === 0
+      ? [Buffer.from(bytes)]
+      : blocks.filter((b) => CERTIFICATE_LABELS.has(b.label)).map((b) => b.der);
   const out: X509Certificate[] = [];
   for (const der of ders) {
     // A TRUSTED CERTIFICATE has OpenSSL's trust settings after the certificate: read the first object.
@@ -41,7 +50,9 @@ export function openPrivateKey(bytes: Uint8Array, password: string | undefined):
   const blocks = pemBlocks(bytes);
   if (blocks.length > 0) {
     const block = blocks.find((b) => KEY_LABELS.has(b.label));
-    return block === undefined ? undefined : loaded(() => createPrivateKey({ key: block.text, format: 'pem', passphrase: password ?? '' }));
+    return block === undefined
+      ? undefined
+      : loaded(() => createPrivateKey({ key: block.text, format: 'pem', passphrase: password ?? '' }));
   }
   const der = Buffer.from(bytes);
   if (readDer(der) === undefined) return undefined;

@@ -75,7 +75,15 @@ function readNode(buffer: Buffer, offset: number, depth: number): DerNode | unde
       at += child.length;
     }
     const encoding = buffer.subarray(offset, at + 2);
-    return { tagClass, constructed, tag, content: buffer.subarray(offset + 2, at), children, length: encoding.length, encoding };
+    return {
+      tagClass,
+      constructed,
+      tag,
+      content: buffer.subarray(offset + 2, at),
+      children,
+      length: encoding.length,
+      encoding,
+    };
   }
   let length = lengthByte;
   if (lengthByte & 0x80) {
@@ -99,7 +107,15 @@ function readNode(buffer: Buffer, offset: number, depth: number): DerNode | unde
       at += child.length;
     }
   }
-  return { tagClass, constructed, tag, content, children, length: end - offset, encoding: buffer.subarray(offset, end) };
+  return {
+    tagClass,
+    constructed,
+    tag,
+    content,
+    children,
+    length: end - offset,
+    encoding: buffer.subarray(offset, end),
+  };
 }
 
 export function isUniversal(node: DerNode | undefined, tag: number): node is DerNode {
@@ -135,7 +151,8 @@ export function oidOf(node: DerNode | undefined): string | undefined {
 
 /** A small non-negative INTEGER (versions, iteration counts), or undefined. */
 export function smallIntegerOf(node: DerNode | undefined): number | undefined {
-  if (!isUniversal(node, Tag.Integer) || node.constructed || node.content.length === 0 || node.content.length > 6) return undefined;
+  if (!isUniversal(node, Tag.Integer) || node.constructed || node.content.length === 0 || node.content.length > 6)
+    return undefined;
   if ((node.content[0] ?? 0) & 0x80) return undefined;
   let value = 0;
   for (const byte of node.content) value = value * 256 + byte;

@@ -34,7 +34,8 @@ export function objectIdentifier(dotted: string): Buffer {
   const out: number[] = [];
   for (const arc of [first * 40 + second, ...rest]) {
     const septets: number[] = [arc & 0x7f];
-    for (let value = Math.floor(arc / 128); value > 0; value = Math.floor(value / 128)) septets.unshift((value & 0x7f) | 0x80);
+    for (let value = Math.floor(arc / 128); value > 0; value = Math.floor(value / 128))
+      septets.unshift((value & 0x7f) | 0x80);
     out.push(...septets);
   }
   return node(0x06, Buffer.from(out));
@@ -44,5 +45,7 @@ export function objectIdentifier(dotted: string): Buffer {
 export function time(date: Date): Buffer {
   const iso = date.toISOString(); // 2025-01-31T12:34:56.789Z
   const digits = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`;
-  return date.getUTCFullYear() < 2050 ? node(0x17, Buffer.from(digits.slice(2), 'ascii')) : node(0x18, Buffer.from(digits, 'ascii'));
+  return date.getUTCFullYear() < 2050
+    ? node(0x17, Buffer.from(digits.slice(2), 'ascii'))
+    : node(0x18, Buffer.from(digits, 'ascii'));
 }

@@ -69,7 +69,11 @@ export class DeviceConfig {
       changes.set(stanzaKey(sibling.name, sibling.family), sibling);
       // Cannot fail while the rules on interface-level fields ignore the family; kept as a guard.
       const siblingError = checkStanza(sibling, this.ruleContext(changes));
-      if (siblingError !== undefined) return fail(400, `${siblingError} (in the ${sibling.family} stanza, which takes the interface-level fields of this one)`);
+      if (siblingError !== undefined)
+        return fail(
+          400,
+          `${siblingError} (in the ${sibling.family} stanza, which takes the interface-level fields of this one)`,
+        );
     }
     const vlanError = checkVlansOnParent(stanza.name, 'POST', this.ruleContext(changes));
     if (vlanError !== undefined) return fail(400, vlanError);
@@ -93,16 +97,23 @@ export class DeviceConfig {
 
   /** PUT /interface/{name}/: update fields of an existing wireless stanza; null removes a field. */
   put(name: string, body: unknown): Outcome {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail(400, 'Request body must be a JSON object.');
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return fail(400, 'Request body must be a JSON object.');
     const fields = body as Record<string, unknown>;
     const kind = interfaceKind(this.model, name);
     if (kind === undefined) return fail(404, `No interface "${name}" on this device.`);
     if (kind.kind !== 'wireless') {
-      return fail(400, `PUT /interface/${name}/ updates wireless interfaces only; post the whole stanza with POST /interface/.`);
+      return fail(
+        400,
+        `PUT /interface/${name}/ updates wireless interfaces only; post the whole stanza with POST /interface/.`,
+      );
     }
     const family = fields['family'];
     if (family !== 'inet' && family !== 'inet6') {
-      return fail(400, fields['family'] === undefined ? 'Field "family" is required.' : 'Field "family" must be "inet" or "inet6".');
+      return fail(
+        400,
+        fields['family'] === undefined ? 'Field "family" is required.' : 'Field "family" must be "inet" or "inet6".',
+      );
     }
     if (fields['name'] !== undefined && fields['name'] !== name) {
       return fail(400, `Field "name" must be "${name}", the interface in the path.`);
@@ -183,7 +194,8 @@ export class DeviceConfig {
 
   /** Interfaces with a stanza in that state: physical ones in the device's order, then the rest. */
   interfaceNames(state: ConfigState): string[] {
-    const keys = state === 'active' ? [...this.active.keys()] : [...new Set([...this.active.keys(), ...this.pending.keys()])];
+    const keys =
+      state === 'active' ? [...this.active.keys()] : [...new Set([...this.active.keys(), ...this.pending.keys()])];
     const names = new Set(keys.map((key) => this.interfaceOfKey.get(key) ?? key));
     const physical = Object.keys(this.model.interfaces);
     const rank = (n: string) => (physical.includes(n) ? physical.indexOf(n) : physical.length);
@@ -210,8 +222,12 @@ export class DeviceConfig {
   fileListing(): { slot: FileSlot; name: string; state: ConfigState; kind: FileKind; content: Buffer }[] {
     const out: { slot: FileSlot; name: string; state: ConfigState; kind: FileKind; content: Buffer }[] = [];
     for (const slot of FILE_SLOTS) {
-      for (const [state, store] of [['active', this.activeFiles], ['pending', this.pendingFiles]] as const) {
-        for (const [name, file] of store.get(slot) ?? []) out.push({ slot, name, state, kind: file.kind, content: file.content });
+      for (const [state, store] of [
+        ['active', this.activeFiles],
+        ['pending', this.pendingFiles],
+      ] as const) {
+        for (const [name, file] of store.get(slot) ?? [])
+          out.push({ slot, name, state, kind: file.kind, content: file.content });
       }
     }
     return out;

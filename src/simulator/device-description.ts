@@ -29,34 +29,46 @@ export const DEFAULT_ACTIVE = [{ name: 'eth0', family: 'inet', method: 'dhcp' }]
 export function describeBuiltInModel(name: string = DEFAULT_MODEL): DeviceDescription {
   const model = builtInModel(name);
   if (model === undefined) {
-    throw new SimulatorError(SimulatorErrorCode.Usage, `Unknown model "${name}"; built-in models: ${Object.keys(BUILT_IN_MODELS).join(', ')}.`);
+    throw new SimulatorError(
+      SimulatorErrorCode.Usage,
+      `Unknown model "${name}"; built-in models: ${Object.keys(BUILT_IN_MODELS).join(', ')}.`,
+    );
   }
   return { model, active: DEFAULT_ACTIVE.map((s) => ({ ...s })), files: [] };
 }
 
 const PortFile = z.union(
   [
-  z.strictObject({ wireless: z.literal(true, 'must be true') }),
-  z.strictObject({
-    autoneg: z.boolean('must be true or false'),
-    speeds: list(integer(1, 1_000_000, 'a speed in Mb/s'), 'a list of speeds in Mb/s'),
-    duplex: list(oneOf(['half', 'full']), 'a list of "half" and "full"'),
-  }),
+    z.strictObject({ wireless: z.literal(true, 'must be true') }),
+    z.strictObject({
+      autoneg: z.boolean('must be true or false'),
+      speeds: list(integer(1, 1_000_000, 'a speed in Mb/s'), 'a list of speeds in Mb/s'),
+      duplex: list(oneOf(['half', 'full']), 'a list of "half" and "full"'),
+    }),
   ],
   { error: () => 'must be { wireless: true } or { autoneg, speeds, duplex }' },
 );
 
 export const DeviceFile = z.strictObject({
   model: nonEmpty('a model name'),
-  interfaces: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, 'must be an interface name such as eth0'), PortFile).optional(),
+  interfaces: z
+    .record(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, 'must be an interface name such as eth0'), PortFile)
+    .optional(),
   active: z.array(z.unknown(), 'must be a list of stanzas').optional(),
-  files: list(z.strictObject({ slot: oneOf(FILE_SLOTS), name: nonEmpty('a file name'), path: nonEmpty('a file path') }), 'a list of files').optional(),
+  files: list(
+    z.strictObject({ slot: oneOf(FILE_SLOTS), name: nonEmpty('a file name'), path: nonEmpty('a file path') }),
+    'a list of files',
+  ).optional(),
   show_dot1x_state: z.boolean('must be true or false').optional(),
 });
 
 export async function loadDeviceDescription(file: string): Promise<DeviceDescription> {
   const invalid = (message: string, cause?: unknown) =>
-    new SimulatorError(SimulatorErrorCode.FileInvalid, `Device file ${file}: ${message}`, cause === undefined ? undefined : { cause });
+    new SimulatorError(
+      SimulatorErrorCode.FileInvalid,
+      `Device file ${file}: ${message}`,
+      cause === undefined ? undefined : { cause },
+    );
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -90,7 +102,9 @@ export async function loadDeviceDescription(file: string): Promise<DeviceDescrip
     try {
       files.push({ slot: entry.slot, name: entry.name, content: await readFile(path) });
     } catch (cause) {
-      throw new SimulatorError(SimulatorErrorCode.FileUnreadable, `Device file ${file}: cannot read ${path}.`, { cause });
+      throw new SimulatorError(SimulatorErrorCode.FileUnreadable, `Device file ${file}: cannot read ${path}.`, {
+        cause,
+      });
     }
   }
   const description: DeviceDescription = {
@@ -123,7 +137,10 @@ export function configFromDescription(description: DeviceDescription): DeviceCon
   for (const [i, stanza] of description.active.entries()) {
     const outcome = config.seedActive(stanza);
     if (!outcome.ok) {
-      throw new SimulatorError(SimulatorErrorCode.StartRefused, `Starting configuration, active[${i}]: ${outcome.error}`);
+      throw new SimulatorError(
+        SimulatorErrorCode.StartRefused,
+        `Starting configuration, active[${i}]: ${outcome.error}`,
+      );
     }
   }
   return config;

@@ -42,7 +42,10 @@ export const BUILT_IN_MODELS: Readonly<Record<string, () => DeviceModel>> = {
       eth3: { kind: 'wired', autoneg: false, speeds: [10000], duplex: ['full'] },
     },
   }),
-  virtual: () => ({ model: 'virtual', interfaces: { eth0: { kind: 'wired', autoneg: false, speeds: [10000], duplex: ['full'] } } }),
+  virtual: () => ({
+    model: 'virtual',
+    interfaces: { eth0: { kind: 'wired', autoneg: false, speeds: [10000], duplex: ['full'] } },
+  }),
 };
 
 export const DEFAULT_MODEL = 'm50';

@@ -26,10 +26,11 @@ function decide(profile: AuthenticatorProfile, s: Stanza, files: Dot1xFiles, now
   if (s.wpa_eap === undefined) return deny('802.1X is disabled on the interface, but its switch port demands it');
   const outer = s.wpa_eap === 'PEAP' ? 'peap' : s.wpa_eap === 'TLS' ? 'tls' : 'md5';
   if (!profile.eapMethods.includes(outer)) {
-    return deny(`EAP type ${s.wpa_eap} is not offered by the switch port's authentication server (it offers ${profile.eapMethods.join(', ')})`);
+    return deny(
+      `EAP type ${s.wpa_eap} is not offered by the switch port's authentication server (it offers ${profile.eapMethods.join(', ')})`,
+    );
   }
-  const method: UserMethod =
-    outer === 'peap' ? (s.wpa_phase2 === 'auth=TLS' ? 'peap-tls' : 'peap-mschapv2') : outer;
+  const method: UserMethod = outer === 'peap' ? (s.wpa_phase2 === 'auth=TLS' ? 'peap-tls' : 'peap-mschapv2') : outer;
   // The identity the server decides on. PEAP: the inner one, inside the tunnel. EAP-TLS and MD5:
   // the one wpa_supplicant sends, which is wpa_anonymous_identity when the stanza has one (the
   // real backend showed it: hostapd never sees wpa_identity then).
@@ -44,7 +45,8 @@ function decide(profile: AuthenticatorProfile, s: Stanza, files: Dot1xFiles, now
   switch (method) {
     case 'md5':
     case 'peap-mschapv2': {
-      const tunnel = method === 'peap-mschapv2' ? serverTrusted(profile, s.wpa_ca_cert, 'wpa_ca_cert', files, now) : undefined;
+      const tunnel =
+        method === 'peap-mschapv2' ? serverTrusted(profile, s.wpa_ca_cert, 'wpa_ca_cert', files, now) : undefined;
       if (tunnel !== undefined) return deny(tunnel);
       if (s.wpa_password !== user.password) return deny(`wrong password for identity "${identity}"`);
       return { authorized: true, reason: `authorized by ${method} as "${identity}"` };
@@ -52,15 +54,29 @@ function decide(profile: AuthenticatorProfile, s: Stanza, files: Dot1xFiles, now
     case 'tls': {
       const problem =
         serverTrusted(profile, s.wpa_ca_cert, 'wpa_ca_cert', files, now) ??
-        clientCredentials(profile, files, now, { cert: s.wpa_client_cert, key: s.wpa_private_key, password: s.wpa_private_key_passwd, set: '' });
-      return problem === undefined ? { authorized: true, reason: `authorized by EAP-TLS as "${identity}"` } : deny(problem);
+        clientCredentials(profile, files, now, {
+          cert: s.wpa_client_cert,
+          key: s.wpa_private_key,
+          password: s.wpa_private_key_passwd,
+          set: '',
+        });
+      return problem === undefined
+        ? { authorized: true, reason: `authorized by EAP-TLS as "${identity}"` }
+        : deny(problem);
     }
     case 'peap-tls': {
       const problem =
         serverTrusted(profile, s.wpa_ca_cert, 'wpa_ca_cert', files, now) ??
         serverTrusted(profile, s.wpa_ca_cert2, 'wpa_ca_cert2', files, now) ??
-        clientCredentials(profile, files, now, { cert: s.wpa_client_cert2, key: s.wpa_private_key2, password: s.wpa_private_key2_passwd, set: '2' });
-      return problem === undefined ? { authorized: true, reason: `authorized by PEAP with inner EAP-TLS as "${identity}"` } : deny(problem);
+        clientCredentials(profile, files, now, {
+          cert: s.wpa_client_cert2,
+          key: s.wpa_private_key2,
+          password: s.wpa_private_key2_passwd,
+          set: '2',
+        });
+      return problem === undefined
+        ? { authorized: true, reason: `authorized by PEAP with inner EAP-TLS as "${identity}"` }
+        : deny(problem);
     }
   }
 }
@@ -82,7 +98,8 @@ function serverTrusted(
   if (!cas.some((ca) => issued(ca, server))) {
     return `the supplicant rejects the authentication server: its certificate (${server.subject.replace(/\n/g, ', ')}) was not issued by ${slot} "${caName}"`;
   }
-  if (!validAt(server, now)) return 'the supplicant rejects the authentication server: its certificate is not valid now';
+  if (!validAt(server, now))
+    return 'the supplicant rejects the authentication server: its certificate is not valid now';
   return undefined;
 }
 
@@ -95,7 +112,12 @@ interface CredentialSet {
 }
 
 /** The authentication server's check of the client certificate and the supplicant's use of its key. */
-function clientCredentials(profile: AuthenticatorProfile, files: Dot1xFiles, now: Date, c: CredentialSet): string | undefined {
+function clientCredentials(
+  profile: AuthenticatorProfile,
+  files: Dot1xFiles,
+  now: Date,
+  c: CredentialSet,
+): string | undefined {
   const keySlot = `wpa_private_key${c.set}` as FileSlot;
   const certSlot = `wpa_client_cert${c.set}` as FileSlot;
   if (c.key === undefined) return `no ${keySlot}`;

@@ -62,7 +62,10 @@ export async function createRealDot1xBackend(options: RealDot1xBackendOptions = 
       return /v\d+\.\d+\S*/.exec(`${out.stdout}\n${out.stderr}`)?.[0] ?? '(unknown version)';
     };
     const versions = `hostapd ${await version(commands.hostapd)}, wpa_supplicant ${await version(commands.wpa_supplicant)}`;
-    return new RealDot1xBackend(lab, commands, versions, { timeoutMs: options.timeoutMs ?? DEFAULT_DOT1X_TIMEOUT_MS, kick: options.kickAuthenticator ?? true });
+    return new RealDot1xBackend(lab, commands, versions, {
+      timeoutMs: options.timeoutMs ?? DEFAULT_DOT1X_TIMEOUT_MS,
+      kick: options.kickAuthenticator ?? true,
+    });
   } catch (error) {
     await lab.close();
     throw error;
@@ -81,7 +84,12 @@ export class RealDot1xBackend implements Dot1xBackend {
   private attempts = 0;
   private closed = false;
 
-  constructor(lab: NetnsLab, commands: RealBackendCommands, versions: string, timing: { timeoutMs: number; kick: boolean }) {
+  constructor(
+    lab: NetnsLab,
+    commands: RealBackendCommands,
+    versions: string,
+    timing: { timeoutMs: number; kick: boolean },
+  ) {
     this.lab = lab;
     this.commands = commands;
     this.versions = versions;
@@ -126,7 +134,10 @@ export class RealDot1xBackend implements Dot1xBackend {
         hostapdConf: prepared.hostapdConf,
         hostapdCtrl: prepared.hostapdCtrl,
         wpaSupplicantConf: prepared.wpaSupplicantConf,
-        env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', OPENSSL_CONF: join(this.names.dir, 'openssl.cnf') },
+        env: {
+          PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+          OPENSSL_CONF: join(this.names.dir, 'openssl.cnf'),
+        },
         timeoutMs: this.timing.timeoutMs,
         kick: this.timing.kick,
       });
@@ -134,7 +145,9 @@ export class RealDot1xBackend implements Dot1xBackend {
       if (this.closed) return deny('the real 802.1X backend was closed during the authentication');
       return judgeAttempt(seen, prepared.context);
     } catch (error) {
-      return deny(`the real 802.1X backend could not run the authentication: ${error instanceof Error ? error.message : String(error)}`);
+      return deny(
+        `the real 802.1X backend could not run the authentication: ${error instanceof Error ? error.message : String(error)}`,
+      );
     } finally {
       // Keys and passwords lie in there: gone as soon as the daemons are.
       await rm(dir, { recursive: true, force: true });
@@ -147,12 +160,15 @@ export class RealDot1xBackend implements Dot1xBackend {
     stanza: Stanza,
     files: Dot1xFiles,
     dir: string,
-  ): Promise<string | { hostapdConf: string; hostapdCtrl: string; wpaSupplicantConf: string; context: AttemptContext }> {
+  ): Promise<
+    string | { hostapdConf: string; hostapdCtrl: string; wpaSupplicantConf: string; context: AttemptContext }
+  > {
     if (stanza.wpa_key_mgmt === undefined) return '802.1X is disabled on the interface, but its switch port demands it';
     if (stanza.ssid !== undefined || stanza.security !== undefined) {
       return 'the real 802.1X backend drives wired ports only (hostapd wired driver); a wireless stanza cannot be tested on a veth';
     }
-    const write = (name: string, content: string | Uint8Array) => writeFile(join(dir, name), content, { mode: 0o600 }).then(() => join(dir, name));
+    const write = (name: string, content: string | Uint8Array) =>
+      writeFile(join(dir, name), content, { mode: 0o600 }).then(() => join(dir, name));
 
     const paths = new Map<FileSlot, string>();
     const described = new Map<string, string>();
@@ -165,14 +181,17 @@ export class RealDot1xBackend implements Dot1xBackend {
       paths.set(slot, path);
       described.set(path, `${slot} "${name}"`);
     }
-    const wpaText = renderWpaSupplicantConfig(stanza, (slot) => paths.get(slot) ?? '', { ctrlInterface: join(dir, 'wpa_supplicant') });
+    const wpaText = renderWpaSupplicantConfig(stanza, (slot) => paths.get(slot) ?? '', {
+      ctrlInterface: join(dir, 'wpa_supplicant'),
+    });
     if (wpaText === undefined) return '802.1X is disabled on the interface, but its switch port demands it';
 
     let eapUsers: string;
     try {
       eapUsers = renderEapUserFile(profile);
     } catch (error) {
-      if (isSimulatorError(error) && error.code === SimulatorErrorCode.ProfileNotRenderable) return `the switch port's profile cannot be given to hostapd: ${error.message}`;
+      if (isSimulatorError(error) && error.code === SimulatorErrorCode.ProfileNotRenderable)
+        return `the switch port's profile cannot be given to hostapd: ${error.message}`;
       throw error;
     }
     const hostapdCtrl = join(dir, 'hostapd');

@@ -104,7 +104,12 @@ export async function runEapAttempt(setup: AttemptSetup): Promise<AttemptObserva
   const { lab, commands } = setup;
   const n = lab.names;
   const deadline = Date.now() + setup.timeoutMs;
-  const observation = (verdict: SupplicantVerdict, portAuthorized: boolean, h: DaemonOutput, s?: DaemonOutput): AttemptObservation => ({
+  const observation = (
+    verdict: SupplicantVerdict,
+    portAuthorized: boolean,
+    h: DaemonOutput,
+    s?: DaemonOutput,
+  ): AttemptObservation => ({
     verdict,
     portAuthorized,
     hostapdLog: h.lines,
@@ -127,7 +132,12 @@ export async function runEapAttempt(setup: AttemptSetup): Promise<AttemptObserva
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
 
-    supplicant = lab.spawnDaemon('supplicant', commands.wpa_supplicant, ['-D', 'wired', '-i', n.supplicantInterface, '-c', setup.wpaSupplicantConf], setup.env);
+    supplicant = lab.spawnDaemon(
+      'supplicant',
+      commands.wpa_supplicant,
+      ['-D', 'wired', '-i', n.supplicantInterface, '-c', setup.wpaSupplicantConf],
+      setup.env,
+    );
     const supplicantOut = new DaemonOutput(supplicant);
     // Kicked too early, hostapd's EAP-Request/Identity is lost before the supplicant listens.
     const associated = await supplicantOut.waitFor(/Associated with/, deadline);
@@ -137,10 +147,13 @@ export async function runEapAttempt(setup: AttemptSetup): Promise<AttemptObserva
     // Point never gets, so no EAP result will come: that is final, not worth waiting out.
     const result = await supplicantOut.waitFor(/CTRL-EVENT-EAP-(SUCCESS|FAILURE)|CTRL-REQ-/, deadline);
     const verdict =
-      result === 'exit' ? SupplicantVerdict.Exited
-      : result === 'timeout' ? SupplicantVerdict.Timeout
-      : result.includes('CTRL-EVENT-EAP-SUCCESS') ? SupplicantVerdict.Success
-      : SupplicantVerdict.Failure;
+      result === 'exit'
+        ? SupplicantVerdict.Exited
+        : result === 'timeout'
+          ? SupplicantVerdict.Timeout
+          : result.includes('CTRL-EVENT-EAP-SUCCESS')
+            ? SupplicantVerdict.Success
+            : SupplicantVerdict.Failure;
 
     // hostapd sends EAP-Success a moment before it marks the port authorized: ask again briefly.
     let portAuthorized = false;

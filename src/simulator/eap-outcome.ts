@@ -24,13 +24,19 @@ export function judgeAttempt(seen: AttemptObservation, context: AttemptContext):
   switch (seen.verdict) {
     case SupplicantVerdict.Success:
       return seen.portAuthorized
-        ? { authorized: true, reason: `authorized on the wire by ${context.method} as ${who} (wpa_supplicant: EAP success; hostapd: port authorized)` }
+        ? {
+            authorized: true,
+            reason: `authorized on the wire by ${context.method} as ${who} (wpa_supplicant: EAP success; hostapd: port authorized)`,
+          }
         : deny('wpa_supplicant reported EAP success, but hostapd did not authorize the port');
     case SupplicantVerdict.Failure:
-      if (seen.portAuthorized) return deny('wpa_supplicant reported EAP failure, yet hostapd shows the port authorized');
+      if (seen.portAuthorized)
+        return deny('wpa_supplicant reported EAP failure, yet hostapd shows the port authorized');
       return deny(explainFailure(seen, context));
     case SupplicantVerdict.Timeout:
-      return deny(`no EAP result within ${seconds(seen.timeoutMs)} s${lastWords('wpa_supplicant', seen.supplicantLog)}`);
+      return deny(
+        `no EAP result within ${seconds(seen.timeoutMs)} s${lastWords('wpa_supplicant', seen.supplicantLog)}`,
+      );
     case SupplicantVerdict.Exited:
       return deny(`wpa_supplicant stopped before any EAP result${lastWords('wpa_supplicant', seen.supplicantLog)}`);
     case SupplicantVerdict.NoAuthenticator:
@@ -52,9 +58,13 @@ function explainFailure(seen: AttemptObservation, context: AttemptContext): stri
     }
     return undefined;
   };
-  const file = (path: string | undefined, fallback: string) => (path === undefined ? undefined : context.describeFile(path)) ?? fallback;
+  const file = (path: string | undefined, fallback: string) =>
+    (path === undefined ? undefined : context.describeFile(path)) ?? fallback;
 
-  const serverRejected = find(supplicant, /CTRL-EVENT-EAP-TLS-CERT-ERROR reason=\d+ depth=\d+ subject='([^']*)' err='([^']*)'/);
+  const serverRejected = find(
+    supplicant,
+    /CTRL-EVENT-EAP-TLS-CERT-ERROR reason=\d+ depth=\d+ subject='([^']*)' err='([^']*)'/,
+  );
   if (serverRejected !== undefined) {
     return `the supplicant rejects the authentication server: ${serverRejected[2]} (certificate ${serverRejected[1]})`;
   }
@@ -66,9 +76,16 @@ function explainFailure(seen: AttemptObservation, context: AttemptContext): stri
       ? `wpa_supplicant cannot use ${key}: it does not match the client certificate`
       : `wpa_supplicant cannot load ${key} (wrong or missing password, or a form it cannot read)`;
   }
-  const certUnreadable = find(supplicant, /TLS: Failed to (?:load|set) (client certificate|root certificates?|CA certificate)[^']*(?:'([^']*)')?/);
-  if (certUnreadable !== undefined) return `wpa_supplicant cannot load ${file(certUnreadable[2], `its ${certUnreadable[1]}`)}`;
-  const clientRejected = find(hostapd, /TLS: Certificate verification failed, error \d+ \(([^)]*)\)(?: depth \d+ for '([^']*)')?/);
+  const certUnreadable = find(
+    supplicant,
+    /TLS: Failed to (?:load|set) (client certificate|root certificates?|CA certificate)[^']*(?:'([^']*)')?/,
+  );
+  if (certUnreadable !== undefined)
+    return `wpa_supplicant cannot load ${file(certUnreadable[2], `its ${certUnreadable[1]}`)}`;
+  const clientRejected = find(
+    hostapd,
+    /TLS: Certificate verification failed, error \d+ \(([^)]*)\)(?: depth \d+ for '([^']*)')?/,
+  );
   if (clientRejected !== undefined) {
     return `the authentication server rejects the client certificate${clientRejected[2] !== undefined ? ` ${clientRejected[2]}` : ''}: ${clientRejected[1]}`;
   }
@@ -77,9 +94,12 @@ function explainFailure(seen: AttemptObservation, context: AttemptContext): stri
     return `the authentication server refused the password of "${context.identity}" (EAP-MSCHAPv2: ${mschap[2] ?? mschap[1]})`;
   }
   const request = find(supplicant, /CTRL-REQ-([A-Z_]+)/);
-  if (request !== undefined) return `wpa_supplicant stopped to ask for input a Monitoring Point never gets (${(request[1] ?? '').toLowerCase()})`;
+  if (request !== undefined)
+    return `wpa_supplicant stopped to ask for input a Monitoring Point never gets (${(request[1] ?? '').toLowerCase()})`;
   const selected = find(supplicant, /CTRL-EVENT-EAP-METHOD EAP vendor \d+ method \d+/);
-  const refused = supplicant.map((l) => /CTRL-EVENT-EAP-PROPOSED-METHOD vendor=\d+ method=(\d+) -> NAK/.exec(l)?.[1]).filter((m) => m !== undefined);
+  const refused = supplicant
+    .map((l) => /CTRL-EVENT-EAP-PROPOSED-METHOD vendor=\d+ method=(\d+) -> NAK/.exec(l)?.[1])
+    .filter((m) => m !== undefined);
   if (selected === undefined && refused.length > 0) {
     const proposed = [...new Set(refused.map((m) => EAP_TYPES[m] ?? `EAP type ${m}`))].join(', ');
     return `the authentication server does not let "${context.identity}" use ${context.method} (it proposed ${proposed}): the identity is unknown to it or may not use that method`;
@@ -93,6 +113,8 @@ function seconds(ms: number): string {
 
 /** `; last wpa_supplicant line: "..."` for the end of a sentence, or nothing without output. */
 function lastWords(daemon: string, log: string[]): string {
-  const last = [...log].reverse().find((l) => l.trim() !== '' && !/CTRL-EVENT-(DSCP-POLICY|TERMINATING|SUBNET-STATUS)/.test(l));
+  const last = [...log]
+    .reverse()
+    .find((l) => l.trim() !== '' && !/CTRL-EVENT-(DSCP-POLICY|TERMINATING|SUBNET-STATUS)/.test(l));
   return last === undefined ? '' : ` (last ${daemon} line: "${last.trim()}")`;
 }

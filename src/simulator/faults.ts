@@ -20,7 +20,18 @@ import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
  * `times=N` lets the fault fire N times, then it expires.
  */
 
-export const FAULT_KINDS = ['latency', 'error', 'drop', 'throttle', 'huge-body', 'restart-delay', 'no-return', 'pending-stuck', 'drop-field', 'new-cert'] as const;
+export const FAULT_KINDS = [
+  'latency',
+  'error',
+  'drop',
+  'throttle',
+  'huge-body',
+  'restart-delay',
+  'no-return',
+  'pending-stuck',
+  'drop-field',
+  'new-cert',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export const REQUEST_FAULTS: readonly FaultKind[] = ['latency', 'error', 'drop', 'throttle', 'huge-body'];
@@ -57,7 +68,8 @@ const NEEDS_VALUE: Record<FaultKind, 'duration' | 'rate' | 'size' | 'field' | 'n
 };
 
 export function parseFault(text: string): FaultSpec {
-  const bad = (why: string) => new FaultSyntaxError(`Fault "${text}": ${why}. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].`);
+  const bad = (why: string) =>
+    new FaultSyntaxError(`Fault "${text}": ${why}. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].`);
   const at = text.indexOf('@');
   const head = (at < 0 ? text : text.slice(0, at)).trim();
   const scope = at < 0 ? undefined : text.slice(at + 1).trim();
@@ -71,9 +83,12 @@ export function parseFault(text: string): FaultSpec {
   if (needs === 'none' && rawValue !== undefined) throw bad(`"${kind}" takes no value`);
   if (needs !== 'none' && rawValue === undefined) throw bad(`"${kind}" needs a value`);
   if (rawValue !== undefined) {
-    if (needs === 'duration') spec.value = parseDuration(rawValue) ?? failWith(bad(`"${rawValue}" is not a duration such as 250ms or 2s`));
-    else if (needs === 'rate') spec.value = parseRate(rawValue) ?? failWith(bad(`"${rawValue}" is not a rate from 0 to 1 or a percentage`));
-    else if (needs === 'size') spec.value = parseSize(rawValue) ?? failWith(bad(`"${rawValue}" is not a size such as 8MiB or 4096`));
+    if (needs === 'duration')
+      spec.value = parseDuration(rawValue) ?? failWith(bad(`"${rawValue}" is not a duration such as 250ms or 2s`));
+    else if (needs === 'rate')
+      spec.value = parseRate(rawValue) ?? failWith(bad(`"${rawValue}" is not a rate from 0 to 1 or a percentage`));
+    else if (needs === 'size')
+      spec.value = parseSize(rawValue) ?? failWith(bad(`"${rawValue}" is not a size such as 8MiB or 4096`));
     else spec.value = rawValue;
   }
   for (const option of options) {
@@ -82,7 +97,8 @@ export function parseFault(text: string): FaultSpec {
     spec.times = Number(match[1]);
   }
   if (scope !== undefined) {
-    if (!REQUEST_FAULTS.includes(kind)) throw bad(`"${kind}" is global; only ${REQUEST_FAULTS.join(', ')} take @METHOD PATH`);
+    if (!REQUEST_FAULTS.includes(kind))
+      throw bad(`"${kind}" is global; only ${REQUEST_FAULTS.join(', ')} take @METHOD PATH`);
     const parts = scope.split(/\s+/);
     if (parts.length > 2 || parts[parts.length - 1] === '') throw bad('the scope is "@METHOD PATH" or "@PATH"');
     if (parts.length === 2) spec.method = (parts[0] ?? '').toUpperCase();
@@ -103,7 +119,8 @@ export function formatFault(spec: FaultSpec): string {
     out += `=${needs === 'duration' ? `${spec.value}ms` : needs === 'size' ? formatSize(Number(spec.value)) : String(spec.value)}`;
   }
   if (spec.times !== undefined) out += `,times=${spec.times}`;
-  if (spec.path !== undefined) out += `@${spec.method !== undefined && spec.method !== '*' ? `${spec.method} ` : ''}${spec.path}`;
+  if (spec.path !== undefined)
+    out += `@${spec.method !== undefined && spec.method !== '*' ? `${spec.method} ` : ''}${spec.path}`;
   return out;
 }
 

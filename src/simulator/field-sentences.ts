@@ -15,7 +15,15 @@ export function expect(what: string): { error: (issue: Issue) => string } {
 export const text = (what = 'a string') => z.string(expect(what));
 export const nonEmpty = (what = 'a non-empty string') => z.string(expect(what)).min(1, expect(what));
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z.enum(values, expect(values.map((v) => `"${v}"`).join(', ').replace(/, ([^,]*)$/, ' or $1')));
+  z.enum(
+    values,
+    expect(
+      values
+        .map((v) => `"${v}"`)
+        .join(', ')
+        .replace(/, ([^,]*)$/, ' or $1'),
+    ),
+  );
 export const integer = (min: number, max: number, what: string) =>
   z.int(expect(what)).min(min, expect(what)).max(max, expect(what));
 export const list = <T extends z.ZodType>(item: T, what: string) => z.array(item, expect(what));

@@ -1,5 +1,16 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { isContext, isUniversal, octetsOf, oidOf, readDer, readDerPrefix, sequenceItems, smallIntegerOf, Tag, type DerNode } from './der-reader.js';
+import {
+  isContext,
+  isUniversal,
+  octetsOf,
+  oidOf,
+  readDer,
+  readDerPrefix,
+  sequenceItems,
+  smallIntegerOf,
+  Tag,
+  type DerNode,
+} from './der-reader.js';
 import { pemBlocks, type PemBlock } from './pem-blocks.js';
 import { CERTIFICATE_SLOTS, type FileSlot } from './stanza.js';
 
@@ -45,7 +56,9 @@ function certificateKind(bytes: Uint8Array): FileKind | undefined {
     const certificates = blocks.filter((b) => CERTIFICATE_LABELS.has(b.label));
     if (certificates.length === 0) return undefined;
     // A TRUSTED CERTIFICATE carries OpenSSL's trust settings after the certificate itself.
-    return certificates.every((b) => parsesAsCertificate(b.label === 'TRUSTED CERTIFICATE' ? readDerPrefix(b.der)?.encoding : b.der))
+    return certificates.every((b) =>
+      parsesAsCertificate(b.label === 'TRUSTED CERTIFICATE' ? readDerPrefix(b.der)?.encoding : b.der),
+    )
       ? FileKind.PemCertificate
       : undefined;
   }
@@ -91,7 +104,9 @@ function pemKeyKind(block: PemBlock): FileKind | undefined {
   }
   // OpenSSL's legacy PEM encryption: the cipher and IV are in the headers, the body is ciphertext.
   if (/^4,\s*ENCRYPTED$/.test(block.headers['Proc-Type'] ?? '')) {
-    return /^[A-Z0-9-]+,[0-9A-Fa-f]+$/.test(block.headers['DEK-Info'] ?? '') ? FileKind.PemEncryptedPrivateKey : undefined;
+    return /^[A-Z0-9-]+,[0-9A-Fa-f]+$/.test(block.headers['DEK-Info'] ?? '')
+      ? FileKind.PemEncryptedPrivateKey
+      : undefined;
   }
   try {
     createPrivateKey({ key: block.text, format: 'pem' });
@@ -123,7 +138,9 @@ function isEncryptedPrivateKeyInfo(node: DerNode): boolean {
   const algorithm = sequenceItems(items[0]);
   const scheme = oidOf(algorithm?.[0]);
   const data = items[1];
-  return scheme !== undefined && PASSWORD_BASED.test(scheme) && isUniversal(data, Tag.OctetString) && data.content.length > 0;
+  return (
+    scheme !== undefined && PASSWORD_BASED.test(scheme) && isUniversal(data, Tag.OctetString) && data.content.length > 0
+  );
 }
 
 const PKCS7_DATA = '1.2.840.113549.1.7.1';
@@ -140,7 +157,8 @@ function isPfx(node: DerNode): boolean {
   const authSafe = sequenceItems(items[1]);
   const type = oidOf(authSafe?.[0]);
   const content = authSafe?.[1];
-  if (authSafe?.length !== 2 || !isContext(content, 0) || !content.constructed || content.children.length !== 1) return false;
+  if (authSafe?.length !== 2 || !isContext(content, 0) || !content.constructed || content.children.length !== 1)
+    return false;
   if (items[2] !== undefined && sequenceItems(items[2]) === undefined) return false;
   if (type === PKCS7_SIGNED_DATA) return sequenceItems(content.children[0]) !== undefined;
   if (type !== PKCS7_DATA) return false;

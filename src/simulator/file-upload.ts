@@ -17,8 +17,7 @@ export const UPLOAD_BODY_LIMIT = 6 * FILE_LIMIT + 64 * 1024;
 const FILE_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
 export type UploadOutcome =
-  | { ok: true; files: Partial<Record<FileSlot, string>> }
-  | { ok: false; status: 400 | 413; error: string };
+  { ok: true; files: Partial<Record<FileSlot, string>> } | { ok: false; status: 400 | 413; error: string };
 
 export async function handleUpload(config: DeviceConfig, body: Buffer, contentType: string): Promise<UploadOutcome> {
   const fail = (status: 400 | 413, error: string): UploadOutcome => ({ ok: false, status, error });
@@ -40,7 +39,10 @@ export async function handleUpload(config: DeviceConfig, body: Buffer, contentTy
     if (typeof value === 'string') return fail(400, `Part "${part}" must be a file upload with a file name.`);
     // "." and ".." match the character set but are not file names.
     if (!FILE_NAME.test(value.name) || value.name === '.' || value.name === '..') {
-      return fail(400, `Part "${part}" has file name "${value.name}"; a file name is 1 to 128 characters of A-Z, a-z, 0-9, ".", "_" and "-".`);
+      return fail(
+        400,
+        `Part "${part}" has file name "${value.name}"; a file name is 1 to 128 characters of A-Z, a-z, 0-9, ".", "_" and "-".`,
+      );
     }
     if (value.size > FILE_LIMIT) return fail(413, `Part "${part}" is larger than 1 MiB.`);
     const content = Buffer.from(await value.arrayBuffer());

@@ -2,7 +2,14 @@ import { startControlServer } from './control-server.js';
 import { generateEcKeyPair } from './self-signed-certificate.js';
 import type { SimulatedDevice } from './simulated-device.js';
 import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
-import { controlHost, createDevice, handleOf, resolveHost, type SimulatorHandle, type SimulatorOptions } from './simulator.js';
+import {
+  controlHost,
+  createDevice,
+  handleOf,
+  resolveHost,
+  type SimulatorHandle,
+  type SimulatorOptions,
+} from './simulator.js';
 
 /**
  * Many independent simulated devices in one process, for load tests of the provisioning engine.

@@ -44,7 +44,8 @@ export function renderHostapdConfig(profile: AuthenticatorProfile, paths: Hostap
 const OUTER: Record<UserMethod, EapMethod> = { 'peap-mschapv2': 'peap', 'peap-tls': 'peap', tls: 'tls', md5: 'md5' };
 
 /** A profile holding something hostapd's eap_user format cannot carry: ProfileNotRenderable, naming it. */
-const cannotCarry = (what: string) => new SimulatorError(SimulatorErrorCode.ProfileNotRenderable, `${what} cannot be written to hostapd's eap_user file`);
+const cannotCarry = (what: string) =>
+  new SimulatorError(SimulatorErrorCode.ProfileNotRenderable, `${what} cannot be written to hostapd's eap_user file`);
 
 /**
  * hostapd's eap_user file for the profile's users. hostapd takes the FIRST line whose identity
@@ -71,17 +72,27 @@ export function renderEapUserFile(profile: AuthenticatorProfile): string {
 
     const outer = [...(allows('tls') ? ['TLS'] : []), ...(allows('md5') ? ['MD5'] : []), ...(peap ? ['PEAP'] : [])];
     const md5Password = allows('md5') ? passwordFor('md5') : undefined;
-    if (outer.length > 0) phase1.push([id, outer.join(','), ...(md5Password !== undefined ? [eapUserPassword(md5Password)] : [])].join('\t'));
+    if (outer.length > 0)
+      phase1.push(
+        [id, outer.join(','), ...(md5Password !== undefined ? [eapUserPassword(md5Password)] : [])].join('\t'),
+      );
 
     const inner = [...(allows('peap-mschapv2') ? ['MSCHAPV2'] : []), ...(allows('peap-tls') ? ['TLS'] : [])];
     const innerPassword = allows('peap-mschapv2') ? passwordFor('peap-mschapv2') : undefined;
     if (inner.length > 0) {
-      phase2.push([id, inner.join(','), ...(innerPassword !== undefined ? [eapUserPassword(innerPassword)] : []), '[2]'].join('\t'));
+      phase2.push(
+        [id, inner.join(','), ...(innerPassword !== undefined ? [eapUserPassword(innerPassword)] : []), '[2]'].join(
+          '\t',
+        ),
+      );
     }
   }
   // hostapd reads lines of at most 511 bytes; a longer one would be cut and silently mismatch.
   const tooLong = [...phase1, ...phase2].find((line) => Buffer.byteLength(line) > 500);
-  if (tooLong !== undefined) throw cannotCarry(`identity ${tooLong.split('\t')[0] ?? ''} with its methods and password (longer than the 500 bytes hostapd reads per line)`);
+  if (tooLong !== undefined)
+    throw cannotCarry(
+      `identity ${tooLong.split('\t')[0] ?? ''} with its methods and password (longer than the 500 bytes hostapd reads per line)`,
+    );
   const lines = [
     '# phase 1 (outer identity): the first matching line wins',
     ...phase1,

@@ -3,7 +3,13 @@
  * of the provisioning engine and for field staff rehearsing a stick. Only this file is public.
  */
 export { SimulatorError, SimulatorErrorCode, isSimulatorError } from './simulator-error.js';
-export { startSimulator, DOT1X_BACKENDS, type Dot1xBackendName, type SimulatorHandle, type SimulatorOptions } from './simulator.js';
+export {
+  startSimulator,
+  DOT1X_BACKENDS,
+  type Dot1xBackendName,
+  type SimulatorHandle,
+  type SimulatorOptions,
+} from './simulator.js';
 export { runSimulate } from './run-simulate.js';
 export { simulatorOptionsFromFlags, type SimulateFlags } from './simulate-flags.js';
 export { startFleet, type Fleet, type FleetManifest, type FleetManifestDevice } from './fleet.js';

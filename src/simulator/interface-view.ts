@@ -51,7 +51,8 @@ export function renderInterface(
     families[family] = view;
   }
   const out: Record<string, unknown> = { name, config_state: state, families };
-  if (state === 'active' && options.showDot1xState) out['dot1x_state'] = network.interfaces.get(name)?.dot1xState ?? 'disabled';
+  if (state === 'active' && options.showDot1xState)
+    out['dot1x_state'] = network.interfaces.get(name)?.dot1xState ?? 'disabled';
   return out;
 }
 

@@ -103,8 +103,24 @@ export class NetnsLab {
       ['netns', 'add', n.authNamespace],
       ['netns', 'add', n.supplicantNamespace],
       // Created inside the namespaces directly: neither end ever appears in ours.
-      ['link', 'add', n.authInterface, 'netns', n.authNamespace, 'address', n.authMac, 'type', 'veth',
-        'peer', 'name', n.supplicantInterface, 'netns', n.supplicantNamespace, 'address', n.supplicantMac],
+      [
+        'link',
+        'add',
+        n.authInterface,
+        'netns',
+        n.authNamespace,
+        'address',
+        n.authMac,
+        'type',
+        'veth',
+        'peer',
+        'name',
+        n.supplicantInterface,
+        'netns',
+        n.supplicantNamespace,
+        'address',
+        n.supplicantMac,
+      ],
       ['-n', n.authNamespace, 'link', 'set', 'lo', 'up'],
       ['-n', n.supplicantNamespace, 'link', 'set', 'lo', 'up'],
     ];
@@ -126,7 +142,10 @@ export class NetnsLab {
    */
   async linksUp(): Promise<void> {
     const n = this.names;
-    for (const [ns, ifname] of [[n.authNamespace, n.authInterface], [n.supplicantNamespace, n.supplicantInterface]] as const) {
+    for (const [ns, ifname] of [
+      [n.authNamespace, n.authInterface],
+      [n.supplicantNamespace, n.supplicantInterface],
+    ] as const) {
       const result = await this.ip(['-n', ns, 'link', 'set', ifname, 'up']);
       if (result.code !== 0) throw new Error(`ip -n ${ns} link set ${ifname} up failed: ${firstLine(result.stderr)}`);
     }
@@ -138,7 +157,10 @@ export class NetnsLab {
     const ns = side === 'auth' ? this.names.authNamespace : this.names.supplicantNamespace;
     const tie = this.commands.setpriv !== undefined ? [this.commands.setpriv, '--pdeathsig', 'KILL', '--'] : [];
     // `ip netns exec` execs the command, so the child's pid is the daemon's own.
-    const child = spawn(this.commands.ip, ['netns', 'exec', ns, ...tie, command, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(this.commands.ip, ['netns', 'exec', ns, ...tie, command, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.daemons.add(child);
     child.once('exit', () => this.daemons.delete(child));
     child.once('error', () => this.daemons.delete(child));
@@ -149,7 +171,12 @@ export class NetnsLab {
   run(command: string, args: string[], timeoutMs = 3000): Promise<CommandResult> {
     return new Promise((resolve) => {
       execFile(command, args, { timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : null;
+        const code =
+          error === null
+            ? 0
+            : typeof (error as { code?: unknown }).code === 'number'
+              ? (error as { code: number }).code
+              : null;
         resolve({ code, stdout, stderr });
       });
     });
@@ -215,7 +242,10 @@ function killQuietly(pid: number): void {
 }
 
 function parsePids(text: string): number[] {
-  return text.split('\n').map((l) => Number(l.trim())).filter((n) => Number.isInteger(n) && n > 0);
+  return text
+    .split('\n')
+    .map((l) => Number(l.trim()))
+    .filter((n) => Number.isInteger(n) && n > 0);
 }
 
 function firstLine(text: string): string {
@@ -280,7 +310,10 @@ function onSignal(signal: NodeJS.Signals): void {
   }
 }
 
-const signalHandlers = Object.fromEntries(SIGNALS.map((s) => [s, () => onSignal(s)])) as Record<(typeof SIGNALS)[number], () => void>;
+const signalHandlers = Object.fromEntries(SIGNALS.map((s) => [s, () => onSignal(s)])) as Record<
+  (typeof SIGNALS)[number],
+  () => void
+>;
 
 function register(lab: NetnsLab): void {
   live.add(lab);

@@ -46,7 +46,9 @@ export interface NetworkInput {
 export async function evaluateNetwork(input: NetworkInput): Promise<NetworkStatus> {
   const { config } = input;
   const interfaces = new Map<string, InterfaceStatus>();
-  const files = { get: (slot: Parameters<DeviceConfig['activeFile']>[0], name: string) => config.activeFile(slot, name)?.content };
+  const files = {
+    get: (slot: Parameters<DeviceConfig['activeFile']>[0], name: string) => config.activeFile(slot, name)?.content,
+  };
   const representative = (name: string): Stanza | undefined =>
     config.activeStanza(name, 'inet') ?? config.activeStanza(name, 'inet6');
 
@@ -57,13 +59,26 @@ export async function evaluateNetwork(input: NetworkInput): Promise<NetworkStatu
     const profile = input.switchPorts.get(port);
     let status: InterfaceStatus;
     if (profile === undefined) {
-      status = stanza !== undefined && hasDot1x(stanza)
-        ? { dot1xState: Dot1xState.Authorized, carriesTraffic: true, reason: 'the switch port does not demand 802.1X' }
-        : { dot1xState: Dot1xState.Disabled, carriesTraffic: true, reason: 'the switch port does not demand 802.1X' };
+      status =
+        stanza !== undefined && hasDot1x(stanza)
+          ? {
+              dot1xState: Dot1xState.Authorized,
+              carriesTraffic: true,
+              reason: 'the switch port does not demand 802.1X',
+            }
+          : { dot1xState: Dot1xState.Disabled, carriesTraffic: true, reason: 'the switch port does not demand 802.1X' };
     } else if (stanza === undefined) {
-      status = { dot1xState: Dot1xState.Unauthorized, carriesTraffic: false, reason: 'the interface is not configured; its switch port demands 802.1X' };
+      status = {
+        dot1xState: Dot1xState.Unauthorized,
+        carriesTraffic: false,
+        reason: 'the interface is not configured; its switch port demands 802.1X',
+      };
     } else if (!hasDot1x(stanza)) {
-      status = { dot1xState: Dot1xState.Unauthorized, carriesTraffic: false, reason: '802.1X is disabled on the interface, but its switch port demands it' };
+      status = {
+        dot1xState: Dot1xState.Unauthorized,
+        carriesTraffic: false,
+        reason: '802.1X is disabled on the interface, but its switch port demands it',
+      };
     } else {
       const result = await input.backend.authenticate(profile, stanza, files);
       status = {
@@ -86,7 +101,10 @@ export async function evaluateNetwork(input: NetworkInput): Promise<NetworkStatu
     interfaces.set(name, {
       dot1xState: !withDot1x ? Dot1xState.Disabled : carriesTraffic ? Dot1xState.Authorized : Dot1xState.Unauthorized,
       carriesTraffic,
-      reason: parent === undefined ? 'no switch port of its own' : `traffic goes through ${kind?.kind === 'vlan' ? kind.parent : ''}: ${parent.reason}`,
+      reason:
+        parent === undefined
+          ? 'no switch port of its own'
+          : `traffic goes through ${kind?.kind === 'vlan' ? kind.parent : ''}: ${parent.reason}`,
     });
   }
 
@@ -96,7 +114,11 @@ export async function evaluateNetwork(input: NetworkInput): Promise<NetworkStatu
 
 const LEASE = {
   inet: (n: number): InUse => ({ address: `198.51.100.${10 + n}`, netmask: '255.255.255.0', gateway: '198.51.100.1' }),
-  inet6: (n: number): InUse => ({ address: `2001:db8:100::${(0x10 + n).toString(16)}`, netmask: '64', gateway: '2001:db8:100::1' }),
+  inet6: (n: number): InUse => ({
+    address: `2001:db8:100::${(0x10 + n).toString(16)}`,
+    netmask: '64',
+    gateway: '2001:db8:100::1',
+  }),
 } as const;
 
 function addressesInUse(input: NetworkInput, interfaces: Map<string, InterfaceStatus>): Map<string, InUse> {
@@ -115,9 +137,15 @@ function addressesInUse(input: NetworkInput, interfaces: Map<string, InterfaceSt
   // The client reaches the simulator on its listening address: report it on the management
   // interface, so a client finds "the interface it talks through" by matching its URL's host.
   const mgmt = input.managementInterface;
-  const family = config.activeStanza(mgmt, listenFamily) !== undefined ? listenFamily : FAMILIES.find((f) => config.activeStanza(mgmt, f) !== undefined);
+  const family =
+    config.activeStanza(mgmt, listenFamily) !== undefined
+      ? listenFamily
+      : FAMILIES.find((f) => config.activeStanza(mgmt, f) !== undefined);
   if (family !== undefined) {
-    inUse.set(stanzaKey(mgmt, family), { address: input.listenHost, netmask: listenFamily === 'inet' ? '255.0.0.0' : '128' });
+    inUse.set(stanzaKey(mgmt, family), {
+      address: input.listenHost,
+      netmask: listenFamily === 'inet' ? '255.0.0.0' : '128',
+    });
   }
   return inUse;
 }
@@ -127,7 +155,11 @@ function addressHeld(stanza: Stanza, family: Family, index: number, carriesTraff
     case 'static':
       // A static address sits on the interface whether or not the port lets traffic through.
       return stanza.address !== undefined && stanza.netmask !== undefined
-        ? { address: stanza.address, netmask: stanza.netmask, ...(stanza.gateway !== undefined ? { gateway: stanza.gateway } : {}) }
+        ? {
+            address: stanza.address,
+            netmask: stanza.netmask,
+            ...(stanza.gateway !== undefined ? { gateway: stanza.gateway } : {}),
+          }
         : undefined;
     case 'dhcp':
     case 'auto':
@@ -146,6 +178,7 @@ function lockoutReason(input: NetworkInput, interfaces: Map<string, InterfaceSta
   });
   if (!addressed) return `management interface ${mgmt} has no active stanza with an address`;
   const status = interfaces.get(mgmt);
-  if (status !== undefined && !status.carriesTraffic) return `management interface ${mgmt} carries no traffic: ${status.reason}`;
+  if (status !== undefined && !status.carriesTraffic)
+    return `management interface ${mgmt} carries no traffic: ${status.reason}`;
   return undefined;
 }

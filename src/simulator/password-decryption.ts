@@ -111,7 +111,8 @@ export function decryptWith(algorithm: DerNode | undefined, password: Password, 
     const params = sequenceItems(items?.[1]);
     const salt = octetsOf(params?.[0]);
     const iterations = smallIntegerOf(params?.[1]);
-    if (salt === undefined || iterations === undefined || iterations < 1 || iterations > MAX_ITERATIONS) return 'unsupported';
+    if (salt === undefined || iterations === undefined || iterations < 1 || iterations > MAX_ITERATIONS)
+      return 'unsupported';
     const sha1 = { name: 'sha1', block: 64, size: 20 };
     const pass = bmpPassword(password);
     const key = pkcs12Kdf(sha1, pass, salt, 1, iterations, pbe.keyLength);
@@ -139,7 +140,14 @@ function pbes2(paramsNode: DerNode | undefined, password: Password, data: Buffer
   const prf = prfNode === undefined ? 'sha1' : PRFS[oidOf(sequenceItems(prfNode)?.[0]) ?? ''];
   const cipher = CBC_CIPHERS[oidOf(encryption?.[0]) ?? ''];
   const iv = octetsOf(encryption?.[1]);
-  if (salt === undefined || iterations === undefined || iterations < 1 || iterations > MAX_ITERATIONS || prf === undefined) return 'unsupported';
+  if (
+    salt === undefined ||
+    iterations === undefined ||
+    iterations < 1 ||
+    iterations > MAX_ITERATIONS ||
+    prf === undefined
+  )
+    return 'unsupported';
   if (cipher === undefined || iv === undefined) return 'unsupported';
   const key = pbkdf2Sync(Buffer.from(password ?? '', 'utf8'), salt, iterations, keyLength ?? cipher.keyLength, prf);
   return cbc(cipher.name, key, iv, data);

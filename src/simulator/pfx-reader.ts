@@ -74,7 +74,14 @@ function verifyMac(node: DerNode, password: Password, authSafe: Buffer): boolean
   const expected = octetsOf(digestInfo?.[1]);
   const salt = octetsOf(items?.[1]);
   const iterations = items?.[2] === undefined ? 1 : smallIntegerOf(items[2]);
-  if (hash === undefined || expected === undefined || salt === undefined || iterations === undefined || iterations < 1 || iterations > MAX_ITERATIONS) {
+  if (
+    hash === undefined ||
+    expected === undefined ||
+    salt === undefined ||
+    iterations === undefined ||
+    iterations < 1 ||
+    iterations > MAX_ITERATIONS
+  ) {
     return 'unsupported';
   }
   const key = pkcs12Kdf(hash, bmpPassword(password), salt, 3, iterations, hash.size);
@@ -83,7 +90,11 @@ function verifyMac(node: DerNode, password: Password, authSafe: Buffer): boolean
 }
 
 /** ContentInfo ::= SEQUENCE { contentType, content [0] EXPLICIT }: plain data or encryptedData. */
-function readContentInfo(node: DerNode, password: Password, found: { keys: Buffer[]; certificates: Buffer[] }): PfxFailure | undefined {
+function readContentInfo(
+  node: DerNode,
+  password: Password,
+  found: { keys: Buffer[]; certificates: Buffer[] },
+): PfxFailure | undefined {
   const items = sequenceItems(node);
   const type = oidOf(items?.[0]);
   const content = items?.[1];
@@ -107,7 +118,12 @@ function readContentInfo(node: DerNode, password: Password, found: { keys: Buffe
 }
 
 /** SafeContents ::= SEQUENCE OF SafeBag { bagId, bagValue [0] EXPLICIT, bagAttributes SET OPTIONAL } */
-function readSafeContents(bytes: Buffer, password: Password, found: { keys: Buffer[]; certificates: Buffer[] }, depth: number): PfxFailure | undefined {
+function readSafeContents(
+  bytes: Buffer,
+  password: Password,
+  found: { keys: Buffer[]; certificates: Buffer[] },
+  depth: number,
+): PfxFailure | undefined {
   const bags = sequenceItems(readDer(bytes));
   // A wrong password without a MAC decrypts to garbage that may pass the padding check.
   if (bags === undefined || depth > 4) return 'wrong-password';

@@ -34,7 +34,8 @@ const PITABLE = Buffer.from(
 /** The 64 16-bit subkeys of RFC 2268 section 2, for a key with `effectiveBits` effective bits. */
 function expandKey(key: Uint8Array, effectiveBits: number): Uint16Array {
   const t = key.length;
-  if (t < 1 || t > 128 || effectiveBits < 1 || effectiveBits > 1024) throw new RangeError('RC2 key or effective key length out of range');
+  if (t < 1 || t > 128 || effectiveBits < 1 || effectiveBits > 1024)
+    throw new RangeError('RC2 key or effective key length out of range');
   const l = new Uint8Array(128);
   l.set(key);
   for (let i = t; i < 128; i++) l[i] = PITABLE[((l[i - 1] ?? 0) + (l[i - t] ?? 0)) & 0xff] ?? 0;
@@ -80,7 +81,8 @@ function decryptBlock(k: Uint16Array, block: Uint8Array): void {
 
 /** RC2-CBC without touching the padding: the caller strips and checks it. Throws on a bad length. */
 export function rc2CbcDecryptRaw(key: Uint8Array, effectiveBits: number, iv: Uint8Array, data: Uint8Array): Buffer {
-  if (iv.length !== 8 || data.length % 8 !== 0) throw new RangeError('RC2-CBC needs an 8-byte IV and whole 8-byte blocks');
+  if (iv.length !== 8 || data.length % 8 !== 0)
+    throw new RangeError('RC2-CBC needs an 8-byte IV and whole 8-byte blocks');
   const k = expandKey(key, effectiveBits);
   const out = Buffer.alloc(data.length);
   let previous: Uint8Array = iv;

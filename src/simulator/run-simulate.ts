@@ -65,7 +65,13 @@ function serviceLines(setup: SimulatedServiceSetup, devices: number): string[] {
     `  fingerprint:  ${setup.fingerprintSha256}`,
     `  hostnames:    ${names}${devices > 3 ? ', ...' : ''} (UNAVAILABLE from a restart until ${setup.service.reconnectMs} ms after the device answers again)`,
     ...(setup.files === undefined
-      ? ['  CA (save as the file service.tls.ca names):', ...setup.service.caPem.trimEnd().split('\n').map((l) => `    ${l}`)]
+      ? [
+          '  CA (save as the file service.tls.ca names):',
+          ...setup.service.caPem
+            .trimEnd()
+            .split('\n')
+            .map((l) => `    ${l}`),
+        ]
       : [`  token file:   ${setup.files.token}`, `  CA file:      ${setup.files.ca}`]),
     '  agent.yaml:   service: { url: <url>, token_file: <token file>, tls: { ca: <CA file> }, wait_connected_s: 60 }',
   ];
@@ -79,12 +85,14 @@ async function serve(
   out: NodeJS.WritableStream,
   service?: SimulatedServiceSetup,
 ): Promise<void> {
-  const backendLine = backend?.describe() ?? 'model: decided in-process from certificates and passwords (--dot1x-backend real runs hostapd and wpa_supplicant)';
+  const backendLine =
+    backend?.describe() ??
+    'model: decided in-process from certificates and passwords (--dot1x-backend real runs hostapd and wpa_supplicant)';
   const backendName = backend === undefined ? 'model' : 'real';
   const shown = options.showDot1xState ?? options.device?.showDot1xState ?? false;
   const viewLine = shown
-    ? 'the model\'s view plus dot1x_state in GET /interface/ (a rehearsal aid; a real device has no such field)'
-    : 'exactly the model\'s view (--show-dot1x-state adds dot1x_state, a rehearsal aid)';
+    ? "the model's view plus dot1x_state in GET /interface/ (a rehearsal aid; a real device has no such field)"
+    : "exactly the model's view (--show-dot1x-state adds dot1x_state, a rehearsal aid)";
   let close: () => Promise<void>;
   if (flags.devices !== undefined) {
     const fleet = await startFleet(integerFlag('--devices', flags.devices, 1, MAX_FLEET), options);
@@ -111,7 +119,9 @@ async function serve(
       );
     } else {
       const line = { ...fleet.manifest, dot1x_backend: backendName, show_dot1x_state: shown };
-      out.write(`${JSON.stringify(service === undefined ? line : { ...line, service: serviceJson(service, fleet.devices.length) })}\n`);
+      out.write(
+        `${JSON.stringify(service === undefined ? line : { ...line, service: serviceJson(service, fleet.devices.length) })}\n`,
+      );
     }
   } else {
     const sim = await startSimulator(options);

@@ -1,6 +1,17 @@
 import { createHash, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
-import { bitString, explicit, implicitPrimitive, integer, objectIdentifier, octetString, sequence, set, time, utf8String } from './der-writer.js';
+import {
+  bitString,
+  explicit,
+  implicitPrimitive,
+  integer,
+  objectIdentifier,
+  octetString,
+  sequence,
+  set,
+  time,
+  utf8String,
+} from './der-writer.js';
 import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
 
 /**
@@ -102,14 +113,18 @@ function serialNumber(): Buffer {
 }
 
 function distinguishedName(commonName: string): Buffer {
-  const attribute = (type: string, value: string): Buffer => set([sequence([objectIdentifier(type), utf8String(value)])]);
+  const attribute = (type: string, value: string): Buffer =>
+    set([sequence([objectIdentifier(type), utf8String(value)])]);
   return sequence([attribute(OID.organizationName, 'mpprov simulator'), attribute(OID.commonName, commonName)]);
 }
 
 function subjectAltName(options: SelfSignedCertificateOptions): Buffer {
   const ips = options.ipAddresses ?? ['127.0.0.1', '::1'];
   const dns = options.dnsNames ?? ['localhost'];
-  const names = [...ips.map((ip) => implicitPrimitive(7, ipBytes(ip))), ...dns.map((d) => implicitPrimitive(2, Buffer.from(d, 'ascii')))];
+  const names = [
+    ...ips.map((ip) => implicitPrimitive(7, ipBytes(ip))),
+    ...dns.map((d) => implicitPrimitive(2, Buffer.from(d, 'ascii'))),
+  ];
   return extension(OID.subjectAltName, sequence(names));
 }
 

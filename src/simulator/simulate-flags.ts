@@ -62,7 +62,8 @@ export async function simulatorOptionsFromFlags(flags: SimulateFlags): Promise<S
   // Only when given: without the flag a device file's show_dot1x_state decides.
   if (flags.showDot1xState === true) options.showDot1xState = true;
   if (flags.cert !== undefined || flags.key !== undefined) {
-    if (flags.cert === undefined || flags.key === undefined) throw new SimulatorError(SimulatorErrorCode.Usage, '--cert and --key go together.');
+    if (flags.cert === undefined || flags.key === undefined)
+      throw new SimulatorError(SimulatorErrorCode.Usage, '--cert and --key go together.');
     options.certificatePem = await readText('--cert', flags.cert);
     options.privateKeyPem = await readText('--key', flags.key);
   }
@@ -75,7 +76,10 @@ async function switchPorts(specs: readonly string[]): Promise<Record<string, Aut
   for (const spec of specs) {
     const match = /^([A-Za-z][A-Za-z0-9]*)=(?:(open)|dot1x:(.+))$/.exec(spec);
     if (match === null) {
-      throw new SimulatorError(SimulatorErrorCode.Usage, `--switch "${spec}": write PORT=dot1x:PROFILE.yaml or PORT=open.`);
+      throw new SimulatorError(
+        SimulatorErrorCode.Usage,
+        `--switch "${spec}": write PORT=dot1x:PROFILE.yaml or PORT=open.`,
+      );
     }
     const [, port = '', open, profile] = match;
     if (open !== undefined) delete ports[port];
@@ -87,7 +91,10 @@ async function switchPorts(specs: readonly string[]): Promise<Record<string, Aut
 export function dot1xBackendFlag(text: string): Dot1xBackendName {
   const name = DOT1X_BACKENDS.find((b) => b === text);
   if (name === undefined) {
-    throw new SimulatorError(SimulatorErrorCode.Usage, `--dot1x-backend must be ${DOT1X_BACKENDS.join(' or ')}; "${text}" is not.`);
+    throw new SimulatorError(
+      SimulatorErrorCode.Usage,
+      `--dot1x-backend must be ${DOT1X_BACKENDS.join(' or ')}; "${text}" is not.`,
+    );
   }
   return name;
 }
@@ -95,7 +102,10 @@ export function dot1xBackendFlag(text: string): Dot1xBackendName {
 export function integerFlag(flag: string, text: string, min: number, max: number): number {
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < min || value > max) {
-    throw new SimulatorError(SimulatorErrorCode.Usage, `${flag} must be an integer from ${min} to ${max}; "${text}" is not.`);
+    throw new SimulatorError(
+      SimulatorErrorCode.Usage,
+      `${flag} must be an integer from ${min} to ${max}; "${text}" is not.`,
+    );
   }
   return value;
 }

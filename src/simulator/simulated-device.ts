@@ -118,8 +118,14 @@ export class SimulatedDevice implements AdminApiDevice {
       socket.once('close', () => this.sockets.delete(socket));
     });
     this.server.on('request', (req: IncomingMessage, res: ServerResponse) => void this.onRequest(req, res, undefined));
-    this.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => void this.onRequest(req, res, 'continue'));
-    this.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => void this.onRequest(req, res, 'other'));
+    this.server.on(
+      'checkContinue',
+      (req: IncomingMessage, res: ServerResponse) => void this.onRequest(req, res, 'continue'),
+    );
+    this.server.on(
+      'checkExpectation',
+      (req: IncomingMessage, res: ServerResponse) => void this.onRequest(req, res, 'other'),
+    );
     // A TLS handshake a client aborts (a pinning client refusing our certificate) is not an error.
     this.server.on('tlsClientError', () => undefined);
   }
@@ -136,7 +142,10 @@ export class SimulatedDevice implements AdminApiDevice {
   async start(): Promise<void> {
     this.status = await this.evaluate(false);
     if (this.status.lockout !== undefined) {
-      throw new SimulatorError(SimulatorErrorCode.StartRefused, `The starting configuration makes the device unreachable: ${this.status.lockout}.`);
+      throw new SimulatorError(
+        SimulatorErrorCode.StartRefused,
+        `The starting configuration makes the device unreachable: ${this.status.lockout}.`,
+      );
     }
     await this.listen(this.settings.port);
     this.port = (this.server.address() as { port: number }).port;
@@ -169,7 +178,11 @@ export class SimulatedDevice implements AdminApiDevice {
     this.stopListening();
   }
 
-  private async onRequest(req: IncomingMessage, res: ServerResponse, expectation: 'continue' | 'other' | undefined): Promise<void> {
+  private async onRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    expectation: 'continue' | 'other' | undefined,
+  ): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://device');
     const method = req.method ?? 'GET';
     const entry: RequestLogEntry = {
@@ -197,7 +210,12 @@ export class SimulatedDevice implements AdminApiDevice {
       if (this.faults.draws('error', method, url.pathname)) {
         entry.fault = 'error';
         entry.status = 500;
-        sendJson(res, 500, { success: false, error: 'Internal server error (injected fault).' }, { connection: 'close' });
+        sendJson(
+          res,
+          500,
+          { success: false, error: 'Internal server error (injected fault).' },
+          { connection: 'close' },
+        );
         return;
       }
       const throttleMs = this.faults.takes('throttle', method, url.pathname);
@@ -205,7 +223,12 @@ export class SimulatedDevice implements AdminApiDevice {
         const seconds = Math.ceil(throttleMs / 1000);
         entry.fault = 'throttle';
         entry.status = 429;
-        sendJson(res, 429, { success: false, error: `Too many requests (injected fault); retry in ${seconds} s.` }, { 'retry-after': String(seconds), connection: 'close' });
+        sendJson(
+          res,
+          429,
+          { success: false, error: `Too many requests (injected fault); retry in ${seconds} s.` },
+          { 'retry-after': String(seconds), connection: 'close' },
+        );
         return;
       }
       const hugeBytes = this.faults.takes('huge-body', method, url.pathname);
@@ -218,12 +241,22 @@ export class SimulatedDevice implements AdminApiDevice {
       const authError = this.checkAuth(req.headers.authorization);
       if (authError !== undefined) {
         entry.status = 401;
-        sendJson(res, 401, { success: false, error: authError }, { 'www-authenticate': 'Basic realm="Monitoring Point"', ...close });
+        sendJson(
+          res,
+          401,
+          { success: false, error: authError },
+          { 'www-authenticate': 'Basic realm="Monitoring Point"', ...close },
+        );
         return;
       }
       if (expectation === 'other') {
         entry.status = 417;
-        sendJson(res, 417, { success: false, error: `Expect: ${req.headers.expect ?? ''} is not supported.` }, { connection: 'close' });
+        sendJson(
+          res,
+          417,
+          { success: false, error: `Expect: ${req.headers.expect ?? ''} is not supported.` },
+          { connection: 'close' },
+        );
         return;
       }
       if (expectation === 'continue' && url.pathname !== '/api/v1/interface/file/') res.writeContinue();
@@ -232,11 +265,18 @@ export class SimulatedDevice implements AdminApiDevice {
       if (answer.logged !== undefined) entry.body = answer.logged;
       const outage = answer.outage;
       // Send the 202 first, then drop everything: the client must see the acceptance.
-      sendJson(res, answer.status, answer.body, { ...close, ...answer.headers }, outage === undefined ? undefined : () => this.beginOutage(outage));
+      sendJson(
+        res,
+        answer.status,
+        answer.body,
+        { ...close, ...answer.headers },
+        outage === undefined ? undefined : () => this.beginOutage(outage),
+      );
     } catch (error) {
       entry.status = 500;
       entry.body = redactBody({ error: String(error) });
-      if (!res.headersSent) sendJson(res, 500, { success: false, error: 'Internal server error.' }, { connection: 'close' });
+      if (!res.headersSent)
+        sendJson(res, 500, { success: false, error: 'Internal server error.' }, { connection: 'close' });
       else res.destroy();
     }
   }
@@ -247,7 +287,9 @@ export class SimulatedDevice implements AdminApiDevice {
     }
     const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
     // Compare digests so that neither length nor content leaks through timing.
-    return timingSafeEqual(digest(decoded), this.expectedAuth) ? undefined : 'Bad credentials: the user name or password is wrong.';
+    return timingSafeEqual(digest(decoded), this.expectedAuth)
+      ? undefined
+      : 'Bad credentials: the user name or password is wrong.';
   }
 
   private beginOutage(kind: OutageKind): void {
@@ -259,7 +301,8 @@ export class SimulatedDevice implements AdminApiDevice {
     // Let the 202 leave the socket buffers before the connections drop.
     setImmediate(() => this.stopListening());
     const delay = this.faults.takeRestartFault('restart-delay');
-    const ms = delay !== undefined ? Number(delay.value) : kind === 'restart' ? this.settings.restartMs : this.settings.rebootMs;
+    const ms =
+      delay !== undefined ? Number(delay.value) : kind === 'restart' ? this.settings.restartMs : this.settings.rebootMs;
     this.outageTimer = setTimeout(() => void this.endOutage(), ms);
   }
 
@@ -309,7 +352,11 @@ export class SimulatedDevice implements AdminApiDevice {
       commonName: `mpprov simulated Monitoring Point ${this.settings.index}`,
       ...(this.settings.keyPair !== undefined ? { keyPair: this.settings.keyPair } : {}),
     });
-    this.tls = { certificatePem: certificate.certificatePem, privateKeyPem: certificate.privateKeyPem, fingerprintSha256: certificate.fingerprintSha256 };
+    this.tls = {
+      certificatePem: certificate.certificatePem,
+      privateKeyPem: certificate.privateKeyPem,
+      fingerprintSha256: certificate.fingerprintSha256,
+    };
     this.server.setSecureContext({ cert: this.tls.certificatePem, key: this.tls.privateKeyPem });
   }
 

@@ -41,7 +41,11 @@ export interface StateSource {
   readonly url: string;
   readonly phase: string;
   readonly config: DeviceConfig;
-  readonly settings: { index: number; managementInterface: string; switchPorts: ReadonlyMap<string, AuthenticatorProfile> };
+  readonly settings: {
+    index: number;
+    managementInterface: string;
+    switchPorts: ReadonlyMap<string, AuthenticatorProfile>;
+  };
   readonly listenError: string | undefined;
   readonly tls: { fingerprintSha256: string };
   readonly restarts: number;
@@ -62,7 +66,10 @@ export function snapshotState(device: StateSource): SimulatorState {
   }
   const switchPorts: SimulatorState['switch_ports'] = {};
   for (const [port, profile] of device.settings.switchPorts) {
-    switchPorts[port] = { eap_methods: [...profile.eapMethods], ...(profile.file !== undefined ? { profile: profile.file } : {}) };
+    switchPorts[port] = {
+      eap_methods: [...profile.eapMethods],
+      ...(profile.file !== undefined ? { profile: profile.file } : {}),
+    };
   }
   return {
     index: device.settings.index,

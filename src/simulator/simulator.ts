@@ -97,7 +97,10 @@ export function checkHost(host: string, allowRemote: boolean): void {
     throw new SimulatorError(SimulatorErrorCode.Usage, `--host must be an IP address; "${host}" is not one.`);
   }
   if (!LOOPBACK(host) && !allowRemote) {
-    throw new SimulatorError(SimulatorErrorCode.Usage, `Refusing to listen on ${host}: the simulator listens on loopback unless --allow-remote is given.`);
+    throw new SimulatorError(
+      SimulatorErrorCode.Usage,
+      `Refusing to listen on ${host}: the simulator listens on loopback unless --allow-remote is given.`,
+    );
   }
 }
 
@@ -139,19 +142,30 @@ export function controlHost(host: string): string {
   return host === '::1' ? '::1' : '127.0.0.1';
 }
 
-export function createDevice(options: SimulatorOptions, index: number, host: string, keyPair: EcKeyPair | undefined): SimulatedDevice {
+export function createDevice(
+  options: SimulatorOptions,
+  index: number,
+  host: string,
+  keyPair: EcKeyPair | undefined,
+): SimulatedDevice {
   const switchPorts = new Map(Object.entries(options.switchPorts ?? {}));
   const description = options.device ?? defaultDescription(options.model, host);
   for (const port of switchPorts.keys()) {
     if (!Object.hasOwn(description.model.interfaces, port)) {
-      throw new SimulatorError(SimulatorErrorCode.Usage, `Switch port "${port}" is not a physical interface of model ${description.model.model}.`);
+      throw new SimulatorError(
+        SimulatorErrorCode.Usage,
+        `Switch port "${port}" is not a physical interface of model ${description.model.model}.`,
+      );
     }
   }
   const dot1xBackend = backendOf(options.dot1xBackend);
   if (dot1xBackend instanceof RealDot1xBackend) {
     const wireless = [...switchPorts.keys()].find((port) => description.model.interfaces[port]?.kind === 'wireless');
     if (wireless !== undefined) {
-      throw new SimulatorError(SimulatorErrorCode.Usage, `Switch port "${wireless}" faces a wireless interface; the real 802.1X backend drives wired ports only.`);
+      throw new SimulatorError(
+        SimulatorErrorCode.Usage,
+        `Switch port "${wireless}" faces a wireless interface; the real 802.1X backend drives wired ports only.`,
+      );
     }
   }
   const basePort = options.port ?? 0;
@@ -181,7 +195,10 @@ function backendOf(option: SimulatorOptions['dot1xBackend']): Dot1xBackend {
   if (option === undefined || option === 'model') return modelDot1xBackend;
   if (option === 'real') {
     // Creating one takes namespaces and must be awaited and closed: startSimulator does that.
-    throw new SimulatorError(SimulatorErrorCode.Usage, 'A fleet needs a real 802.1X backend instance: pass createRealDot1xBackend() as dot1xBackend and close it after the fleet.');
+    throw new SimulatorError(
+      SimulatorErrorCode.Usage,
+      'A fleet needs a real 802.1X backend instance: pass createRealDot1xBackend() as dot1xBackend and close it after the fleet.',
+    );
   }
   return option;
 }
@@ -212,7 +229,11 @@ function deviceTls(options: SimulatorOptions, index: number, keyPair: EcKeyPair 
     commonName: `mpprov simulated Monitoring Point ${index}`,
     ...(keyPair !== undefined ? { keyPair } : {}),
   });
-  return { certificatePem: certificate.certificatePem, privateKeyPem: certificate.privateKeyPem, fingerprintSha256: certificate.fingerprintSha256 };
+  return {
+    certificatePem: certificate.certificatePem,
+    privateKeyPem: certificate.privateKeyPem,
+    fingerprintSha256: certificate.fingerprintSha256,
+  };
 }
 
 export function handleOf(device: SimulatedDevice, control: ControlServer, close: () => Promise<void>): SimulatorHandle {

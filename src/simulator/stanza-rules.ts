@@ -47,7 +47,18 @@ export function checkStanza(stanza: Stanza, ctx: RuleContext): string | undefine
     const names = Object.keys(ctx.model.interfaces).join(', ');
     return `Field "name" must be an interface of this device (${names}), a VLAN <parent>.<id> of one, or bridge1; "${stanza.name}" is none of these.`;
   }
-  const rules: Rule[] = [vlanId, addressing, addresses, transmission, vlanParent, wireless, dot1x, files, dot1xNeeds, vlanDot1x];
+  const rules: Rule[] = [
+    vlanId,
+    addressing,
+    addresses,
+    transmission,
+    vlanParent,
+    wireless,
+    dot1x,
+    files,
+    dot1xNeeds,
+    vlanDot1x,
+  ];
   for (const rule of rules) {
     const error = rule(stanza, kind, ctx);
     if (error !== undefined) return error;
@@ -130,11 +141,14 @@ const notWiredParent = (vlan: string, parent: string, what: string) =>
 
 const vlanParent: Rule = (s, kind, ctx) => {
   if (kind.kind !== 'vlan') {
-    return s.vlan_raw_device !== undefined ? 'Field "vlan_raw_device" is only for VLAN interfaces such as "eth0.100".' : undefined;
+    return s.vlan_raw_device !== undefined
+      ? 'Field "vlan_raw_device" is only for VLAN interfaces such as "eth0.100".'
+      : undefined;
   }
   if (ctx.model.interfaces[kind.parent]?.kind !== 'wired') return notWiredParent(s.name, kind.parent, 'wireless');
   if (s.vlan_raw_device === undefined) return `Field "vlan_raw_device" is required for VLAN interface "${s.name}".`;
-  if (s.vlan_raw_device !== kind.parent) return `Field "vlan_raw_device" must be "${kind.parent}", the parent of "${s.name}".`;
+  if (s.vlan_raw_device !== kind.parent)
+    return `Field "vlan_raw_device" must be "${kind.parent}", the parent of "${s.name}".`;
   return undefined;
 };
 
@@ -149,10 +163,12 @@ const wireless: Rule = (s, kind) => {
   const ssidBytes = Buffer.byteLength(s.ssid, 'utf8');
   if (ssidBytes < 1 || ssidBytes > 32) return 'Field "ssid" must be 1 to 32 bytes.';
   if (s.security === undefined) return `Field "security" is required for wireless interface "${s.name}".`;
-  if (s.passphrase !== undefined && s.security !== 'wpa2_personal') return 'Field "passphrase" is only for security "wpa2_personal".';
+  if (s.passphrase !== undefined && s.security !== 'wpa2_personal')
+    return 'Field "passphrase" is only for security "wpa2_personal".';
   if (s.security === 'wpa2_personal') {
     if (s.passphrase === undefined) return 'Field "passphrase" is required with security "wpa2_personal".';
-    if (!PASSPHRASE.test(s.passphrase)) return 'Field "passphrase" must be 8 to 63 printable ASCII characters or 64 hex digits.';
+    if (!PASSPHRASE.test(s.passphrase))
+      return 'Field "passphrase" must be 8 to 63 printable ASCII characters or 64 hex digits.';
   }
   if (s.security === 'wpa2_enterprise') {
     if (s.wpa_key_mgmt !== 'WPA-EAP') return 'Field "wpa_key_mgmt" must be "WPA-EAP" with security "wpa2_enterprise".';
@@ -165,11 +181,26 @@ const wireless: Rule = (s, kind) => {
 
 /** Fields each EAP type takes besides wpa_key_mgmt and wpa_eap. */
 const FITS: Record<'PEAP' | 'TLS' | 'MD5', readonly StanzaField[]> = {
-  TLS: ['wpa_identity', 'wpa_anonymous_identity', 'wpa_ca_cert', 'wpa_client_cert', 'wpa_private_key', 'wpa_private_key_passwd'],
+  TLS: [
+    'wpa_identity',
+    'wpa_anonymous_identity',
+    'wpa_ca_cert',
+    'wpa_client_cert',
+    'wpa_private_key',
+    'wpa_private_key_passwd',
+  ],
   MD5: ['wpa_identity', 'wpa_password'],
   PEAP: [
-    'wpa_identity', 'wpa_anonymous_identity', 'wpa_password', 'wpa_phase1', 'wpa_phase2', 'wpa_ca_cert',
-    'wpa_ca_cert2', 'wpa_client_cert2', 'wpa_private_key2', 'wpa_private_key2_passwd',
+    'wpa_identity',
+    'wpa_anonymous_identity',
+    'wpa_password',
+    'wpa_phase1',
+    'wpa_phase2',
+    'wpa_ca_cert',
+    'wpa_ca_cert2',
+    'wpa_client_cert2',
+    'wpa_private_key2',
+    'wpa_private_key2_passwd',
   ],
 };
 const SECOND_SET = ['wpa_ca_cert2', 'wpa_client_cert2', 'wpa_private_key2', 'wpa_private_key2_passwd'] as const;
@@ -177,7 +208,8 @@ const SECOND_SET = ['wpa_ca_cert2', 'wpa_client_cert2', 'wpa_private_key2', 'wpa
 const dot1x: Rule = (s, kind) => {
   const wpa = firstGiven(s, WPA_FIELDS);
   if (wpa === undefined) return undefined;
-  if (s.wpa_key_mgmt === undefined) return `Field "wpa_key_mgmt" is required when 802.1X fields such as "${wpa}" are given.`;
+  if (s.wpa_key_mgmt === undefined)
+    return `Field "wpa_key_mgmt" is required when 802.1X fields such as "${wpa}" are given.`;
   if (kind.kind !== 'wireless' && s.wpa_key_mgmt !== 'IEEE8021X') {
     return `Field "wpa_key_mgmt" must be "IEEE8021X" on interface "${s.name}"; "WPA-EAP" is for wireless.`;
   }
@@ -274,10 +306,14 @@ const vlanDot1x: Rule = (s, kind, ctx) => {
 export function checkVlansOnParent(parent: string, request: string, ctx: RuleContext): string | undefined {
   const vlans = ctx.pendingInterfaces().filter((name) => {
     const kind = interfaceKind(ctx.model, name);
-    return kind?.kind === 'vlan' && kind.parent === parent && FAMILIES.some((f) => {
-      const stanza = ctx.pendingView(name, f);
-      return stanza != null && hasDot1x(stanza);
-    });
+    return (
+      kind?.kind === 'vlan' &&
+      kind.parent === parent &&
+      FAMILIES.some((f) => {
+        const stanza = ctx.pendingView(name, f);
+        return stanza != null && hasDot1x(stanza);
+      })
+    );
   });
   if (vlans.length === 0 || parentAllowsVlanDot1x(parent, ctx)) return undefined;
   const named = vlans.map((v) => `"${v}"`).join(', ');

@@ -6,11 +6,24 @@ import type { Stanza } from './stanza-schema.js';
  * one address family.
  */
 
-export { FAMILIES, FILE_SLOTS, WRITE_ONLY_FIELDS, isFileSlot, isWriteOnlyField, type Family, type FileSlot } from '../admin-api/vocabulary.js';
+export {
+  FAMILIES,
+  FILE_SLOTS,
+  WRITE_ONLY_FIELDS,
+  isFileSlot,
+  isWriteOnlyField,
+  type Family,
+  type FileSlot,
+} from '../admin-api/vocabulary.js';
 import type { Family, FileSlot } from '../admin-api/vocabulary.js';
 
 /** Slots that must hold a certificate; the others hold a private key. */
-export const CERTIFICATE_SLOTS: readonly FileSlot[] = ['wpa_ca_cert', 'wpa_client_cert', 'wpa_ca_cert2', 'wpa_client_cert2'];
+export const CERTIFICATE_SLOTS: readonly FileSlot[] = [
+  'wpa_ca_cert',
+  'wpa_client_cert',
+  'wpa_ca_cert2',
+  'wpa_client_cert2',
+];
 
 /** One flat stanza as POST /interface/ takes it; the type comes from its zod schema. */
 export type { Route, Stanza } from './stanza-schema.js';

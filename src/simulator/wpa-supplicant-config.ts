@@ -40,7 +40,11 @@ export interface WpaSupplicantOptions {
  * The whole wpa_supplicant.conf for one interface's active stanza, or undefined when the
  * interface runs no supplicant (a wired stanza without 802.1X).
  */
-export function renderWpaSupplicantConfig(stanza: Stanza, pathOf: FilePathOf, options: WpaSupplicantOptions = {}): string | undefined {
+export function renderWpaSupplicantConfig(
+  stanza: Stanza,
+  pathOf: FilePathOf,
+  options: WpaSupplicantOptions = {},
+): string | undefined {
   const wireless = isWireless(stanza);
   if (!wireless && stanza.wpa_key_mgmt === undefined) return undefined;
   const global: string[] = [];
@@ -54,7 +58,8 @@ export function renderWpaSupplicantConfig(stanza: Stanza, pathOf: FilePathOf, op
 /** The lines of the `network={...}` block, `option=value` each, without indentation. */
 export function networkBlock(stanza: Stanza, pathOf: FilePathOf): string[] {
   const lines: string[] = [];
-  const put = (field: keyof typeof WPA_SUPPLICANT_OPTIONS, value: string) => lines.push(`${WPA_SUPPLICANT_OPTIONS[field]}=${value}`);
+  const put = (field: keyof typeof WPA_SUPPLICANT_OPTIONS, value: string) =>
+    lines.push(`${WPA_SUPPLICANT_OPTIONS[field]}=${value}`);
 
   if (isWireless(stanza)) {
     if (stanza.ssid !== undefined) put('ssid', quote(stanza.ssid));
@@ -62,7 +67,8 @@ export function networkBlock(stanza: Stanza, pathOf: FilePathOf): string[] {
       case 'wpa2_personal':
         lines.push('key_mgmt=WPA-PSK', 'proto=RSN');
         // 64 hex digits are the PSK itself; anything else is the passphrase it is derived from.
-        if (stanza.passphrase !== undefined) put('passphrase', /^[0-9A-Fa-f]{64}$/.test(stanza.passphrase) ? stanza.passphrase : quote(stanza.passphrase));
+        if (stanza.passphrase !== undefined)
+          put('passphrase', /^[0-9A-Fa-f]{64}$/.test(stanza.passphrase) ? stanza.passphrase : quote(stanza.passphrase));
         return lines;
       case 'wpa2_enterprise':
         lines.push(`key_mgmt=${stanza.wpa_key_mgmt ?? 'WPA-EAP'}`, 'proto=RSN');

@@ -63,15 +63,31 @@ export async function startStatusPage(options: StatusPageOptions): Promise<Statu
   let allowedHosts = new Set<string>();
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
 
-  const send = (res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void => {
-    res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...extra });
+  const send = (
+    res: ServerResponse,
+    status: number,
+    type: string,
+    body: string,
+    extra: Record<string, string> = {},
+  ): void => {
+    res.writeHead(status, {
+      ...SECURITY_HEADERS,
+      'Content-Type': type,
+      'Content-Length': String(Buffer.byteLength(body)),
+      ...extra,
+    });
     res.end(res.req.method === 'HEAD' ? undefined : body);
   };
   const statusJson = (): string => options.redact(JSON.stringify(options.source.snapshot()));
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) {
-      send(res, 403, 'text/plain; charset=utf-8', 'this page answers only as http://127.0.0.1 or http://localhost on its own port\n');
+      send(
+        res,
+        403,
+        'text/plain; charset=utf-8',
+        'this page answers only as http://127.0.0.1 or http://localhost on its own port\n',
+      );
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -103,10 +119,20 @@ export async function startStatusPage(options: StatusPageOptions): Promise<Statu
 
   const openEvents = (req: IncomingMessage, res: ServerResponse): void => {
     if (clients.size >= MAX_EVENT_CLIENTS) {
-      send(res, 503, 'text/plain; charset=utf-8', `too many open event streams (${MAX_EVENT_CLIENTS}): close some tabs\n`, { 'Retry-After': '10' });
+      send(
+        res,
+        503,
+        'text/plain; charset=utf-8',
+        `too many open event streams (${MAX_EVENT_CLIENTS}): close some tabs\n`,
+        { 'Retry-After': '10' },
+      );
       return;
     }
-    res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      Connection: 'keep-alive',
+    });
     if (req.method === 'HEAD') {
       res.end();
       return;
@@ -151,12 +177,15 @@ export async function startStatusPage(options: StatusPageOptions): Promise<Statu
 
   // Short header and request deadlines and a connection cap: idle half-open connections from any
   // local user must not pile up file descriptors in the root agent.
-  const server: Server = createServer({ headersTimeout: 5_000, requestTimeout: 10_000, keepAliveTimeout: 2_000 }, (req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
-      else res.destroy();
-    });
-  });
+  const server: Server = createServer(
+    { headersTimeout: 5_000, requestTimeout: 10_000, keepAliveTimeout: 2_000 },
+    (req, res) => {
+      handle(req, res).catch(() => {
+        if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
+        else res.destroy();
+      });
+    },
+  );
   server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

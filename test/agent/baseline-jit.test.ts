@@ -25,15 +25,21 @@ async function optimizedAfterHotLoop(keepAtBaseline: boolean, hotForMs: number):
     'while (!optimized() && Date.now() < until) for (let i = 0; i < 1e6; i++) x = mix(x, i) | 0;',
     'console.log(optimized());',
   ].join('\n');
-  const { stdout } = await run(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const { stdout } = await run(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
   return stdout.trim() === 'true';
 }
 
 // The idle agent's memory (issue 16): without the optimizing compiler it keeps about 4.5 MiB less.
 describe("the agent's JIT", () => {
-  it('stays at the baseline tier once keepJitAtBaseline ran, where the same hot function is otherwise optimized', { timeout: 60_000 }, async () => {
-    expect(await optimizedAfterHotLoop(false, 30_000)).toBe(true);
-    // Seconds of a hot loop: far more than TurboFan needs to pick a function up when it is on.
-    expect(await optimizedAfterHotLoop(true, 3_000)).toBe(false);
-  });
+  it(
+    'stays at the baseline tier once keepJitAtBaseline ran, where the same hot function is otherwise optimized',
+    { timeout: 60_000 },
+    async () => {
+      expect(await optimizedAfterHotLoop(false, 30_000)).toBe(true);
+      // Seconds of a hot loop: far more than TurboFan needs to pick a function up when it is on.
+      expect(await optimizedAfterHotLoop(true, 3_000)).toBe(false);
+    },
+  );
 });

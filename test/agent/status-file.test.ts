@@ -18,7 +18,8 @@ afterEach(async () => {
 });
 
 // Parsed with the schema `mpprov notify` reads it with (strict here: no field the reader would drop).
-const read = async (path: string): Promise<AgentStatus> => AgentStatus.strict().parse(JSON.parse(await readFile(path, 'utf8')));
+const read = async (path: string): Promise<AgentStatus> =>
+  AgentStatus.strict().parse(JSON.parse(await readFile(path, 'utf8')));
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe('status.json', () => {
@@ -44,7 +45,14 @@ describe('status.json', () => {
       expect((await stat(dir)).mode & 0o777).toBe(0o755);
       expect(await read(file.path)).toMatchObject({ format: 1, agent: { version: '0.1.0', stopped: false }, jobs: [] });
 
-      board.start('j20261123-100000-ab12', { kind: 'stick', label: 'MPSTICK', location: '/media/MPSTICK', config: 'mpprov.yaml', started: new Date(), stage: 'reading the stick' });
+      board.start('j20261123-100000-ab12', {
+        kind: 'stick',
+        label: 'MPSTICK',
+        location: '/media/MPSTICK',
+        config: 'mpprov.yaml',
+        started: new Date(),
+        stage: 'reading the stick',
+      });
       board.stage('j20261123-100000-ab12', 'applying');
       await sleep(100);
       // Within the interval of the last write: not yet.
@@ -56,7 +64,9 @@ describe('status.json', () => {
       board.end('j20261123-100000-ab12', { result: 'CHANGED', summary: 'done', finished: new Date(), released: true });
       await sleep(50);
       // The end is written at once, not after the interval.
-      expect((await read(file.path)).jobs.map((j) => `${j.banner} ${j.result} ${String(j.released)}`)).toEqual(['SAFE TO REMOVE CHANGED true']);
+      expect((await read(file.path)).jobs.map((j) => `${j.banner} ${j.result} ${String(j.released)}`)).toEqual([
+        'SAFE TO REMOVE CHANGED true',
+      ]);
 
       board.stop();
       await file.close();
@@ -76,11 +86,25 @@ describe('status.json', () => {
     // A regular file where the folder should be: mkdir fails whoever runs the test (root too).
     const blocker = join(base, 'blocker');
     await (await import('node:fs/promises')).writeFile(blocker, '');
-    file = startStatusFile({ dir: join(blocker, 'mpprov'), source: board, onProblem: (m) => problems.push(m), intervalMs: 10 });
-    board.start('j20261123-100000-ab12', { kind: 'profile', label: 'p.yaml', location: '/p', config: 'p.yaml', started: new Date(), stage: 'x' });
+    file = startStatusFile({
+      dir: join(blocker, 'mpprov'),
+      source: board,
+      onProblem: (m) => problems.push(m),
+      intervalMs: 10,
+    });
+    board.start('j20261123-100000-ab12', {
+      kind: 'profile',
+      label: 'p.yaml',
+      location: '/p',
+      config: 'p.yaml',
+      started: new Date(),
+      stage: 'x',
+    });
     board.end('j20261123-100000-ab12', { result: 'CHANGED', summary: 'done', finished: new Date() });
     await sleep(100);
-    expect(problems).toEqual([`cannot write the status file ${join(blocker, 'mpprov', 'status.json')} (ENOTDIR); the agent goes on without it`]);
+    expect(problems).toEqual([
+      `cannot write the status file ${join(blocker, 'mpprov', 'status.json')} (ENOTDIR); the agent goes on without it`,
+    ]);
   });
 
   it('never follows a link planted as the temporary file: the target stays as it was and status.json is a plain file', async () => {
@@ -122,11 +146,20 @@ describe('status.json', () => {
       const board = createJobBoard({ redactor: new Redactor(), version: '0.1.0', hostname: 'laptop' });
       const problems: string[] = [];
       file = startStatusFile({ dir, source: board, onProblem: (m) => problems.push(m), intervalMs: 10 });
-      board.start('j20261123-100000-ab12', { kind: 'profile', label: 'p.yaml', location: '/p', config: 'p.yaml', started: new Date(), stage: 'x' });
+      board.start('j20261123-100000-ab12', {
+        kind: 'profile',
+        label: 'p.yaml',
+        location: '/p',
+        config: 'p.yaml',
+        started: new Date(),
+        stage: 'x',
+      });
       board.end('j20261123-100000-ab12', { result: 'CHANGED', summary: 'done', finished: new Date() });
       await file.close();
       file = undefined;
-      expect(problems).toEqual([`cannot write the status file ${join(dir, 'status.json')} (${why}); the agent goes on without it`]);
+      expect(problems).toEqual([
+        `cannot write the status file ${join(dir, 'status.json')} (${why}); the agent goes on without it`,
+      ]);
     }
     await expect(lstat(join(elsewhere, 'status.json'))).rejects.toThrow(/ENOENT/);
     await expect(lstat(join(open, 'status.json'))).rejects.toThrow(/ENOENT/);

@@ -9,7 +9,10 @@ export interface Applied {
 }
 
 /** Runs the engine in-process on a stick file, collecting its events. */
-export async function applyFile(file: string, options: Partial<StickApplyOptions> & { agent?: AgentConfig } = {}): Promise<Applied> {
+export async function applyFile(
+  file: string,
+  options: Partial<StickApplyOptions> & { agent?: AgentConfig } = {},
+): Promise<Applied> {
   const events: ApplyEvent[] = [];
   const agent = options.agent ?? testAgentConfig();
   const stick = await validateStick(file, { agent });

@@ -17,7 +17,9 @@ describe('a certificate change across the restart', () => {
     const device = await start({ faults: ['new-cert,times=1'] });
     const pinned = device.fingerprintSha256;
     const { result } = await applyFile(stickWithConfig(stickHead(device, dhcpEth1)), { restartTimeoutMs: 20_000 });
-    const restartAt = device.requests().findIndex((r) => r.method === 'PUT' && r.path.startsWith('/api/v1/service/networking'));
+    const restartAt = device
+      .requests()
+      .findIndex((r) => r.method === 'PUT' && r.path.startsWith('/api/v1/service/networking'));
     expect(restartAt).toBeGreaterThanOrEqual(0);
     const presented = device.fingerprintSha256;
     expect(presented).not.toBe(pinned);
@@ -25,11 +27,16 @@ describe('a certificate change across the restart', () => {
     const mp = result.devices[0];
     expect(mp?.outcome).toBe('failed');
     expect(mp?.code).toBe('MPPROV_DEVICE_PIN_MISMATCH');
-    expect(mp?.message).toBe(`the device presents a different certificate since the restart: expected ${pinned}, got ${presented}; possible interception`);
+    expect(mp?.message).toBe(
+      `the device presents a different certificate since the restart: expected ${pinned}, got ${presented}; possible interception`,
+    );
     // The device is down from the restart until it listens again with the new certificate: any
     // request logged after the restart plus its 150 ms outage reached the new certificate.
     const putAt = Date.parse(device.requests()[restartAt]!.time);
-    const late = device.requests().slice(restartAt + 1).filter((r) => Date.parse(r.time) - putAt >= PROFILE_DEVICE.restartMs!);
+    const late = device
+      .requests()
+      .slice(restartAt + 1)
+      .filter((r) => Date.parse(r.time) - putAt >= PROFILE_DEVICE.restartMs!);
     expect(late).toEqual([]);
     expect(device.state().restarts).toBe(1);
   });
@@ -43,10 +50,14 @@ describe('a certificate change across the restart', () => {
     expect(mp?.code).toBe('MPPROV_DEVICE_TLS');
     expect(mp?.deviceLost).toBe(true);
     expect(mp?.message).toMatch(
-      new RegExp(`^the device presents a different certificate since the restart: the certificate of ${device.url} is not issued by the configured CA \\(.+\\); possible interception$`),
+      new RegExp(
+        `^the device presents a different certificate since the restart: the certificate of ${device.url} is not issued by the configured CA \\(.+\\); possible interception$`,
+      ),
     );
     // Refused during the handshake: no request reached the device after its restart.
-    const restartAt = device.requests().findIndex((r) => r.method === 'PUT' && r.path.startsWith('/api/v1/service/networking'));
+    const restartAt = device
+      .requests()
+      .findIndex((r) => r.method === 'PUT' && r.path.startsWith('/api/v1/service/networking'));
     expect(restartAt).toBeGreaterThanOrEqual(0);
     expect(device.requests().slice(restartAt + 1)).toEqual([]);
     expect(device.state().restarts).toBe(1);

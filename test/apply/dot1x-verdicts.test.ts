@@ -7,7 +7,13 @@ import { concludeJob, createEventFormatter } from '../../src/report/index.js';
 import { type SimulatorHandle } from '../../src/simulator/index.js';
 import { activeInterface } from '../support/device-observations.js';
 import { useSimulators } from '../support/simulator-fixture.js';
-import { PROFILE_ADMIN_PASSWORD, PROFILE_DEVICE, stickHead, stickWithConfig, testAgentConfig } from '../support/stick-workspace.js';
+import {
+  PROFILE_ADMIN_PASSWORD,
+  PROFILE_DEVICE,
+  stickHead,
+  stickWithConfig,
+  testAgentConfig,
+} from '../support/stick-workspace.js';
 import { applyFile } from './apply-helpers.js';
 import { usePeapPort } from '../support/switch-ports.js';
 
@@ -22,8 +28,10 @@ const { start } = useSimulators(PROFILE_DEVICE);
 
 const RIGHT = 'example-peap-password';
 const WRONG = 'verdict-SeCrEt-wrong';
-const peap = (password: string) => `dot1x: { eap: peap, inner: mschapv2, identity: mp01@corp.example, password: "${password}", ca_cert: certs/radius-ca.pem }`;
-const eth1 = (ipv4: string, password: string) => `    interfaces:\n      eth1:\n        ipv4: ${ipv4}\n        ${peap(password)}\n`;
+const peap = (password: string) =>
+  `dot1x: { eap: peap, inner: mschapv2, identity: mp01@corp.example, password: "${password}", ca_cert: certs/radius-ca.pem }`;
+const eth1 = (ipv4: string, password: string) =>
+  `    interfaces:\n      eth1:\n        ipv4: ${ipv4}\n        ${peap(password)}\n`;
 const DHCP = '{ method: dhcp }';
 const STATIC = '{ method: static, address: 198.51.100.20/24, gateway: 198.51.100.1 }';
 
@@ -57,7 +65,8 @@ interface Verdict {
 /** A static 802.1X stanza: the same verdict whether the port accepted it or not (that is the point). */
 const STATIC_NOT_VISIBLE = {
   outcome: 'changed',
-  message: 'applied: 1 stanza(s) added; the settings are active as requested, but the 802.1X authorization of eth1 inet is not visible through the Admin API (static address)',
+  message:
+    'applied: 1 stanza(s) added; the settings are active as requested, but the 802.1X authorization of eth1 inet is not visible through the Admin API (static address)',
   warnings: [NOT_VISIBLE],
   dot1xNotVisible: ['eth1 inet'],
   rollback: undefined,
@@ -68,7 +77,13 @@ const CASES: Case[] = [
     name: 'dhcp, right password: authorized and verified',
     config: eth1(DHCP, RIGHT),
     port: 'authorized',
-    verdict: { outcome: 'changed', message: 'applied and verified: 1 stanza(s) added', warnings: [], dot1xNotVisible: undefined, rollback: undefined },
+    verdict: {
+      outcome: 'changed',
+      message: 'applied and verified: 1 stanza(s) added',
+      warnings: [],
+      dot1xNotVisible: undefined,
+      rollback: undefined,
+    },
   },
   {
     name: 'dhcp, wrong password: refused, rolled back',
@@ -116,33 +131,39 @@ async function eth1AsTheClientSeesIt(device: SimulatorHandle): Promise<Record<st
   }
 }
 
-describe('the same 802.1X verdicts with and without the simulator\'s dot1x_state', () => {
-  it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
-    const verdicts: Verdict[] = [];
-    for (const showDot1xState of [false, true]) {
-      const device = await start({ switchPorts: { eth1: peapPort.profile }, showDot1xState });
-      const { result } = await applyFile(stickWithConfig(stickHead(device, c.config)));
-      verdicts.push(verdictOf(result.devices[0]));
-      // The port did what the case says (the device's own record, beyond the API)...
-      expect(device.state().dot1x['eth1']?.state ?? 'unauthorized').toBe(c.port);
-      if (c.verdict.rollback === undefined) {
-        // ...and the API showed dot1x_state exactly when asked to, so the comparison is not vacuous.
-        const extra = await eth1AsTheClientSeesIt(device);
-        expect(extra?.['dot1x_state']).toBe(showDot1xState ? c.port : undefined);
+describe("the same 802.1X verdicts with and without the simulator's dot1x_state", () => {
+  it.each(CASES.map((c) => [c.name, c] as const))(
+    '%s',
+    async (_name, c) => {
+      const verdicts: Verdict[] = [];
+      for (const showDot1xState of [false, true]) {
+        const device = await start({ switchPorts: { eth1: peapPort.profile }, showDot1xState });
+        const { result } = await applyFile(stickWithConfig(stickHead(device, c.config)));
+        verdicts.push(verdictOf(result.devices[0]));
+        // The port did what the case says (the device's own record, beyond the API)...
+        expect(device.state().dot1x['eth1']?.state ?? 'unauthorized').toBe(c.port);
+        if (c.verdict.rollback === undefined) {
+          // ...and the API showed dot1x_state exactly when asked to, so the comparison is not vacuous.
+          const extra = await eth1AsTheClientSeesIt(device);
+          expect(extra?.['dot1x_state']).toBe(showDot1xState ? c.port : undefined);
+        }
+        await device.close();
       }
-      await device.close();
-    }
-    expect(verdicts[0]).toEqual(c.verdict);
-    expect(verdicts[1]).toEqual(verdicts[0]);
-    expect(JSON.stringify(verdicts)).not.toContain(WRONG);
-  }, 60_000);
+      expect(verdicts[0]).toEqual(c.verdict);
+      expect(verdicts[1]).toEqual(verdicts[0]);
+      expect(JSON.stringify(verdicts)).not.toContain(WRONG);
+    },
+    60_000,
+  );
 });
 
 describe('a static 802.1X stanza in every output', () => {
   it('is a warning event, a warning of the result, a usb.log warning line, and its RESULT line never says verified', async () => {
     const device = await start({ switchPorts: { eth1: peapPort.profile } });
     const { result, events } = await applyFile(stickWithConfig(stickHead(device, eth1(STATIC, RIGHT))));
-    expect(events.filter((e) => e.type === 'warning').map((e) => (e.type === 'warning' ? e.message : ''))).toEqual([NOT_VISIBLE]);
+    expect(events.filter((e) => e.type === 'warning').map((e) => (e.type === 'warning' ? e.message : ''))).toEqual([
+      NOT_VISIBLE,
+    ]);
     expect(result.devices[0]?.warnings).toEqual([NOT_VISIBLE]);
 
     // usb.log: the daemon's job log writes the engine's events through this formatter.
@@ -151,7 +172,11 @@ describe('a static 802.1X stanza in every output', () => {
     expect(lines).toContain(`warn [mp1] warning: ${NOT_VISIBLE}`);
     expect(lines.filter((l) => l.includes('verified'))).toEqual([]);
     const conclusion = concludeJob({ result, configName: 'mpprov.yaml', stopped: false });
-    expect(conclusion).toEqual({ word: 'CHANGED', summary: 'mp1: changed, 802.1X authorization of eth1 inet not visible through the Admin API (check the switch port)' });
+    expect(conclusion).toEqual({
+      word: 'CHANGED',
+      summary:
+        'mp1: changed, 802.1X authorization of eth1 inet not visible through the Admin API (check the switch port)',
+    });
   });
 });
 
@@ -170,7 +195,10 @@ describe('dual-stack interface-level changes', () => {
     device.clearRequests();
     const second = await applyFile(file, { agent });
     expect(second.result.devices[0]?.message).toBe('applied and verified: 2 changed');
-    const posted = device.requests().filter((r) => r.method === 'POST').map((r) => r.body as Record<string, unknown>);
+    const posted = device
+      .requests()
+      .filter((r) => r.method === 'POST')
+      .map((r) => r.body as Record<string, unknown>);
     expect(posted.map((b) => [b['family'], b['mtu'], b['wpa_eap']])).toEqual([
       ['inet', 9000, 'PEAP'],
       ['inet6', 9000, 'PEAP'],
@@ -183,7 +211,9 @@ describe('dual-stack interface-level changes', () => {
     const device = await start({ switchPorts: { eth1: peapPort.profile } });
     const { result } = await applyFile(stickWithConfig(stickHead(device, dualStack(1500, `        ${peap(WRONG)}\n`))));
     expect(result.devices[0]?.outcome).toBe('failed');
-    expect(result.devices[0]?.message).toMatch(/^the switch port did not authorize the 802\.1X of eth1: eth1 inet and eth1 inet6 got no address within 2 s after the restart/);
+    expect(result.devices[0]?.message).toMatch(
+      /^the switch port did not authorize the 802\.1X of eth1: eth1 inet and eth1 inet6 got no address within 2 s after the restart/,
+    );
     expect(result.devices[0]?.rollback?.outcome).toBe('restored');
   }, 60_000);
 });

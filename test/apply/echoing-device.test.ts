@@ -11,11 +11,16 @@ describe('a device that echoes our request in its error', () => {
   it('cannot make mpprov show a secret', async () => {
     const device = await startEchoingDevice('raw');
     try {
-      const file = stickWithConfig(stickHead(device, `    interfaces:
+      const file = stickWithConfig(
+        stickHead(
+          device,
+          `    interfaces:
       wlan0:
         wireless: { ssid: Corp, security: wpa2-personal, passphrase: "Echoed-SeCrEt-Pass" }
         ipv4: { method: dhcp }
-`));
+`,
+        ),
+      );
       const { result, events } = await applyFile(file);
       expect(result.devices[0]?.outcome).toBe('failed');
       expect(result.devices[0]?.message).toContain('(secret)');
@@ -34,16 +39,22 @@ describe('a device that echoes our request in its error', () => {
     const passphrase = 'Spaced  out  pass  phrase  42';
     const device = await startEchoingDevice('decoded-long');
     try {
-      const file = stickWithConfig(stickHead(device, `    interfaces:
+      const file = stickWithConfig(
+        stickHead(
+          device,
+          `    interfaces:
       wlan0:
         wireless: { ssid: Corp, security: wpa2-personal, passphrase: "${passphrase}" }
         ipv4: { method: dhcp }
-`));
+`,
+        ),
+      );
       const { result, events } = await applyFile(file);
       expect(result.devices[0]?.outcome).toBe('failed');
       expect(result.devices[0]?.message).toContain('passphrase=(secret)');
       const everything = JSON.stringify({ result, events });
-      for (const piece of ['Spaced out pass', 'Spaced  out', 'phrase  42', 'out  pass']) expect(everything).not.toContain(piece);
+      for (const piece of ['Spaced out pass', 'Spaced  out', 'phrase  42', 'out  pass'])
+        expect(everything).not.toContain(piece);
     } finally {
       device.close();
     }

@@ -54,7 +54,8 @@ describe('lockout guard', () => {
   });
 });
 
-const dhcpEth1 = '    interfaces:\n      eth1:\n        ipv4: { method: static, address: 198.51.100.20/24, gateway: 198.51.100.1, nameservers: [198.51.100.53] }\n';
+const dhcpEth1 =
+  '    interfaces:\n      eth1:\n        ipv4: { method: static, address: 198.51.100.20/24, gateway: 198.51.100.1, nameservers: [198.51.100.53] }\n';
 
 describe('faults end with a sentence a technician understands', () => {
   it('wrong admin password', async () => {
@@ -87,7 +88,9 @@ describe('faults end with a sentence a technician understands', () => {
 
   it('slow answers past the request deadline', async () => {
     device = await startProfileDevice({ faults: ['latency=3s@GET /api/v1/interface/'] });
-    const { result } = await applyFile(stickWithConfig(stickHead(device, dhcpEth1)), { agent: testAgentConfig({ requestTimeoutMs: 500 }) });
+    const { result } = await applyFile(stickWithConfig(stickHead(device, dhcpEth1)), {
+      agent: testAgentConfig({ requestTimeoutMs: 500 }),
+    });
     expect(result.devices[0]?.code).toBe('MPPROV_DEVICE_TIMEOUT');
     expect(result.devices[0]?.message).toBe('GET /interface/?config_state=active timed out after 0.5 s');
   });
@@ -105,7 +108,9 @@ describe('faults end with a sentence a technician understands', () => {
     device = await startProfileDevice({ faults: ['restart-delay=4s'] });
     const { result } = await applyFile(stickWithConfig(stickHead(device, dhcpEth1)), { restartTimeoutMs: 1_000 });
     expect(result.devices[0]?.deviceLost).toBe(true);
-    expect(result.devices[0]?.message).toMatch(/^the device did not answer again within 1 s after the networking restart/);
+    expect(result.devices[0]?.message).toMatch(
+      /^the device did not answer again within 1 s after the networking restart/,
+    );
   });
 
   it('pending that never becomes active', async () => {

@@ -45,12 +45,21 @@ describe('a partial roll-back', () => {
     const kept =
       'eth1 inet keeps the NEW settings from this stick (the device does not return the previous 802.1X password, so it could not be restored): ' +
       'the switch port did not authorize them, so eth1 carries no traffic until the stick is corrected and run again (or its previous settings are entered on the device by hand)';
-    expect(mp?.rollback?.message).toBe(`rolled back only in part: ${kept}; the rest was rolled back and verified (eth1.100 inet back to its previous settings)`);
+    expect(mp?.rollback?.message).toBe(
+      `rolled back only in part: ${kept}; the rest was rolled back and verified (eth1.100 inet back to its previous settings)`,
+    );
     expect(mp?.rollback?.stanzas).toEqual([
-      { stanza: 'eth1 inet', holds: 'new', check: expect.stringMatching(/^the switch port did not authorize them/), says: kept },
+      {
+        stanza: 'eth1 inet',
+        holds: 'new',
+        check: expect.stringMatching(/^the switch port did not authorize them/),
+        says: kept,
+      },
       { stanza: 'eth1.100 inet', holds: 'previous', says: 'eth1.100 inet back to its previous settings' },
     ]);
-    expect(mp?.message).toMatch(/^the switch port did not authorize the 802\.1X of eth1: .*; rolled back only in part: eth1 inet keeps the NEW settings/);
+    expect(mp?.message).toMatch(
+      /^the switch port did not authorize the 802\.1X of eth1: .*; rolled back only in part: eth1 inet keeps the NEW settings/,
+    );
     // What the device runs now is what the report says: the VLAN as before, eth1 refused.
     const vlan = activeInterface(device, 'eth1.100') as { families: { inet: Record<string, unknown> } };
     expect(vlan.families.inet['dns_nameservers']).toBeUndefined();
@@ -60,7 +69,10 @@ describe('a partial roll-back', () => {
 
   it('after another wrong result: eth1 keeps the NEW settings, which the port accepted; check that it does', async () => {
     const { device, agent, file } = await authorizedDevice();
-    writeFileSync(file, stickHead(device, stick('example-peap-password', { anonymous: true, nameserver: '198.51.100.53' })));
+    writeFileSync(
+      file,
+      stickHead(device, stick('example-peap-password', { anonymous: true, nameserver: '198.51.100.53' })),
+    );
     device.setFaults(['drop-field=dns_nameservers,times=1']);
     const { result } = await applyFile(file, { agent });
     const mp = result.devices[0];

@@ -5,7 +5,13 @@ import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { applyFile } from './apply-helpers.js';
 import { writeSequence } from '../support/device-observations.js';
 import { useSimulators } from '../support/simulator-fixture.js';
-import { PROFILE_ADMIN_PASSWORD, PROFILE_DEVICE, stickHead, stickWithConfig, testAgentConfig } from '../support/stick-workspace.js';
+import {
+  PROFILE_ADMIN_PASSWORD,
+  PROFILE_DEVICE,
+  stickHead,
+  stickWithConfig,
+  testAgentConfig,
+} from '../support/stick-workspace.js';
 import { Agent } from 'undici';
 
 const { start: startProfileDevice } = useSimulators(PROFILE_DEVICE);
@@ -17,7 +23,10 @@ async function postForeignStanza(sim: SimulatorHandle, body: Record<string, unkn
   const response = await request(`${sim.apiUrl}/interface/`, {
     method: 'POST',
     dispatcher,
-    headers: { authorization: `Basic ${Buffer.from(`admin:${PROFILE_ADMIN_PASSWORD}`).toString('base64')}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Basic ${Buffer.from(`admin:${PROFILE_ADMIN_PASSWORD}`).toString('base64')}`,
+      'content-type': 'application/json',
+    },
     body: JSON.stringify(body),
   });
   expect(response.statusCode).toBe(200);
@@ -39,14 +48,23 @@ describe('pending changes mpprov did not make', () => {
     expect(writeSequence(device)).toEqual([]);
   });
 
-  it('are dropped with --discard-pending, and only the file\'s changes become active', async () => {
+  it("are dropped with --discard-pending, and only the file's changes become active", async () => {
     device = await startProfileDevice();
     await postForeignStanza(device, { name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'Other', security: 'open' });
     device.clearRequests();
     const { result } = await applyFile(stickWithConfig(stickHead(device, eth1)), { discardPending: true });
     expect(result.outcome).toBe('changed');
-    expect(writeSequence(device)).toEqual(['DELETE /api/v1/interface/wlan0/ family=inet', 'POST /api/v1/interface/ eth1 inet', 'PUT /api/v1/service/networking/']);
-    expect(device.state().interfaces.active.map((i) => i.name).sort()).toEqual(['eth0', 'eth1']);
+    expect(writeSequence(device)).toEqual([
+      'DELETE /api/v1/interface/wlan0/ family=inet',
+      'POST /api/v1/interface/ eth1 inet',
+      'PUT /api/v1/service/networking/',
+    ]);
+    expect(
+      device
+        .state()
+        .interfaces.active.map((i) => i.name)
+        .sort(),
+    ).toEqual(['eth0', 'eth1']);
   });
 });
 
@@ -56,7 +74,10 @@ describe('--no-rollback', () => {
     const agent = testAgentConfig();
     const file = stickWithConfig(stickHead(device, eth1));
     expect((await applyFile(file, { agent })).result.outcome).toBe('changed');
-    writeFileSync(file, stickHead(device, '    interfaces:\n      eth1:\n        ipv4: { method: dhcp, nameservers: [198.51.100.53] }\n'));
+    writeFileSync(
+      file,
+      stickHead(device, '    interfaces:\n      eth1:\n        ipv4: { method: dhcp, nameservers: [198.51.100.53] }\n'),
+    );
     device.setFaults(['drop-field=dns_nameservers,times=1']);
     const { result } = await applyFile(file, { agent, rollback: false });
     expect(result.devices[0]?.rollback).toBeUndefined();
@@ -77,7 +98,8 @@ describe('a run that fails before its restart', () => {
     const { result } = await applyFile(file, {
       onEvent: (event) => {
         // The device starts failing right after the first stanza went in.
-        if (event.type === 'step-done' && event.description.startsWith('POST eth1 inet ')) sim.setFaults(['error=1@POST /api/v1/interface/']);
+        if (event.type === 'step-done' && event.description.startsWith('POST eth1 inet '))
+          sim.setFaults(['error=1@POST /api/v1/interface/']);
       },
     });
     expect(result.devices[0]?.message).toBe(

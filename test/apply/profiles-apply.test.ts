@@ -8,7 +8,9 @@ import { useSimulators } from '../support/simulator-fixture.js';
 import { PROFILE_DEVICE, profilesDir, stickFromProfile, testAgentConfig } from '../support/stick-workspace.js';
 import { STATIC_DUAL_STACK_ETH1_INET, STATIC_DUAL_STACK_ETH1_LINK } from '../support/profile-expectations.js';
 
-const profiles = readdirSync(profilesDir).filter((f) => f.endsWith('.yaml')).sort();
+const profiles = readdirSync(profilesDir)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 const { start: startProfileDevice } = useSimulators(PROFILE_DEVICE);
 let device: SimulatorHandle | undefined;
 
@@ -24,8 +26,13 @@ describe('every profile applies to a fresh simulated device', () => {
       const first = await apply(file, agent);
       expect(first.result.problems.filter((p) => p.severity === 'error')).toEqual([]);
       // The one profile with a static 802.1X stanza (the VLAN): applied, but its authorization cannot be seen.
-      const verified = profile === 'vlan-dot1x.yaml' ? /^applied: 2 stanza\(s\) added; .* 802\.1X authorization of eth1\.100 inet is not visible/ : /^applied and verified/;
-      expect(first.result.devices.map((d) => [d.outcome, d.message])).toEqual([['changed', expect.stringMatching(verified)]]);
+      const verified =
+        profile === 'vlan-dot1x.yaml'
+          ? /^applied: 2 stanza\(s\) added; .* 802\.1X authorization of eth1\.100 inet is not visible/
+          : /^applied and verified/;
+      expect(first.result.devices.map((d) => [d.outcome, d.message])).toEqual([
+        ['changed', expect.stringMatching(verified)],
+      ]);
       const restartsAfterFirst = device.state().restarts;
       expect(restartsAfterFirst).toBe(profile === 'acl.yaml' ? 0 : 1);
 
@@ -34,7 +41,8 @@ describe('every profile applies to a fresh simulated device', () => {
       expect(first.result.plans.flatMap((plan) => plan.stanzas).length === 0).toBe(profile === 'acl.yaml');
       for (const plan of first.result.plans) {
         for (const change of plan.stanzas) {
-          const iface = activeInterface(device, change.name) as { families: Record<string, Record<string, unknown>> } | undefined;
+          const iface = activeInterface(device, change.name) as
+            { families: Record<string, Record<string, unknown>> } | undefined;
           expect(iface?.families[change.family], `${change.name} ${change.family}`).toBeTruthy();
         }
       }
@@ -55,7 +63,15 @@ describe('static dual stack lands exactly', () => {
     const { result } = await apply(stickFromProfile('static-dual-stack.yaml', device.url));
     expect(result.outcome).toBe('changed');
     const eth1 = activeInterface(device, 'eth1') as { families: Record<string, Record<string, unknown>> };
-    expect(normaliseFields(eth1.families.inet ?? {})).toMatchObject({ ...STATIC_DUAL_STACK_ETH1_INET, ...STATIC_DUAL_STACK_ETH1_LINK });
-    expect(normaliseFields(eth1.families.inet6 ?? {})).toMatchObject({ method: 'static', address: '2001:db8:20::20', netmask: '64', gateway: '2001:db8:20::1' });
+    expect(normaliseFields(eth1.families.inet ?? {})).toMatchObject({
+      ...STATIC_DUAL_STACK_ETH1_INET,
+      ...STATIC_DUAL_STACK_ETH1_LINK,
+    });
+    expect(normaliseFields(eth1.families.inet6 ?? {})).toMatchObject({
+      method: 'static',
+      address: '2001:db8:20::20',
+      netmask: '64',
+      gateway: '2001:db8:20::1',
+    });
   });
 });

@@ -16,7 +16,9 @@ const dhcpEth1 = '    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n
 describe('a restart the device accepts only after 429s', () => {
   it('is waited for from the 202 on: the restart timeout is not spent on Retry-After', async () => {
     const device = await start({ faults: ['throttle=1s,times=2@PUT /api/v1/service/*'] });
-    const { result, events } = await applyFile(stickWithConfig(stickHead(device, dhcpEth1)), { restartTimeoutMs: 1_500 });
+    const { result, events } = await applyFile(stickWithConfig(stickHead(device, dhcpEth1)), {
+      restartTimeoutMs: 1_500,
+    });
     const mp = result.devices[0];
     expect(mp?.message).toBe('applied and verified: 1 stanza(s) added');
     expect(mp?.outcome).toBe('changed');

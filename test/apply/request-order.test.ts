@@ -44,7 +44,9 @@ describe('documented request order', () => {
       'POST /api/v1/interface/ wlan0 inet',
       'PUT /api/v1/service/networking/',
     ]);
-    const wlan0 = device.state().interfaces.active.find((i) => i.name === 'wlan0') as { families: { inet: { ssid: string } } };
+    const wlan0 = device.state().interfaces.active.find((i) => i.name === 'wlan0') as {
+      families: { inet: { ssid: string } };
+    };
     expect(wlan0.families.inet.ssid).toBe('NewWiFi');
   });
 
@@ -60,7 +62,10 @@ describe('documented request order', () => {
     expect(writeSequence(device)).toEqual(['POST /api/v1/interface/ eth1 inet', 'PUT /api/v1/service/networking/']);
     const posted = device.requests().find((r) => r.method === 'POST')?.body as Record<string, unknown>;
     expect(Object.keys(posted).filter((k) => k.startsWith('wpa_'))).toEqual([]);
-    const eth1 = device.state().interfaces.active.find((i) => i.name === 'eth1') as { families: { inet: Record<string, unknown> }; dot1x_state: string };
+    const eth1 = device.state().interfaces.active.find((i) => i.name === 'eth1') as {
+      families: { inet: Record<string, unknown> };
+      dot1x_state: string;
+    };
     expect(Object.keys(eth1.families.inet).filter((k) => k.startsWith('wpa_'))).toEqual([]);
     expect(eth1.dot1x_state).toBe('disabled');
   });
@@ -89,7 +94,10 @@ describe('documented request order', () => {
   it('refuses 802.1X on a VLAN whose parent on the device has none, before any change', async () => {
     device = await startProfileDevice();
     const file = stickWithConfig(
-      stickHead(device, '    interfaces:\n      eth1.100:\n        vlan: { link: eth1, id: 100 }\n        ipv4: { method: dhcp }\n        dot1x: { eap: md5, identity: v, password: "order-SeCrEt-v" }\n'),
+      stickHead(
+        device,
+        '    interfaces:\n      eth1.100:\n        vlan: { link: eth1, id: 100 }\n        ipv4: { method: dhcp }\n        dot1x: { eap: md5, identity: v, password: "order-SeCrEt-v" }\n',
+      ),
     );
     const { result } = await applyFile(file);
     expect(result.devices[0]?.message).toBe(
@@ -116,11 +124,26 @@ describe('documented request order', () => {
       ),
     );
     expect((await applyFile(file)).result.outcome).toBe('changed');
-    expect(writeSequence(device)).toEqual(['POST /api/v1/interface/file/', 'POST /api/v1/interface/ eth1 inet', 'PUT /api/v1/service/networking/']);
-    const upload = (device.requests().find((r) => r.path.endsWith('/file/'))?.body as { files: Record<string, string> }).files;
+    expect(writeSequence(device)).toEqual([
+      'POST /api/v1/interface/file/',
+      'POST /api/v1/interface/ eth1 inet',
+      'PUT /api/v1/service/networking/',
+    ]);
+    const upload = (device.requests().find((r) => r.path.endsWith('/file/'))?.body as { files: Record<string, string> })
+      .files;
     expect(Object.keys(upload).sort()).toEqual(['wpa_ca_cert', 'wpa_ca_cert2', 'wpa_client_cert2', 'wpa_private_key2']);
-    const posted = device.requests().find((r) => r.method === 'POST' && r.path.endsWith('/interface/'))?.body as Record<string, unknown>;
-    expect(posted).toMatchObject({ wpa_eap: 'PEAP', wpa_phase1: 'peapver=0', wpa_phase2: 'auth=TLS', wpa_ca_cert2: upload.wpa_ca_cert2, wpa_client_cert2: upload.wpa_client_cert2, wpa_private_key2: upload.wpa_private_key2 });
+    const posted = device.requests().find((r) => r.method === 'POST' && r.path.endsWith('/interface/'))?.body as Record<
+      string,
+      unknown
+    >;
+    expect(posted).toMatchObject({
+      wpa_eap: 'PEAP',
+      wpa_phase1: 'peapver=0',
+      wpa_phase2: 'auth=TLS',
+      wpa_ca_cert2: upload.wpa_ca_cert2,
+      wpa_client_cert2: upload.wpa_client_cert2,
+      wpa_private_key2: upload.wpa_private_key2,
+    });
     expect(upload.wpa_client_cert2).toMatch(/^client2-[0-9a-f]{12}\.pem$/);
   });
 
@@ -138,8 +161,13 @@ describe('documented request order', () => {
 
     writeFileSync(file, stickHead(device, tls('mp01-ec-cert.pem', 'mp01-ec-key.pem')));
     expect((await applyFile(file, { agent })).result.outcome).toBe('changed');
-    expect(writeSequence(device)).toEqual(['POST /api/v1/interface/file/', 'POST /api/v1/interface/ eth1 inet', 'PUT /api/v1/service/networking/']);
-    const upload = (device.requests().find((r) => r.path.endsWith('/file/'))?.body as { files: Record<string, string> }).files;
+    expect(writeSequence(device)).toEqual([
+      'POST /api/v1/interface/file/',
+      'POST /api/v1/interface/ eth1 inet',
+      'PUT /api/v1/service/networking/',
+    ]);
+    const upload = (device.requests().find((r) => r.path.endsWith('/file/'))?.body as { files: Record<string, string> })
+      .files;
     expect(Object.keys(upload).sort()).toEqual(['wpa_client_cert', 'wpa_private_key']);
 
     device.clearRequests();
@@ -157,17 +185,23 @@ describe('documented request order', () => {
     const eth1Plain = '    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n';
 
     /** A device running eth1 with PEAP and its VLAN eth1.100 with MD5, and the stick file that made it. */
-    async function withVlanDot1x(): Promise<{ sim: SimulatorHandle; file: string; agent: ReturnType<typeof testAgentConfig> }> {
+    async function withVlanDot1x(): Promise<{
+      sim: SimulatorHandle;
+      file: string;
+      agent: ReturnType<typeof testAgentConfig>;
+    }> {
       const sim = await startProfileDevice();
       device = sim;
       const agent = testAgentConfig();
       const file = stickWithConfig(stickHead(sim, `${peapEth1}${vlanMd5}`));
-      expect((await applyFile(file, { agent })).result.devices[0]?.message).toBe('applied and verified: 2 stanza(s) added');
+      expect((await applyFile(file, { agent })).result.devices[0]?.message).toBe(
+        'applied and verified: 2 stanza(s) added',
+      );
       sim.clearRequests();
       return { sim, file, agent };
     }
 
-    it('refuses to turn off the parent\'s 802.1X while the device keeps it on the VLAN, before any change', async () => {
+    it("refuses to turn off the parent's 802.1X while the device keeps it on the VLAN, before any change", async () => {
       const { sim, file, agent } = await withVlanDot1x();
       writeFileSync(file, stickHead(sim, eth1Plain));
       const { result } = await applyFile(file, { agent });
@@ -185,16 +219,29 @@ describe('documented request order', () => {
       writeFileSync(file, stickHead(sim, `${eth1Plain}${vlanPlain}`));
       const { result } = await applyFile(file, { agent });
       expect(result.devices[0]?.message).toBe('applied and verified: 2 changed');
-      expect(writeSequence(sim)).toEqual(['POST /api/v1/interface/ eth1.100 inet', 'POST /api/v1/interface/ eth1 inet', 'PUT /api/v1/service/networking/']);
+      expect(writeSequence(sim)).toEqual([
+        'POST /api/v1/interface/ eth1.100 inet',
+        'POST /api/v1/interface/ eth1 inet',
+        'PUT /api/v1/service/networking/',
+      ]);
     });
 
-    it('removes the VLAN with prune and turns the parent\'s 802.1X off: the VLAN\'s DELETE first', async () => {
+    it("removes the VLAN with prune and turns the parent's 802.1X off: the VLAN's DELETE first", async () => {
       const { sim, file, agent } = await withVlanDot1x();
       writeFileSync(file, stickHead(sim, `    prune: true\n${eth1Plain}      eth0:\n        ipv4: { method: dhcp }\n`));
       const { result } = await applyFile(file, { agent });
       expect(result.devices[0]?.message).toBe('applied and verified: 1 changed, 1 removed');
-      expect(writeSequence(sim)).toEqual(['DELETE /api/v1/interface/eth1.100/ family=inet', 'POST /api/v1/interface/ eth1 inet', 'PUT /api/v1/service/networking/']);
-      expect(sim.state().interfaces.active.map((i) => i.name).sort()).toEqual(['eth0', 'eth1']);
+      expect(writeSequence(sim)).toEqual([
+        'DELETE /api/v1/interface/eth1.100/ family=inet',
+        'POST /api/v1/interface/ eth1 inet',
+        'PUT /api/v1/service/networking/',
+      ]);
+      expect(
+        sim
+          .state()
+          .interfaces.active.map((i) => i.name)
+          .sort(),
+      ).toEqual(['eth0', 'eth1']);
     });
   });
 });

@@ -15,7 +15,12 @@ import { deviceView } from '../plan/device-view.js';
  */
 
 const eth1: DesiredStanza = { name: 'eth1', family: 'inet', fields: { method: 'dhcp' }, secrets: {} };
-const vlan: DesiredStanza = { name: 'eth1.100', family: 'inet', fields: { method: 'dhcp', vlan_raw_device: 'eth1' }, secrets: {} };
+const vlan: DesiredStanza = {
+  name: 'eth1.100',
+  family: 'inet',
+  fields: { method: 'dhcp', vlan_raw_device: 'eth1' },
+  secrets: {},
+};
 const postVlan: Step = { kind: 'post-stanza', stanza: vlan, action: 'create' };
 const verifyPending: Step = { kind: 'verify-pending', expected: [] };
 const restart: Step = { kind: 'restart-networking', reason: '3 stanza change(s)', expected: [] };
@@ -30,27 +35,54 @@ const STEPS: Step[] = [
   verifyActive,
 ];
 
-const failure = (extra: Partial<StepFailure> = {}): StepFailure => ({ message: 'x', code: ErrorCode.ApplyFailed, deviceLost: false, wrongResult: false, ...extra });
-const run = (extra: Partial<FailedRun>): FailedRun => ({ failure: failure(), steps: STEPS, failedIndex: 6, restarted: true, rollback: true, ...extra });
+const failure = (extra: Partial<StepFailure> = {}): StepFailure => ({
+  message: 'x',
+  code: ErrorCode.ApplyFailed,
+  deviceLost: false,
+  wrongResult: false,
+  ...extra,
+});
+const run = (extra: Partial<FailedRun>): FailedRun => ({
+  failure: failure(),
+  steps: STEPS,
+  failedIndex: 6,
+  restarted: true,
+  rollback: true,
+  ...extra,
+});
 
 describe('stepFailure', () => {
   const post = postVlan;
 
   it('makes a wrong active configuration the one case for a roll-back', () => {
-    expect(stepFailure(new VerificationError('active', ['eth1 inet: address is 192.0.2.9, expected 192.0.2.20']), verifyActive, 'check', 20_000)).toEqual({
-      message: 'after the restart the device runs a different configuration than requested: eth1 inet: address is 192.0.2.9, expected 192.0.2.20',
+    expect(
+      stepFailure(
+        new VerificationError('active', ['eth1 inet: address is 192.0.2.9, expected 192.0.2.20']),
+        verifyActive,
+        'check',
+        20_000,
+      ),
+    ).toEqual({
+      message:
+        'after the restart the device runs a different configuration than requested: eth1 inet: address is 192.0.2.9, expected 192.0.2.20',
       code: ErrorCode.ApplyFailed,
       deviceLost: false,
       wrongResult: true,
     });
-    expect(stepFailure(new VerificationError('pending', ['eth1 inet is missing']), verifyPending, 'check', 20_000)).toEqual({
-      message: "the device's pending configuration differs from what was posted, so networking was not restarted: eth1 inet is missing",
+    expect(
+      stepFailure(new VerificationError('pending', ['eth1 inet is missing']), verifyPending, 'check', 20_000),
+    ).toEqual({
+      message:
+        "the device's pending configuration differs from what was posted, so networking was not restarted: eth1 inet is missing",
       code: ErrorCode.ApplyFailed,
       deviceLost: false,
       wrongResult: false,
     });
-    expect(stepFailure(new VerificationError('never-active', ['eth1 inet is missing']), verifyActive, 'check', 20_000)).toMatchObject({
-      message: 'the networking restart did not make the changes active (they are still pending): eth1 inet is missing; a reboot of the MP may be needed',
+    expect(
+      stepFailure(new VerificationError('never-active', ['eth1 inet is missing']), verifyActive, 'check', 20_000),
+    ).toMatchObject({
+      message:
+        'the networking restart did not make the changes active (they are still pending): eth1 inet is missing; a reboot of the MP may be needed',
       wrongResult: false,
     });
   });
@@ -73,7 +105,9 @@ describe('stepFailure', () => {
   it('says a lost device is lost, where to look, and that shutting down skipped the restart', () => {
     const lost = stepFailure(new DeviceLostError(20_000, new Error('refused')), restart, 'restart', 20_000);
     expect(lost).toMatchObject({ code: ErrorCode.DeviceUnreachable, deviceLost: true, wrongResult: false });
-    expect(lost.message).toMatch(/^the device did not answer again within 20 s after the networking restart \(no answer for 20 s\); on site, check the link/);
+    expect(lost.message).toMatch(
+      /^the device did not answer again within 20 s after the networking restart \(no answer for 20 s\); on site, check the link/,
+    );
     expect(stepFailure(new RestartSkippedError(), restart, 'restart', 20_000)).toEqual({
       message: 'the agent is shutting down: networking was not restarted',
       code: ErrorCode.ApplyFailed,
@@ -85,17 +119,26 @@ describe('stepFailure', () => {
   it('makes a port that did not authorize 802.1X a wrong result, naming the interfaces for the roll-back report', () => {
     const refused = new Dot1xNotAuthorizedError([{ name: 'eth1', families: ['inet'], facts: undefined }], 20_000);
     expect(stepFailure(refused, verifyActive, 'check', 20_000)).toEqual({
-      message: 'the switch port did not authorize the 802.1X of eth1: eth1 inet got no address within 20 s after the restart (an interface whose 802.1X is refused carries no traffic)',
+      message:
+        'the switch port did not authorize the 802.1X of eth1: eth1 inet got no address within 20 s after the restart (an interface whose 802.1X is refused carries no traffic)',
       code: ErrorCode.ApplyFailed,
       deviceLost: false,
       wrongResult: true,
       dot1xRefused: ['eth1'],
     });
-    expect(chooseRecovery(run({ failure: stepFailure(refused, verifyActive, 'check', 20_000) }))).toEqual({ kind: 'roll-back' });
+    expect(chooseRecovery(run({ failure: stepFailure(refused, verifyActive, 'check', 20_000) }))).toEqual({
+      kind: 'roll-back',
+    });
   });
 
   it('keeps a device error code, and counts any failure of the active check as a wrong result', () => {
-    const refused = new DeviceRefusedError({ url: 'https://192.0.2.10', method: 'POST', path: '/interface/', status: 400, deviceMessage: 'no' });
+    const refused = new DeviceRefusedError({
+      url: 'https://192.0.2.10',
+      method: 'POST',
+      path: '/interface/',
+      status: 400,
+      deviceMessage: 'no',
+    });
     expect(stepFailure(refused, post, 'POST eth1.100 inet (create)', 20_000)).toEqual({
       message: `POST eth1.100 inet (create) failed: ${refused.message}`,
       code: ErrorCode.DeviceRefused,
@@ -113,7 +156,9 @@ describe('chooseRecovery', () => {
   });
 
   it('leaves a lost device alone, and after the restart leaves nothing pending to take back', () => {
-    expect(chooseRecovery(run({ failure: failure({ deviceLost: true, wrongResult: true }) }))).toEqual({ kind: 'none' });
+    expect(chooseRecovery(run({ failure: failure({ deviceLost: true, wrongResult: true }) }))).toEqual({
+      kind: 'none',
+    });
     expect(chooseRecovery(run({ failure: failure({ wrongResult: false }) }))).toEqual({ kind: 'none' });
   });
 
@@ -136,20 +181,43 @@ describe('chooseRecovery', () => {
       ],
     });
     // A failed upload (first step) has posted nothing.
-    expect(chooseRecovery(run({ failure: failure({ code: ErrorCode.DeviceUnreachable }), failedIndex: 0, restarted: false }))).toEqual({ kind: 'none' });
+    expect(
+      chooseRecovery(
+        run({ failure: failure({ code: ErrorCode.DeviceUnreachable }), failedIndex: 0, restarted: false }),
+      ),
+    ).toEqual({ kind: 'none' });
   });
 
   it('counts restore steps as touching their stanza too', () => {
-    expect(stanzasTouched([{ kind: 'restore-stanza', name: 'eth3', family: 'inet', fields: { method: 'dhcp' }, reason: 'r' }, { kind: 'verify-pending', expected: [] }])).toEqual([
-      { name: 'eth3', family: 'inet' },
-    ]);
+    expect(
+      stanzasTouched([
+        { kind: 'restore-stanza', name: 'eth3', family: 'inet', fields: { method: 'dhcp' }, reason: 'r' },
+        { kind: 'verify-pending', expected: [] },
+      ]),
+    ).toEqual([{ name: 'eth3', family: 'inet' }]);
   });
 });
 
 describe('restoreActions and notRestored', () => {
   const before = deviceView([
-    { name: 'eth1', families: { inet: { method: 'static', address: '192.0.2.20', netmask: '255.255.255.0', x_vendor_tuning: 'keep', in_use: { address: '192.0.2.20' } } } },
-    { name: 'eth2', families: { inet: { method: 'dhcp', wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'MD5', wpa_identity: 'mp', wpa_password_set: true } } },
+    {
+      name: 'eth1',
+      families: {
+        inet: {
+          method: 'static',
+          address: '192.0.2.20',
+          netmask: '255.255.255.0',
+          x_vendor_tuning: 'keep',
+          in_use: { address: '192.0.2.20' },
+        },
+      },
+    },
+    {
+      name: 'eth2',
+      families: {
+        inet: { method: 'dhcp', wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'MD5', wpa_identity: 'mp', wpa_password_set: true },
+      },
+    },
   ]);
   const actions = restoreActions(before, [
     { name: 'eth1', family: 'inet' },
@@ -159,7 +227,12 @@ describe('restoreActions and notRestored', () => {
 
   it('re-posts the old settings (unknown device fields kept, view-only ones dropped), gives up on secrets, deletes what is new', () => {
     expect(actions).toEqual([
-      { kind: 'restore', name: 'eth1', family: 'inet', fields: { method: 'static', address: '192.0.2.20', netmask: '255.255.255.0', x_vendor_tuning: 'keep' } },
+      {
+        kind: 'restore',
+        name: 'eth1',
+        family: 'inet',
+        fields: { method: 'static', address: '192.0.2.20', netmask: '255.255.255.0', x_vendor_tuning: 'keep' },
+      },
       { kind: 'unrestorable', name: 'eth2', family: 'inet', secrets: ['wpa_password'] },
       { kind: 'delete', name: 'eth3', family: 'inet' },
     ]);
@@ -167,7 +240,18 @@ describe('restoreActions and notRestored', () => {
 
   it('checks the restored stanzas only, and by configuration, not spelling', () => {
     const back = deviceView([
-      { name: 'eth1', families: { inet: { method: 'static', address: '192.0.2.20', netmask: '24', x_vendor_tuning: 'keep', in_use: { address: '192.0.2.20' } } } },
+      {
+        name: 'eth1',
+        families: {
+          inet: {
+            method: 'static',
+            address: '192.0.2.20',
+            netmask: '24',
+            x_vendor_tuning: 'keep',
+            in_use: { address: '192.0.2.20' },
+          },
+        },
+      },
       { name: 'eth2', families: { inet: { method: 'dhcp' } } },
     ]);
     expect(notRestored(back, actions)).toEqual([]);
@@ -184,7 +268,18 @@ describe('restoreOrder', () => {
     const before = deviceView([
       { name: 'eth1', families: { inet: { method: 'dhcp' } } },
       { name: 'eth1.100', families: { inet: { method: 'dhcp', vlan_raw_device: 'eth1' } } },
-      { name: 'eth1.200', families: { inet: { method: 'dhcp', vlan_raw_device: 'eth1', wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'TLS', wpa_identity: 'v' } } },
+      {
+        name: 'eth1.200',
+        families: {
+          inet: {
+            method: 'dhcp',
+            vlan_raw_device: 'eth1',
+            wpa_key_mgmt: 'IEEE8021X',
+            wpa_eap: 'TLS',
+            wpa_identity: 'v',
+          },
+        },
+      },
     ]);
     // This run had turned 802.1X on for eth1 and eth1.100 and created eth1.300; eth1.200 changed otherwise.
     const actions = restoreActions(before, [
@@ -193,12 +288,21 @@ describe('restoreOrder', () => {
       { name: 'eth1.300', family: 'inet' },
       { name: 'eth1.100', family: 'inet' },
     ]);
-    expect(restoreOrder(actions).map((a) => `${a.kind} ${a.name}`)).toEqual(['restore eth1.100', 'delete eth1.300', 'restore eth1', 'restore eth1.200']);
+    expect(restoreOrder(actions).map((a) => `${a.kind} ${a.name}`)).toEqual([
+      'restore eth1.100',
+      'delete eth1.300',
+      'restore eth1',
+      'restore eth1.200',
+    ]);
   });
 });
 
 describe('dot1xWatches', () => {
-  const want = (name: string, family: 'inet' | 'inet6', fields: Record<string, unknown>) => ({ name, family, stanza: { name, family, fields, secrets: {} } });
+  const want = (name: string, family: 'inet' | 'inet6', fields: Record<string, unknown>) => ({
+    name,
+    family,
+    stanza: { name, family, fields, secrets: {} },
+  });
   const DOT1X = { wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'MD5', wpa_identity: 'mp' };
 
   it('watches interfaces with an 802.1X dhcp or SLAAC stanza; static-only ones are not visible', () => {
@@ -211,6 +315,9 @@ describe('dot1xWatches', () => {
         want('eth3', 'inet', { method: 'dhcp' }),
         { name: 'eth4', family: 'inet', stanza: null },
       ]),
-    ).toEqual({ watches: [{ name: 'eth1', families: ['inet6'], facts: undefined }], notVisible: ['eth2 inet', 'eth2 inet6'] });
+    ).toEqual({
+      watches: [{ name: 'eth1', families: ['inet6'], facts: undefined }],
+      notVisible: ['eth2 inet', 'eth2 inet6'],
+    });
   });
 });

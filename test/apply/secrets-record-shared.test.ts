@@ -13,7 +13,10 @@ const URL = 'https://192.0.2.10';
 const STANZA = 'eth1 inet';
 const PASS = new Secret('Shared-Record-Pass-7');
 
-type Stored = { version: number; devices: Record<string, { key_id: string; stanzas: Record<string, Record<string, string>> }> };
+type Stored = {
+  version: number;
+  devices: Record<string, { key_id: string; stanzas: Record<string, Record<string, string>> }>;
+};
 const readStored = (file: string): Stored => JSON.parse(readFileSync(file, 'utf8')) as Stored;
 
 describe('a record made with another key', () => {
@@ -29,7 +32,9 @@ describe('a record made with another key', () => {
 
     const other = await openSecretsRecord(tempFolder('state'), { file: record });
     expect(other.known(URL, STANZA, 'wpa_password', PASS)).toBe(false);
-    expect(other.warnings([URL]).map((w) => w.sentence)).toEqual([`the secrets record ${record} was made with another key; every secret counts as changed (to share a record, import its key: mpprov secrets-record import --key-in FILE)`]);
+    expect(other.warnings([URL]).map((w) => w.sentence)).toEqual([
+      `the secrets record ${record} was made with another key; every secret counts as changed (to share a record, import its key: mpprov secrets-record import --key-in FILE)`,
+    ]);
     expect(other.warnings(['https://192.0.2.99'])).toEqual([]);
     other.remember(URL, STANZA, 'wpa_password', PASS);
     await other.save(URL);
@@ -39,7 +44,7 @@ describe('a record made with another key', () => {
     expect(after.devices['https://192.0.2.11']?.key_id).toBe(ownId);
   });
 
-  it('a format-2 record (no key ids) counts as this installation\'s and is written back as format 3', async () => {
+  it("a format-2 record (no key ids) counts as this installation's and is written back as format 3", async () => {
     const state = tempFolder('state');
     const first = await openSecretsRecord(state);
     first.remember(URL, STANZA, 'wpa_password', PASS);
@@ -116,7 +121,9 @@ describe('writing a shared record', () => {
     `;
     const run = (name: string): Promise<number | null> =>
       new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script, state, record, name], { stdio: ['ignore', 'inherit', 'inherit'] });
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script, state, record, name], {
+          stdio: ['ignore', 'inherit', 'inherit'],
+        });
         child.on('error', reject);
         child.on('close', resolve);
       });

@@ -20,7 +20,7 @@ describe('secrets record', () => {
     expect(again.known('https://a', 'eth1 inet', 'wpa_password', new Secret('another'))).toBe(false);
   });
 
-  it('two jobs saving at the same moment keep each other\'s devices', async () => {
+  it("two jobs saving at the same moment keep each other's devices", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mpprov-record-'));
     const [a, b] = await Promise.all([openSecretsRecord(dir), openSecretsRecord(dir)]);
     if (a === undefined || b === undefined) throw new Error('records did not open');
@@ -31,7 +31,9 @@ describe('secrets record', () => {
       saves.push(a.save(`https://a${i}`), b.save(`https://b${i}`));
     }
     await Promise.all(saves);
-    const devices = Object.keys((JSON.parse(readFileSync(join(dir, 'secrets-record.json'), 'utf8')) as { devices: object }).devices);
+    const devices = Object.keys(
+      (JSON.parse(readFileSync(join(dir, 'secrets-record.json'), 'utf8')) as { devices: object }).devices,
+    );
     expect(devices).toHaveLength(40);
   });
 });
@@ -60,12 +62,16 @@ describe('the record alone confirms nothing', () => {
     expect(Object.keys(JSON.parse(text) as object)).toEqual(['version', 'devices']);
 
     // A correct guess cannot be confirmed with anything the record holds (nor with no key at all).
-    const stored = (JSON.parse(text) as { devices: Record<string, { stanzas: Record<string, Record<string, string>> }> }).devices[URL]?.stanzas['eth1 inet']?.wpa_password;
+    const stored = (
+      JSON.parse(text) as { devices: Record<string, { stanzas: Record<string, Record<string, string>> }> }
+    ).devices[URL]?.stanzas['eth1 inet']?.wpa_password;
     expect(stored).toMatch(/^[0-9a-f]{64}$/);
     const candidates = [...stringsOf(JSON.parse(text)), ''];
     expect(candidates.length).toBeGreaterThan(1);
     const guess = new Secret('guessable-Pass-1');
-    const confirmed = candidates.filter((k) => [Buffer.from(k, 'base64'), Buffer.from(k)].some((key) => guess.keyedHash(key, CONTEXT) === stored));
+    const confirmed = candidates.filter((k) =>
+      [Buffer.from(k, 'base64'), Buffer.from(k)].some((key) => guess.keyedHash(key, CONTEXT) === stored),
+    );
     expect(confirmed).toEqual([]);
     // With the key file it is confirmed: the hash really is of the guess.
     expect(guess.keyedHash(Buffer.from(keyText, 'base64'), CONTEXT)).toBe(stored);
@@ -76,7 +82,15 @@ describe('the record alone confirms nothing', () => {
     const key = randomBytes(32);
     const hash = new Secret('old-Record-Pass-2').keyedHash(key, CONTEXT);
     const file = join(dir, SECRETS_RECORD_FILE);
-    writeFileSync(file, JSON.stringify({ version: 1, key: key.toString('base64'), devices: { [URL]: { 'eth1 inet': { wpa_password: hash } } } }), { mode: 0o600 });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        key: key.toString('base64'),
+        devices: { [URL]: { 'eth1 inet': { wpa_password: hash } } },
+      }),
+      { mode: 0o600 },
+    );
 
     const record = await openSecretsRecord(dir);
     const text = readFileSync(file, 'utf8');
@@ -84,6 +98,8 @@ describe('the record alone confirms nothing', () => {
     expect(text).toContain(hash);
     expect(readFileSync(join(dir, SECRETS_RECORD_KEY_FILE), 'utf8').trim()).toBe(key.toString('base64'));
     expect(record.known(URL, 'eth1 inet', 'wpa_password', new Secret('old-Record-Pass-2'))).toBe(true);
-    expect((await openSecretsRecord(dir)).known(URL, 'eth1 inet', 'wpa_password', new Secret('old-Record-Pass-2'))).toBe(true);
+    expect(
+      (await openSecretsRecord(dir)).known(URL, 'eth1 inet', 'wpa_password', new Secret('old-Record-Pass-2')),
+    ).toBe(true);
   });
 });

@@ -52,10 +52,17 @@ beforeEach(() => {
 });
 
 function agentWith(overrides: Partial<NonNullable<AgentConfig['service']>> = {}): AgentConfig {
-  return testAgentConfig({ service: { url: service.url, token: new Secret(TOKEN), caPem: service.caPem, waitConnectedS: 4, ...overrides } });
+  return testAgentConfig({
+    service: { url: service.url, token: new Secret(TOKEN), caPem: service.caPem, waitConnectedS: 4, ...overrides },
+  });
 }
 
-async function applyTo(device: SimulatorHandle, agent: AgentConfig, extra = ETH1('192.0.2.10'), file = stickWithConfig(stickHead(device, extra))) {
+async function applyTo(
+  device: SimulatorHandle,
+  agent: AgentConfig,
+  extra = ETH1('192.0.2.10'),
+  file = stickWithConfig(stickHead(device, extra)),
+) {
   return { file, ...(await applyFile(file, { agent, serviceBackoff: FAST })) };
 }
 
@@ -69,7 +76,12 @@ describe('connected to the service', () => {
     expect(result.outcome).toBe('changed');
     const mp = result.devices[0];
     expect(mp?.outcome).toBe('changed');
-    expect(mp?.service).toMatchObject({ kind: 'connected', connected: true, hostname: 'mp1', sentence: 'connected to the service' });
+    expect(mp?.service).toMatchObject({
+      kind: 'connected',
+      connected: true,
+      hostname: 'mp1',
+      sentence: 'connected to the service',
+    });
     expect(mp?.service?.appliance).toMatchObject({ orgId: 12, macAddress: '00:1b:21:3a:4f:10' });
 
     // The restart, as the device reported it, and the service's requests, by their own clocks.
@@ -108,7 +120,12 @@ describe('connected to the service', () => {
   it('uses service_hostname when the stick gives it', async () => {
     const device = await start();
     service.registerAppliance({ hostname: 'branch-12-mp1.example', orgId: 40 });
-    const file = stickWithConfig(stickHead(device, ETH1('192.0.2.10')).replace('  - name: mp1\n', '  - name: mp1\n    service_hostname: branch-12-mp1.example\n'));
+    const file = stickWithConfig(
+      stickHead(device, ETH1('192.0.2.10')).replace(
+        '  - name: mp1\n',
+        '  - name: mp1\n    service_hostname: branch-12-mp1.example\n',
+      ),
+    );
     const { result } = await applyTo(device, agentWith(), undefined, file);
     expect(result.devices[0]?.service).toMatchObject({ kind: 'connected', hostname: 'branch-12-mp1.example' });
     expect(service.requests().every((r) => r.query.hostname === 'branch-12-mp1.example')).toBe(true);
@@ -116,7 +133,10 @@ describe('connected to the service', () => {
 
   it('a dry run asks the service nothing', async () => {
     const device = await start();
-    const { result } = await applyFile(stickWithConfig(stickHead(device, ETH1('192.0.2.10'))), { agent: agentWith(), dryRun: true });
+    const { result } = await applyFile(stickWithConfig(stickHead(device, ETH1('192.0.2.10'))), {
+      agent: agentWith(),
+      dryRun: true,
+    });
     expect(result.devices[0]?.service).toBeUndefined();
     expect(service.requests()).toHaveLength(0);
   });
@@ -135,7 +155,9 @@ describe('not confirmed: reported, never a device failure', () => {
     const { result } = await applyTo(device, agentWith({ waitConnectedS: 1 }));
     expectConfigured(result);
     expect(result.devices[0]?.service).toMatchObject({ kind: 'unknown', connected: false });
-    expect(result.devices[0]?.service?.sentence).toMatch(/^unknown to the service: it lists no Monitoring Point with hostname "mp1"/);
+    expect(result.devices[0]?.service?.sentence).toMatch(
+      /^unknown to the service: it lists no Monitoring Point with hostname "mp1"/,
+    );
   });
 
   it('still UNAVAILABLE after N s (the MP does not reconnect within the wait)', async () => {
@@ -159,7 +181,10 @@ describe('not confirmed: reported, never a device failure', () => {
     service.setConnectionStatus('mp1', 'BLOCKED');
     const blocked = await applyTo(device, agentWith({ waitConnectedS: 1 }));
     expectConfigured(blocked.result);
-    expect(blocked.result.devices[0]?.service).toMatchObject({ kind: 'blocked', sentence: 'BLOCKED in the service: an administrator of the service must unblock it' });
+    expect(blocked.result.devices[0]?.service).toMatchObject({
+      kind: 'blocked',
+      sentence: 'BLOCKED in the service: an administrator of the service must unblock it',
+    });
 
     service.setConnectionStatus('mp1', 'REMOVED');
     const removed = await applyTo(device, agentWith({ waitConnectedS: 1 }), ETH1('192.0.2.11'));

@@ -7,8 +7,10 @@ const pki = usePki();
 let radiusCa: Issued;
 let clientCa: Issued;
 
-const check = (s: CredentialSet, options: { expiryWarningDays?: number } = {}) => checkCredentialSet(s, { now: pki.reference, ...options });
-const problemsOf = (files: { ca?: string; cert?: string; key?: string; password?: string }) => check(credentialSet(pki, files)).problems;
+const check = (s: CredentialSet, options: { expiryWarningDays?: number } = {}) =>
+  checkCredentialSet(s, { now: pki.reference, ...options });
+const problemsOf = (files: { ca?: string; cert?: string; key?: string; password?: string }) =>
+  check(credentialSet(pki, files)).problems;
 
 beforeAll(() => {
   radiusCa = pki.ca('radius-ca', 'Test radius CA', { algorithm: 'p256' });
@@ -59,24 +61,55 @@ describe('checkCredentialSet: validity dates', () => {
     const oldCa = pki.ca('old-ca', 'Old CA', { algorithm: 'p256', startDays: -800, endDays: -1 });
     pki.issue('old-client', 'old client', oldCa, 'client', { algorithm: 'p256' });
     expect(problemsOf({ ca: 'old-ca.pem', cert: 'old-client.pem', key: 'old-client.key' })).toEqual([
-      { severity: 'error', path: at('ca_cert'), message: `certs/old-ca.pem expired on ${isoDay(pki.date(-1))}`, hint: 'renew the certificate, or replace it with a current one' },
+      {
+        severity: 'error',
+        path: at('ca_cert'),
+        message: `certs/old-ca.pem expired on ${isoDay(pki.date(-1))}`,
+        hint: 'renew the certificate, or replace it with a current one',
+      },
     ]);
   });
 
   it('judges the certificates inside a PFX, naming each by position and common name', () => {
-    const expired = pki.issue('pfx-expired', 'pfx client', radiusCa, 'client', { algorithm: 'p256', startDays: -400, endDays: -3 });
+    const expired = pki.issue('pfx-expired', 'pfx client', radiusCa, 'client', {
+      algorithm: 'p256',
+      startDays: -400,
+      endDays: -3,
+    });
     const export12 = (out: string, extra: string[]): void => {
-      pki.openssl(['pkcs12', '-export', '-in', expired.cert, '-inkey', expired.key, ...extra, '-passout', 'pass:x', '-out', pki.path(out)]);
+      pki.openssl([
+        'pkcs12',
+        '-export',
+        '-in',
+        expired.cert,
+        '-inkey',
+        expired.key,
+        ...extra,
+        '-passout',
+        'pass:x',
+        '-out',
+        pki.path(out),
+      ]);
     };
     export12('alone.p12', []);
     export12('chain.p12', ['-certfile', radiusCa.cert]);
     const hint = 'renew the certificate, or replace it with a current one';
     const day = isoDay(pki.date(-3));
     expect(problemsOf({ ca: 'radius-ca.pem', key: 'alone.p12', password: 'x' })).toEqual([
-      { severity: 'error', path: at('private_key'), message: `the certificate in certs/alone.p12 expired on ${day}`, hint },
+      {
+        severity: 'error',
+        path: at('private_key'),
+        message: `the certificate in certs/alone.p12 expired on ${day}`,
+        hint,
+      },
     ]);
     expect(problemsOf({ ca: 'radius-ca.pem', key: 'chain.p12', password: 'x' })).toEqual([
-      { severity: 'error', path: at('private_key'), message: `certificate 1 ("pfx client") in certs/chain.p12 expired on ${day}`, hint },
+      {
+        severity: 'error',
+        path: at('private_key'),
+        message: `certificate 1 ("pfx client") in certs/chain.p12 expired on ${day}`,
+        hint,
+      },
     ]);
   });
 });

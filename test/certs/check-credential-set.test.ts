@@ -11,15 +11,34 @@ const KEY_PASSWORD = 'key-Secret-0815';
 const pki = usePki();
 let radiusCa: Issued;
 
-function set(ca: string | undefined, cert: string | undefined, key: string | undefined, password?: string, base: KeyPath = DOT1X): CredentialSet {
+function set(
+  ca: string | undefined,
+  cert: string | undefined,
+  key: string | undefined,
+  password?: string,
+  base: KeyPath = DOT1X,
+): CredentialSet {
   return credentialSet(pki, { ca, cert, key, password }, base);
 }
 
-const check = (s: CredentialSet, options: { expiryWarningDays?: number } = {}) => checkCredentialSet(s, { now: pki.reference, ...options });
+const check = (s: CredentialSet, options: { expiryWarningDays?: number } = {}) =>
+  checkCredentialSet(s, { now: pki.reference, ...options });
 const problemsOf = (s: CredentialSet) => check(s).problems;
 
 function pfx(out: string, pair: Issued, extra: string[] = []): void {
-  pki.openssl(['pkcs12', '-export', '-in', pair.cert, '-inkey', pair.key, ...extra, '-passout', `pass:${PFX_PASSWORD}`, '-out', pki.path(out)]);
+  pki.openssl([
+    'pkcs12',
+    '-export',
+    '-in',
+    pair.cert,
+    '-inkey',
+    pair.key,
+    ...extra,
+    '-passout',
+    `pass:${PFX_PASSWORD}`,
+    '-out',
+    pki.path(out),
+  ]);
 }
 
 beforeAll(() => {
@@ -29,8 +48,29 @@ beforeAll(() => {
   pki.issue('p384', 'p384 client', radiusCa, 'client', { algorithm: 'p384' });
   pfx('rsa.p12', rsa);
   pfx('rsa-legacy.p12', rsa, ['-legacy']);
-  pki.openssl(['pkcs8', '-topk8', '-v2', 'aes-256-cbc', '-in', rsa.key, '-passout', `pass:${KEY_PASSWORD}`, '-out', pki.path('rsa-enc.key')]);
-  pki.openssl(['pkey', '-in', pki.path('p256.key'), '-traditional', '-aes-128-cbc', '-passout', `pass:${KEY_PASSWORD}`, '-out', pki.path('p256-trad.key')]);
+  pki.openssl([
+    'pkcs8',
+    '-topk8',
+    '-v2',
+    'aes-256-cbc',
+    '-in',
+    rsa.key,
+    '-passout',
+    `pass:${KEY_PASSWORD}`,
+    '-out',
+    pki.path('rsa-enc.key'),
+  ]);
+  pki.openssl([
+    'pkey',
+    '-in',
+    pki.path('p256.key'),
+    '-traditional',
+    '-aes-128-cbc',
+    '-passout',
+    `pass:${KEY_PASSWORD}`,
+    '-out',
+    pki.path('p256-trad.key'),
+  ]);
   pki.openssl(['pkcs8', '-topk8', '-nocrypt', '-in', rsa.key, '-outform', 'DER', '-out', pki.path('rsa-key.der')]);
 });
 
@@ -39,7 +79,10 @@ describe('checkCredentialSet: sets that are fine', () => {
     const result = check(set('radius-ca.pem', 'rsa.pem', 'rsa.key'));
     const sha = (name: string): string => createHash('sha256').update(pki.read(name)).digest('hex');
     const leaf = new X509Certificate(pki.read('rsa.pem'));
-    const leafValidity = { notBefore: new Date(leaf.validFrom).toISOString(), notAfter: new Date(leaf.validTo).toISOString() };
+    const leafValidity = {
+      notBefore: new Date(leaf.validFrom).toISOString(),
+      notAfter: new Date(leaf.validTo).toISOString(),
+    };
     expect(result).toEqual({
       problems: [],
       files: [
@@ -56,7 +99,10 @@ describe('checkCredentialSet: sets that are fine', () => {
     const pfx = check(set('radius-ca.pem', undefined, 'rsa.p12', PFX_PASSWORD));
     expect(pfx.keyHoldsCertificate).toBe(true);
     const leaf = new X509Certificate(pki.read('rsa.pem'));
-    expect(pfx.clientCertValidity).toEqual({ notBefore: new Date(leaf.validFrom).toISOString(), notAfter: new Date(leaf.validTo).toISOString() });
+    expect(pfx.clientCertValidity).toEqual({
+      notBefore: new Date(leaf.validFrom).toISOString(),
+      notAfter: new Date(leaf.validTo).toISOString(),
+    });
   });
 
   it('passes EC P-256 and P-384 sets and a DER key', () => {
@@ -70,17 +116,26 @@ describe('checkCredentialSet: sets that are fine', () => {
     expect(problemsOf(set('radius-ca.pem', 'p256.pem', 'p256-trad.key', KEY_PASSWORD))).toEqual([]);
   });
 
-  it.each(['rsa.p12', 'rsa-legacy.p12'])('takes the client certificate from PFX %s when client_cert is left out', (name) => {
-    const result = check(set('radius-ca.pem', undefined, name, PFX_PASSWORD));
-    expect(result.problems).toEqual([]);
-    expect(result.keyHoldsCertificate).toBe(true);
-    expect(result.files.map((f) => f.kind)).toEqual(['pem-certificate', 'pfx']);
-  });
+  it.each(['rsa.p12', 'rsa-legacy.p12'])(
+    'takes the client certificate from PFX %s when client_cert is left out',
+    (name) => {
+      const result = check(set('radius-ca.pem', undefined, name, PFX_PASSWORD));
+      expect(result.problems).toEqual([]);
+      expect(result.keyHoldsCertificate).toBe(true);
+      expect(result.files.map((f) => f.kind)).toEqual(['pem-certificate', 'pfx']);
+    },
+  );
 
   it('passes a PFX with an EC key, and a PFX beside a matching client_cert', () => {
     pfx('p256.p12', { key: pki.path('p256.key'), cert: pki.path('p256.pem') });
-    expect(check(set('radius-ca.pem', undefined, 'p256.p12', PFX_PASSWORD))).toMatchObject({ problems: [], keyHoldsCertificate: true });
-    expect(check(set('radius-ca.pem', 'rsa.pem', 'rsa.p12', PFX_PASSWORD))).toMatchObject({ problems: [], keyHoldsCertificate: true });
+    expect(check(set('radius-ca.pem', undefined, 'p256.p12', PFX_PASSWORD))).toMatchObject({
+      problems: [],
+      keyHoldsCertificate: true,
+    });
+    expect(check(set('radius-ca.pem', 'rsa.pem', 'rsa.p12', PFX_PASSWORD))).toMatchObject({
+      problems: [],
+      keyHoldsCertificate: true,
+    });
   });
 });
 
@@ -88,7 +143,12 @@ describe('checkCredentialSet: keys and passwords', () => {
   it('asks for the password of an encrypted key or PFX', () => {
     const hint = "add private_key_password: (or private_key_password_file:) with the key's password";
     expect(problemsOf(set('radius-ca.pem', 'rsa.pem', 'rsa-enc.key'))).toEqual([
-      { severity: 'error', path: at('private_key'), message: 'certs/rsa-enc.key is encrypted and needs a password', hint },
+      {
+        severity: 'error',
+        path: at('private_key'),
+        message: 'certs/rsa-enc.key is encrypted and needs a password',
+        hint,
+      },
     ]);
     expect(problemsOf(set('radius-ca.pem', undefined, 'rsa.p12'))).toEqual([
       { severity: 'error', path: at('private_key'), message: 'certs/rsa.p12 is encrypted and needs a password', hint },
@@ -148,7 +208,19 @@ describe('checkCredentialSet: keys and passwords', () => {
 
   it('finds a PFX whose key matches none of its certificates', () => {
     // `-nocerts -certfile` puts a foreign certificate beside the key; plain -export would refuse.
-    pki.openssl(['pkcs12', '-export', '-inkey', pki.path('rsa.key'), '-nocerts', '-certfile', pki.path('p256.pem'), '-passout', `pass:${PFX_PASSWORD}`, '-out', pki.path('foreign.p12')]);
+    pki.openssl([
+      'pkcs12',
+      '-export',
+      '-inkey',
+      pki.path('rsa.key'),
+      '-nocerts',
+      '-certfile',
+      pki.path('p256.pem'),
+      '-passout',
+      `pass:${PFX_PASSWORD}`,
+      '-out',
+      pki.path('foreign.p12'),
+    ]);
     expect(check(set('radius-ca.pem', undefined, 'foreign.p12', PFX_PASSWORD))).toMatchObject({
       problems: [
         {

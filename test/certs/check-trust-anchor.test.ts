@@ -7,7 +7,8 @@ import { usePki, isoDay } from '../support/test-pki.js';
 
 const TLS_CA: KeyPath = ['monitoring_points', 0, 'tls', 'ca'];
 const FIXTURES = fileURLToPath(new URL('../fixtures/certs/', import.meta.url));
-const NOT_CA_HINT = "point tls.ca: at the certificate of the CA that issued the device's HTTPS certificate, or pin the device with fingerprint_sha256:";
+const NOT_CA_HINT =
+  "point tls.ca: at the certificate of the CA that issued the device's HTTPS certificate, or pin the device with fingerprint_sha256:";
 
 const pki = usePki();
 beforeAll(() => {
@@ -17,7 +18,11 @@ beforeAll(() => {
 });
 
 const generated = (name: string): CredentialFile => ({ name: `certs/${name}`, bytes: pki.read(name), keyPath: TLS_CA });
-const fixture = (name: string): CredentialFile => ({ name: `certs/${name}`, bytes: new Uint8Array(readFileSync(`${FIXTURES}${name}`)), keyPath: TLS_CA });
+const fixture = (name: string): CredentialFile => ({
+  name: `certs/${name}`,
+  bytes: new Uint8Array(readFileSync(`${FIXTURES}${name}`)),
+  keyPath: TLS_CA,
+});
 const check = (file: CredentialFile) => checkTrustAnchor(file, { now: pki.reference }).problems;
 
 describe('checkTrustAnchor', () => {
@@ -31,13 +36,23 @@ describe('checkTrustAnchor', () => {
 
   it('refuses an expired CA', () => {
     expect(check(generated('old-ca.pem'))).toEqual([
-      { severity: 'error', path: TLS_CA, message: `certs/old-ca.pem expired on ${isoDay(pki.date(-30))}`, hint: 'renew the certificate, or replace it with a current one' },
+      {
+        severity: 'error',
+        path: TLS_CA,
+        message: `certs/old-ca.pem expired on ${isoDay(pki.date(-30))}`,
+        hint: 'renew the certificate, or replace it with a current one',
+      },
     ]);
   });
 
   it('refuses a certificate that is not a CA, naming it inside a bundle', () => {
     expect(check(fixture('not-a-ca.pem'))).toEqual([
-      { severity: 'error', path: TLS_CA, message: 'certs/not-a-ca.pem is not a CA certificate (no basicConstraints CA:TRUE), but tls.ca needs one', hint: NOT_CA_HINT },
+      {
+        severity: 'error',
+        path: TLS_CA,
+        message: 'certs/not-a-ca.pem is not a CA certificate (no basicConstraints CA:TRUE), but tls.ca needs one',
+        hint: NOT_CA_HINT,
+      },
     ]);
     const bundle = Buffer.concat([pki.read('device-ca.pem'), readFileSync(`${FIXTURES}expired-rsa-cert.pem`)]);
     expect(check({ name: 'certs/bundle.pem', bytes: bundle, keyPath: TLS_CA })).toEqual([
@@ -50,7 +65,8 @@ describe('checkTrustAnchor', () => {
       {
         severity: 'error',
         path: TLS_CA,
-        message: 'certificate 2 ("fixture expired") in certs/bundle.pem is not a CA certificate (no basicConstraints CA:TRUE), but tls.ca needs one',
+        message:
+          'certificate 2 ("fixture expired") in certs/bundle.pem is not a CA certificate (no basicConstraints CA:TRUE), but tls.ca needs one',
         hint: NOT_CA_HINT,
       },
     ]);
@@ -58,7 +74,12 @@ describe('checkTrustAnchor', () => {
 
   it('refuses files without a certificate', () => {
     expect(check(fixture('empty.pem'))).toEqual([
-      { severity: 'error', path: TLS_CA, message: 'certs/empty.pem is empty, but tls.ca needs a certificate', hint: 'copy the file onto the stick again' },
+      {
+        severity: 'error',
+        path: TLS_CA,
+        message: 'certs/empty.pem is empty, but tls.ca needs a certificate',
+        hint: 'copy the file onto the stick again',
+      },
     ]);
     expect(check(fixture('client-key.pem'))).toEqual([
       {

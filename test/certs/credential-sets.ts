@@ -22,6 +22,7 @@ export function credentialSet(
   if (files.ca !== undefined) result.caCert = credentialFile(pki, files.ca, 'ca_cert', base);
   if (files.cert !== undefined) result.clientCert = credentialFile(pki, files.cert, 'client_cert', base);
   if (files.key !== undefined) result.privateKey = credentialFile(pki, files.key, 'private_key', base);
-  if (files.password !== undefined) result.privateKeyPassword = { value: new Secret(files.password), keyPath: at('private_key_password', base) };
+  if (files.password !== undefined)
+    result.privateKeyPassword = { value: new Secret(files.password), keyPath: at('private_key_password', base) };
   return result;
 }

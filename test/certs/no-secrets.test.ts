@@ -12,10 +12,54 @@ beforeAll(() => {
   const ca = pki.ca('ca', 'Test CA', { algorithm: 'p256' });
   const pair = pki.issue('client', 'client', ca, 'client');
   const other = pki.issue('other', 'other', ca, 'client', { algorithm: 'p256' });
-  pki.openssl(['pkcs12', '-export', '-in', pair.cert, '-inkey', pair.key, '-passout', `pass:${RIGHT}`, '-out', pki.path('client.p12')]);
-  pki.openssl(['pkcs12', '-export', '-legacy', '-in', pair.cert, '-inkey', pair.key, '-passout', `pass:${RIGHT}`, '-out', pki.path('legacy.p12')]);
-  pki.openssl(['pkcs8', '-topk8', '-v2', 'aes-256-cbc', '-in', pair.key, '-passout', `pass:${RIGHT}`, '-out', pki.path('enc.key')]);
-  pki.openssl(['pkey', '-in', other.key, '-traditional', '-des3', '-passout', `pass:${RIGHT}`, '-out', pki.path('trad.key')]);
+  pki.openssl([
+    'pkcs12',
+    '-export',
+    '-in',
+    pair.cert,
+    '-inkey',
+    pair.key,
+    '-passout',
+    `pass:${RIGHT}`,
+    '-out',
+    pki.path('client.p12'),
+  ]);
+  pki.openssl([
+    'pkcs12',
+    '-export',
+    '-legacy',
+    '-in',
+    pair.cert,
+    '-inkey',
+    pair.key,
+    '-passout',
+    `pass:${RIGHT}`,
+    '-out',
+    pki.path('legacy.p12'),
+  ]);
+  pki.openssl([
+    'pkcs8',
+    '-topk8',
+    '-v2',
+    'aes-256-cbc',
+    '-in',
+    pair.key,
+    '-passout',
+    `pass:${RIGHT}`,
+    '-out',
+    pki.path('enc.key'),
+  ]);
+  pki.openssl([
+    'pkey',
+    '-in',
+    other.key,
+    '-traditional',
+    '-des3',
+    '-passout',
+    `pass:${RIGHT}`,
+    '-out',
+    pki.path('trad.key'),
+  ]);
 });
 
 describe('secrets never reach problems or read errors', () => {
@@ -25,7 +69,9 @@ describe('secrets never reach problems or read errors', () => {
       for (const password of [RIGHT, ...WRONG]) {
         // client_cert other.pem mismatches client's key, so the right password still yields problems.
         for (const cert of [undefined, 'other.pem']) {
-          const result = checkCredentialSet(credentialSet(pki, { ca: 'ca.pem', cert, key, password }), { now: pki.reference });
+          const result = checkCredentialSet(credentialSet(pki, { ca: 'ca.pem', cert, key, password }), {
+            now: pki.reference,
+          });
           texts.push(...result.problems.flatMap((p) => [p.message, p.hint ?? '']));
         }
         const read = readPrivateKey(pki.read(key), password);

@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type CredentialFile, type CredentialSet, checkCredentialSet, checkTrustAnchor } from '../../src/certs/index.js';
+import {
+  type CredentialFile,
+  type CredentialSet,
+  checkCredentialSet,
+  checkTrustAnchor,
+} from '../../src/certs/index.js';
 import { Secret } from '../../src/core/index.js';
 import type { KeyPath } from '../../src/core/problem.js';
 import { DOT1X, INNER, at } from './credential-sets.js';
@@ -19,9 +24,13 @@ const read = (name: string, keyPath: KeyPath): CredentialFile => ({
 });
 
 function set(files: { cert?: string; key: string; password?: string }, base: KeyPath = DOT1X): CredentialSet {
-  const result: CredentialSet = { caCert: read('client-ca.pem', at('ca_cert', base)), privateKey: read(files.key, at('private_key', base)) };
+  const result: CredentialSet = {
+    caCert: read('client-ca.pem', at('ca_cert', base)),
+    privateKey: read(files.key, at('private_key', base)),
+  };
   if (files.cert !== undefined) result.clientCert = read(files.cert, at('client_cert', base));
-  if (files.password !== undefined) result.privateKeyPassword = { value: new Secret(files.password), keyPath: at('private_key_password', base) };
+  if (files.password !== undefined)
+    result.privateKeyPassword = { value: new Secret(files.password), keyPath: at('private_key_password', base) };
   return result;
 }
 
@@ -40,11 +49,16 @@ describe('profiles/certs', () => {
   });
 
   it('passes the PEAP inner set', () => {
-    expect(checkCredentialSet(set({ cert: 'mp01-inner-cert.pem', key: 'mp01-inner-key.pem' }, INNER)).problems).toEqual([]);
+    expect(checkCredentialSet(set({ cert: 'mp01-inner-cert.pem', key: 'mp01-inner-key.pem' }, INNER)).problems).toEqual(
+      [],
+    );
   });
 
   it('warns, as the spec says, when ca_cert is the RADIUS CA that did not issue the client certificate', () => {
-    const mixed: CredentialSet = { ...set({ cert: 'mp01-cert.pem', key: 'mp01-key.pem' }), caCert: read('radius-ca.pem', at('ca_cert')) };
+    const mixed: CredentialSet = {
+      ...set({ cert: 'mp01-cert.pem', key: 'mp01-key.pem' }),
+      caCert: read('radius-ca.pem', at('ca_cert')),
+    };
     expect(checkCredentialSet(mixed).problems).toEqual([
       {
         severity: 'warning',
@@ -67,7 +81,8 @@ describe('profiles/certs', () => {
       {
         severity: 'warning',
         path: at('client_cert'),
-        message: 'certs/device-https-cert.pem is not meant for client authentication: its extended key usage lacks clientAuth',
+        message:
+          'certs/device-https-cert.pem is not meant for client authentication: its extended key usage lacks clientAuth',
         hint: 'many RADIUS servers refuse it; ask for a client certificate with extended key usage clientAuth',
       },
     ]);

@@ -1,7 +1,14 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CredentialKind, ReadFailure, derTruncation, detectCredentialKind, isReadError, readCertificates } from '../../src/certs/index.js';
+import {
+  CredentialKind,
+  ReadFailure,
+  derTruncation,
+  detectCredentialKind,
+  isReadError,
+  readCertificates,
+} from '../../src/certs/index.js';
 import { type Issued, usePki } from '../support/test-pki.js';
 
 const pki = usePki();
@@ -36,7 +43,12 @@ describe('readCertificates', () => {
 
   it('returns an error, never throws, for empty, garbage, truncated and key-only input', () => {
     const der = pki.read('leaf.der');
-    const cases: Uint8Array[] = [new Uint8Array(0), Buffer.from('not a certificate'), der.subarray(0, der.length / 2), readFileSync(leaf.key)];
+    const cases: Uint8Array[] = [
+      new Uint8Array(0),
+      Buffer.from('not a certificate'),
+      der.subarray(0, der.length / 2),
+      readFileSync(leaf.key),
+    ];
     for (const bytes of cases) {
       const result = readCertificates(bytes);
       expect(isReadError(result) ? result.error : 'read').toBe(ReadFailure.Unreadable);
@@ -47,17 +59,60 @@ describe('readCertificates', () => {
 describe('detectCredentialKind', () => {
   it('tells each encoding apart by content', () => {
     pki.openssl(['pkcs8', '-topk8', '-nocrypt', '-in', leaf.key, '-outform', 'DER', '-out', pki.path('key.der')]);
-    pki.openssl(['pkcs8', '-topk8', '-v2', 'aes-256-cbc', '-in', leaf.key, '-passout', 'pass:x', '-outform', 'DER', '-out', pki.path('key-enc.der')]);
-    pki.openssl(['pkcs12', '-export', '-in', leaf.cert, '-inkey', leaf.key, '-passout', 'pass:x', '-out', pki.path('leaf.p12')]);
-    pki.openssl(['req', '-new', '-key', leaf.key, '-subj', '/CN=request', '-config', pki.path('ca.cnf'), '-out', pki.path('req.pem')]);
+    pki.openssl([
+      'pkcs8',
+      '-topk8',
+      '-v2',
+      'aes-256-cbc',
+      '-in',
+      leaf.key,
+      '-passout',
+      'pass:x',
+      '-outform',
+      'DER',
+      '-out',
+      pki.path('key-enc.der'),
+    ]);
+    pki.openssl([
+      'pkcs12',
+      '-export',
+      '-in',
+      leaf.cert,
+      '-inkey',
+      leaf.key,
+      '-passout',
+      'pass:x',
+      '-out',
+      pki.path('leaf.p12'),
+    ]);
+    pki.openssl([
+      'req',
+      '-new',
+      '-key',
+      leaf.key,
+      '-subj',
+      '/CN=request',
+      '-config',
+      pki.path('ca.cnf'),
+      '-out',
+      pki.path('req.pem'),
+    ]);
     pki.openssl(['req', '-in', pki.path('req.pem'), '-outform', 'DER', '-out', pki.path('req.der')]);
     pki.openssl(['pkey', '-in', leaf.key, '-pubout', '-out', pki.path('pub.pem')]);
     pki.openssl(['pkey', '-in', leaf.key, '-pubout', '-outform', 'DER', '-out', pki.path('pub.der')]);
     const kinds = Object.fromEntries(
-      ['leaf.pem', 'leaf.der', 'leaf.key', 'key.der', 'key-enc.der', 'leaf.p12', 'req.pem', 'req.der', 'pub.pem', 'pub.der'].map((f) => [
-        f,
-        detectCredentialKind(pki.read(f)),
-      ]),
+      [
+        'leaf.pem',
+        'leaf.der',
+        'leaf.key',
+        'key.der',
+        'key-enc.der',
+        'leaf.p12',
+        'req.pem',
+        'req.der',
+        'pub.pem',
+        'pub.der',
+      ].map((f) => [f, detectCredentialKind(pki.read(f))]),
     );
     expect(kinds).toEqual({
       'leaf.pem': CredentialKind.PemCertificate,

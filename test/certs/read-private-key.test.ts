@@ -23,7 +23,9 @@ function expectKeyOf(pair: Issued, file: string, password?: string): void {
   const read = readPrivateKey(pki.read(file), password);
   if (isReadError(read)) throw new Error(`${file}: ${read.error}: ${read.detail}`);
   const certKey = new X509Certificate(readFileSync(pair.cert)).publicKey;
-  expect(createPublicKey(read.key).export({ type: 'spki', format: 'der' })).toEqual(certKey.export({ type: 'spki', format: 'der' }));
+  expect(createPublicKey(read.key).export({ type: 'spki', format: 'der' })).toEqual(
+    certKey.export({ type: 'spki', format: 'der' }),
+  );
 }
 
 function expectFailure(file: string, password: string | undefined, error: string): void {
@@ -57,8 +59,32 @@ describe('readPrivateKey: PEM and DER', () => {
   });
 
   it('reads encrypted PKCS#8 PEM and DER with the password, and tells a missing from a wrong one', () => {
-    pki.openssl(['pkcs8', '-topk8', '-v2', 'aes-256-cbc', '-in', rsa.key, '-passout', `pass:${PASSWORD}`, '-out', pki.path('rsa-enc.pem')]);
-    pki.openssl(['pkcs8', '-topk8', '-v2', 'aes-256-cbc', '-in', ec.key, '-passout', `pass:${PASSWORD}`, '-outform', 'DER', '-out', pki.path('ec-enc.der')]);
+    pki.openssl([
+      'pkcs8',
+      '-topk8',
+      '-v2',
+      'aes-256-cbc',
+      '-in',
+      rsa.key,
+      '-passout',
+      `pass:${PASSWORD}`,
+      '-out',
+      pki.path('rsa-enc.pem'),
+    ]);
+    pki.openssl([
+      'pkcs8',
+      '-topk8',
+      '-v2',
+      'aes-256-cbc',
+      '-in',
+      ec.key,
+      '-passout',
+      `pass:${PASSWORD}`,
+      '-outform',
+      'DER',
+      '-out',
+      pki.path('ec-enc.der'),
+    ]);
     expectKeyOf(rsa, 'rsa-enc.pem', PASSWORD);
     expectKeyOf(ec, 'ec-enc.der', PASSWORD);
     expectFailure('rsa-enc.pem', undefined, ReadFailure.NeedsPassword);
@@ -70,8 +96,28 @@ describe('readPrivateKey: PEM and DER', () => {
   });
 
   it('reads traditional Proc-Type encrypted PEM (RSA 3DES, EC AES) and tells a wrong password', () => {
-    pki.openssl(['pkey', '-in', rsa.key, '-traditional', '-des3', '-passout', `pass:${PASSWORD}`, '-out', pki.path('rsa-trad.pem')]);
-    pki.openssl(['pkey', '-in', ec.key, '-traditional', '-aes-256-cbc', '-passout', `pass:${PASSWORD}`, '-out', pki.path('ec-trad.pem')]);
+    pki.openssl([
+      'pkey',
+      '-in',
+      rsa.key,
+      '-traditional',
+      '-des3',
+      '-passout',
+      `pass:${PASSWORD}`,
+      '-out',
+      pki.path('rsa-trad.pem'),
+    ]);
+    pki.openssl([
+      'pkey',
+      '-in',
+      ec.key,
+      '-traditional',
+      '-aes-256-cbc',
+      '-passout',
+      `pass:${PASSWORD}`,
+      '-out',
+      pki.path('ec-trad.pem'),
+    ]);
     expectKeyOf(rsa, 'rsa-trad.pem', PASSWORD);
     expectKeyOf(ec, 'ec-trad.pem', PASSWORD);
     expectFailure('rsa-trad.pem', undefined, ReadFailure.NeedsPassword);
@@ -82,10 +128,37 @@ describe('readPrivateKey: PEM and DER', () => {
   it('reads PKCS#8 with legacy PBES1 encryption that OpenSSL 3 refuses without its legacy provider', () => {
     pki.openssl([
       // -iter 1 only keeps the many-passwords loop below fast; forge's KDF runs in JavaScript.
-      'pkcs8', '-topk8', '-v1', 'PBE-SHA1-RC2-40', '-iter', '1', '-provider', 'legacy', '-provider', 'default',
-      '-in', ec.key, '-passout', `pass:${PASSWORD}`, '-out', pki.path('ec-rc2.pem'),
+      'pkcs8',
+      '-topk8',
+      '-v1',
+      'PBE-SHA1-RC2-40',
+      '-iter',
+      '1',
+      '-provider',
+      'legacy',
+      '-provider',
+      'default',
+      '-in',
+      ec.key,
+      '-passout',
+      `pass:${PASSWORD}`,
+      '-out',
+      pki.path('ec-rc2.pem'),
     ]);
-    pki.openssl(['pkcs8', '-topk8', '-v1', 'PBE-SHA1-3DES', '-iter', '1', '-in', rsa.key, '-passout', `pass:${PASSWORD}`, '-out', pki.path('rsa-3des.pem')]);
+    pki.openssl([
+      'pkcs8',
+      '-topk8',
+      '-v1',
+      'PBE-SHA1-3DES',
+      '-iter',
+      '1',
+      '-in',
+      rsa.key,
+      '-passout',
+      `pass:${PASSWORD}`,
+      '-out',
+      pki.path('rsa-3des.pem'),
+    ]);
     expectKeyOf(ec, 'ec-rc2.pem', PASSWORD);
     expectKeyOf(rsa, 'rsa-3des.pem', PASSWORD);
     // As above, wrong passwords that decrypt to valid padding must still read as wrong.
@@ -107,7 +180,9 @@ describe('readPrivateKey: PEM and DER', () => {
     expectFailure('rsa.pem', undefined, ReadFailure.Unreadable);
     expectFailure('garbage.pem', undefined, ReadFailure.Unreadable);
     expectFailure('empty.pem', undefined, ReadFailure.Unreadable);
-    const broken = Buffer.from(pki.read('rsa.key')).toString().replace(/\n[A-Za-z0-9+/]{20}/, '\n!!!!');
+    const broken = Buffer.from(pki.read('rsa.key'))
+      .toString()
+      .replace(/\n[A-Za-z0-9+/]{20}/, '\n!!!!');
     pki.write('broken.pem', broken);
     expectFailure('broken.pem', undefined, ReadFailure.Unreadable);
   });
@@ -116,7 +191,19 @@ describe('readPrivateKey: PEM and DER', () => {
 describe('readPrivateKey: PFX', () => {
   beforeAll(() => {
     const pfx = (out: string, pair: Issued, extra: string[]): void => {
-      pki.openssl(['pkcs12', '-export', '-in', pair.cert, '-inkey', pair.key, '-certfile', pki.path('ca.pem'), ...extra, '-out', pki.path(out)]);
+      pki.openssl([
+        'pkcs12',
+        '-export',
+        '-in',
+        pair.cert,
+        '-inkey',
+        pair.key,
+        '-certfile',
+        pki.path('ca.pem'),
+        ...extra,
+        '-out',
+        pki.path(out),
+      ]);
     };
     pfx('rsa.p12', rsa, ['-passout', `pass:${PASSWORD}`]);
     pfx('rsa-legacy.p12', rsa, ['-legacy', '-passout', `pass:${PASSWORD}`]);
@@ -142,7 +229,9 @@ describe('readPrivateKey: PFX', () => {
     const read = readPrivateKey(pki.read(file), PASSWORD);
     if (isReadError(read)) throw new Error(read.detail);
     expect(read.key.asymmetricKeyType).toBe('ec');
-    expect(read.certificates.map((c) => c.fingerprint256)).toContain(new X509Certificate(pki.read('ec.pem')).fingerprint256);
+    expect(read.certificates.map((c) => c.fingerprint256)).toContain(
+      new X509Certificate(pki.read('ec.pem')).fingerprint256,
+    );
   });
 
   it('opens a PFX made with an empty password when no password is given', () => {
@@ -160,10 +249,54 @@ describe('readPrivateKey: PFX', () => {
 
   it('opens AES and legacy PFX and encrypted PEM keys whose password is not ASCII', () => {
     const umlauts = 'Pässwörd-ÆØÅ-€';
-    pki.openssl(['pkcs12', '-export', '-in', rsa.cert, '-inkey', rsa.key, '-passout', `pass:${umlauts}`, '-out', pki.path('utf8.p12')]);
-    pki.openssl(['pkcs12', '-export', '-legacy', '-in', ec.cert, '-inkey', ec.key, '-passout', `pass:${umlauts}`, '-out', pki.path('utf8-legacy.p12')]);
-    pki.openssl(['pkcs8', '-topk8', '-v2', 'aes-256-cbc', '-in', ec.key, '-passout', `pass:${umlauts}`, '-out', pki.path('utf8.pem')]);
-    pki.openssl(['pkey', '-in', rsa.key, '-traditional', '-aes-128-cbc', '-passout', `pass:${umlauts}`, '-out', pki.path('utf8-trad.pem')]);
+    pki.openssl([
+      'pkcs12',
+      '-export',
+      '-in',
+      rsa.cert,
+      '-inkey',
+      rsa.key,
+      '-passout',
+      `pass:${umlauts}`,
+      '-out',
+      pki.path('utf8.p12'),
+    ]);
+    pki.openssl([
+      'pkcs12',
+      '-export',
+      '-legacy',
+      '-in',
+      ec.cert,
+      '-inkey',
+      ec.key,
+      '-passout',
+      `pass:${umlauts}`,
+      '-out',
+      pki.path('utf8-legacy.p12'),
+    ]);
+    pki.openssl([
+      'pkcs8',
+      '-topk8',
+      '-v2',
+      'aes-256-cbc',
+      '-in',
+      ec.key,
+      '-passout',
+      `pass:${umlauts}`,
+      '-out',
+      pki.path('utf8.pem'),
+    ]);
+    pki.openssl([
+      'pkey',
+      '-in',
+      rsa.key,
+      '-traditional',
+      '-aes-128-cbc',
+      '-passout',
+      `pass:${umlauts}`,
+      '-out',
+      pki.path('utf8-trad.pem'),
+    ]);
     expectKeyOf(rsa, 'utf8.p12', umlauts);
     expectKeyOf(ec, 'utf8-legacy.p12', umlauts);
     expectKeyOf(ec, 'utf8.pem', umlauts);
@@ -172,7 +305,17 @@ describe('readPrivateKey: PFX', () => {
   });
 
   it('reports a PFX without a key, and a damaged one, without throwing', () => {
-    pki.openssl(['pkcs12', '-export', '-nokeys', '-in', rsa.cert, '-passout', `pass:${PASSWORD}`, '-out', pki.path('nokey.p12')]);
+    pki.openssl([
+      'pkcs12',
+      '-export',
+      '-nokeys',
+      '-in',
+      rsa.cert,
+      '-passout',
+      `pass:${PASSWORD}`,
+      '-out',
+      pki.path('nokey.p12'),
+    ]);
     expectFailure('nokey.p12', PASSWORD, ReadFailure.NoKey);
     const whole = pki.read('rsa.p12');
     const damaged = Buffer.from(whole);

@@ -4,7 +4,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startFleet, type Fleet, type SimulatorHandle } from '../../src/simulator/index.js';
 import { runCli } from '../support/run-cli.js';
 import { useSimulators } from '../support/simulator-fixture.js';
-import { PROFILE_ADMIN_PASSWORD, PROFILE_DEVICE, stateDir, stickFromProfile, stickHead, stickWithConfig } from '../support/stick-workspace.js';
+import {
+  PROFILE_ADMIN_PASSWORD,
+  PROFILE_DEVICE,
+  stateDir,
+  stickFromProfile,
+  stickHead,
+  stickWithConfig,
+} from '../support/stick-workspace.js';
 
 /** `mpprov plan` and `mpprov apply` as a provisioning script runs them: child processes, real HTTPS. */
 const { start: startProfileDevice } = useSimulators(PROFILE_DEVICE);
@@ -18,7 +25,9 @@ afterEach(async () => {
 const engineArgs = (state: string) => ['--agent-config', '/nonexistent/agent.yaml', '--state-dir', state];
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => join(dir, f)).filter((f) => statSync(f).isFile());
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).isFile());
 }
 
 describe('mpprov plan', () => {
@@ -32,7 +41,9 @@ describe('mpprov plan', () => {
     expect(plan.stdout).toContain('+ eth1 inet (create)');
     expect(plan.stdout).toContain('      wpa_password: (changed)');
     expect(plan.stdout).toContain('      wpa_phase2: "auth=MSCHAPV2"');
-    expect(plan.stdout).toMatch(/1\. upload 1 file\(s\): ca-[0-9a-f]{12}\.pem \(wpa_ca_cert, from certs\/radius-ca\.pem\)/);
+    expect(plan.stdout).toMatch(
+      /1\. upload 1 file\(s\): ca-[0-9a-f]{12}\.pem \(wpa_ca_cert, from certs\/radius-ca\.pem\)/,
+    );
     expect(plan.stdout).not.toContain('example-peap-password');
     expect(device.requests().filter((r) => r.method !== 'GET')).toEqual([]);
 
@@ -47,7 +58,9 @@ describe('mpprov plan', () => {
     const file = stickWithConfig(stickHead(device, '    interfaces:\n      eth1:\n        ipv4: { method: statik }\n'));
     const result = await runCli(['plan', file, ...engineArgs(stateDir())]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain(`${file}:9:25  monitoring_points[0].interfaces.eth1.ipv4.method  "statik" is not one of: dhcp, static, manual  (did you mean 'static'?)`);
+    expect(result.stdout).toContain(
+      `${file}:9:25  monitoring_points[0].interfaces.eth1.ipv4.method  "statik" is not one of: dhcp, static, manual  (did you mean 'static'?)`,
+    );
     expect(result.stdout).toContain('INVALID, nothing was sent to any device');
     expect(device.requests()).toEqual([]);
   });
@@ -66,7 +79,13 @@ describe('mpprov apply', () => {
     expect(second.stdout).toContain('RESULT: NO CHANGE (branch-12-mp1 no-change)');
     const record = join(state, 'secrets-record.json');
     expect(statSync(record).mode & 0o777).toBe(0o600);
-    const everything = [first.stdout, first.stderr, second.stdout, second.stderr, ...filesUnder(state).map((f) => readFileSync(f, 'utf8'))].join('\n');
+    const everything = [
+      first.stdout,
+      first.stderr,
+      second.stdout,
+      second.stderr,
+      ...filesUnder(state).map((f) => readFileSync(f, 'utf8')),
+    ].join('\n');
     for (const secret of secrets) expect(everything).not.toContain(secret);
   });
 
@@ -96,7 +115,10 @@ describe('mpprov apply', () => {
     const result = await runCli(['apply', '--json', file, ...engineArgs(stateDir())]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; outcome?: string; devices?: { outcome: string }[] });
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; outcome?: string; devices?: { outcome: string }[] });
     const final = lines.at(-1);
     expect(final?.type).toBe('result');
     expect(final?.outcome).toBe('changed');
@@ -104,7 +126,9 @@ describe('mpprov apply', () => {
     expect(lines.filter((l) => l.type === 'device-result')).toHaveLength(50);
     expect(fleet.devices).toHaveLength(50);
     fleet.devices.forEach((d, i) => {
-      const eth1 = d.state().interfaces.active.find((x) => x.name === 'eth1') as { families: { inet: { address: string } } };
+      const eth1 = d.state().interfaces.active.find((x) => x.name === 'eth1') as {
+        families: { inet: { address: string } };
+      };
       expect(eth1.families.inet.address).toBe(`198.51.100.${i + 10}`);
     });
   });
@@ -113,9 +137,18 @@ describe('mpprov apply', () => {
 describe('mpprov apply with a state directory it cannot write', () => {
   it('still succeeds, and warns that unchanged secrets will be sent again', async () => {
     device = await startProfileDevice();
-    const result = await runCli(['apply', stickFromProfile('dhcp.yaml', device.url), '--agent-config', '/nonexistent/agent.yaml', '--state-dir', '/proc/self/mpprov-state']);
+    const result = await runCli([
+      'apply',
+      stickFromProfile('dhcp.yaml', device.url),
+      '--agent-config',
+      '/nonexistent/agent.yaml',
+      '--state-dir',
+      '/proc/self/mpprov-state',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('RESULT: CHANGED (branch-12-mp1 changed)');
-    expect(result.stdout).toMatch(/WARNING: the secrets record could not be saved in the state directory \(E[A-Z]+\); unchanged secrets will be sent again next time/);
+    expect(result.stdout).toMatch(
+      /WARNING: the secrets record could not be saved in the state directory \(E[A-Z]+\); unchanged secrets will be sent again next time/,
+    );
   });
 });

@@ -18,7 +18,7 @@ describe(`the CLI under test (${cliKind})`, () => {
     expect(result).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
-  it('the bundle carries every dependency: launcher and bundle use nothing but Node\'s own modules', async () => {
+  it("the bundle carries every dependency: launcher and bundle use nothing but Node's own modules", async () => {
     const missing = (file: string) => () => {
       throw new Error(`${file} is missing: run npm run package (or node packaging/build-package.mjs --bundle-only)`);
     };
@@ -39,7 +39,10 @@ describe(`the CLI under test (${cliKind})`, () => {
     for (const file of ['dist/mpprov-app.cjs', 'dist/mpprov.mjs']) {
       const bytes = await readFile(join(repoRoot, file));
       const nonAscii = bytes.findIndex((byte) => byte > 0x7f);
-      expect(nonAscii === -1 ? 'none' : bytes.subarray(Math.max(0, nonAscii - 60), nonAscii + 20).toString('utf8'), file).toBe('none');
+      expect(
+        nonAscii === -1 ? 'none' : bytes.subarray(Math.max(0, nonAscii - 60), nonAscii + 20).toString('utf8'),
+        file,
+      ).toBe('none');
     }
     expect((await readFile(join(repoRoot, 'dist/mpprov-app.cjs'))).length).toBeGreaterThan(1_000_000);
   });

@@ -1,5 +1,15 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -23,18 +33,26 @@ const NOBODY = 65534;
 async function mpprov(args: string[], cache: string): Promise<{ stdout: string; said: string; code: number }> {
   const env = { ...process.env, NO_COLOR: '1', MPPROV_COMPILE_CACHE: cache, MPPROV_COMPILE_CACHE_DEBUG: '1' };
   try {
-    const { stdout, stderr } = await run(process.execPath, [launcher, ...args], { cwd: repoRoot, env, encoding: 'utf8' });
+    const { stdout, stderr } = await run(process.execPath, [launcher, ...args], {
+      cwd: repoRoot,
+      env,
+      encoding: 'utf8',
+    });
     return { stdout, said: /^mpprov: compile cache (\w+)/m.exec(stderr)?.[1] ?? `nothing said: ${stderr}`, code: 0 };
   } catch (error) {
     const failed = error as { stdout: string; stderr: string; code: number };
-    return { stdout: failed.stdout, said: /^mpprov: compile cache (\w+)/m.exec(failed.stderr)?.[1] ?? `nothing said: ${failed.stderr}`, code: failed.code };
+    return {
+      stdout: failed.stdout,
+      said: /^mpprov: compile cache (\w+)/m.exec(failed.stderr)?.[1] ?? `nothing said: ${failed.stderr}`,
+      code: failed.code,
+    };
   }
 }
 
 const cacheFiles = (folder: string): string[] => readdirSync(folder).filter((name) => name.endsWith('.v8cache'));
 
-describe('the bundle runs from V8\'s code cache', () => {
-  it('a first run writes the command\'s cache (0600 in a 0700 folder), the next runs from it, with the same output', async () => {
+describe("the bundle runs from V8's code cache", () => {
+  it("a first run writes the command's cache (0600 in a 0700 folder), the next runs from it, with the same output", async () => {
     const folder = join(tempFolder('compile-cache'), 'cache');
     const uncached = await mpprov(['validate', '--json', profile], 'off');
     expect(uncached.said).toBe('off');
@@ -51,10 +69,14 @@ describe('the bundle runs from V8\'s code cache', () => {
     // Each command has its own; the long-running ones none at all.
     expect((await mpprov(['--version'], folder)).said).toBe('miss');
     expect((await mpprov(['simulate', '--help'], folder)).said).toBe('off');
-    expect(cacheFiles(folder).map((name) => name.split('@')[0]).sort()).toEqual(['validate', 'version']);
+    expect(
+      cacheFiles(folder)
+        .map((name) => name.split('@')[0])
+        .sort(),
+    ).toEqual(['validate', 'version']);
   });
 
-  it('a cache V8 refuses (garbage, another build) is replaced, and a new build\'s cache replaces the old one', async () => {
+  it("a cache V8 refuses (garbage, another build) is replaced, and a new build's cache replaces the old one", async () => {
     const folder = join(tempFolder('compile-cache'), 'cache');
     await mpprov(['validate', profile], folder);
     const [file] = cacheFiles(folder);
@@ -87,13 +109,16 @@ describe('the bundle runs from V8\'s code cache', () => {
     expect((await mpprov(['validate', profile], folder)).said).toBe('hit');
   });
 
-  it('another bundle of the same size and time (cp -p, a reproducible build) never runs the old one\'s cache', async () => {
+  it("another bundle of the same size and time (cp -p, a reproducible build) never runs the old one's cache", async () => {
     const folder = join(tempFolder('compile-cache'), 'cache');
     const copy = tempFolder('compile-cache');
     await run('cp', ['-p', launcher, join(repoRoot, 'dist/mpprov-app.cjs'), copy]);
     const copied = join(copy, 'mpprov.mjs');
     const version = async (): Promise<{ out: string; said: string }> => {
-      const { stdout, stderr } = await run(process.execPath, [copied, '--version'], { env: { ...process.env, MPPROV_COMPILE_CACHE: folder, MPPROV_COMPILE_CACHE_DEBUG: '1' }, encoding: 'utf8' });
+      const { stdout, stderr } = await run(process.execPath, [copied, '--version'], {
+        env: { ...process.env, MPPROV_COMPILE_CACHE: folder, MPPROV_COMPILE_CACHE_DEBUG: '1' },
+        encoding: 'utf8',
+      });
       return { out: stdout.trim(), said: /compile cache (\w+)/.exec(stderr)?.[1] ?? stderr };
     };
     const first = await version();
@@ -110,7 +135,7 @@ describe('the bundle runs from V8\'s code cache', () => {
     expect(await version()).toEqual({ out: other, said: 'miss' });
   });
 
-  it('never reads a cache that is not the user\'s alone: a link, another owner\'s file, a file others can write', async () => {
+  it("never reads a cache that is not the user's alone: a link, another owner's file, a file others can write", async () => {
     const folder = join(tempFolder('compile-cache'), 'cache');
     await mpprov(['validate', profile], folder);
     const [file] = cacheFiles(folder);
@@ -127,7 +152,11 @@ describe('the bundle runs from V8\'s code cache', () => {
     expect(statSync(path).isFile()).toBe(true);
     expect(readFileSync(elsewhere).equals(good)).toBe(true);
 
-    for (const spoil of [(p: string) => chownSync(p, NOBODY, NOBODY), (p: string) => chmodSync(p, 0o620), (p: string) => chmodSync(p, 0o602)]) {
+    for (const spoil of [
+      (p: string) => chownSync(p, NOBODY, NOBODY),
+      (p: string) => chmodSync(p, 0o620),
+      (p: string) => chmodSync(p, 0o602),
+    ]) {
       writeFileSync(path, good, { mode: 0o600 });
       chmodSync(path, 0o600);
       chownSync(path, process.getuid!(), process.getgid!());
@@ -138,7 +167,7 @@ describe('the bundle runs from V8\'s code cache', () => {
     }
   });
 
-  it('a folder others can write, or another user\'s, or none to be had: no cache, and the command works', async () => {
+  it("a folder others can write, or another user's, or none to be had: no cache, and the command works", async () => {
     const base = tempFolder('compile-cache');
     const open = join(base, 'open');
     mkdirSync(open, { mode: 0o700 });
@@ -159,7 +188,7 @@ describe('the bundle runs from V8\'s code cache', () => {
 });
 
 describe('where the cache lives and which command it is for', () => {
-  it('root: /var/cache/mpprov, systemd\'s CACHE_DIRECTORY first; others: XDG_CACHE_HOME, else ~/.cache; off when asked', () => {
+  it("root: /var/cache/mpprov, systemd's CACHE_DIRECTORY first; others: XDG_CACHE_HOME, else ~/.cache; off when asked", () => {
     expect(cacheFolder({ HOME: '/root' }, 0)).toBe('/var/cache/mpprov');
     expect(cacheFolder({ CACHE_DIRECTORY: '/var/cache/mpprov-unit' }, 0)).toBe('/var/cache/mpprov-unit');
     expect(cacheFolder({ HOME: '/home/tech', XDG_CACHE_HOME: '/home/tech/.xdg' }, 1000)).toBe('/home/tech/.xdg/mpprov');
@@ -185,9 +214,12 @@ describe('where the cache lives and which command it is for', () => {
   });
 
   it('knows every command of the CLI: the short ones are cached, the long-running ones not', async () => {
-    const { stdout } = await run(process.execPath, [join(repoRoot, 'dist/cli/main.js'), 'describe-cli'], { encoding: 'utf8' });
+    const { stdout } = await run(process.execPath, [join(repoRoot, 'dist/cli/main.js'), 'describe-cli'], {
+      encoding: 'utf8',
+    });
     const names = (JSON.parse(stdout) as { commands: { name: string }[] }).commands.map((c) => c.name);
-    for (const name of names) expect(commandKey([name]), name).toBe(['run', 'simulate', 'notify'].includes(name) ? undefined : name);
+    for (const name of names)
+      expect(commandKey([name]), name).toBe(['run', 'simulate', 'notify'].includes(name) ? undefined : name);
     expect(CACHED_COMMANDS.filter((name) => !names.includes(name))).toEqual(['describe-cli', 'help']);
   });
 });

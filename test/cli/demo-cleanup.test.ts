@@ -18,7 +18,11 @@ describe('the demo', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, NO_COLOR: '1' };
     delete env.MPPROV_DEMO_KEEP;
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [join(repoRoot, 'scripts/demo.mjs')], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [join(repoRoot, 'scripts/demo.mjs')], {
+        cwd: repoRoot,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let text = '';
       child.stdout.on('data', (c: Buffer) => (text += c.toString()));
       child.stderr.on('data', (c: Buffer) => (text += c.toString()));

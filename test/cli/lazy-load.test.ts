@@ -48,8 +48,10 @@ function normalise(path: string): string {
   return path.startsWith(repoRoot) ? path.slice(repoRoot.length) : path;
 }
 
-const packageLoaded = (modules: readonly string[], name: string) => modules.some((m) => m.startsWith(`node_modules/${name}/`));
-const folderLoaded = (modules: readonly string[], folder: string) => modules.some((m) => m.startsWith(`dist/${folder}/`));
+const packageLoaded = (modules: readonly string[], name: string) =>
+  modules.some((m) => m.startsWith(`node_modules/${name}/`));
+const folderLoaded = (modules: readonly string[], folder: string) =>
+  modules.some((m) => m.startsWith(`dist/${folder}/`));
 
 /** What validate, plan and apply never need: the agent, the simulator, their watchers and logger. */
 function expectNoAgentOrSimulator(modules: readonly string[]): void {
@@ -75,7 +77,9 @@ describe('modules a command loads', () => {
     expect(folderLoaded(run.modules, 'client')).toBe(false);
     expectNoAgentOrSimulator(run.modules);
     // Only validate's command module of dist/cli.
-    expect(run.modules.filter((m) => m.startsWith('dist/cli/') && m.endsWith('-command.js'))).toEqual(['dist/cli/validate-command.js']);
+    expect(run.modules.filter((m) => m.startsWith('dist/cli/') && m.endsWith('-command.js'))).toEqual([
+      'dist/cli/validate-command.js',
+    ]);
   });
 
   it('validate of a PFX profile loads node-forge, and still no agent or simulator', async () => {
@@ -129,6 +133,19 @@ describe('modules a command loads', () => {
     expect(run.code).toBe(0);
     const commands = run.stdout.slice(run.stdout.indexOf('Commands:'));
     const listed = [...commands.matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1]);
-    expect(listed).toEqual(['validate', 'plan', 'apply', 'schema', 'run', 'status', 'notify', 'simulate', 'sign', 'secrets-record', 'service', 'help']);
+    expect(listed).toEqual([
+      'validate',
+      'plan',
+      'apply',
+      'schema',
+      'run',
+      'status',
+      'notify',
+      'simulate',
+      'sign',
+      'secrets-record',
+      'service',
+      'help',
+    ]);
   });
 });

@@ -24,7 +24,9 @@ function twoDevices(mp1: StickTarget, mp2: StickTarget, mp1Method = 'static'): s
   return `${['version: 1', 'monitoring_points:', ...point('mp1', mp1, '192.0.2.11', mp1Method), ...point('mp2', mp2, '192.0.2.12', 'static')].join('\n')}\n`;
 }
 
-function jsonLines(stdout: string): { type: string; device?: string; devices?: { device: string; outcome: string }[] }[] {
+function jsonLines(
+  stdout: string,
+): { type: string; device?: string; devices?: { device: string; outcome: string }[] }[] {
   const lines = stdout.trim().split('\n');
   expect(lines.length).toBeGreaterThan(1);
   return lines.map((l) => JSON.parse(l) as { type: string });
@@ -39,7 +41,11 @@ describe('--limit', () => {
     expect(run.code).toBe(0);
     const lines = jsonLines(run.stdout);
     expect(lines.filter((l) => l.type === 'device-start').map((l) => l.device)).toEqual(['mp2']);
-    expect(lines.at(-1)).toMatchObject({ type: 'result', outcome: 'changed', devices: [{ device: 'mp2', outcome: 'changed' }] });
+    expect(lines.at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'changed',
+      devices: [{ device: 'mp2', outcome: 'changed' }],
+    });
     expect(lines.at(-1)?.devices).toHaveLength(1);
     expect(mp1.requests()).toEqual([]);
     expect(mp2.requests().some((r) => r.method === 'POST')).toBe(true);
@@ -62,9 +68,22 @@ describe('--limit', () => {
     expect(mp1.requests().filter((r) => r.method !== 'GET')).toEqual([]);
     expect(mp2.requests()).toEqual([]);
 
-    const both = await runCli(['plan', file, '--json', '--limit', 'mp2,mp1', '--limit', 'mp2', ...engineArgs(stateDir())]);
+    const both = await runCli([
+      'plan',
+      file,
+      '--json',
+      '--limit',
+      'mp2,mp1',
+      '--limit',
+      'mp2',
+      ...engineArgs(stateDir()),
+    ]);
     expect(both.code).toBe(2);
-    expect(jsonLines(both.stdout).at(-1)?.devices?.map((d) => d.device)).toEqual(['mp1', 'mp2']);
+    expect(
+      jsonLines(both.stdout)
+        .at(-1)
+        ?.devices?.map((d) => d.device),
+    ).toEqual(['mp1', 'mp2']);
   });
 
   it('a name the file does not have: one sentence naming it and the names there are, exit 64, nothing sent', async () => {
@@ -74,12 +93,19 @@ describe('--limit', () => {
       const run = await runCli([command, file, '--limit', 'mp2,mp3', ...engineArgs(stateDir())]);
       expect(run.code).toBe(64);
       expect(run.stdout).toBe('');
-      expect(run.stderr).toContain(`error: --limit names 'mp3', which is not a monitoring point of ${file} (did you mean 'mp1'?); its monitoring points are 'mp1', 'mp2'`);
+      expect(run.stderr).toContain(
+        `error: --limit names 'mp3', which is not a monitoring point of ${file} (did you mean 'mp1'?); its monitoring points are 'mp1', 'mp2'`,
+      );
     }
     // With --json the version line is already out; the sentence is still on stderr, the exit 64.
     const json = await runCli(['apply', file, '--json', '--limit', 'MP-2', ...engineArgs(stateDir())]);
     expect(json.code).toBe(64);
-    expect(json.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type)).toEqual(['version']);
+    expect(
+      json.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { type: string }).type),
+    ).toEqual(['version']);
     expect(json.stderr).toContain("--limit names 'MP-2', which is not a monitoring point");
     expect(mp1.requests()).toEqual([]);
     expect(mp2.requests()).toEqual([]);

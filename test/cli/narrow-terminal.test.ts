@@ -19,7 +19,12 @@ describe('the live step list at 50 columns', () => {
     const device = await start();
     const file = stickFromProfile('peap-mschapv2.yaml', device.url);
     const command = `stty cols 50 rows 40; exec '${process.execPath}' '${cliPath}' apply '${file}' --agent-config /nonexistent/agent.yaml --state-dir '${stateDir()}'`;
-    const { stdout } = await run('script', ['-qfec', command, '/dev/null'], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', TERM: 'xterm' }, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run('script', ['-qfec', command, '/dev/null'], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', TERM: 'xterm' },
+      maxBuffer: 16 * 1024 * 1024,
+    });
     // Each redraw clears a row (ESC[2K) and writes one line: those are the rows of the step list.
     const rows = stdout
       .split('\x1b[2K')

@@ -27,33 +27,47 @@ describe('an unwritable secrets record', () => {
     mounted = undefined;
   });
 
-  it('plan and apply on a read-only state directory warn (the check runs before the engine starts), and apply still works', { timeout: 60_000 }, async () => {
-    if (process.getuid?.() !== 0) throw new Error('this test mounts a read-only tmpfs: run it as root (the CI container is)');
-    const device = await start();
-    const file = stickFromProfile('peap-mschapv2.yaml', device.url);
-    dir = await mkdtemp(join(tmpdir(), 'mpprov-ro-state-'));
-    const state = join(dir, 'state');
-    await mkdir(state);
-    await run('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', state]);
-    mounted = state;
-    const warning = `WARNING: the secrets record cannot be created in ${state} (EROFS): every run sends the secrets again and restarts networking; give a writable --state-dir (or state_dir in agent.yaml), or run as the agent does (sudo)\n`;
+  it(
+    'plan and apply on a read-only state directory warn (the check runs before the engine starts), and apply still works',
+    { timeout: 60_000 },
+    async () => {
+      if (process.getuid?.() !== 0)
+        throw new Error('this test mounts a read-only tmpfs: run it as root (the CI container is)');
+      const device = await start();
+      const file = stickFromProfile('peap-mschapv2.yaml', device.url);
+      dir = await mkdtemp(join(tmpdir(), 'mpprov-ro-state-'));
+      const state = join(dir, 'state');
+      await mkdir(state);
+      await run('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', state]);
+      mounted = state;
+      const warning = `WARNING: the secrets record cannot be created in ${state} (EROFS): every run sends the secrets again and restarts networking; give a writable --state-dir (or state_dir in agent.yaml), or run as the agent does (sudo)\n`;
 
-    const plan = await runCli(['plan', file, '--agent-config', '/nonexistent/agent.yaml', '--state-dir', state]);
-    expect(plan.code).toBe(2);
-    expect(plan.stderr).toBe(warning);
+      const plan = await runCli(['plan', file, '--agent-config', '/nonexistent/agent.yaml', '--state-dir', state]);
+      expect(plan.code).toBe(2);
+      expect(plan.stderr).toBe(warning);
 
-    const apply = await runCli(['apply', file, '--agent-config', '/nonexistent/agent.yaml', '--state-dir', state]);
-    expect(apply.stderr.startsWith(warning)).toBe(true);
-    expect(apply.stdout).toContain('RESULT: CHANGED');
-  });
+      const apply = await runCli(['apply', file, '--agent-config', '/nonexistent/agent.yaml', '--state-dir', state]);
+      expect(apply.stderr.startsWith(warning)).toBe(true);
+      expect(apply.stdout).toContain('RESULT: CHANGED');
+    },
+  );
 
   it('a state_dir under a file: named, and no warning with a writable one', async () => {
     const device = await start();
     const file = stickFromProfile('peap-mschapv2.yaml', device.url);
     dir = await mkdtemp(join(tmpdir(), 'mpprov-file-state-'));
     await writeFile(join(dir, 'afile'), 'x');
-    const plan = await runCli(['plan', file, '--agent-config', '/nonexistent/agent.yaml', '--state-dir', join(dir, 'afile', 'state')]);
-    expect(plan.stderr).toContain(`WARNING: the secrets record cannot be created: ${join(dir, 'afile')} is not a directory: every run sends the secrets again`);
+    const plan = await runCli([
+      'plan',
+      file,
+      '--agent-config',
+      '/nonexistent/agent.yaml',
+      '--state-dir',
+      join(dir, 'afile', 'state'),
+    ]);
+    expect(plan.stderr).toContain(
+      `WARNING: the secrets record cannot be created: ${join(dir, 'afile')} is not a directory: every run sends the secrets again`,
+    );
     const fine = await runCli(['plan', file, '--agent-config', '/nonexistent/agent.yaml', '--state-dir', stateDir()]);
     expect(fine.code).toBe(2);
     expect(fine.stderr).toBe('');

@@ -53,10 +53,13 @@ function agentYaml(token = TOKEN, waitS = 10): { file: string; state: string } {
   return { file, state };
 }
 
-const ETH1 = '    interfaces:\n      eth1:\n        ipv4: { method: static, address: 192.0.2.10/24, gateway: 192.0.2.1 }\n';
+const ETH1 =
+  '    interfaces:\n      eth1:\n        ipv4: { method: static, address: 192.0.2.10/24, gateway: 192.0.2.1 }\n';
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => join(dir, f)).filter((f) => statSync(f).isFile());
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).isFile());
 }
 
 describe('mpprov apply with the post-check', () => {
@@ -77,7 +80,9 @@ describe('mpprov apply with the post-check', () => {
     const agent = agentYaml(TOKEN, 2);
     const run = await runCli(['apply', stickWithConfig(stickHead(device, ETH1)), '--agent-config', agent.file]);
     expect(run.stdout).toContain('RESULT: CHANGED (mp1 changed, NOT connected)');
-    expect(run.stdout).toContain('mp1: configured and verified, but NOT CONFIRMED by the monitoring service: BLOCKED in the service: an administrator of the service must unblock it');
+    expect(run.stdout).toContain(
+      'mp1: configured and verified, but NOT CONFIRMED by the monitoring service: BLOCKED in the service: an administrator of the service must unblock it',
+    );
     expect(run.code).toBe(3);
     expectNoSecret([run.stdout, run.stderr, ...filesUnder(agent.state).map((f) => readFileSync(f, 'utf8'))], [TOKEN]);
   });
@@ -85,9 +90,24 @@ describe('mpprov apply with the post-check', () => {
   it('--json: service events and a service field in the result; exit 3 for a bad token', async () => {
     const device = await start();
     const agent = agentYaml('tok-Wrong-7781-never-shown');
-    const run = await runCli(['apply', stickWithConfig(stickHead(device, ETH1)), '--agent-config', agent.file, '--json']);
+    const run = await runCli([
+      'apply',
+      stickWithConfig(stickHead(device, ETH1)),
+      '--agent-config',
+      agent.file,
+      '--json',
+    ]);
     expect(run.code).toBe(3);
-    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; devices?: { outcome: string; service?: { kind: string; sentence: string } }[] });
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            type: string;
+            devices?: { outcome: string; service?: { kind: string; sentence: string } }[];
+          },
+      );
     expect(lines.map((l) => l.type)).toContain('service-check-start');
     expect(lines.map((l) => l.type)).toContain('service-check-done');
     const result = lines.at(-1);
@@ -99,7 +119,15 @@ describe('mpprov apply with the post-check', () => {
   it('exits 1, not 3, when a device failed', async () => {
     const device = await start({ faults: ['no-return'] });
     const agent = agentYaml();
-    const run = await runCli(['apply', stickWithConfig(stickHead(device, ETH1)), '--agent-config', agent.file, '--restart-timeout', '2', '--no-rollback']);
+    const run = await runCli([
+      'apply',
+      stickWithConfig(stickHead(device, ETH1)),
+      '--agent-config',
+      agent.file,
+      '--restart-timeout',
+      '2',
+      '--no-rollback',
+    ]);
     expect(run.code).toBe(1);
     expect(run.stdout).not.toContain('confirm the service sees it');
   });
@@ -114,7 +142,9 @@ describe('mpprov service check and status', () => {
       `ok    tls           connected to ${service.url} over TLS; its certificate is trusted (service.tls.ca and the system store)`,
       'ok    token         the service accepts the access token (GET /v3/organization)',
       'ok    organizations the token sees 2 organization(s): Branch Networks (12), Head Office (40)',
-      expect.stringMatching(/^ok    appliances    the token may read Monitoring Points: \d+ listed \(GET \/v3\/appliance\)$/),
+      expect.stringMatching(
+        /^ok    appliances    the token may read Monitoring Points: \d+ listed \(GET \/v3\/appliance\)$/,
+      ),
       `service: OK (${service.url})`,
     ]);
   });
@@ -153,11 +183,21 @@ describe('mpprov service check and status', () => {
   it('status --json: the version line, then one object per hostname', async () => {
     const agent = agentYaml();
     const run = await runCli(['service', 'status', 'mp1', 'nobody', '--json', '--agent-config', agent.file]);
-    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(3);
-    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     expect(lines[0]).toEqual({ type: 'version', format: 1, mpprov: version });
-    expect(lines[1]).toMatchObject({ known: true, hostname: 'mp1', connectionStatus: 'AVAILABLE', orgName: 'Branch Networks' });
+    expect(lines[1]).toMatchObject({
+      known: true,
+      hostname: 'mp1',
+      connectionStatus: 'AVAILABLE',
+      orgName: 'Branch Networks',
+    });
     expect(lines[2]).toEqual({ hostname: 'nobody', known: false });
     expect(run.code).toBe(1);
   });

@@ -26,9 +26,11 @@ async function validateOnTerminal(config: string): Promise<string> {
   writeFileSync(join(dir, 'mpprov.yaml'), config);
   const command = `exec '${process.execPath}' '${cliPath}' validate '${dir}'`;
   // `script` exits with the command's status (1: invalid); the output is what counts.
-  const outcome = await run('script', ['-qfec', command, '/dev/null'], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', TERM: 'xterm' } }).catch(
-    (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
-  );
+  const outcome = await run('script', ['-qfec', command, '/dev/null'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', TERM: 'xterm' },
+  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
   return outcome.stdout;
 }
 

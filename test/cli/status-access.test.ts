@@ -32,30 +32,45 @@ describe('mpprov status without access to the state directory', () => {
     );
   });
 
-  it('as an unprivileged user against a root-only state directory: permission denied, sudo named, exit 1', { timeout: 30_000 }, async () => {
-    if (process.getuid?.() !== 0) throw new Error('this test drops from root to nobody with setpriv: run it as root (the CI container is)');
-    dir = await mkdtemp(join(tmpdir(), 'mpprov-status-'));
-    await chmod(dir, 0o755);
-    // A copy of the CLI that nobody can load, whatever folder holds the checkout.
-    const cli = worldReadableCli();
-    // The agent's state as it leaves it: root only (UMask=0077).
-    const state = join(dir, 'state');
-    await mkdir(state, { mode: 0o700 });
-    await writeFile(join(state, 'jobs.jsonl'), '', { mode: 0o600 });
+  it(
+    'as an unprivileged user against a root-only state directory: permission denied, sudo named, exit 1',
+    { timeout: 30_000 },
+    async () => {
+      if (process.getuid?.() !== 0)
+        throw new Error('this test drops from root to nobody with setpriv: run it as root (the CI container is)');
+      dir = await mkdtemp(join(tmpdir(), 'mpprov-status-'));
+      await chmod(dir, 0o755);
+      // A copy of the CLI that nobody can load, whatever folder holds the checkout.
+      const cli = worldReadableCli();
+      // The agent's state as it leaves it: root only (UMask=0077).
+      const state = join(dir, 'state');
+      await mkdir(state, { mode: 0o700 });
+      await writeFile(join(state, 'jobs.jsonl'), '', { mode: 0o600 });
 
-    const result = await run('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, cli, 'status', '--state-dir', state], {
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1', HOME: '/nonexistent' },
-    }).then(
-      (ok) => ({ code: 0, stdout: ok.stdout, stderr: ok.stderr }),
-      (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code, stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
-    );
-    expect(result.code, result.stderr).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`mpprov status: cannot read ${state}: permission denied (the agent keeps its state readable by root only); run sudo mpprov status\n`);
-    // The same state read by root: no problem, the (empty) history is shown.
-    const asRoot = await runCli(['status', '--state-dir', state]);
-    expect(asRoot.code).toBe(0);
-    expect(asRoot.stdout).toContain('none yet');
-  });
+      const result = await run(
+        'setpriv',
+        ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, cli, 'status', '--state-dir', state],
+        {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1', HOME: '/nonexistent' },
+        },
+      ).then(
+        (ok) => ({ code: 0, stdout: ok.stdout, stderr: ok.stderr }),
+        (error: { code?: number; stdout?: string; stderr?: string }) => ({
+          code: error.code,
+          stdout: error.stdout ?? '',
+          stderr: error.stderr ?? '',
+        }),
+      );
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        `mpprov status: cannot read ${state}: permission denied (the agent keeps its state readable by root only); run sudo mpprov status\n`,
+      );
+      // The same state read by root: no problem, the (empty) history is shown.
+      const asRoot = await runCli(['status', '--state-dir', state]);
+      expect(asRoot.code).toBe(0);
+      expect(asRoot.stdout).toContain('none yet');
+    },
+  );
 });

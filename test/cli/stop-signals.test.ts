@@ -7,7 +7,14 @@ import { startTestServer, type TestServer } from '../client/test-server.js';
 import { startCli, type RunningProcess } from '../support/run-cli.js';
 import { leakedForms } from '../support/secret-forms.js';
 import { useSimulators } from '../support/simulator-fixture.js';
-import { PEAP_PASSWORD, PROFILE_ADMIN_PASSWORD, PROFILE_DEVICE, stateDir, type StickTarget, stickWithConfig } from '../support/stick-workspace.js';
+import {
+  PEAP_PASSWORD,
+  PROFILE_ADMIN_PASSWORD,
+  PROFILE_DEVICE,
+  stateDir,
+  type StickTarget,
+  stickWithConfig,
+} from '../support/stick-workspace.js';
 import { tempFolder } from '../support/temp-folder.js';
 
 /**
@@ -44,7 +51,8 @@ const engineArgs = (): string[] => ['--agent-config', '/nonexistent/agent.yaml',
 async function until(check: () => boolean, what: string, proc: RunningProcess, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > end || proc.child.exitCode !== null) throw new Error(`waiting for ${what}; output so far:\n${proc.output()}`);
+    if (Date.now() > end || proc.child.exitCode !== null)
+      throw new Error(`waiting for ${what}; output so far:\n${proc.output()}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
@@ -58,7 +66,10 @@ async function stopAndCheck(proc: RunningProcess, signal: 'SIGTERM' | 'SIGINT'):
   expect(exit, proc.output()).not.toBe('hung');
   expect(tookMs, proc.output()).toBeLessThan(2_000);
   expect(exit).toEqual({ code: STATUS[signal], signal: null });
-  const sentences = proc.stderr().split('\n').filter((l) => l.startsWith('stopped by '));
+  const sentences = proc
+    .stderr()
+    .split('\n')
+    .filter((l) => l.startsWith('stopped by '));
   expect(sentences, proc.output()).toHaveLength(1);
   expect(sentences[0]).toMatch(new RegExp(`^stopped by ${signal}: `));
   expect(leakedForms(proc.output(), SECRETS)).toEqual([]);
@@ -77,7 +88,10 @@ async function silentTcp(): Promise<{ target: StickTarget; connections: () => nu
   const cert = createSelfSignedCertificate();
   const { X509Certificate } = await import('node:crypto');
   return {
-    target: { url: `https://127.0.0.1:${port}`, fingerprintSha256: new X509Certificate(cert.certificatePem).fingerprint256 },
+    target: {
+      url: `https://127.0.0.1:${port}`,
+      fingerprintSha256: new X509Certificate(cert.certificatePem).fingerprint256,
+    },
     connections: () => sockets.size,
     close: async () => {
       for (const s of sockets) s.destroy();
@@ -101,29 +115,51 @@ describe('a signal ends plan and apply within 2 s', () => {
   };
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    it(`plan, ${signal}, a device that accepts TCP and never answers the TLS handshake`, { timeout: 30_000 }, async () => {
-      const device = await silentTcp();
-      closers.push(device.close);
-      const proc = start(['plan', stickFor(device.target), ...engineArgs()]);
-      await until(() => device.connections() > 0, 'the connection', proc);
-      const sentence = await stopAndCheck(proc, signal);
-      expect(sentence).toBe(`stopped by ${signal}: mp1 while reading the device's configuration, nothing was changed on it; plan only reads devices: nothing was changed on any`);
-    });
+    it(
+      `plan, ${signal}, a device that accepts TCP and never answers the TLS handshake`,
+      { timeout: 30_000 },
+      async () => {
+        const device = await silentTcp();
+        closers.push(device.close);
+        const proc = start(['plan', stickFor(device.target), ...engineArgs()]);
+        await until(() => device.connections() > 0, 'the connection', proc);
+        const sentence = await stopAndCheck(proc, signal);
+        expect(sentence).toBe(
+          `stopped by ${signal}: mp1 while reading the device's configuration, nothing was changed on it; plan only reads devices: nothing was changed on any`,
+        );
+      },
+    );
 
-    it(`apply --json, ${signal}, a device that completes TLS and never answers the request`, { timeout: 30_000 }, async () => {
-      const device: TestServer = await startTestServer(() => new Promise<void>(() => undefined));
-      closers.push(device.close);
-      const proc = start(['apply', stickFor(device), ...engineArgs(), '--json']);
-      await until(() => device.requests.length > 0, 'the first request', proc);
-      const sentence = await stopAndCheck(proc, signal);
-      expect(sentence).toBe(`stopped by ${signal}: mp1 while reading the device's configuration, nothing was changed on it`);
-      const lines = proc.stdout().trim().split('\n').map((l) => JSON.parse(l) as { type: string; outcome?: string; devices?: { message: string; stoppedBy?: string }[] });
-      const result = lines.find((l) => l.type === 'result');
-      expect(result?.outcome).toBe('failed');
-      expect(result?.devices?.[0]).toMatchObject({ stoppedBy: signal, message: `stopped by ${signal} while reading the device's configuration, nothing was changed on it` });
-      expect(lines.at(-1)).toEqual({ type: 'stopped', signal, sentence });
-      expect(device.requests.map((r) => r.method)).toEqual(['GET']);
-    });
+    it(
+      `apply --json, ${signal}, a device that completes TLS and never answers the request`,
+      { timeout: 30_000 },
+      async () => {
+        const device: TestServer = await startTestServer(() => new Promise<void>(() => undefined));
+        closers.push(device.close);
+        const proc = start(['apply', stickFor(device), ...engineArgs(), '--json']);
+        await until(() => device.requests.length > 0, 'the first request', proc);
+        const sentence = await stopAndCheck(proc, signal);
+        expect(sentence).toBe(
+          `stopped by ${signal}: mp1 while reading the device's configuration, nothing was changed on it`,
+        );
+        const lines = proc
+          .stdout()
+          .trim()
+          .split('\n')
+          .map(
+            (l) =>
+              JSON.parse(l) as { type: string; outcome?: string; devices?: { message: string; stoppedBy?: string }[] },
+          );
+        const result = lines.find((l) => l.type === 'result');
+        expect(result?.outcome).toBe('failed');
+        expect(result?.devices?.[0]).toMatchObject({
+          stoppedBy: signal,
+          message: `stopped by ${signal} while reading the device's configuration, nothing was changed on it`,
+        });
+        expect(lines.at(-1)).toEqual({ type: 'stopped', signal, sentence });
+        expect(device.requests.map((r) => r.method)).toEqual(['GET']);
+      },
+    );
 
     it(`apply, ${signal}, a device that trickles its answer one byte at a time`, { timeout: 30_000 }, async () => {
       let trickling = false;
@@ -138,24 +174,36 @@ describe('a signal ends plan and apply within 2 s', () => {
       await until(() => trickling, 'the trickle to begin', proc);
       await new Promise((r) => setTimeout(r, 300));
       const sentence = await stopAndCheck(proc, signal);
-      expect(sentence).toBe(`stopped by ${signal}: mp1 while reading the device's configuration, nothing was changed on it`);
+      expect(sentence).toBe(
+        `stopped by ${signal}: mp1 while reading the device's configuration, nothing was changed on it`,
+      );
       expect(proc.stdout()).toContain('RESULT: FAILED');
     });
 
-    it(`apply, ${signal}, during the wait for the device to come back from its restart`, { timeout: 40_000 }, async () => {
-      const sim = await sims.start({ restartMs: 60_000 });
-      const proc = start(['apply', stickFor(sim), ...engineArgs()]);
-      await until(() => sim.requests().some((r) => r.method === 'PUT' && r.path.includes('/service/networking')), 'the restart request', proc);
-      await new Promise((r) => setTimeout(r, 500));
-      const sentence = await stopAndCheck(proc, signal);
-      expect(sentence).toMatch(
-        new RegExp(`^stopped by ${signal}: mp1 during step (\\d+)/(\\d+) "restart networking[^"]*", (?:step 1 was|steps 1-\\d+ were) sent and accepted, the networking restart was requested, so the device may be restarting with the new settings \\(not verified\\), (?:step \\d+ was|steps \\d+-\\d+ were) not sent$`),
-      );
-      // The report says the same of the device, and nothing was sent after the signal.
-      expect(proc.stdout()).toContain('RESULT: FAILED');
-      const afterRestart = sim.requests().filter((r) => r.method !== 'GET');
-      expect(afterRestart.at(-1)?.path).toContain('/service/networking');
-    });
+    it(
+      `apply, ${signal}, during the wait for the device to come back from its restart`,
+      { timeout: 40_000 },
+      async () => {
+        const sim = await sims.start({ restartMs: 60_000 });
+        const proc = start(['apply', stickFor(sim), ...engineArgs()]);
+        await until(
+          () => sim.requests().some((r) => r.method === 'PUT' && r.path.includes('/service/networking')),
+          'the restart request',
+          proc,
+        );
+        await new Promise((r) => setTimeout(r, 500));
+        const sentence = await stopAndCheck(proc, signal);
+        expect(sentence).toMatch(
+          new RegExp(
+            `^stopped by ${signal}: mp1 during step (\\d+)/(\\d+) "restart networking[^"]*", (?:step 1 was|steps 1-\\d+ were) sent and accepted, the networking restart was requested, so the device may be restarting with the new settings \\(not verified\\), (?:step \\d+ was|steps \\d+-\\d+ were) not sent$`,
+          ),
+        );
+        // The report says the same of the device, and nothing was sent after the signal.
+        expect(proc.stdout()).toContain('RESULT: FAILED');
+        const afterRestart = sim.requests().filter((r) => r.method !== 'GET');
+        expect(afterRestart.at(-1)?.path).toContain('/service/networking');
+      },
+    );
   }
 });
 
@@ -171,7 +219,12 @@ describe('a signal ends validate within 2 s', () => {
     mkdirSync(join(dir, 'secrets'), { recursive: true });
     const lines = ['version: 1', 'monitoring_points:'];
     for (let i = 0; i < 1200; i++) {
-      lines.push(`  - name: mp${i}`, `    url: https://10.${Math.floor(i / 250)}.${i % 250}.1`, `    password_file: secrets/mp${i}.pw`, `    tls: { fingerprint_sha256: "${'AB:'.repeat(31)}AB" }`);
+      lines.push(
+        `  - name: mp${i}`,
+        `    url: https://10.${Math.floor(i / 250)}.${i % 250}.1`,
+        `    password_file: secrets/mp${i}.pw`,
+        `    tls: { fingerprint_sha256: "${'AB:'.repeat(31)}AB" }`,
+      );
       writeFileSync(join(dir, 'secrets', `mp${i}.pw`), `${PROFILE_ADMIN_PASSWORD}-${i}\n`);
     }
     writeFileSync(join(dir, 'mpprov.yaml'), `${lines.join('\n')}\n`);

@@ -32,7 +32,9 @@ function agentYaml(extra = ''): string {
 }
 
 function hostileStick(url: string, tls: string): string {
-  return stickWithConfig(`version: 1\nmonitoring_points:\n  - name: mp1\n    url: ${url}\n    tls: ${tls}\n    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n`);
+  return stickWithConfig(
+    `version: 1\nmonitoring_points:\n  - name: mp1\n    url: ${url}\n    tls: ${tls}\n    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n`,
+  );
 }
 
 async function recordingServer(): Promise<TestServer> {
@@ -62,28 +64,50 @@ describe('laptop-held credentials', () => {
 
   it('a stick saying insecure: true gets no connection either', async () => {
     const host = await recordingServer();
-    const result = await runCli(['apply', hostileStick(host.url, '{ insecure: true }'), '--agent-config', agentYaml(), '--state-dir', stateDir()]);
+    const result = await runCli([
+      'apply',
+      hostileStick(host.url, '{ insecure: true }'),
+      '--agent-config',
+      agentYaml(),
+      '--state-dir',
+      stateDir(),
+    ]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain(`refused before any connection: ${host.url} would receive the laptop's admin password from agent.yaml`);
+    expect(result.stdout).toContain(
+      `refused before any connection: ${host.url} would receive the laptop's admin password from agent.yaml`,
+    );
     expect(host.connections).toBe(0);
   });
 
   it("agent.yaml's own insecure: true never carries the laptop's password", async () => {
     const host = await recordingServer();
     const agent = agentYaml(`devices:\n  "${host.url}":\n    tls: { insecure: true }\n`);
-    const stick = stickWithConfig(`version: 1\nmonitoring_points:\n  - name: mp1\n    url: ${host.url}\n    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n`);
+    const stick = stickWithConfig(
+      `version: 1\nmonitoring_points:\n  - name: mp1\n    url: ${host.url}\n    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n`,
+    );
     const result = await runCli(['plan', stick, '--agent-config', agent, '--state-dir', stateDir()]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain("agent.yaml's tls for it is insecure: true, which never carries the laptop's credentials");
+    expect(result.stdout).toContain(
+      "agent.yaml's tls for it is insecure: true, which never carries the laptop's credentials",
+    );
     expect(host.connections).toBe(0);
   });
 
   it('no password on the stick and none held: a clear problem', async () => {
     const host = await recordingServer();
     const stick = hostileStick(host.url, `{ fingerprint_sha256: "${host.fingerprintSha256}" }`);
-    const result = await runCli(['plan', stick, '--agent-config', '/nonexistent/agent.yaml', '--state-dir', stateDir()]);
+    const result = await runCli([
+      'plan',
+      stick,
+      '--agent-config',
+      '/nonexistent/agent.yaml',
+      '--state-dir',
+      stateDir(),
+    ]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain(`no admin password for ${host.url}: the stick gives none and agent.yaml holds none for this device`);
+    expect(result.stdout).toContain(
+      `no admin password for ${host.url}: the stick gives none and agent.yaml holds none for this device`,
+    );
     expect(host.connections).toBe(0);
   });
 });
@@ -103,7 +127,9 @@ describe('a device agent.yaml vouches for', () => {
 
   it('and when defaults.tls pins it', async () => {
     const agent = agentYaml(`  tls: { fingerprint_sha256: "${sim.fingerprintSha256}" }\n`);
-    const stick = stickWithConfig(`version: 1\nmonitoring_points:\n  - name: mp1\n    url: ${sim.url}\n    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n`);
+    const stick = stickWithConfig(
+      `version: 1\nmonitoring_points:\n  - name: mp1\n    url: ${sim.url}\n    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n`,
+    );
     const result = await runCli(['plan', stick, '--agent-config', agent, '--state-dir', stateDir()]);
     expect(result.code).toBe(2);
     expect(sim.requests().length).toBeGreaterThan(0);

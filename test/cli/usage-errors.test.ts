@@ -11,10 +11,14 @@ describe('usage errors exit 64', () => {
     ['an unknown option', ['validate', '--bogus', 'mpprov.yaml'], "error: unknown option '--bogus'"],
     ['an unknown command', ['provision'], "error: unknown command 'provision'"],
     ['a missing argument', ['validate'], "error: missing required argument 'file'"],
-    ['an option value its parser refuses', ['apply', 'mpprov.yaml', '--concurrency', '0'], "'0' is not a positive number"],
+    [
+      'an option value its parser refuses',
+      ['apply', 'mpprov.yaml', '--concurrency', '0'],
+      "'0' is not a positive number",
+    ],
     ['a subcommand left out', ['service'], 'Usage: mpprov service'],
   ];
-  it.each(cases)('%s: commander\'s sentence on stderr, nothing on stdout, exit 64', async (_what, args, sentence) => {
+  it.each(cases)("%s: commander's sentence on stderr, nothing on stdout, exit 64", async (_what, args, sentence) => {
     const result = await runCli(args);
     expect(result.stderr).toContain(sentence);
     expect(result.stdout).toBe('');

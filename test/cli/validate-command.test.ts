@@ -4,7 +4,9 @@ import { repoRoot, runCli } from '../support/run-cli.js';
 
 /** `mpprov validate` and `mpprov schema` as a user runs them: a real child process. */
 describe('mpprov validate', () => {
-  const profiles = readdirSync(`${repoRoot}profiles`).filter((f) => f.endsWith('.yaml')).sort();
+  const profiles = readdirSync(`${repoRoot}profiles`)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
 
   it('has one example profile per scenario', () => {
     expect(profiles).toEqual([
@@ -55,7 +57,9 @@ describe('mpprov validate', () => {
   it('reports a missing file as a problem with exit 1, not a stack trace', async () => {
     const result = await runCli(['validate', 'no/such/mpprov.yaml']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toBe('no/such/mpprov.yaml:1:1  (file)  the configuration file does not exist\nno/such/mpprov.yaml: INVALID (1 error, 0 warnings)\n');
+    expect(result.stdout).toBe(
+      'no/such/mpprov.yaml:1:1  (file)  the configuration file does not exist\nno/such/mpprov.yaml: INVALID (1 error, 0 warnings)\n',
+    );
     expect(result.stderr).toBe('');
   });
 
@@ -96,7 +100,9 @@ describe('mpprov schema', () => {
     const profiles = readdirSync(`${repoRoot}profiles`).filter((f) => f.endsWith('.yaml'));
     expect(profiles.length).toBeGreaterThan(0);
     for (const profile of profiles) {
-      expect(readFileSync(`${repoRoot}profiles/${profile}`, 'utf8')).toContain('# yaml-language-server: $schema=./mpprov.schema.json');
+      expect(readFileSync(`${repoRoot}profiles/${profile}`, 'utf8')).toContain(
+        '# yaml-language-server: $schema=./mpprov.schema.json',
+      );
     }
   });
 });

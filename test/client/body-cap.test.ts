@@ -21,7 +21,10 @@ afterEach(async () => {
 async function endlessServer(declareLength: boolean): Promise<{ server: TestServer; written: () => number }> {
   let written = 0;
   server = await startTestServer((_req, _body, res) => {
-    res.writeHead(200, { 'content-type': 'application/json', ...(declareLength ? { 'content-length': String(SERVER_LIMIT_BYTES) } : {}) });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      ...(declareLength ? { 'content-length': String(SERVER_LIMIT_BYTES) } : {}),
+    });
     const pump = (): void => {
       while (written < SERVER_LIMIT_BYTES && !res.destroyed) {
         written += CHUNK.length;
@@ -41,7 +44,11 @@ async function endlessServer(declareLength: boolean): Promise<{ server: TestServ
 describe('device answer bodies are capped while streaming', () => {
   it('an endless chunked body ends in an error naming the device after 4 MiB', async () => {
     const { server, written } = await endlessServer(false);
-    const { api } = clientFor(server.url, { kind: 'fingerprint', sha256: server.fingerprintSha256 }, { requestTimeoutMs: 60_000 });
+    const { api } = clientFor(
+      server.url,
+      { kind: 'fingerprint', sha256: server.fingerprintSha256 },
+      { requestTimeoutMs: 60_000 },
+    );
     const rssBefore = process.memoryUsage().rss;
     const error = await failureOf(api.listInterfaces('active'));
     await api.close();

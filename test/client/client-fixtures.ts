@@ -1,6 +1,12 @@
 import { expect } from 'vitest';
 import { Secret } from '../../src/core/secret.js';
-import { createAdminClient, type AdminApi, type ClientOptions, type DeviceTrust, type RetryInfo } from '../../src/client/index.js';
+import {
+  createAdminClient,
+  type AdminApi,
+  type ClientOptions,
+  type DeviceTrust,
+  type RetryInfo,
+} from '../../src/client/index.js';
 
 /** The password every client test uses: distinctive, so a leak is easy to find. */
 export const PASSWORD = 'pw-Zebra-7731-never-shown';
@@ -12,7 +18,11 @@ export interface Recorded {
 }
 
 /** A client for `url` as admin/PASSWORD, recording its onRetry and onWarning calls. */
-export function clientFor(url: string, trust: DeviceTrust, options: ClientOptions = {}): { api: AdminApi; seen: Recorded } {
+export function clientFor(
+  url: string,
+  trust: DeviceTrust,
+  options: ClientOptions = {},
+): { api: AdminApi; seen: Recorded } {
   const seen: Recorded = { retries: [], warnings: [] };
   const api = createAdminClient(
     { url, username: 'admin', password: new Secret(PASSWORD), trust },

@@ -24,7 +24,10 @@ afterEach(async () => {
 async function serve(handler: Handler, options: Parameters<typeof clientFor>[2] = {}) {
   const server = await startTestServer(handler);
   const { api, seen } = clientFor(server.url, { kind: 'fingerprint', sha256: server.fingerprintSha256 }, options);
-  cleanups.push(() => server.close(), () => api.close());
+  cleanups.push(
+    () => server.close(),
+    () => api.close(),
+  );
   return { server, api, seen };
 }
 
@@ -32,7 +35,9 @@ const STANZA = { name: 'eth1', family: 'inet', method: 'static', address: '192.0
 
 describe('HTTP status failures', () => {
   it('401: bad credentials names the user and the device, never the password', async () => {
-    const { server, api } = await serve((_req, _body, res) => json(res, 401, { success: false, error: 'Bad credentials.' }));
+    const { server, api } = await serve((_req, _body, res) =>
+      json(res, 401, { success: false, error: 'Bad credentials.' }),
+    );
     const error = await failureOf(api.listInterfaces('active'));
     expect(error).toBeInstanceOf(DeviceAuthError);
     expect(error.message).toBe(`bad credentials for admin at https://127.0.0.1:${server.port}`);
@@ -57,7 +62,13 @@ describe('HTTP status failures', () => {
     expect(error).toBeInstanceOf(DeviceRefusedError);
     expect(error.code).toBe('MPPROV_DEVICE_REFUSED');
     expect(error.message).toBe(`the device refused POST /interface/ (eth1 inet): ${sentence}`);
-    expect(error.data).toMatchObject({ status: 400, deviceMessage: sentence, method: 'POST', path: '/interface/', subject: 'eth1 inet' });
+    expect(error.data).toMatchObject({
+      status: 400,
+      deviceMessage: sentence,
+      method: 'POST',
+      path: '/interface/',
+      subject: 'eth1 inet',
+    });
   });
 
   it('200 with success false is a refusal too', async () => {
@@ -68,24 +79,54 @@ describe('HTTP status failures', () => {
   });
 
   it('500: says the device failed internally, and a GET is not retried for it', async () => {
-    const { server, api, seen } = await serve((_req, _body, res) => json(res, 500, { success: false, error: 'Internal server error.' }));
+    const { server, api, seen } = await serve((_req, _body, res) =>
+      json(res, 500, { success: false, error: 'Internal server error.' }),
+    );
     const error = await failureOf(api.listInterfaces('active'));
     expect(error).toBeInstanceOf(DeviceHttpError);
     expect(error.code).toBe('MPPROV_DEVICE_HTTP');
-    expect(error.message).toBe('the device failed internally on GET /interface/?config_state=active (HTTP 500): Internal server error.');
+    expect(error.message).toBe(
+      'the device failed internally on GET /interface/?config_state=active (HTTP 500): Internal server error.',
+    );
     expect(server.requests).toHaveLength(1);
     expect(seen.retries).toEqual([]);
   });
 
   it.each([
-    [404, 'DELETE', 'the device has no such resource for DELETE /interface/eth1/?family=inet6 (HTTP 404): Interface "eth1" has no inet6 stanza.'],
-    [405, 'DELETE', 'the device does not allow DELETE /interface/eth1/?family=inet6 (HTTP 405; its firmware may not follow Admin API v1): Interface "eth1" has no inet6 stanza.'],
-    [409, 'DELETE', 'the device refused DELETE /interface/eth1/?family=inet6 as a conflict with its current configuration: Interface "eth1" has no inet6 stanza.'],
-    [413, 'DELETE', 'the device refused DELETE /interface/eth1/?family=inet6 as too large: Interface "eth1" has no inet6 stanza.'],
-    [417, 'DELETE', "the device refused DELETE /interface/eth1/?family=inet6 because of the request's Expect header (HTTP 417): Interface \"eth1\" has no inet6 stanza."],
-    [503, 'DELETE', 'the device answered DELETE /interface/eth1/?family=inet6 with HTTP 503: Interface "eth1" has no inet6 stanza.'],
+    [
+      404,
+      'DELETE',
+      'the device has no such resource for DELETE /interface/eth1/?family=inet6 (HTTP 404): Interface "eth1" has no inet6 stanza.',
+    ],
+    [
+      405,
+      'DELETE',
+      'the device does not allow DELETE /interface/eth1/?family=inet6 (HTTP 405; its firmware may not follow Admin API v1): Interface "eth1" has no inet6 stanza.',
+    ],
+    [
+      409,
+      'DELETE',
+      'the device refused DELETE /interface/eth1/?family=inet6 as a conflict with its current configuration: Interface "eth1" has no inet6 stanza.',
+    ],
+    [
+      413,
+      'DELETE',
+      'the device refused DELETE /interface/eth1/?family=inet6 as too large: Interface "eth1" has no inet6 stanza.',
+    ],
+    [
+      417,
+      'DELETE',
+      'the device refused DELETE /interface/eth1/?family=inet6 because of the request\'s Expect header (HTTP 417): Interface "eth1" has no inet6 stanza.',
+    ],
+    [
+      503,
+      'DELETE',
+      'the device answered DELETE /interface/eth1/?family=inet6 with HTTP 503: Interface "eth1" has no inet6 stanza.',
+    ],
   ])('%i: one sentence per status', async (status, _method, message) => {
-    const { api } = await serve((_req, _body, res) => json(res, status, { success: false, error: 'Interface "eth1" has no inet6 stanza.' }));
+    const { api } = await serve((_req, _body, res) =>
+      json(res, status, { success: false, error: 'Interface "eth1" has no inet6 stanza.' }),
+    );
     const error = await failureOf(api.deleteStanza('eth1', 'inet6'));
     expect(error.message).toBe(message);
     expect(error.data).toMatchObject({ status, method: 'DELETE', path: '/interface/eth1/?family=inet6' });
@@ -97,11 +138,15 @@ describe('HTTP status failures', () => {
       res.end('<html>Bad gateway</html>');
     });
     const error = await failureOf(api.reboot());
-    expect(error.message).toBe('the device answered PUT /appliance/?action=reboot with HTTP 502: (the device gave no reason)');
+    expect(error.message).toBe(
+      'the device answered PUT /appliance/?action=reboot with HTTP 502: (the device gave no reason)',
+    );
   });
 
   it('getInterface answers undefined for 404', async () => {
-    const { api } = await serve((_req, _body, res) => json(res, 404, { success: false, error: 'Interface "eth9" has no active configuration.' }));
+    const { api } = await serve((_req, _body, res) =>
+      json(res, 404, { success: false, error: 'Interface "eth9" has no active configuration.' }),
+    );
     expect(await api.getInterface('eth9', 'active')).toBeUndefined();
   });
 });
@@ -138,11 +183,15 @@ describe('malformed answers', () => {
       res.end();
     });
     const error = await failureOf(api.listAcl());
-    expect(error.message).toBe('the device answered GET /access_control/acl/ with HTTP 200 and an empty body instead of JSON');
+    expect(error.message).toBe(
+      'the device answered GET /access_control/acl/ with HTTP 200 and an empty body instead of JSON',
+    );
   });
 
   it('JSON of the wrong shape names the field', async () => {
-    const { api } = await serve((_req, _body, res) => json(res, 200, { success: true, interfaces: [{ name: 7, families: {} }] }));
+    const { api } = await serve((_req, _body, res) =>
+      json(res, 200, { success: true, interfaces: [{ name: 7, families: {} }] }),
+    );
     const error = await failureOf(api.listInterfaces('pending'));
     expect(error).toBeInstanceOf(DeviceResponseError);
     expect(error.message).toBe(
@@ -153,12 +202,17 @@ describe('malformed answers', () => {
   it('JSON without the success envelope', async () => {
     const { api } = await serve((_req, _body, res) => json(res, 200, { rules: [] }));
     const error = await failureOf(api.listAcl());
-    expect(error.message).toBe("the device's answer to GET /access_control/acl/ does not have the expected shape: success: expected boolean, received undefined");
+    expect(error.message).toBe(
+      "the device's answer to GET /access_control/acl/ does not have the expected shape: success: expected boolean, received undefined",
+    );
   });
 
   it('a stanza field of the wrong type, deep inside', async () => {
     const { api } = await serve((_req, _body, res) =>
-      json(res, 200, { success: true, interfaces: [{ name: 'eth0', config_state: 'active', families: { inet: { method: 'dhcp', mtu: 'big' } } }] }),
+      json(res, 200, {
+        success: true,
+        interfaces: [{ name: 'eth0', config_state: 'active', families: { inet: { method: 'dhcp', mtu: 'big' } } }],
+      }),
     );
     const error = await failureOf(api.listInterfaces('active'));
     expect(error.message).toBe(
@@ -173,7 +227,15 @@ describe('tolerated shapes', () => {
       json(res, 200, {
         success: true,
         interfaces: [
-          { name: 'eth0', family: 'inet', config_state: 'active', method: 'static', address: '192.0.2.10', netmask: '255.255.255.0', vendor_flag: 3 },
+          {
+            name: 'eth0',
+            family: 'inet',
+            config_state: 'active',
+            method: 'static',
+            address: '192.0.2.10',
+            netmask: '255.255.255.0',
+            vendor_flag: 3,
+          },
           { name: 'eth0', family: 'inet6', method: 'auto' },
           { name: 'eth1', family: 'inet', method: 'dhcp' },
         ],
@@ -197,11 +259,22 @@ describe('tolerated shapes', () => {
     const { api } = await serve((_req, _body, res) =>
       json(res, 200, {
         success: true,
-        interfaces: [{ name: 'eth1', config_state: 'pending', families: { inet: { method: 'dhcp', wpa_password_set: true }, inet6: null } }],
+        interfaces: [
+          {
+            name: 'eth1',
+            config_state: 'pending',
+            families: { inet: { method: 'dhcp', wpa_password_set: true }, inet6: null },
+          },
+        ],
       }),
     );
     expect(await api.listInterfaces('pending')).toEqual([
-      { name: 'eth1', configState: 'pending', families: { inet: { method: 'dhcp', wpa_password_set: true }, inet6: null }, extra: {} },
+      {
+        name: 'eth1',
+        configState: 'pending',
+        families: { inet: { method: 'dhcp', wpa_password_set: true }, inet6: null },
+        extra: {},
+      },
     ]);
   });
 
@@ -209,7 +282,10 @@ describe('tolerated shapes', () => {
     ['a flat interface', { interface: { name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'lab' } }],
     ['a list of flat stanzas', { interface: [{ family: 'inet', method: 'dhcp', ssid: 'lab' }] }],
     ['the flat stanza at the top level', { name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'lab' }],
-    ['the families shape', { interface: { name: 'wlan0', config_state: 'active', families: { inet: { method: 'dhcp', ssid: 'lab' } } } }],
+    [
+      'the families shape',
+      { interface: { name: 'wlan0', config_state: 'active', families: { inet: { method: 'dhcp', ssid: 'lab' } } } },
+    ],
   ])('getInterface accepts %s', async (_label, body) => {
     const { api } = await serve((_req, _body, res) => json(res, 200, { success: true, ...body }));
     expect(await api.getInterface('wlan0', 'active')).toEqual({
@@ -257,7 +333,9 @@ describe('connection failures and retries', () => {
     });
     const error = await failureOf(api.listInterfaces('active'));
     expect(error).toBeInstanceOf(DeviceUnreachableError);
-    expect(error.message).toBe(`lost the connection to ${server.url} during GET /interface/?config_state=active: connection reset`);
+    expect(error.message).toBe(
+      `lost the connection to ${server.url} during GET /interface/?config_state=active: connection reset`,
+    );
     expect(server.requests).toHaveLength(3);
     expect(seen.retries.map((r) => r.attempt)).toEqual([1, 2]);
   });
@@ -281,7 +359,16 @@ describe('connection failures and retries', () => {
     const { server, api } = await serve((req) => {
       req.socket.destroy();
     });
-    const error = await failureOf(api.deleteAcl({ action: 'permit', protocol: 'tcp', from_port: 443, to_port: 443, source_addresses: ['10.0.0.0/8'], interfaces: ['eth0'] }));
+    const error = await failureOf(
+      api.deleteAcl({
+        action: 'permit',
+        protocol: 'tcp',
+        from_port: 443,
+        to_port: 443,
+        source_addresses: ['10.0.0.0/8'],
+        interfaces: ['eth0'],
+      }),
+    );
     expect(error.message).toBe(
       `lost the connection to ${server.url} during DELETE /access_control/acl/ (tcp 443 from 10.0.0.0/8 on eth0): the device closed the connection; the device may or may not have applied it`,
     );
@@ -332,7 +419,9 @@ describe('connection failures and retries', () => {
     cleanups.push(() => api.close());
     const error = await failureOf(api.restartNetworking());
     expect(error).toBeInstanceOf(DeviceTimeoutError);
-    expect(error.message).toBe(`PUT /service/networking/?action=restart timed out after 0.15 s while connecting to https://127.0.0.1:${port}`);
+    expect(error.message).toBe(
+      `PUT /service/networking/?action=restart timed out after 0.15 s while connecting to https://127.0.0.1:${port}`,
+    );
     expect(error.data).toMatchObject({ phase: 'connect', timeoutMs: 150 });
   });
 });
@@ -397,10 +486,24 @@ describe('what goes on the wire', () => {
   it('write-only fields given as Secret are revealed into the body, and only there', async () => {
     const { server, api } = await serve((_req, _body, res) => json(res, 200, { success: true }));
     const passphrase = new Secret('correct horse battery');
-    await api.postStanza({ name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'lab', security: 'wpa2_personal', passphrase });
+    await api.postStanza({
+      name: 'wlan0',
+      family: 'inet',
+      method: 'dhcp',
+      ssid: 'lab',
+      security: 'wpa2_personal',
+      passphrase,
+    });
     await api.updateStanza('wlan0', { family: 'inet', passphrase, dns_search: null });
     expect(server.requests.map((r) => JSON.parse(r.body.toString()) as unknown)).toEqual([
-      { name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'lab', security: 'wpa2_personal', passphrase: 'correct horse battery' },
+      {
+        name: 'wlan0',
+        family: 'inet',
+        method: 'dhcp',
+        ssid: 'lab',
+        security: 'wpa2_personal',
+        passphrase: 'correct horse battery',
+      },
       { family: 'inet', passphrase: 'correct horse battery', dns_search: null },
     ]);
     expect(server.requests[1]?.url).toBe('/api/v1/interface/wlan0/');
@@ -408,7 +511,10 @@ describe('what goes on the wire', () => {
 
   it('uploads all files in one multipart request without an Expect header', async () => {
     const { server, api } = await serve((_req, _body, res) =>
-      json(res, 200, { success: true, files: { wpa_ca_cert: 'ca-1.pem', wpa_private_key: 'key-1.pem', not_a_slot: 'x' } }),
+      json(res, 200, {
+        success: true,
+        files: { wpa_ca_cert: 'ca-1.pem', wpa_private_key: 'key-1.pem', not_a_slot: 'x' },
+      }),
     );
     const stored = await api.uploadFiles([
       { slot: 'wpa_ca_cert', filename: 'ca-1.pem', bytes: new TextEncoder().encode('CA BYTES') },
@@ -420,7 +526,9 @@ describe('what goes on the wire', () => {
     expect(upload?.headers['expect']).toBeUndefined();
     expect(upload?.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
     expect(Number(upload?.headers['content-length'])).toBe(upload?.body.length);
-    const form = await new Response(upload?.body, { headers: { 'content-type': upload?.headers['content-type'] ?? '' } }).formData();
+    const form = await new Response(upload?.body, {
+      headers: { 'content-type': upload?.headers['content-type'] ?? '' },
+    }).formData();
     const ca = form.get('wpa_ca_cert') as File;
     const key = form.get('wpa_private_key') as File;
     expect([ca.name, await ca.text()]).toEqual(['ca-1.pem', 'CA BYTES']);

@@ -41,7 +41,9 @@ describe('no secret in any message', () => {
       const server = await serve((_req, _body, res) => json(res, status, { success: false, error: 'Refused.' }));
       await collect(client(server.url, pin(server)).postStanza(stanza));
     }
-    const limited = await serve((_req, _body, res) => json(res, 429, { success: false, error: 'Slow down.' }, { 'retry-after': '0' }));
+    const limited = await serve((_req, _body, res) =>
+      json(res, 429, { success: false, error: 'Slow down.' }, { 'retry-after': '0' }),
+    );
     await collect(client(limited.url, pin(limited)).restartNetworking());
   });
 
@@ -73,14 +75,21 @@ describe('no secret in any message', () => {
 
   it('TLS failures and the insecure warning', async () => {
     const server = await serve((_req, _body, res) => json(res, 200, { success: true }));
-    await collect(client(server.url, { kind: 'fingerprint', sha256: createSelfSignedCertificate().fingerprintSha256 }).postStanza(stanza));
+    await collect(
+      client(server.url, { kind: 'fingerprint', sha256: createSelfSignedCertificate().fingerprintSha256 }).postStanza(
+        stanza,
+      ),
+    );
     const pki = deviceCertificates('127.0.0.2');
     await collect(client(server.url, { kind: 'ca', caPem: pki.caPem }).postStanza(stanza));
     client(server.url, { kind: 'insecure' });
   });
 
   it('none of it contains the password or a stanza secret', () => {
-    const retryAndWarningTexts = recorders.flatMap((r) => [...r.warnings, ...r.retries.map((info) => JSON.stringify(info))]);
+    const retryAndWarningTexts = recorders.flatMap((r) => [
+      ...r.warnings,
+      ...r.retries.map((info) => JSON.stringify(info)),
+    ]);
     // The battery above did produce retries and a warning: the search is not vacuous.
     expect(recorders.some((r) => r.retries.length > 0)).toBe(true);
     expect(recorders.some((r) => r.warnings.length > 0)).toBe(true);

@@ -22,16 +22,29 @@ const device = useSimulator(
   () => ({
     password: PASSWORD,
     restartMs: 1_500,
-    hooks: { restartStarted: () => void downAt.push(performance.now()), answeringAgain: () => void backAt.push(performance.now()) },
+    hooks: {
+      restartStarted: () => void downAt.push(performance.now()),
+      answeringAgain: () => void backAt.push(performance.now()),
+    },
   }),
   { scope: 'test' },
 );
 const { sim } = device;
 
-const ETH1 = { name: 'eth1', family: 'inet', method: 'static', address: '192.0.2.10', netmask: '255.255.255.0', gateway: '192.0.2.1' } as const;
+const ETH1 = {
+  name: 'eth1',
+  family: 'inet',
+  method: 'static',
+  address: '192.0.2.10',
+  netmask: '255.255.255.0',
+  gateway: '192.0.2.1',
+} as const;
 const hasEth1 = (view: DeviceInterface[]) => view.some((i) => i.name === 'eth1');
 /** The probes the device answered: GETs of the active view. */
-const answeredProbes = () => sim.requests().filter((r) => r.method === 'GET' && r.path === '/api/v1/interface/' && r.query['config_state'] === 'active');
+const answeredProbes = () =>
+  sim
+    .requests()
+    .filter((r) => r.method === 'GET' && r.path === '/api/v1/interface/' && r.query['config_state'] === 'active');
 
 afterEach(() => {
   backAt.length = 0;
@@ -50,7 +63,11 @@ describe('probing a restarting device', () => {
       await api.restartNetworking();
       sim.clearRequests();
       const failedAt: number[] = [];
-      await api.waitUntilAnswering({ timeoutMs: 20_000, until: hasEth1, onAttempt: () => void failedAt.push(performance.now()) });
+      await api.waitUntilAnswering({
+        timeoutMs: 20_000,
+        until: hasEth1,
+        onAttempt: () => void failedAt.push(performance.now()),
+      });
       const doneAt = performance.now();
 
       expect(downAt).toHaveLength(1);
@@ -75,7 +92,9 @@ describe('probing a restarting device', () => {
       sim.clearRequests();
       const error = await failureOf(api.waitUntilAnswering({ timeoutMs: 1_200, until: hasEth1 }));
       expect(error).toBeInstanceOf(DeviceNotAnsweringError);
-      expect(error.message).toBe(`the device at ${sim.url} did not answer within 1.2 s (last attempt: it answered, but not yet with the new configuration)`);
+      expect(error.message).toBe(
+        `the device at ${sim.url} did not answer within 1.2 s (last attempt: it answered, but not yet with the new configuration)`,
+      );
       expect(answeredProbes().length).toBeGreaterThanOrEqual(3);
       expect(seen.retries).toEqual([]);
     } finally {
@@ -94,7 +113,11 @@ describe('probing a restarting device', () => {
       expect(backAt).toHaveLength(1);
       expect(doneAt - (backAt[0] as number)).toBeLessThan(1_000);
       // The view before the restart, the restart, then exactly one answered probe: the first one after the outage.
-      expect(sim.requests().map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/v1/interface/', 'PUT /api/v1/service/networking/', 'GET /api/v1/interface/']);
+      expect(sim.requests().map((r) => `${r.method} ${r.path}`)).toEqual([
+        'GET /api/v1/interface/',
+        'PUT /api/v1/service/networking/',
+        'GET /api/v1/interface/',
+      ]);
       // A 1.5 s outage probed every 200 ms: the refusals reach the progress display at most once a second.
       expect(waits.length).toBeGreaterThan(0);
       expect(waits.length).toBeLessThanOrEqual(3);
@@ -112,7 +135,9 @@ describe('probing a restarting device', () => {
       await api.restartNetworking();
       const started = performance.now();
       const failedAt: number[] = [];
-      const error = await failureOf(api.waitUntilAnswering({ timeoutMs: 5_000, onAttempt: () => void failedAt.push(performance.now() - started) }));
+      const error = await failureOf(
+        api.waitUntilAnswering({ timeoutMs: 5_000, onAttempt: () => void failedAt.push(performance.now() - started) }),
+      );
       expect(error).toBeInstanceOf(DeviceNotAnsweringError);
       // Half the wait is 2.5 s; the probes around it (either cadence, depending on when each
       // started and failed) are left out of both sides.
@@ -150,10 +175,16 @@ describe('a half-open device', () => {
     });
     await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
-    const { api, seen } = clientFor(`https://127.0.0.1:${port}`, { kind: 'insecure' }, { connectTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+    const { api, seen } = clientFor(
+      `https://127.0.0.1:${port}`,
+      { kind: 'insecure' },
+      { connectTimeoutMs: 10_000, requestTimeoutMs: 30_000 },
+    );
     try {
       const reasons: string[] = [];
-      const error = await failureOf(api.waitUntilAnswering({ timeoutMs: 2_000, onAttempt: (_ms, reason) => reasons.push(reason) }));
+      const error = await failureOf(
+        api.waitUntilAnswering({ timeoutMs: 2_000, onAttempt: (_ms, reason) => reasons.push(reason) }),
+      );
       expect(error).toBeInstanceOf(DeviceNotAnsweringError);
       // One probe at a time, each waiting out its 1 s deadline, would make at most 2 connections
       // in 2 s; overlapping probes on their own sockets keep starting every 200 ms.

@@ -4,11 +4,22 @@ import { DeviceTimeoutError, DeviceUnreachableError, type ConnectionProblem } fr
 
 const unreachable = (problem: ConnectionProblem, requestSent: boolean) =>
   new DeviceUnreachableError({ url: 'https://192.0.2.1', method: 'GET', path: '/x', problem, requestSent });
-const timeout = new DeviceTimeoutError({ url: 'https://192.0.2.1', method: 'GET', path: '/x', phase: 'response', timeoutMs: 1000 });
+const timeout = new DeviceTimeoutError({
+  url: 'https://192.0.2.1',
+  method: 'GET',
+  path: '/x',
+  phase: 'response',
+  timeoutMs: 1000,
+});
 
 describe('retry policy', () => {
   it('retries a GET on refused, reset, closed and timeouts, a few times', () => {
-    for (const error of [unreachable('refused', false), unreachable('reset', true), unreachable('closed', true), timeout]) {
+    for (const error of [
+      unreachable('refused', false),
+      unreachable('reset', true),
+      unreachable('closed', true),
+      timeout,
+    ]) {
       expect(mayRetry('GET', error, 1)).toBe(true);
       expect(mayRetry('GET', error, 3)).toBe(false);
     }

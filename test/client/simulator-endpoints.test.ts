@@ -30,8 +30,22 @@ const api: AdminApi = device.attach(
 /** A fresh simulator carrying these options (faults, rate limits) for the rest of the test. */
 const restartWith = device.start;
 
-const ETH1 = { name: 'eth1', family: 'inet', method: 'static', address: '192.0.2.10', netmask: '255.255.255.0', gateway: '192.0.2.1' } as const;
-const RULE: AclRule = { action: 'permit', protocol: 'tcp', from_port: 443, to_port: 443, source_addresses: ['10.0.0.0/8'], interfaces: ['eth0'] };
+const ETH1 = {
+  name: 'eth1',
+  family: 'inet',
+  method: 'static',
+  address: '192.0.2.10',
+  netmask: '255.255.255.0',
+  gateway: '192.0.2.1',
+} as const;
+const RULE: AclRule = {
+  action: 'permit',
+  protocol: 'tcp',
+  from_port: 443,
+  to_port: 443,
+  source_addresses: ['10.0.0.0/8'],
+  interfaces: ['eth0'],
+};
 
 describe('interfaces', () => {
   it('lists the active configuration, in_use and interface-level fields included', async () => {
@@ -51,7 +65,12 @@ describe('interfaces', () => {
   it('posts a stanza: pending, not active, until networking restarts', async () => {
     await api.postStanza(ETH1);
     const { name: _name, family: _family, ...fields } = ETH1;
-    expect(await api.getInterface('eth1', 'pending')).toEqual({ name: 'eth1', configState: 'pending', families: { inet: fields }, extra: {} });
+    expect(await api.getInterface('eth1', 'pending')).toEqual({
+      name: 'eth1',
+      configState: 'pending',
+      families: { inet: fields },
+      extra: {},
+    });
     expect(await api.getInterface('eth1', 'active')).toBeUndefined();
     expect(sim.requests().find((r) => r.method === 'POST')?.body).toEqual(ETH1);
 
@@ -63,7 +82,9 @@ describe('interfaces', () => {
   });
 
   it('a stanza the device refuses: its sentence, the operation and the stanza', async () => {
-    const error = await failureOf(api.postStanza({ name: 'eth1', family: 'inet', method: 'static', address: '192.0.2.10' }));
+    const error = await failureOf(
+      api.postStanza({ name: 'eth1', family: 'inet', method: 'static', address: '192.0.2.10' }),
+    );
     expect(error).toBeInstanceOf(DeviceRefusedError);
     const said = String(error.data?.['deviceMessage']);
     expect(said).toMatch(/netmask/);
@@ -92,11 +113,20 @@ describe('interfaces', () => {
     expect((await api.getInterface('eth0', 'pending'))?.families).toEqual({ inet: null });
     const error = await failureOf(api.deleteStanza('eth1', 'inet6'));
     expect(error).toBeInstanceOf(DeviceHttpError);
-    expect(error.message).toBe('the device has no such resource for DELETE /interface/eth1/?family=inet6 (HTTP 404): Interface "eth1" has no inet6 stanza.');
+    expect(error.message).toBe(
+      'the device has no such resource for DELETE /interface/eth1/?family=inet6 (HTTP 404): Interface "eth1" has no inet6 stanza.',
+    );
   });
 
   it('updates a wireless stanza in place, and refuses an SSID change with 409', async () => {
-    await api.postStanza({ name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'lab', security: 'wpa2_personal', passphrase: new Secret('correct horse battery') });
+    await api.postStanza({
+      name: 'wlan0',
+      family: 'inet',
+      method: 'dhcp',
+      ssid: 'lab',
+      security: 'wpa2_personal',
+      passphrase: new Secret('correct horse battery'),
+    });
     await api.updateStanza('wlan0', { family: 'inet', passphrase: new Secret('another long passphrase') });
     expect(sim.requests().find((r) => r.method === 'PUT')?.body).toEqual({ family: 'inet', passphrase: '(redacted)' });
     const error = await failureOf(api.updateStanza('wlan0', { family: 'inet', ssid: 'other' }));
@@ -124,7 +154,9 @@ describe('files', () => {
   });
 
   it('a file of the wrong kind: the device names the part', async () => {
-    const error = await failureOf(api.uploadFiles([{ slot: 'wpa_ca_cert', filename: 'notes.txt', bytes: new TextEncoder().encode('hello') }]));
+    const error = await failureOf(
+      api.uploadFiles([{ slot: 'wpa_ca_cert', filename: 'notes.txt', bytes: new TextEncoder().encode('hello') }]),
+    );
     expect(error).toBeInstanceOf(DeviceRefusedError);
     expect(error.message).toBe(
       'the device refused POST /interface/file/ (wpa_ca_cert notes.txt): Part "wpa_ca_cert" must be a certificate (PEM or DER); "notes.txt" is not one.',
@@ -173,7 +205,10 @@ describe('restarts, outages and faults', () => {
     await restartWith({ restartMs: 1_000 });
     const attempts: [number, string][] = [];
     await api.restartNetworking();
-    await api.waitUntilAnswering({ timeoutMs: 10_000, onAttempt: (elapsed, reason) => attempts.push([elapsed, reason]) });
+    await api.waitUntilAnswering({
+      timeoutMs: 10_000,
+      onAttempt: (elapsed, reason) => attempts.push([elapsed, reason]),
+    });
     expect(attempts.length).toBeGreaterThan(0);
     for (const [elapsed, reason] of attempts) {
       expect(elapsed).toBeGreaterThanOrEqual(0);
@@ -202,7 +237,9 @@ describe('restarts, outages and faults', () => {
     const error = await failureOf(api.waitUntilAnswering({ timeoutMs: 600 }));
     expect(error).toBeInstanceOf(DeviceNotAnsweringError);
     expect(error.code).toBe('MPPROV_DEVICE_NOT_ANSWERING');
-    expect(error.message).toBe(`the device at ${sim.url} did not answer within 0.6 s (last attempt: connection refused)`);
+    expect(error.message).toBe(
+      `the device at ${sim.url} did not answer within 0.6 s (last attempt: connection refused)`,
+    );
   });
 
   it('a device that comes back with a new certificate: the pin stops the wait at once', async () => {
@@ -220,12 +257,18 @@ describe('restarts, outages and faults', () => {
     await restartWith({ faults: ['no-return'] });
     await api.restartNetworking();
     const controller = new AbortController();
-    const waiting = api.waitUntilAnswering({ timeoutMs: 30_000, signal: controller.signal, onAttempt: () => controller.abort(new Error('operator cancelled')) });
+    const waiting = api.waitUntilAnswering({
+      timeoutMs: 30_000,
+      signal: controller.signal,
+      onAttempt: () => controller.abort(new Error('operator cancelled')),
+    });
     expect((await failureOf(waiting)).message).toBe('operator cancelled');
   });
 
   it('a dropped GET is retried; a dropped POST is not', async () => {
-    await restartWith({ faults: ['drop=1,times=1@GET /api/v1/appliance/capability', 'drop=1,times=1@POST /api/v1/interface/'] });
+    await restartWith({
+      faults: ['drop=1,times=1@GET /api/v1/appliance/capability', 'drop=1,times=1@POST /api/v1/interface/'],
+    });
     await api.getCapability();
     expect(seen.retries).toEqual([
       {
@@ -247,7 +290,9 @@ describe('restarts, outages and faults', () => {
   it('an injected 500 names the operation', async () => {
     await restartWith({ faults: ['error=1@GET /api/v1/interface/'] });
     const error = await failureOf(api.listInterfaces('pending'));
-    expect(error.message).toBe('the device failed internally on GET /interface/?config_state=pending (HTTP 500): Internal server error (injected fault).');
+    expect(error.message).toBe(
+      'the device failed internally on GET /interface/?config_state=pending (HTTP 500): Internal server error (injected fault).',
+    );
   });
 
   it('wrong password: bad credentials', async () => {

@@ -11,7 +11,8 @@ import { json, startTestServer, type TestServer } from './test-server.js';
 
 /** Trust: pin, CA, insecure; and that nothing (no credentials) reaches a server we do not trust. */
 
-const ok = (_req: unknown, _body: unknown, res: Parameters<typeof json>[0]) => json(res, 200, { success: true, rules: [] });
+const ok = (_req: unknown, _body: unknown, res: Parameters<typeof json>[0]) =>
+  json(res, 200, { success: true, rules: [] });
 
 let selfSigned: TestServer;
 let caIssued: TestServer;
@@ -28,8 +29,12 @@ beforeAll(async () => {
   selfSigned = closeLater(await startTestServer(ok));
   caIssued = closeLater(await startTestServer(ok, { cert: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem } }));
   // Each deviceCertificates() has its own CA: this server is trusted through otherAddress's CA.
-  caIssuedForOtherAddress = closeLater(await startTestServer(ok, { cert: { certPem: otherAddress.serverCertPem, keyPem: otherAddress.serverKeyPem } }));
-  otherCaIssued = closeLater(await startTestServer(ok, { cert: { certPem: otherCa.serverCertPem, keyPem: otherCa.serverKeyPem } }));
+  caIssuedForOtherAddress = closeLater(
+    await startTestServer(ok, { cert: { certPem: otherAddress.serverCertPem, keyPem: otherAddress.serverKeyPem } }),
+  );
+  otherCaIssued = closeLater(
+    await startTestServer(ok, { cert: { certPem: otherCa.serverCertPem, keyPem: otherCa.serverKeyPem } }),
+  );
   wrongAddressCa = otherAddress.caPem;
 });
 
@@ -56,7 +61,12 @@ describe('fingerprint pin', () => {
       `the device at ${selfSigned.url} presented a certificate with SHA-256 fingerprint ${selfSigned.fingerprintSha256}, ` +
         `but the configuration pins ${pinned}; no credentials were sent`,
     );
-    expect(error.data).toMatchObject({ presented: selfSigned.fingerprintSha256, pinned, method: 'GET', path: '/access_control/acl/' });
+    expect(error.data).toMatchObject({
+      presented: selfSigned.fingerprintSha256,
+      pinned,
+      method: 'GET',
+      path: '/access_control/acl/',
+    });
     // The device was contacted (that is how its fingerprint was seen), but no HTTP request reached it.
     expect(selfSigned.connections).toBeGreaterThan(connectionsBefore);
     expect(selfSigned.requests.length).toBe(before);
@@ -66,15 +76,23 @@ describe('fingerprint pin', () => {
 
   it('a write to a mismatched device is not sent either', async () => {
     const before = selfSigned.requests.length;
-    const { api } = client(selfSigned.url, { kind: 'fingerprint', sha256: createSelfSignedCertificate().fingerprintSha256 });
-    const error = await failureOf(api.postStanza({ name: 'eth0', family: 'inet', method: 'dhcp', wpa_password: new Secret('inner-secret') }));
+    const { api } = client(selfSigned.url, {
+      kind: 'fingerprint',
+      sha256: createSelfSignedCertificate().fingerprintSha256,
+    });
+    const error = await failureOf(
+      api.postStanza({ name: 'eth0', family: 'inet', method: 'dhcp', wpa_password: new Secret('inner-secret') }),
+    );
     expect(error).toBeInstanceOf(DevicePinMismatchError);
     expect(selfSigned.requests.length).toBe(before);
   });
 
   it('a malformed pin is a configuration error at creation', () => {
     expect(() => client(selfSigned.url, { kind: 'fingerprint', sha256: 'AB:CD' })).toThrow(
-      new MpprovError('MPPROV_CONFIG_INVALID', '"AB:CD" is not a SHA-256 certificate fingerprint: expected 64 hex digits, with or without a colon between each pair'),
+      new MpprovError(
+        'MPPROV_CONFIG_INVALID',
+        '"AB:CD" is not a SHA-256 certificate fingerprint: expected 64 hex digits, with or without a colon between each pair',
+      ),
     );
   });
 });
@@ -91,7 +109,9 @@ describe('CA trust', () => {
     const error = await failureOf(api.listAcl());
     expect(error).toBeInstanceOf(DeviceCertificateError);
     expect(error.code).toBe('MPPROV_DEVICE_TLS');
-    expect(error.message).toBe(`the certificate of ${selfSigned.url} is not issued by the configured CA (self-signed certificate)`);
+    expect(error.message).toBe(
+      `the certificate of ${selfSigned.url} is not issued by the configured CA (self-signed certificate)`,
+    );
     expect(error.data).toMatchObject({ problem: 'untrusted', tlsCode: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
     expect(selfSigned.requests.length).toBe(before);
   });
@@ -99,7 +119,9 @@ describe('CA trust', () => {
   it('refuses a certificate from another CA', async () => {
     const { api } = client(otherCaIssued.url, { kind: 'ca', caPem: pki.caPem });
     const error = await failureOf(api.listAcl());
-    expect(error.message).toBe(`the certificate of ${otherCaIssued.url} is not issued by the configured CA (unable to verify the first certificate)`);
+    expect(error.message).toBe(
+      `the certificate of ${otherCaIssued.url} is not issued by the configured CA (unable to verify the first certificate)`,
+    );
     expect(otherCaIssued.requests).toHaveLength(0);
   });
 
@@ -145,11 +167,19 @@ describe('insecure', () => {
 });
 
 describe('target checks', () => {
-  const target = (url: string) => ({ url, username: 'admin', password: new Secret(PASSWORD), trust: { kind: 'insecure' } as const });
+  const target = (url: string) => ({
+    url,
+    username: 'admin',
+    password: new Secret(PASSWORD),
+    trust: { kind: 'insecure' } as const,
+  });
 
   it.each([
     ['http://192.0.2.1', 'the device URL "http://192.0.2.1" must start with https://'],
-    ['https://192.0.2.1/api/v1', 'the device URL "https://192.0.2.1/api/v1" must be https://host[:port] without a path; the client adds /api/v1'],
+    [
+      'https://192.0.2.1/api/v1',
+      'the device URL "https://192.0.2.1/api/v1" must be https://host[:port] without a path; the client adds /api/v1',
+    ],
     ['192.0.2.1', 'the device URL "192.0.2.1" is not a URL; expected https://host[:port]'],
     [`https://admin:${PASSWORD}@192.0.2.1`, 'the device URL must not contain a user name or password'],
   ])('refuses %s', (url, message) => {
@@ -167,7 +197,9 @@ describe('fingerprints', () => {
   it('sha256Fingerprint matches what node and openssl print', async () => {
     const { sha256Fingerprint } = await import('../../src/client/index.js');
     const certificate = createSelfSignedCertificate();
-    expect(sha256Fingerprint(certificate.certificateDer)).toBe(new X509Certificate(certificate.certificatePem).fingerprint256);
+    expect(sha256Fingerprint(certificate.certificateDer)).toBe(
+      new X509Certificate(certificate.certificatePem).fingerprint256,
+    );
   });
 
   it.each([
@@ -181,7 +213,10 @@ describe('fingerprints', () => {
     expect(normaliseFingerprint(text)).toBe(Array(32).fill('AB').join(':'));
   });
 
-  it.each([['AB'.repeat(31)], ['AB'.repeat(33)], ['ZZ'.repeat(32)], [`${'A:B'.repeat(10)}`], ['']])('normaliseFingerprint refuses %s', (text) => {
-    expect(() => normaliseFingerprint(text)).toThrow(MpprovError);
-  });
+  it.each([['AB'.repeat(31)], ['AB'.repeat(33)], ['ZZ'.repeat(32)], [`${'A:B'.repeat(10)}`], ['']])(
+    'normaliseFingerprint refuses %s',
+    (text) => {
+      expect(() => normaliseFingerprint(text)).toThrow(MpprovError);
+    },
+  );
 });

@@ -16,7 +16,13 @@ describe('agent.yaml', () => {
   it('is optional: a missing file means every default', async () => {
     const { config, problems } = await loadAgentConfig('/nonexistent/agent.yaml');
     expect(problems).toEqual([]);
-    expect(config).toMatchObject({ mediaRoots: ['/media', '/run/media', '/mnt'], stateDir: '/var/lib/mpprov', concurrency: 8, requestTimeoutMs: 30_000, restartTimeoutMs: 120_000 });
+    expect(config).toMatchObject({
+      mediaRoots: ['/media', '/run/media', '/mnt'],
+      stateDir: '/var/lib/mpprov',
+      concurrency: 8,
+      requestTimeoutMs: 30_000,
+      restartTimeoutMs: 120_000,
+    });
   });
 
   it('gives an 802.1X port 20 s to authorize after a restart, unless timeouts.dot1x_s says otherwise', async () => {
@@ -24,7 +30,9 @@ describe('agent.yaml', () => {
     const dir = folder({ 'agent.yaml': 'timeouts: { dot1x_s: 45 }\n', 'bad.yaml': 'timeouts: { dot1x_s: 0 }\n' });
     expect((await loadAgentConfig(join(dir, 'agent.yaml'))).config.dot1xGraceMs).toBe(45_000);
     const bad = await loadAgentConfig(join(dir, 'bad.yaml'));
-    expect(bad.problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual(['1:22 timeouts.dot1x_s must be more than 0']);
+    expect(bad.problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      '1:22 timeouts.dot1x_s must be more than 0',
+    ]);
   });
 
   it('when_done.eject: true unless agent.yaml says false, and a wrong type is a located problem', async () => {
@@ -37,8 +45,13 @@ describe('agent.yaml', () => {
   });
 
   it('signatures: not required by default; allowed_signers kept as a path (relative to agent.yaml), not read at load', async () => {
-    expect((await loadAgentConfig('/nonexistent/agent.yaml')).config.signatures).toEqual({ required: false, allowedSigners: undefined });
-    const dir = folder({ 'agent.yaml': 'version: 1\nsignatures: { required: true, allowed_signers: keys/allowed_signers }\n' });
+    expect((await loadAgentConfig('/nonexistent/agent.yaml')).config.signatures).toEqual({
+      required: false,
+      allowedSigners: undefined,
+    });
+    const dir = folder({
+      'agent.yaml': 'version: 1\nsignatures: { required: true, allowed_signers: keys/allowed_signers }\n',
+    });
     const loaded = await loadAgentConfig(join(dir, 'agent.yaml'));
     expect(loaded.problems).toEqual([]);
     expect(loaded.config.signatures).toEqual({ required: true, allowedSigners: join(dir, 'keys/allowed_signers') });
@@ -50,11 +63,14 @@ describe('agent.yaml', () => {
       'key.yaml': 'version: 1\nsignatures:\n  allowed_signer: /etc/mpprov/allowed_signers\n',
       'whose.yaml': 'version: 1\nsignatures:\n  required: true\n',
     });
-    const at = async (name: string): Promise<string[]> => (await loadAgentConfig(join(dir, name))).problems.map((p) => `${p.line}:${p.column} ${p.path}`);
+    const at = async (name: string): Promise<string[]> =>
+      (await loadAgentConfig(join(dir, name))).problems.map((p) => `${p.line}:${p.column} ${p.path}`);
     expect(await at('type.yaml')).toEqual(['3:13 signatures.required']);
     expect(await at('key.yaml')).toEqual(['3:3 signatures.allowed_signer']);
     const whose = await loadAgentConfig(join(dir, 'whose.yaml'));
-    expect(whose.problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual(['3:13 signatures.required signatures are required but no allowed_signers file says whose']);
+    expect(whose.problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      '3:13 signatures.required signatures are required but no allowed_signers file says whose',
+    ]);
   });
 
   it('takes its path from the flag, then MPPROV_AGENT_CONFIG, then /etc/mpprov/agent.yaml', () => {
@@ -74,7 +90,9 @@ describe('agent.yaml', () => {
 
   it('reads a password from $CREDENTIALS_DIRECTORY (systemd LoadCredential)', async () => {
     const creds = folder({ 'mp1-admin': 'cred-SeCrEt-1\n' });
-    const dir = folder({ 'agent.yaml': `devices:\n  "https://192.0.2.10":\n    password_credential: mp1-admin\n    tls: { fingerprint_sha256: "${PIN}" }\n` });
+    const dir = folder({
+      'agent.yaml': `devices:\n  "https://192.0.2.10":\n    password_credential: mp1-admin\n    tls: { fingerprint_sha256: "${PIN}" }\n`,
+    });
     const { config, problems } = await loadAgentConfig(join(dir, 'agent.yaml'), { CREDENTIALS_DIRECTORY: creds });
     expect(problems).toEqual([]);
     expect(config.devices.get('https://192.0.2.10')?.password?.reveal()).toBe('cred-SeCrEt-1');
@@ -98,7 +116,9 @@ describe('agent.yaml', () => {
       'mpprov.yaml': `version: 1\nmonitoring_points:\n  - { name: a, url: "https://192.0.2.10" }\n  - { name: b, url: "https://192.0.2.11" }\n  - { name: c, url: "https://192.0.2.12", username: tech, password: "stick-SeCrEt" }\n`,
     });
     const stick = await loadStick(join(stickDir, 'mpprov.yaml'));
-    const access = [0, 1, 2].map((i) => resolveDeviceAccess(stick, i, config)).map((r) => ('access' in r ? r.access : r.problem));
+    const access = [0, 1, 2]
+      .map((i) => resolveDeviceAccess(stick, i, config))
+      .map((r) => ('access' in r ? r.access : r.problem));
     // b would get the laptop's default password over `insecure: true`: the trust boundary refuses
     // it (laptop credentials go only where agent.yaml vouches for the device's identity); c brings
     // its own password, so agent.yaml's insecure may carry it.
@@ -110,12 +130,19 @@ describe('agent.yaml', () => {
   });
 
   it('a device with no password anywhere is a located problem', async () => {
-    const stickDir = folder({ 'mpprov.yaml': `version: 1\nmonitoring_points:\n  - name: a\n    url: https://192.0.2.10\n    tls: { fingerprint_sha256: "${PIN}" }\n` });
+    const stickDir = folder({
+      'mpprov.yaml': `version: 1\nmonitoring_points:\n  - name: a\n    url: https://192.0.2.10\n    tls: { fingerprint_sha256: "${PIN}" }\n`,
+    });
     const stick = await loadStick(join(stickDir, 'mpprov.yaml'), { label: 'mpprov.yaml' });
     const resolved = resolveDeviceAccess(stick, 0, (await loadAgentConfig('/nonexistent')).config);
     expect('problem' in resolved && stick.place(resolved.problem)).toEqual({
-      severity: 'error', file: 'mpprov.yaml', line: 3, column: 5, path: 'monitoring_points[0]',
-      message: 'no admin password for https://192.0.2.10: the stick gives none and agent.yaml holds none for this device',
+      severity: 'error',
+      file: 'mpprov.yaml',
+      line: 3,
+      column: 5,
+      path: 'monitoring_points[0]',
+      message:
+        'no admin password for https://192.0.2.10: the stick gives none and agent.yaml holds none for this device',
       hint: 'add password_file: to the stick\'s entry, or a password for "https://192.0.2.10" under devices: (or defaults:) in agent.yaml',
     });
   });

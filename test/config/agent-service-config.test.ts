@@ -20,7 +20,12 @@ describe('agent.yaml service block', () => {
   it('refuses a token file that is a FIFO, a device, or more than one line, without hanging or quoting it', async () => {
     const dir = folder({ 'two-lines.token': `${TOKEN}\nsecond line\n`, 'ctrl.token': `${TOKEN}\u0007\n` });
     execFileSync('mkfifo', [join(dir, 'fifo.token')]);
-    const cases = { fifo: join(dir, 'fifo.token'), device: '/dev/zero', twoLines: join(dir, 'two-lines.token'), control: join(dir, 'ctrl.token') };
+    const cases = {
+      fifo: join(dir, 'fifo.token'),
+      device: '/dev/zero',
+      twoLines: join(dir, 'two-lines.token'),
+      control: join(dir, 'ctrl.token'),
+    };
     const messages: Record<string, string[]> = {};
     for (const [name, file] of Object.entries(cases)) {
       writeFileSync(join(dir, `${name}.yaml`), `service:\n  url: https://service.example/api\n  token_file: ${file}\n`);
@@ -31,8 +36,12 @@ describe('agent.yaml service block', () => {
     expect(messages).toEqual({
       fifo: [`secret file ${cases.fifo} is not a regular file`],
       device: [`secret file /dev/zero is not a regular file`],
-      twoLines: [`secret file ${cases.twoLines} holds more than one line or a control character: it must hold the secret alone, on one line`],
-      control: [`secret file ${cases.control} holds more than one line or a control character: it must hold the secret alone, on one line`],
+      twoLines: [
+        `secret file ${cases.twoLines} holds more than one line or a control character: it must hold the secret alone, on one line`,
+      ],
+      control: [
+        `secret file ${cases.control} holds more than one line or a control character: it must hold the secret alone, on one line`,
+      ],
     });
     expect(JSON.stringify(messages)).not.toContain(TOKEN);
   });
@@ -55,7 +64,10 @@ describe('agent.yaml service block', () => {
 
   it('takes token_credential from $CREDENTIALS_DIRECTORY, and waits 300 s by default', async () => {
     const dir = folder({ 'service-token': `${TOKEN}\n` });
-    writeFileSync(join(dir, 'agent.yaml'), 'service:\n  url: https://service.example/api\n  token_credential: service-token\n');
+    writeFileSync(
+      join(dir, 'agent.yaml'),
+      'service:\n  url: https://service.example/api\n  token_credential: service-token\n',
+    );
     const { config, problems } = await loadAgentConfig(join(dir, 'agent.yaml'), { CREDENTIALS_DIRECTORY: dir });
     expect(problems).toEqual([]);
     expect(config.service?.waitConnectedS).toBe(300);
@@ -80,21 +92,32 @@ describe('agent.yaml service block', () => {
   it('needs exactly one token source', async () => {
     const none = folder({ 'agent.yaml': 'service:\n  url: https://service.example/api\n' });
     const noToken = await loadAgentConfig(join(none, 'agent.yaml'));
-    expect(noToken.problems.map((p) => p.message)).toEqual(['the service block needs a token: token_file or token_credential']);
-    const both = folder({ 't': 'x\n' });
-    writeFileSync(join(both, 'agent.yaml'), `service:\n  url: https://service.example/api\n  token_file: ${both}/t\n  token_credential: t\n`);
+    expect(noToken.problems.map((p) => p.message)).toEqual([
+      'the service block needs a token: token_file or token_credential',
+    ]);
+    const both = folder({ t: 'x\n' });
+    writeFileSync(
+      join(both, 'agent.yaml'),
+      `service:\n  url: https://service.example/api\n  token_file: ${both}/t\n  token_credential: t\n`,
+    );
     const twice = await loadAgentConfig(join(both, 'agent.yaml'), { CREDENTIALS_DIRECTORY: both });
-    expect(twice.problems.map((p) => p.message)).toEqual(['the token is given twice, as token_file and as token_credential']);
+    expect(twice.problems.map((p) => p.message)).toEqual([
+      'the token is given twice, as token_file and as token_credential',
+    ]);
   });
 });
 
 describe('service_hostname on the stick', () => {
   it('is optional and kept as written', async () => {
     const dir = folder({
-      'mpprov.yaml': 'version: 1\nmonitoring_points:\n  - name: mp1\n    service_hostname: branch-12-mp1.example\n    url: https://192.0.2.10\n  - name: mp2\n    url: https://192.0.2.11\n',
+      'mpprov.yaml':
+        'version: 1\nmonitoring_points:\n  - name: mp1\n    service_hostname: branch-12-mp1.example\n    url: https://192.0.2.10\n  - name: mp2\n    url: https://192.0.2.11\n',
     });
     const loaded = await loadStick(join(dir, 'mpprov.yaml'));
     expect(loaded.problems.filter((p) => p.severity === 'error')).toEqual([]);
-    expect(loaded.model?.monitoring_points.map((mp) => mp.service_hostname)).toEqual(['branch-12-mp1.example', undefined]);
+    expect(loaded.model?.monitoring_points.map((mp) => mp.service_hostname)).toEqual([
+      'branch-12-mp1.example',
+      undefined,
+    ]);
   });
 });

@@ -45,37 +45,56 @@ describe('an alias without an anchor', () => {
     const dir = tempFolder('alias');
     writeFileSync(join(dir, 'agent.yaml'), agentText);
     const { problems } = await loadAgentConfig(join(dir, 'agent.yaml'));
-    expect(problems.map((p) => ({ at: `${p.line}:${p.column}`, path: p.path, message: p.message, hint: p.hint }))).toEqual([
-      { at: '2:12', path: 'log_level', message: 'the alias *x refers to no anchor: no &x is set before it', hint: 'set the anchor first (key: &x value), write the value out, or quote a value that starts with *' },
-      { at: '3:20', path: 'monitoring_points', message: 'the alias *nope refers to no anchor: no &nope is set before it', hint: 'set the anchor first (key: &nope value), write the value out, or quote a value that starts with *' },
+    expect(
+      problems.map((p) => ({ at: `${p.line}:${p.column}`, path: p.path, message: p.message, hint: p.hint })),
+    ).toEqual([
+      {
+        at: '2:12',
+        path: 'log_level',
+        message: 'the alias *x refers to no anchor: no &x is set before it',
+        hint: 'set the anchor first (key: &x value), write the value out, or quote a value that starts with *',
+      },
+      {
+        at: '3:20',
+        path: 'monitoring_points',
+        message: 'the alias *nope refers to no anchor: no &nope is set before it',
+        hint: 'set the anchor first (key: &nope value), write the value out, or quote a value that starts with *',
+      },
       {
         at: '5:13',
         path: 'defaults.password',
-        message: 'this value starts with *, which YAML reads as an alias, and no anchor of that name is set before it (the name is not shown: a secret goes here)',
+        message:
+          'this value starts with *, which YAML reads as an alias, and no anchor of that name is set before it (the name is not shown: a secret goes here)',
         hint: "if the value itself starts with *, put it in single quotes ('*...')",
       },
     ]);
     expect(JSON.stringify(problems)).not.toContain(WOULD_BE_PASSWORD);
   });
 
-  it('validate, plan and run end with exit 1 and problems, no stack trace and no would-be password', { timeout: 30_000 }, async () => {
-    const dir = tempFolder('alias');
-    writeFileSync(join(dir, 'mpprov.yaml'), stickText);
-    writeFileSync(join(dir, 'agent.yaml'), agentText);
-    const runs = [
-      await runCli(['validate', dir]),
-      await runCli(['validate', dir, '--json']),
-      await runCli(['plan', dir, '--agent-config', join(dir, 'agent.yaml')]),
-      await runCli(['run', '--agent-config', join(dir, 'agent.yaml')]),
-    ];
-    expect(runs.map((r) => r.code)).toEqual([1, 1, 1, 1]);
-    for (const run of runs) {
-      const output = run.stdout + run.stderr;
-      expect(output).not.toMatch(/ReferenceError|\n\s+at /);
-      expect(output).not.toContain(WOULD_BE_PASSWORD);
-    }
-    expect(runs[2]?.stdout + (runs[2]?.stderr ?? '')).toContain('agent.yaml:2:12  log_level  the alias *x refers to no anchor');
-  });
+  it(
+    'validate, plan and run end with exit 1 and problems, no stack trace and no would-be password',
+    { timeout: 30_000 },
+    async () => {
+      const dir = tempFolder('alias');
+      writeFileSync(join(dir, 'mpprov.yaml'), stickText);
+      writeFileSync(join(dir, 'agent.yaml'), agentText);
+      const runs = [
+        await runCli(['validate', dir]),
+        await runCli(['validate', dir, '--json']),
+        await runCli(['plan', dir, '--agent-config', join(dir, 'agent.yaml')]),
+        await runCli(['run', '--agent-config', join(dir, 'agent.yaml')]),
+      ];
+      expect(runs.map((r) => r.code)).toEqual([1, 1, 1, 1]);
+      for (const run of runs) {
+        const output = run.stdout + run.stderr;
+        expect(output).not.toMatch(/ReferenceError|\n\s+at /);
+        expect(output).not.toContain(WOULD_BE_PASSWORD);
+      }
+      expect(runs[2]?.stdout + (runs[2]?.stderr ?? '')).toContain(
+        'agent.yaml:2:12  log_level  the alias *x refers to no anchor',
+      );
+    },
+  );
 });
 
 describe('secret values YAML would change without a word', () => {
@@ -91,7 +110,15 @@ monitoring_points:
     writeFileSync(join(dir, 'cut.yaml'), `${head}    password: Peap-Pass #42\n`);
     writeFileSync(join(dir, 'quoted.yaml'), `${head}    password: "Peap-Pass #42"  # the admin password\n`);
     const cut = await loadStick(join(dir, 'cut.yaml'), { label: 'cut.yaml' });
-    expect(cut.problems.map((p) => ({ at: `${p.line}:${p.column}`, severity: p.severity, path: p.path, message: p.message, hint: p.hint }))).toEqual([
+    expect(
+      cut.problems.map((p) => ({
+        at: `${p.line}:${p.column}`,
+        severity: p.severity,
+        path: p.path,
+        message: p.message,
+        hint: p.hint,
+      })),
+    ).toEqual([
       {
         at: '6:25',
         severity: 'warning',
@@ -106,7 +133,14 @@ monitoring_points:
 
   it('agent.yaml saved as Latin-1 is a located problem too', async () => {
     const dir = tempFolder('latin1');
-    writeFileSync(join(dir, 'agent.yaml'), Buffer.concat([Buffer.from('version: 1\nstate_dir: /var/lib/mpprov-caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    writeFileSync(
+      join(dir, 'agent.yaml'),
+      Buffer.concat([
+        Buffer.from('version: 1\nstate_dir: /var/lib/mpprov-caf'),
+        Buffer.from([0xe9]),
+        Buffer.from('\n'),
+      ]),
+    );
     const { problems } = await loadAgentConfig(join(dir, 'agent.yaml'));
     expect(problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
       '2:31 state_dir this line holds a byte that is not UTF-8 text (was the file saved as Latin-1 or Windows-1252?)',

@@ -23,7 +23,8 @@ monitoring_points:
     url: https://192.0.2.10
 ${extra}`;
 
-const errorsOf = (problems: Problem[]) => problems.filter((p) => p.severity === 'error').map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`);
+const errorsOf = (problems: Problem[]) =>
+  problems.filter((p) => p.severity === 'error').map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`);
 
 describe('files named by the configuration', () => {
   it('reads a password file and drops its one trailing newline', async () => {
@@ -40,7 +41,9 @@ describe('files named by the configuration', () => {
   it('refuses an empty secret file', async () => {
     const dir = stickDir(base('    password_file: admin.pw\n'), { 'admin.pw': '\n' });
     const loaded = await loadStick(join(dir, 'mpprov.yaml'), { label: 'mpprov.yaml' });
-    expect(errorsOf(loaded.problems)).toEqual(["5:20 monitoring_points[0].password_file secret file 'admin.pw' is empty"]);
+    expect(errorsOf(loaded.problems)).toEqual([
+      "5:20 monitoring_points[0].password_file secret file 'admin.pw' is empty",
+    ]);
   });
 
   it('checks a passphrase read from a file like an inline one, without quoting it', async () => {
@@ -59,7 +62,9 @@ describe('files named by the configuration', () => {
     const dir = stickDir(base('    password_file: link.pw\n'));
     symlinkSync(join(outside, 'shadow'), join(dir, 'link.pw'));
     const loaded = await loadStick(join(dir, 'mpprov.yaml'));
-    expect(errorsOf(loaded.problems)).toEqual(["5:20 monitoring_points[0].password_file 'link.pw' is a link that leads outside the configuration's folder"]);
+    expect(errorsOf(loaded.problems)).toEqual([
+      "5:20 monitoring_points[0].password_file 'link.pw' is a link that leads outside the configuration's folder",
+    ]);
   });
 
   it('follows a symlink that stays inside the folder', async () => {

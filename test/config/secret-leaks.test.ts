@@ -7,9 +7,17 @@ import { formatProblem } from '../../src/report/index.js';
 
 /** Broken YAML around a secret must not make any problem quote a piece of it. */
 const cases: [string, string, string[]][] = [
-  ['an unquoted comma inside a flow-map passphrase', '    interfaces:\n      wlan0:\n        wireless: { ssid: X, security: wpa2-personal, passphrase: Leak1,Secret98 }\n        ipv4: { method: dhcp }\n', ['Leak1', 'Secret98']],
+  [
+    'an unquoted comma inside a flow-map passphrase',
+    '    interfaces:\n      wlan0:\n        wireless: { ssid: X, security: wpa2-personal, passphrase: Leak1,Secret98 }\n        ipv4: { method: dhcp }\n',
+    ['Leak1', 'Secret98'],
+  ],
   ['a colon inside an unquoted password', '    password: Leak2: Secret99\n', ['Leak2', 'Secret99']],
-  ['a password wrapped onto the next line', '    password: Leak3\n      SecretWrapped\n    prune: maybe\n', ['Leak3', 'SecretWrapped']],
+  [
+    'a password wrapped onto the next line',
+    '    password: Leak3\n      SecretWrapped\n    prune: maybe\n',
+    ['Leak3', 'SecretWrapped'],
+  ],
   ['a URL that does not parse, with credentials', '', ['UrlSecret77']],
 ];
 
@@ -18,7 +26,10 @@ describe('no secret in problems about broken YAML', () => {
     it(what, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'mpprov-leak-'));
       const url = what.startsWith('a URL') ? 'https://admin:UrlSecret77@192.0.2.10:99999' : 'https://192.0.2.10';
-      writeFileSync(join(dir, 'mpprov.yaml'), `version: 1\nmonitoring_points:\n  - name: mp1\n    url: ${url}\n${extra}`);
+      writeFileSync(
+        join(dir, 'mpprov.yaml'),
+        `version: 1\nmonitoring_points:\n  - name: mp1\n    url: ${url}\n${extra}`,
+      );
       const loaded = await loadStick(join(dir, 'mpprov.yaml'));
       expect(loaded.problems.filter((p) => p.severity === 'error').length).toBeGreaterThan(0);
       const shown = loaded.problems.map((p) => formatProblem(p)).join('\n') + JSON.stringify(loaded.problems);

@@ -11,7 +11,10 @@ import { loadStick, type LoadedStick } from '../../src/config/index.js';
  */
 async function load(extra: string): Promise<LoadedStick> {
   const dir = mkdtempSync(join(tmpdir(), 'mpprov-spans-'));
-  writeFileSync(join(dir, 'mpprov.yaml'), `version: 1\nmonitoring_points:\n  - name: mp1\n    url: https://192.0.2.10\n${extra}`);
+  writeFileSync(
+    join(dir, 'mpprov.yaml'),
+    `version: 1\nmonitoring_points:\n  - name: mp1\n    url: https://192.0.2.10\n${extra}`,
+  );
   return loadStick(join(dir, 'mpprov.yaml'), { label: 'mpprov.yaml' });
 }
 
@@ -23,19 +26,42 @@ const masked = (path: string, key: string) => ({
 
 describe('a secret that YAML does not read as one value', () => {
   it('an unquoted ", " in a flow map: the rest is not reported as an unknown key', async () => {
-    const loaded = await load('    interfaces:\n      wlan0:\n        wireless: { ssid: X, security: wpa2-personal, passphrase: Leak1,Secret98 }\n        ipv4: { method: dhcp }\n');
-    expect(loaded.problems).toEqual([{ severity: 'error', file: 'mpprov.yaml', line: 7, column: 66, ...masked('monitoring_points[0].interfaces.wlan0.wireless.passphrase', 'passphrase') }]);
+    const loaded = await load(
+      '    interfaces:\n      wlan0:\n        wireless: { ssid: X, security: wpa2-personal, passphrase: Leak1,Secret98 }\n        ipv4: { method: dhcp }\n',
+    );
+    expect(loaded.problems).toEqual([
+      {
+        severity: 'error',
+        file: 'mpprov.yaml',
+        line: 7,
+        column: 66,
+        ...masked('monitoring_points[0].interfaces.wlan0.wireless.passphrase', 'passphrase'),
+      },
+    ]);
   });
 
   it('": " inside an unquoted password: the parser is not quoted', async () => {
     const loaded = await load('    password: Leak2: Secret99\n');
-    expect(loaded.problems).toEqual([{ severity: 'error', file: 'mpprov.yaml', line: 5, column: 14, ...masked('monitoring_points[0].password', 'password') }]);
+    expect(loaded.problems).toEqual([
+      {
+        severity: 'error',
+        file: 'mpprov.yaml',
+        line: 5,
+        column: 14,
+        ...masked('monitoring_points[0].password', 'password'),
+      },
+    ]);
   });
 
   it('our own sentence about the secret key itself stays as it is', async () => {
-    const loaded = await load('    interfaces:\n      wlan0:\n        wireless: { ssid: X, security: wpa2-personal, passphrase: "short" }\n        ipv4: { method: dhcp }\n');
+    const loaded = await load(
+      '    interfaces:\n      wlan0:\n        wireless: { ssid: X, security: wpa2-personal, passphrase: "short" }\n        ipv4: { method: dhcp }\n',
+    );
     expect(loaded.problems.map((p) => [p.path, p.message])).toEqual([
-      ['monitoring_points[0].interfaces.wlan0.wireless.passphrase', 'passphrase must be 8 to 63 printable ASCII characters, or 64 hex digits'],
+      [
+        'monitoring_points[0].interfaces.wlan0.wireless.passphrase',
+        'passphrase must be 8 to 63 printable ASCII characters, or 64 hex digits',
+      ],
     ]);
   });
 });

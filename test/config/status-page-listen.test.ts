@@ -27,8 +27,10 @@ describe('status_page.listen', () => {
   });
 
   it('refuses anything that is not loopback, with a sentence and a hint', () => {
-    const hint = 'write it like 127.0.0.1:8471 (or [::1]:8471, localhost:8471): the status page is for this laptop only';
-    const notLoopback = (host: string): string => `'${host}' is not a loopback address: the status page is served on this laptop only and has no login`;
+    const hint =
+      'write it like 127.0.0.1:8471 (or [::1]:8471, localhost:8471): the status page is for this laptop only';
+    const notLoopback = (host: string): string =>
+      `'${host}' is not a loopback address: the status page is served on this laptop only and has no login`;
     expect(parseListen('0.0.0.0:8471')).toEqual({ message: notLoopback('0.0.0.0'), hint });
     expect(parseListen('192.168.1.5:8471')).toEqual({ message: notLoopback('192.168.1.5'), hint });
     expect(parseListen('[::]:8471')).toEqual({ message: notLoopback('::'), hint });
@@ -49,9 +51,17 @@ describe('status_page.listen', () => {
   });
 
   it('a wrong type or an unknown key is a located problem too', async () => {
-    const at = async (yaml: string): Promise<string[]> => (await load(yaml)).problems.map((p) => `${p.line}:${p.column} ${p.path}`);
+    const at = async (yaml: string): Promise<string[]> =>
+      (await load(yaml)).problems.map((p) => `${p.line}:${p.column} ${p.path}`);
     expect(await at('version: 1\nstatus_page:\n  listen: 8471\n')).toEqual(['3:11 status_page.listen']);
-    expect(await at('version: 1\nstatus_page:\n  port: 8471\n')).toEqual(['3:3 status_page.listen', '3:3 status_page.port']);
-    expect((await load('version: 1\nstatus_page: { listen: "127.0.0.1:8471" }\n')).config.statusPage?.listen).toEqual({ host: '127.0.0.1', port: 8471, text: '127.0.0.1:8471' });
+    expect(await at('version: 1\nstatus_page:\n  port: 8471\n')).toEqual([
+      '3:3 status_page.listen',
+      '3:3 status_page.port',
+    ]);
+    expect((await load('version: 1\nstatus_page: { listen: "127.0.0.1:8471" }\n')).config.statusPage?.listen).toEqual({
+      host: '127.0.0.1',
+      port: 8471,
+      text: '127.0.0.1:8471',
+    });
   });
 });

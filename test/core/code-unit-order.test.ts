@@ -4,7 +4,14 @@ import { normaliseFields, type OrderedRequest, vlanRuleOrder } from '../../src/p
 
 describe('byCodeUnit', () => {
   it('orders by UTF-16 code unit as `<` does, not by a locale (upper case before lower, "_" after digits)', () => {
-    expect(['eth1.9', 'eth_a', 'eth1.10', 'ETH2', 'eth1', 'eth1.9'].sort(byCodeUnit)).toEqual(['ETH2', 'eth1', 'eth1.10', 'eth1.9', 'eth1.9', 'eth_a']);
+    expect(['eth1.9', 'eth_a', 'eth1.10', 'ETH2', 'eth1', 'eth1.9'].sort(byCodeUnit)).toEqual([
+      'ETH2',
+      'eth1',
+      'eth1.10',
+      'eth1.9',
+      'eth1.9',
+      'eth_a',
+    ]);
     expect(byCodeUnit('2026-01-02T00:00:00Z', '2026-01-10T00:00:00Z')).toBe(-1);
     expect(byCodeUnit('a', 'a')).toBe(0);
   });
@@ -25,12 +32,26 @@ describe("the job path's sorts without the locale", () => {
 
   it('orders same-rank stanza requests by name', () => {
     const post = (name: string): OrderedRequest => ({ name, kind: 'post', withDot1x: false, turnsDot1xOff: false });
-    expect(vlanRuleOrder([post('eth2'), post('eth1'), post('eth10')], (r) => r).map((r) => r.name)).toEqual(['eth1', 'eth10', 'eth2']);
+    expect(vlanRuleOrder([post('eth2'), post('eth1'), post('eth10')], (r) => r).map((r) => r.name)).toEqual([
+      'eth1',
+      'eth10',
+      'eth2',
+    ]);
   });
 
   it('compares routes as a set', () => {
-    const a = normaliseFields({ routes: [{ destination: '192.0.2.0/24', gateway: '192.0.2.1' }, { destination: '198.51.100.0/24', gateway: '192.0.2.1' }] });
-    const b = normaliseFields({ routes: [{ destination: '198.51.100.0/24', gateway: '192.0.2.1' }, { destination: '192.0.2.0/24', gateway: '192.0.2.1' }] });
+    const a = normaliseFields({
+      routes: [
+        { destination: '192.0.2.0/24', gateway: '192.0.2.1' },
+        { destination: '198.51.100.0/24', gateway: '192.0.2.1' },
+      ],
+    });
+    const b = normaliseFields({
+      routes: [
+        { destination: '198.51.100.0/24', gateway: '192.0.2.1' },
+        { destination: '192.0.2.0/24', gateway: '192.0.2.1' },
+      ],
+    });
     expect(a).toEqual(b);
   });
 });

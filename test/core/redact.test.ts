@@ -36,14 +36,23 @@ describe('the redactor', () => {
     const forms = secretForms('use a gateway');
     expect(forms[0]).toBe('use a gateway');
     expect(forms).toEqual([...new Set(forms)]);
-    expect(forms).toEqual(expect.arrayContaining(['use%20a%20gateway', 'use+a+gateway', 'dXNlIGEgZ2F0ZXdheQ', '75736520612067617465776179']));
+    expect(forms).toEqual(
+      expect.arrayContaining([
+        'use%20a%20gateway',
+        'use+a+gateway',
+        'dXNlIGEgZ2F0ZXdheQ',
+        '75736520612067617465776179',
+      ]),
+    );
   });
 
   it('masks no single word of a secret: other text stays exactly as it was', () => {
     const words = new Redactor([new Secret('correct horse battery staple'), new Secret('use a gateway, Mallory')]);
     const hint = "use a gateway inside the interface's subnet, or correct the prefix length";
     expect(words.text(hint)).toBe(hint);
-    expect(words.text('wpa_passphrase "correct horse battery staple" refused')).toBe('wpa_passphrase "(secret)" refused');
+    expect(words.text('wpa_passphrase "correct horse battery staple" refused')).toBe(
+      'wpa_passphrase "(secret)" refused',
+    );
     expect(words.holdsSecret(hint)).toBe(false);
   });
 
@@ -59,7 +68,9 @@ describe('the redactor', () => {
 
   it('hides a secret that itself contains the placeholder, in every form', () => {
     const redactor = new Redactor([new Secret('correct horse (secret) battery')]);
-    expect(redactor.text('"wpa_password":"correct horse (secret) battery" was refused')).toBe('"wpa_password":"(secret)" was refused');
+    expect(redactor.text('"wpa_password":"correct horse (secret) battery" was refused')).toBe(
+      '"wpa_password":"(secret)" was refused',
+    );
     expect(redactor.text(`pw=${encodeURIComponent('correct horse (secret) battery')}`)).toBe('pw=(secret)');
     expect(redactor.text('x(secret)y')).toBe('x(secret)y');
   });
@@ -105,12 +116,18 @@ describe('a Secret', () => {
   const secret = new Secret('s3cret-value');
 
   it('prints, serialises and inspects as (secret)', () => {
-    expect([String(secret), JSON.stringify({ secret }), inspect({ secret })]).toEqual(['(secret)', '{"secret":"(secret)"}', '{ secret: (secret) }']);
+    expect([String(secret), JSON.stringify({ secret }), inspect({ secret })]).toEqual([
+      '(secret)',
+      '{"secret":"(secret)"}',
+      '{ secret: (secret) }',
+    ]);
   });
 
   it('hashes with a key as the secrets record always did: context parts and value, NUL between', () => {
     const key = Buffer.alloc(32, 7);
-    const before = createHmac('sha256', key).update('https://192.0.2.10\0eth1 inet\0wpa_password\0s3cret-value').digest('hex');
+    const before = createHmac('sha256', key)
+      .update('https://192.0.2.10\0eth1 inet\0wpa_password\0s3cret-value')
+      .digest('hex');
     expect(secret.keyedHash(key, ['https://192.0.2.10', 'eth1 inet', 'wpa_password'])).toBe(before);
   });
 

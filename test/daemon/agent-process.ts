@@ -19,7 +19,9 @@ export interface AgentWorld {
   cleanup(): Promise<void>;
 }
 
-export async function makeWorld(options: { agentYaml?: (world: { mediaRoot: string; stateDir: string; profilesDir: string }) => string } = {}): Promise<AgentWorld> {
+export async function makeWorld(
+  options: { agentYaml?: (world: { mediaRoot: string; stateDir: string; profilesDir: string }) => string } = {},
+): Promise<AgentWorld> {
   const dir = await mkdtemp(join(tmpdir(), 'mpprov-daemon-'));
   const mediaRoot = join(dir, 'media');
   const stateDir = join(dir, 'state');
@@ -53,11 +55,19 @@ export interface AgentProcess {
 /** Starts `mpprov run` for the world, outside systemd unless `env` says otherwise, and waits until it watches. */
 export async function startAgent(world: AgentWorld, env: NodeJS.ProcessEnv = {}): Promise<AgentProcess> {
   // status.json goes to the world's own runtime folder, never the machine's /run/mpprov.
-  const agent = startCli(['run', '--agent-config', world.agentConfig], { env: { JOURNAL_STREAM: '', NOTIFY_SOCKET: '', RUNTIME_DIRECTORY: join(world.dir, 'run'), ...env } });
+  const agent = startCli(['run', '--agent-config', world.agentConfig], {
+    env: { JOURNAL_STREAM: '', NOTIFY_SOCKET: '', RUNTIME_DIRECTORY: join(world.dir, 'run'), ...env },
+  });
   const output = async (): Promise<string> => agent.output();
   // Ready once it says it is watching: mounts before that would be found by the start-up scan anyway.
   try {
-    await waitFor(async () => (await output()).includes('watching media roots'), 15_000, 'the agent to start', output, agent.exited);
+    await waitFor(
+      async () => (await output()).includes('watching media roots'),
+      15_000,
+      'the agent to start',
+      output,
+      agent.exited,
+    );
   } catch (error) {
     await agent.stop('SIGKILL');
     throw error;
@@ -79,7 +89,8 @@ export async function waitFor(
   for (;;) {
     if (await check()) return;
     if (Date.now() > end || dead) {
-      const tail = output === undefined ? '' : `\n--- agent output ---\n${(await output()).split('\n').slice(-60).join('\n')}`;
+      const tail =
+        output === undefined ? '' : `\n--- agent output ---\n${(await output()).split('\n').slice(-60).join('\n')}`;
       throw new Error(`${dead ? 'the agent exited' : 'timed out'} waiting for ${what}${tail}`);
     }
     await new Promise((r) => setTimeout(r, 50));
@@ -113,7 +124,12 @@ export async function readJobs(stateDir: string): Promise<HistoryLine[]> {
     .map((l) => JSON.parse(l) as HistoryLine);
 }
 
-export async function waitForJobEnds(world: AgentWorld, count: number, agent?: AgentProcess, timeoutMs = 25_000): Promise<HistoryLine[]> {
+export async function waitForJobEnds(
+  world: AgentWorld,
+  count: number,
+  agent?: AgentProcess,
+  timeoutMs = 25_000,
+): Promise<HistoryLine[]> {
   let ends: HistoryLine[] = [];
   await waitFor(
     async () => {

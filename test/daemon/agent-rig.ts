@@ -18,9 +18,16 @@ export interface AgentRig {
   /** `mpprov run` in that world; a test may start it again after a stop. */
   startAgent(world: AgentWorld, env?: NodeJS.ProcessEnv): Promise<AgentProcess>;
   /** What most tests start with: one simulated device, and the agent running in a world of its own. */
-  startWithDevice(options?: SimulatorOptions): Promise<{ sim: SimulatorHandle; world: AgentWorld; agent: AgentProcess }>;
+  startWithDevice(
+    options?: SimulatorOptions,
+  ): Promise<{ sim: SimulatorHandle; world: AgentWorld; agent: AgentProcess }>;
   /** A FAT image `<label>.img` in the world with these files, mounted at the media root as `<label>`. */
-  insertStick(world: AgentWorld, label: string, files: Record<string, string | Buffer>, options?: { readOnly?: boolean }): Promise<InsertedStick>;
+  insertStick(
+    world: AgentWorld,
+    label: string,
+    files: Record<string, string | Buffer>,
+    options?: { readOnly?: boolean },
+  ): Promise<InsertedStick>;
   /** Mounts an image (again), as insertStick does. */
   mount(image: string, mountPoint: string, options: { readOnly?: boolean; logFile: string }): Promise<MountedStick>;
 }

@@ -5,19 +5,26 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDeviceLocks, JOB_ID_PATTERN, jobIdSource, newJobId } from '../../src/agent/index.js';
 import type { DeviceResult } from '../../src/apply/index.js';
-import { isUnderMediaRoot, mediaMounts, parseFindmntLine, parseMountinfo, watchMounts } from '../../src/ingest/index.js';
-import { createAgentLogger } from '../../src/report/agent-logger.js';
 import {
-  concludeJob,
-  createEventFormatter,
-  deviceWords,
-  formatJobLine,
-  resultWord,
-} from '../../src/report/index.js';
+  isUnderMediaRoot,
+  mediaMounts,
+  parseFindmntLine,
+  parseMountinfo,
+  watchMounts,
+} from '../../src/ingest/index.js';
+import { createAgentLogger } from '../../src/report/agent-logger.js';
+import { concludeJob, createEventFormatter, deviceWords, formatJobLine, resultWord } from '../../src/report/index.js';
 import { Redactor, Secret } from '../../src/core/index.js';
 
 const device = (name: string, outcome: DeviceResult['outcome'], extra: Partial<DeviceResult> = {}): DeviceResult => ({
-  device: name, url: `https://${name}`, outcome, message: 'm', steps: [], warnings: [], durationMs: 1, ...extra,
+  device: name,
+  url: `https://${name}`,
+  outcome,
+  message: 'm',
+  steps: [],
+  warnings: [],
+  durationMs: 1,
+  ...extra,
 });
 
 describe('the RESULT line', () => {
@@ -33,28 +40,65 @@ describe('the RESULT line', () => {
   it('says per device what happened in a few words', () => {
     expect(deviceWords(device('mp1', 'changed'), false)).toBe('mp1: changed and verified');
     expect(deviceWords(device('mp1', 'no-change'), false)).toBe('mp1: already applied, no restart');
-    expect(deviceWords(device('mp1', 'failed', { code: 'MPPROV_DEVICE_AUTH' }), false)).toBe('mp1: failed, wrong user name or password');
-    expect(deviceWords(device('mp1', 'failed', { code: 'MPPROV_DEVICE_UNREACHABLE', deviceLost: true }), false)).toBe('mp1: failed, did not come back after the networking restart');
-    expect(deviceWords(device('mp1', 'failed', { code: 'MPPROV_DEVICE_PIN_MISMATCH', deviceLost: true }), false)).toBe('mp1: failed, came back from the restart with a different TLS certificate (possible interception): check the device before trusting it');
-    expect(deviceWords(device('mp1', 'failed', { code: 'MPPROV_APPLY_FAILED', rollback: { outcome: 'restored', message: 'x' } }), false)).toBe('mp1: failed, wrong result, rollback restored');
-    expect(deviceWords(device('mp1', 'failed', { code: 'MPPROV_PLAN_REFUSED' }), false)).toBe('mp1: failed, refused before any change (would cut off access)');
+    expect(deviceWords(device('mp1', 'failed', { code: 'MPPROV_DEVICE_AUTH' }), false)).toBe(
+      'mp1: failed, wrong user name or password',
+    );
+    expect(deviceWords(device('mp1', 'failed', { code: 'MPPROV_DEVICE_UNREACHABLE', deviceLost: true }), false)).toBe(
+      'mp1: failed, did not come back after the networking restart',
+    );
+    expect(deviceWords(device('mp1', 'failed', { code: 'MPPROV_DEVICE_PIN_MISMATCH', deviceLost: true }), false)).toBe(
+      'mp1: failed, came back from the restart with a different TLS certificate (possible interception): check the device before trusting it',
+    );
     expect(
-      concludeJob({ result: { file: 'f', configSha256: '', outcome: 'changed', problems: [], plans: [], devices: [device('a', 'changed'), device('b', 'no-change')] }, configName: 'mpprov.yaml', stopped: false }),
+      deviceWords(
+        device('mp1', 'failed', { code: 'MPPROV_APPLY_FAILED', rollback: { outcome: 'restored', message: 'x' } }),
+        false,
+      ),
+    ).toBe('mp1: failed, wrong result, rollback restored');
+    expect(deviceWords(device('mp1', 'failed', { code: 'MPPROV_PLAN_REFUSED' }), false)).toBe(
+      'mp1: failed, refused before any change (would cut off access)',
+    );
+    expect(
+      concludeJob({
+        result: {
+          file: 'f',
+          configSha256: '',
+          outcome: 'changed',
+          problems: [],
+          plans: [],
+          devices: [device('a', 'changed'), device('b', 'no-change')],
+        },
+        configName: 'mpprov.yaml',
+        stopped: false,
+      }),
     ).toEqual({ word: 'OK', summary: 'a: changed and verified; b: already applied, no restart' });
   });
 
   it('prefixes every body line with the time and the job id', () => {
     const at = new Date(2026, 10, 22, 12, 48, 0, 7);
-    expect(formatJobLine(at, 'j20261122-124800-3fa9', 'one\ntwo')).toBe('12:48:00.007 [j20261122-124800-3fa9] one\n12:48:00.007 [j20261122-124800-3fa9] two\n');
+    expect(formatJobLine(at, 'j20261122-124800-3fa9', 'one\ntwo')).toBe(
+      '12:48:00.007 [j20261122-124800-3fa9] one\n12:48:00.007 [j20261122-124800-3fa9] two\n',
+    );
   });
 
   it('logs waiting at most every 5 s per device, and refusals as errors', () => {
     const format = createEventFormatter();
-    const wait = (elapsedMs: number) => format({ type: 'waiting', device: 'mp1', description: 'restart', elapsedMs, reason: 'connection refused' });
+    const wait = (elapsedMs: number) =>
+      format({ type: 'waiting', device: 'mp1', description: 'restart', elapsedMs, reason: 'connection refused' });
     expect(wait(250)).toHaveLength(1);
     expect(wait(2_000)).toHaveLength(0);
     expect(wait(5_300)).toHaveLength(1);
-    expect(format({ type: 'plan', device: 'mp1', steps: [], hasChanges: true, refusals: ['would cut off eth0'], diff: [], aclDiff: [] })).toEqual([{ level: 'error', text: '[mp1] REFUSED: would cut off eth0' }]);
+    expect(
+      format({
+        type: 'plan',
+        device: 'mp1',
+        steps: [],
+        hasChanges: true,
+        refusals: ['would cut off eth0'],
+        diff: [],
+        aclDiff: [],
+      }),
+    ).toEqual([{ level: 'error', text: '[mp1] REFUSED: would cut off eth0' }]);
   });
 });
 
@@ -67,7 +111,10 @@ describe('redaction', () => {
     const remove = redactor.add([new Secret('Tr0ub4dor&3')]);
     const logger = createAgentLogger({ level: 'debug', redactor, stream, env: { JOURNAL_STREAM: '8:1' } });
     logger.log('warn', 'the device echoed Tr0ub4dor&3 back', 'j20261122-124800-3fa9');
-    logger.log('debug', `body pw=${encodeURIComponent('Tr0ub4dor&3')}&x=1, or ${Buffer.from('Tr0ub4dor&3').toString('base64')}`);
+    logger.log(
+      'debug',
+      `body pw=${encodeURIComponent('Tr0ub4dor&3')}&x=1, or ${Buffer.from('Tr0ub4dor&3').toString('base64')}`,
+    );
     remove();
     logger.log('error', 'no longer known: Tr0ub4dor&3');
     await new Promise((r) => setImmediate(r));
@@ -90,18 +137,35 @@ describe('the mount table', () => {
 
   it('parses mountinfo, unescaping names, and picks the mounts under the media roots', () => {
     const entries = parseMountinfo(table);
-    expect(entries[1]).toEqual({ target: '/media/tech/MY STICK', source: '/dev/sdb1', fstype: 'vfat', device: '8:17', readOnly: false });
+    expect(entries[1]).toEqual({
+      target: '/media/tech/MY STICK',
+      source: '/dev/sdb1',
+      fstype: 'vfat',
+      device: '8:17',
+      readOnly: false,
+    });
     expect(entries[2]?.readOnly).toBe(true);
-    expect([...mediaMounts(entries, ['/media', '/run/media/']).keys()]).toEqual(['/media/tech/MY STICK', '/run/media/tech/MP']);
+    expect([...mediaMounts(entries, ['/media', '/run/media/']).keys()]).toEqual([
+      '/media/tech/MY STICK',
+      '/run/media/tech/MP',
+    ]);
     expect(isUnderMediaRoot('/mnt', ['/mnt'])).toBe(true);
     expect(isUnderMediaRoot('/mediaplayer', ['/media'])).toBe(false);
   });
 
   it("reads findmnt's event lines", () => {
-    expect(parseFindmntLine('ACTION="umount" TARGET="/media/tech/MY STICK" OLD-TARGET="/media/tech/MY STICK"')).toEqual({
-      ACTION: 'umount', TARGET: '/media/tech/MY STICK', 'OLD-TARGET': '/media/tech/MY STICK',
+    expect(parseFindmntLine('ACTION="umount" TARGET="/media/tech/MY STICK" OLD-TARGET="/media/tech/MY STICK"')).toEqual(
+      {
+        ACTION: 'umount',
+        TARGET: '/media/tech/MY STICK',
+        'OLD-TARGET': '/media/tech/MY STICK',
+      },
+    );
+    expect(parseFindmntLine('ACTION="mount" TARGET="/media/a\\x22b" OLD-TARGET=""')).toEqual({
+      ACTION: 'mount',
+      TARGET: '/media/a"b',
+      'OLD-TARGET': '',
     });
-    expect(parseFindmntLine('ACTION="mount" TARGET="/media/a\\x22b" OLD-TARGET=""')).toEqual({ ACTION: 'mount', TARGET: '/media/a"b', 'OLD-TARGET': '' });
   });
 
   let dir: string | undefined;
@@ -151,13 +215,23 @@ describe('the mount table', () => {
     await writeFile(fake, '#!/bin/sh\nexit 3\n', { mode: 0o755 });
     const events: string[] = [];
     const notices: string[] = [];
-    const watcher = await watchMounts({ mediaRoots: ['/media'], mountinfoFile: file, findmntCommand: fake, onMount: (e) => events.push(`+${e.target}`), onUnmount: () => undefined, onNotice: (m) => notices.push(m) });
+    const watcher = await watchMounts({
+      mediaRoots: ['/media'],
+      mountinfoFile: file,
+      findmntCommand: fake,
+      onMount: (e) => events.push(`+${e.target}`),
+      onUnmount: () => undefined,
+      onNotice: (m) => notices.push(m),
+    });
     await until(() => notices.length >= 1);
     await writeFile(file, '50 27 0:50 / /media/S rw - vfat /dev/sdb1 rw\n');
     await until(() => events.length === 1 && notices.length >= 2);
     await watcher.close();
     expect(watcher.mode()).toBe('findmnt');
-    expect(notices.slice(0, 2)).toEqual([`${fake} --poll exited (status 3); restarting it in 200 ms`, `${fake} --poll exited (status 3); restarting it in 1000 ms`]);
+    expect(notices.slice(0, 2)).toEqual([
+      `${fake} --poll exited (status 3); restarting it in 200 ms`,
+      `${fake} --poll exited (status 3); restarting it in 1000 ms`,
+    ]);
     expect(events).toEqual(['+/media/S']);
   });
 });
@@ -171,7 +245,10 @@ describe('jobs', () => {
   it('never get an id twice from one agent, though 16 random bits repeat within a second', () => {
     let clock = Date.UTC(2026, 10, 22, 12, 48, 0);
     const draws = ['3fa9', '3fa9', '3fa9', '0001', '3fa9', '3fa9'];
-    const next = jobIdSource(() => new Date(clock), () => draws.shift() ?? 'ffff');
+    const next = jobIdSource(
+      () => new Date(clock),
+      () => draws.shift() ?? 'ffff',
+    );
     expect([next(), next()]).toEqual(['j20261122-124800-3fa9', 'j20261122-124800-0001']);
     // A new second: the same random part is a new id.
     clock += 1000;

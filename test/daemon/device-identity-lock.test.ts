@@ -17,8 +17,17 @@ describe('mpprov run: one device spelt two ways', () => {
     expect(byName).not.toBe(sim.url);
     const w = await rig.makeWorld();
     const running = await rig.startAgent(w);
-    const { stick: firstStick } = await rig.insertStick(w, 'FIRST', stickFiles([{ name: 'mp1', sim, address: '192.0.2.21' }]));
-    await waitFor(async () => (await running.output()).includes('[mp1] connecting to'), 20_000, 'the first job to reach the device', running.output);
+    const { stick: firstStick } = await rig.insertStick(
+      w,
+      'FIRST',
+      stickFiles([{ name: 'mp1', sim, address: '192.0.2.21' }]),
+    );
+    await waitFor(
+      async () => (await running.output()).includes('[mp1] connecting to'),
+      20_000,
+      'the first job to reach the device',
+      running.output,
+    );
     const second = stickFiles([{ name: 'mp1', sim, address: '192.0.2.22' }]);
     second['mpprov.yaml'] = (second['mpprov.yaml'] ?? '').replace(sim.url, byName);
     expect(second['mpprov.yaml']).toContain(`url: ${byName}`);
@@ -27,7 +36,10 @@ describe('mpprov run: one device spelt two ways', () => {
     await firstStick.unmount();
     await secondStick.unmount();
 
-    expect(ends.map((e) => e.result), await running.output()).toEqual(['CHANGED', 'CHANGED']);
+    expect(
+      ends.map((e) => e.result),
+      await running.output(),
+    ).toEqual(['CHANGED', 'CHANGED']);
     expect(sim.state().restarts).toBe(2);
     const logB = (await readFatFile(imageB, 'usb.log')) ?? '';
     expect(logB).toContain(`waiting: ${byName} is being configured by job ${ends[0]?.id ?? ''}`);

@@ -19,17 +19,33 @@ const MTOOLS_ENV = { ...process.env, MTOOLS_SKIP_CHECK: '1' };
 /** Fails with a sentence that says what to install, rather than a cryptic spawn error later. */
 export function requireFatTools(): void {
   if (!existsSync('/dev/fuse')) {
-    throw new Error('/dev/fuse is missing: the FAT stick tests mount images with fusefat (FUSE); run them on a machine or container with /dev/fuse');
+    throw new Error(
+      '/dev/fuse is missing: the FAT stick tests mount images with fusefat (FUSE); run them on a machine or container with /dev/fuse',
+    );
   }
   const path = (process.env.PATH ?? '').split(':');
-  for (const [tool, pkg] of [['mkfs.vfat', 'dosfstools'], ['mcopy', 'mtools'], ['fusefat', 'fusefat'], ['fusermount', 'fuse']] as const) {
-    if (!path.some((dir) => existsSync(join(dir, tool))) && !existsSync(`/usr/sbin/${tool}`) && !existsSync(`/sbin/${tool}`)) {
+  for (const [tool, pkg] of [
+    ['mkfs.vfat', 'dosfstools'],
+    ['mcopy', 'mtools'],
+    ['fusefat', 'fusefat'],
+    ['fusermount', 'fuse'],
+  ] as const) {
+    if (
+      !path.some((dir) => existsSync(join(dir, tool))) &&
+      !existsSync(`/usr/sbin/${tool}`) &&
+      !existsSync(`/sbin/${tool}`)
+    ) {
       throw new Error(`${tool} is missing: apt-get install -y ${pkg} (.ci/run installs it)`);
     }
   }
 }
 
-export async function makeFatImage(image: string, label: string, files: Record<string, string | Buffer>, sizeMiB = 8): Promise<void> {
+export async function makeFatImage(
+  image: string,
+  label: string,
+  files: Record<string, string | Buffer>,
+  sizeMiB = 8,
+): Promise<void> {
   await mkdir(dirname(image), { recursive: true });
   await writeFile(image, '');
   await run('truncate', ['-s', `${sizeMiB}M`, image]);
@@ -57,7 +73,11 @@ export async function makeFatImage(image: string, label: string, files: Record<s
 /** A file from the image (after unmounting), or undefined when it is not there. */
 export async function readFatFile(image: string, path: string): Promise<string | undefined> {
   try {
-    const { stdout } = await run('mcopy', ['-n', '-i', image, `::${path}`, '-'], { env: MTOOLS_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run('mcopy', ['-n', '-i', image, `::${path}`, '-'], {
+      env: MTOOLS_ENV,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return stdout;
   } catch {
     return undefined;
@@ -113,12 +133,17 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what:
  * Mounts `image` at `mountPoint` (created, must be empty) with `fusefat -f`, a child under the
  * test's control. Its chatty debug output goes to a file: a pipe nobody drains would block it.
  */
-export async function mountFat(image: string, mountPoint: string, options: { readOnly?: boolean; logFile: string }): Promise<MountedStick> {
+export async function mountFat(
+  image: string,
+  mountPoint: string,
+  options: { readOnly?: boolean; logFile: string },
+): Promise<MountedStick> {
   await mkdir(mountPoint, { recursive: true });
   const out = openSync(options.logFile, 'a');
   let child: ChildProcess;
   try {
-    const args = options.readOnly === true ? ['-f', '-o', 'ro', image, mountPoint] : ['-f', '-o', 'rw+', image, mountPoint];
+    const args =
+      options.readOnly === true ? ['-f', '-o', 'ro', image, mountPoint] : ['-f', '-o', 'rw+', image, mountPoint];
     child = spawn('fusefat', args, { stdio: ['ignore', out, out] });
   } finally {
     closeSync(out);
@@ -131,10 +156,14 @@ export async function mountFat(image: string, mountPoint: string, options: { rea
     }),
   );
   try {
-    await waitUntil(async () => {
-      if (exitedEarly !== undefined) throw new Error(exitedEarly);
-      return inMountTable(mountPoint);
-    }, 10_000, `fusefat to mount ${mountPoint}`);
+    await waitUntil(
+      async () => {
+        if (exitedEarly !== undefined) throw new Error(exitedEarly);
+        return inMountTable(mountPoint);
+      },
+      10_000,
+      `fusefat to mount ${mountPoint}`,
+    );
   } catch (error) {
     // What fusefat said is the only clue to why a mount did not happen.
     const said = (await readFile(options.logFile, 'utf8').catch(() => '')).split('\n').slice(-15).join('\n');

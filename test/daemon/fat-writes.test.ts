@@ -29,7 +29,8 @@ describe('writing usb.log to a real FAT stick (fusefat)', () => {
   it('appends to a small file although fusefat refuses appends there (EPERM), and never truncates', async () => {
     const { image, root } = await mount({ 'usb.log': 'old line\n' });
     const methods: string[] = [];
-    for (let i = 0; i < 40; i++) methods.push(await appendDurably(join(root, 'usb.log'), `line ${i} ${'x'.repeat(60)}\n`));
+    for (let i = 0; i < 40; i++)
+      methods.push(await appendDurably(join(root, 'usb.log'), `line ${i} ${'x'.repeat(60)}\n`));
     await replaceDurably(join(root, 'mpprov-result.json'), '{"a":1}\n');
     await replaceDurably(join(root, 'mpprov-result.json'), '{"b":2}\n');
     await stick?.unmount();
@@ -67,7 +68,8 @@ describe('writing usb.log to a real FAT stick (fusefat)', () => {
 
   it('snapshots a stick: names as the configuration spells them, caps and links handled', async () => {
     // Only files the configuration mentions are read (deep.txt and deeper.txt included, to show the depth cap).
-    const config = 'version: 1\n# password_file: secrets/admin.pw and certs/ca.pem\nx: [secrets/admin.pw, certs/ca.pem, a/b/c/d/deep.txt, a/b/c/d/e/deeper.txt]\n';
+    const config =
+      'version: 1\n# password_file: secrets/admin.pw and certs/ca.pem\nx: [secrets/admin.pw, certs/ca.pem, a/b/c/d/deep.txt, a/b/c/d/e/deeper.txt]\n';
     const { root } = await mount({
       'mpprov.yaml': config,
       'secrets/admin.pw': 'pw\n',
@@ -84,9 +86,16 @@ describe('writing usb.log to a real FAT stick (fusefat)', () => {
     expect(await readFile(join(copy, 'secrets/admin.pw'), 'utf8')).toBe('pw\n');
     expect(await readFile(join(copy, 'certs/ca.pem'), 'utf8')).toBe('PEM\n');
     // As listed (SECRETS, CERTS) and as spelt (secrets, certs); usb.log is not input; TEST (the volume label) is not mentioned.
-    expect([...new Set((await readdir(copy)).map((n) => n.toLowerCase()))].sort()).toEqual(['a', 'certs', 'mpprov.yaml', 'secrets']);
-    expect((await readFile(join(copy, 'a/b/c/d/deep.txt'), 'utf8'))).toBe('depth 4\n');
-    expect(snapshot.notes).toEqual([expect.stringMatching(/^folder a\/b\/c\/d\/e is deeper than 4 levels: not read$/i)]);
+    expect([...new Set((await readdir(copy)).map((n) => n.toLowerCase()))].sort()).toEqual([
+      'a',
+      'certs',
+      'mpprov.yaml',
+      'secrets',
+    ]);
+    expect(await readFile(join(copy, 'a/b/c/d/deep.txt'), 'utf8')).toBe('depth 4\n');
+    expect(snapshot.notes).toEqual([
+      expect.stringMatching(/^folder a\/b\/c\/d\/e is deeper than 4 levels: not read$/i),
+    ]);
   });
 });
 
@@ -103,7 +112,9 @@ describe('on an ordinary folder', () => {
     const watcher = watch(dir, (_event, name) => appeared.push(String(name)));
     try {
       const append = await appendDurably(join(dir, 'usb.log'), 'x\n', { device: elsewhere }).catch((e: unknown) => e);
-      const replace = await replaceDurably(join(dir, 'mpprov-result.json'), '{}', { device: elsewhere }).catch((e: unknown) => e);
+      const replace = await replaceDurably(join(dir, 'mpprov-result.json'), '{}', { device: elsewhere }).catch(
+        (e: unknown) => e,
+      );
       const txt = await writeResultTxt(dir, 'MPPROV-OK.TXT', 'ok\r\n', { device: elsewhere }).catch((e: unknown) => e);
       expect((append as NodeJS.ErrnoException).code).toBe('ENODEV');
       expect(classifyStickError(replace)).toBe('removed');
@@ -122,7 +133,10 @@ describe('on an ordinary folder', () => {
     const root = join(dir, 'stick');
     await mkdir(join(root, 'certs'), { recursive: true });
     await writeFile(join(dir, 'outside.pem'), 'SECRET OUTSIDE\n');
-    await writeFile(join(root, 'mpprov.yaml'), 'version: 1\nfiles: [certs/big.p12, certs/real.pem, certs/out.pem, certs/in.pem]\n');
+    await writeFile(
+      join(root, 'mpprov.yaml'),
+      'version: 1\nfiles: [certs/big.p12, certs/real.pem, certs/out.pem, certs/in.pem]\n',
+    );
     await writeFile(join(root, 'certs', 'big.p12'), Buffer.alloc(1024 * 1024 + 1, 1));
     await writeFile(join(root, 'certs', 'real.pem'), 'PEM\n');
     await symlink(join(dir, 'outside.pem'), join(root, 'certs', 'out.pem'));
@@ -135,6 +149,9 @@ describe('on an ordinary folder', () => {
     expect(await readFile(join(copy, 'certs', 'in.pem'), 'utf8')).toBe('PEM\n');
     expect((await readdir(join(copy, 'certs'))).sort()).toEqual(['big.p12', 'in.pem', 'real.pem']);
     expect(await readdir(copy)).not.toContain('MPPROV-RESULT.JSON');
-    expect(snapshot.notes.sort()).toEqual(['certs/big.p12 is 1048577 bytes, over the 1 MiB limit: not read', 'certs/out.pem is a link that leads outside the stick: not read']);
+    expect(snapshot.notes.sort()).toEqual([
+      'certs/big.p12 is 1048577 bytes, over the 1 MiB limit: not read',
+      'certs/out.pem is a link that leads outside the stick: not read',
+    ]);
   });
 });

@@ -16,7 +16,8 @@ describe('mpprov run with gc exposed', () => {
   it('collects the heap once its job has ended and it is idle', { timeout: 60_000 }, async () => {
     const sim = await rig.simulator({ restartMs: 200 });
     const world = await rig.makeWorld({
-      agentYaml: (w) => `version: 1\nmedia_roots: [${w.mediaRoot}]\nprofiles_dirs: [${w.profilesDir}]\nstate_dir: ${w.stateDir}\nlog_level: debug\ntimeouts: { request_s: 5, restart_s: 30 }\n`,
+      agentYaml: (w) =>
+        `version: 1\nmedia_roots: [${w.mediaRoot}]\nprofiles_dirs: [${w.profilesDir}]\nstate_dir: ${w.stateDir}\nlog_level: debug\ntimeouts: { request_s: 5, restart_s: 30 }\n`,
     });
     const agent = await rig.startAgent(world, { NODE_OPTIONS: '--expose-gc' });
     expect(await agent.output()).not.toContain('idle: heap collected');
@@ -26,7 +27,12 @@ describe('mpprov run with gc exposed', () => {
     await rename(join(world.profilesDir, '.p.yaml.tmp'), join(world.profilesDir, 'p.yaml'));
     const [end] = await waitForJobEnds(world, 1, agent);
     expect(end?.result).toBe('CHANGED');
-    await waitFor(async () => (await agent.output()).includes('idle: heap collected'), 20_000, 'the idle collection', agent.output);
+    await waitFor(
+      async () => (await agent.output()).includes('idle: heap collected'),
+      20_000,
+      'the idle collection',
+      agent.output,
+    );
     expect(await agent.output()).toMatch(/idle: heap collected, \d+\.\d -> \d+\.\d MiB in use \(\d+ ms\)/);
   });
 });

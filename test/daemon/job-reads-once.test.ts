@@ -66,88 +66,112 @@ monitoring_points:
 const sims = useSimulators();
 
 describe("the daemon's job", () => {
-  it('reads each stick file once, parses its YAML once, and writes no secret in any form', { timeout: 60_000 }, async () => {
-    const sim = await sims.start({ restartMs: 200, password: ADMIN });
-    const dir = tempFolder('mpprov-job');
-    const root = join(dir, 'MPSTICK');
-    const write = async (name: string, content: string | Buffer): Promise<void> => {
-      await mkdir(dirname(join(root, name)), { recursive: true });
-      await writeFile(join(root, name), content);
-    };
-    await write('secrets/admin.pw', `${ADMIN}\n`);
-    await write('certs/radius-ca.pem', await readFile(RADIUS_CA));
+  it(
+    'reads each stick file once, parses its YAML once, and writes no secret in any form',
+    { timeout: 60_000 },
+    async () => {
+      const sim = await sims.start({ restartMs: 200, password: ADMIN });
+      const dir = tempFolder('mpprov-job');
+      const root = join(dir, 'MPSTICK');
+      const write = async (name: string, content: string | Buffer): Promise<void> => {
+        await mkdir(dirname(join(root, name)), { recursive: true });
+        await writeFile(join(root, name), content);
+      };
+      await write('secrets/admin.pw', `${ADMIN}\n`);
+      await write('certs/radius-ca.pem', await readFile(RADIUS_CA));
 
-    // Counts what the job reads through its seam.
-    const reads: string[] = [];
-    const reader: StickReader = {
-      readConfigFile: (file) => {
-        reads.push(`config ${basename(file)}`);
-        return fileStickReader.readConfigFile(file);
-      },
-      readReferencedFile: (base, name) => {
-        reads.push(`file ${name}`);
-        return fileStickReader.readReferencedFile(base, name);
-      },
-    };
-    const redactor = new Redactor();
-    const journal = new PassThrough();
-    let journalText = '';
-    journal.on('data', (chunk: Buffer) => (journalText += chunk.toString()));
-    const agent = { ...defaultAgentConfig(), stateDir: join(dir, 'state'), restartTimeoutMs: 20_000 };
-    const env: JobEnvironment = {
-      agent,
-      state: await openStateStore(agent.stateDir, redactor),
-      logger: createAgentLogger({ level: 'debug', redactor, stream: journal, env: {} }),
-      redactor,
-      reader,
-      locks: createDeviceLocks(),
-      signal: new AbortController().signal,
-      stopReason: () => undefined,
-      hostname: 'laptop',
-      version: '0.0.0-test',
-      stickQueue: createWriteQueues(),
-    };
-    const runJob = async (id: string, gateway: string) => {
-      await write('mpprov.yaml', stickYaml(sim, gateway));
-      reads.length = 0;
-      parses.count = 0;
-      const request: JobRequest = { kind: 'stick', root, configName: 'mpprov.yaml', label: 'MPSTICK', device: (await stat(root)).dev, configSha256: '' };
-      const end = await startJob(id, request, env).done;
-      return { end, reads: [...reads].sort(), parses: parses.count };
-    };
+      // Counts what the job reads through its seam.
+      const reads: string[] = [];
+      const reader: StickReader = {
+        readConfigFile: (file) => {
+          reads.push(`config ${basename(file)}`);
+          return fileStickReader.readConfigFile(file);
+        },
+        readReferencedFile: (base, name) => {
+          reads.push(`file ${name}`);
+          return fileStickReader.readReferencedFile(base, name);
+        },
+      };
+      const redactor = new Redactor();
+      const journal = new PassThrough();
+      let journalText = '';
+      journal.on('data', (chunk: Buffer) => (journalText += chunk.toString()));
+      const agent = { ...defaultAgentConfig(), stateDir: join(dir, 'state'), restartTimeoutMs: 20_000 };
+      const env: JobEnvironment = {
+        agent,
+        state: await openStateStore(agent.stateDir, redactor),
+        logger: createAgentLogger({ level: 'debug', redactor, stream: journal, env: {} }),
+        redactor,
+        reader,
+        locks: createDeviceLocks(),
+        signal: new AbortController().signal,
+        stopReason: () => undefined,
+        hostname: 'laptop',
+        version: '0.0.0-test',
+        stickQueue: createWriteQueues(),
+      };
+      const runJob = async (id: string, gateway: string) => {
+        await write('mpprov.yaml', stickYaml(sim, gateway));
+        reads.length = 0;
+        parses.count = 0;
+        const request: JobRequest = {
+          kind: 'stick',
+          root,
+          configName: 'mpprov.yaml',
+          label: 'MPSTICK',
+          device: (await stat(root)).dev,
+          configSha256: '',
+        };
+        const end = await startJob(id, request, env).done;
+        return { end, reads: [...reads].sort(), parses: parses.count };
+      };
 
-    // A stick with a mistake: its one problem reaches usb.log word for word.
-    const invalid = await runJob('j20260101-000000-0001', '192.0.3.1');
-    expect(invalid.end.conclusion.word).toBe('FAILED');
-    // A valid one: provisioned.
-    const valid = await runJob('j20260101-000000-0002', '192.0.2.1');
-    expect(valid.end.conclusion.word).toBe('CHANGED');
+      // A stick with a mistake: its one problem reaches usb.log word for word.
+      const invalid = await runJob('j20260101-000000-0001', '192.0.3.1');
+      expect(invalid.end.conclusion.word).toBe('FAILED');
+      // A valid one: provisioned.
+      const valid = await runJob('j20260101-000000-0002', '192.0.2.1');
+      expect(valid.end.conclusion.word).toBe('CHANGED');
 
-    // Each file once through the job's seam, and one YAML parse per job: nothing loads the stick twice.
-    const once = ['config mpprov.yaml', 'file certs/radius-ca.pem', 'file secrets/admin.pw'];
-    expect([invalid.reads, invalid.parses]).toEqual([once, 1]);
-    expect([valid.reads, valid.parses]).toEqual([once, 1]);
+      // Each file once through the job's seam, and one YAML parse per job: nothing loads the stick twice.
+      const once = ['config mpprov.yaml', 'file certs/radius-ca.pem', 'file secrets/admin.pw'];
+      expect([invalid.reads, invalid.parses]).toEqual([once, 1]);
+      expect([valid.reads, valid.parses]).toEqual([once, 1]);
 
-    const usbLog = await readFile(join(root, 'usb.log'), 'utf8');
-    expect(usbLog).toContain(
-      "problem: mpprov.yaml:9:66  monitoring_points[0].interfaces.eth1.ipv4.gateway  gateway 192.0.3.1 is outside the subnet of 192.0.2.10/24  (use a gateway inside the interface's subnet, or correct the prefix length)",
-    );
-    // eth1 is static with 802.1X: its authorization is not visible through the Admin API, and said so.
-    expect(usbLog).toContain('RESULT: CHANGED  mp1: changed, 802.1X authorization of eth1 inet not visible through the Admin API (check the switch port)  [j20260101-000000-0002]');
+      const usbLog = await readFile(join(root, 'usb.log'), 'utf8');
+      expect(usbLog).toContain(
+        "problem: mpprov.yaml:9:66  monitoring_points[0].interfaces.eth1.ipv4.gateway  gateway 192.0.3.1 is outside the subnet of 192.0.2.10/24  (use a gateway inside the interface's subnet, or correct the prefix length)",
+      );
+      // eth1 is static with 802.1X: its authorization is not visible through the Admin API, and said so.
+      expect(usbLog).toContain(
+        'RESULT: CHANGED  mp1: changed, 802.1X authorization of eth1 inet not visible through the Admin API (check the switch port)  [j20260101-000000-0002]',
+      );
 
-    await env.logger.close();
-    const outputs = new Map<string, Buffer>([['journal', Buffer.from(journalText)], ...(await allFiles(root)), ...(await allFiles(agent.stateDir))]);
-    expect([...outputs.keys()].map((k) => basename(k)).sort()).toEqual(
-      expect.arrayContaining(['journal', 'usb.log', 'mpprov-result.json', 'jobs.jsonl', 'secrets-record.json', 'j20260101-000000-0002.log']),
-    );
-    const searched = [ADMIN, PEAP].flatMap(formsOf);
-    expect(searched.length).toBeGreaterThanOrEqual(14);
-    const found: string[] = [];
-    for (const [name, content] of outputs) {
-      // The stick's own input files hold the secrets, as the network team wrote them.
-      if (name === join(root, 'mpprov.yaml') || name === join(root, 'secrets/admin.pw')) continue;
-      for (const form of searched) if (content.includes(form)) found.push(`${form} in ${name}`);
-    }
-    expect(found).toEqual([]);
-  });
+      await env.logger.close();
+      const outputs = new Map<string, Buffer>([
+        ['journal', Buffer.from(journalText)],
+        ...(await allFiles(root)),
+        ...(await allFiles(agent.stateDir)),
+      ]);
+      expect([...outputs.keys()].map((k) => basename(k)).sort()).toEqual(
+        expect.arrayContaining([
+          'journal',
+          'usb.log',
+          'mpprov-result.json',
+          'jobs.jsonl',
+          'secrets-record.json',
+          'j20260101-000000-0002.log',
+        ]),
+      );
+      const searched = [ADMIN, PEAP].flatMap(formsOf);
+      expect(searched.length).toBeGreaterThanOrEqual(14);
+      const found: string[] = [];
+      for (const [name, content] of outputs) {
+        // The stick's own input files hold the secrets, as the network team wrote them.
+        if (name === join(root, 'mpprov.yaml') || name === join(root, 'secrets/admin.pw')) continue;
+        for (const form of searched) if (content.includes(form)) found.push(`${form} in ${name}`);
+      }
+      expect(found).toEqual([]);
+    },
+  );
 });

@@ -38,10 +38,18 @@ interface KillPoint {
 const settingsOf = (view: Record<string, unknown>[]): unknown =>
   view.map(({ name, families }) => ({
     name,
-    families: Object.fromEntries(Object.entries((families ?? {}) as Record<string, Record<string, unknown>>).map(([family, { in_use: _inUse, ...rest }]) => [family, rest])),
+    families: Object.fromEntries(
+      Object.entries((families ?? {}) as Record<string, Record<string, unknown>>).map(
+        ([family, { in_use: _inUse, ...rest }]) => [family, rest],
+      ),
+    ),
   }));
 
-const writes = (sim: SimulatorHandle): string[] => sim.requests().filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
+const writes = (sim: SimulatorHandle): string[] =>
+  sim
+    .requests()
+    .filter((r) => r.method !== 'GET')
+    .map((r) => `${r.method} ${r.path}`);
 
 const RADIUS_CA = fileURLToPath(new URL('../../profiles/certs/radius-ca.pem', import.meta.url));
 const PEAP_SECRET = 'Kill-Matrix-Peap-71';
@@ -49,7 +57,8 @@ const PEAP_SECRET = 'Kill-Matrix-Peap-71';
 /** A static eth1 with PEAP whose server CA is on the stick: the job uploads it before the POST. */
 function peapCaStick(sim: SimulatorHandle): Record<string, string | Buffer> {
   const files: Record<string, string | Buffer> = stickFiles([{ name: 'mp1', sim }]);
-  files['mpprov.yaml'] = `${files['mpprov.yaml']}        dot1x: { eap: peap, inner: mschapv2, identity: mp01@corp.example, password: "${PEAP_SECRET}", ca_cert: certs/radius-ca.pem }\n`;
+  files['mpprov.yaml'] =
+    `${files['mpprov.yaml']}        dot1x: { eap: peap, inner: mschapv2, identity: mp01@corp.example, password: "${PEAP_SECRET}", ca_cert: certs/radius-ca.pem }\n`;
   files['certs/radius-ca.pem'] = readFileSync(RADIUS_CA);
   return files;
 }
@@ -77,7 +86,8 @@ const POINTS: KillPoint[] = [
     name: 'after the POST, with the restart request under way',
     // The restart request is held before the device acts on it: the stanza is pending, not active.
     faults: ['latency=60s,times=1@PUT /api/v1/service/networking/'],
-    reached: (sim, output) => writes(sim).includes('POST /api/v1/interface/') && output.includes('step 3/4: restart networking'),
+    reached: (sim, output) =>
+      writes(sim).includes('POST /api/v1/interface/') && output.includes('step 3/4: restart networking'),
     // The journal line comes just before the request: let it leave.
     settleMs: 300,
     where: /where it stopped: mp1: step 3\/4 restart networking[^\n]*\(not finished\)/,
@@ -101,7 +111,8 @@ const POINTS: KillPoint[] = [
     // Every step is done on the device; the job waits for the stick to take its log.
     reached: (sim, output) => sim.state().restarts === 1 && output.includes('step 4/4 done'),
     settleMs: 500,
-    where: /where it stopped: mp1: changed: applied and verified: 1 stanza\(s\) added \(last step done: check the active view after the restart/,
+    where:
+      /where it stopped: mp1: changed: applied and verified: 1 stanza\(s\) added \(last step done: check the active view after the restart/,
     next: 'NO CHANGE',
   },
 ];
@@ -110,50 +121,77 @@ describe('the agent killed with SIGKILL at each point of a job', () => {
   const rig = useAgentRig();
 
   for (const point of POINTS) {
-    it(`${point.name}: reported at the next start, told to the stick, completed at its next insertion`, { timeout: 120_000 }, async () => {
-      const { sim, world: w, agent } = await rig.startWithDevice({ restartMs: 300, faults: point.faults });
-      const { image, stick } = await rig.insertStick(w, 'KILL', point.stick === 'peap-ca' ? peapCaStick(sim) : stickFiles([{ name: 'mp1', sim }]));
-      if (point.hangStick === true) {
-        await waitFor(async () => (await agent.output()).includes('[mp1] connecting to'), 20_000, 'the job to start', agent.output);
-        stick.pause();
-      }
-      if (point.onRestart !== undefined) {
-        await waitFor(() => sim.state().phase === 'restarting', 20_000, 'the restart', agent.output);
-        sim.setFaults(point.onRestart);
-      }
-      await waitFor(async () => point.reached(sim, await agent.output()), 20_000, point.name, agent.output);
-      if (point.settleMs !== undefined) await new Promise((r) => setTimeout(r, point.settleMs));
-      const killed = agent.stop('SIGKILL');
-      // A write fusefat had taken before it stopped holds the killed agent's thread until answered.
-      stick.resume();
-      await killed;
-      sim.setFaults([]);
-      const [start] = (await readJobs(w.stateDir)).filter((r) => r.event === 'start');
-      expect(start?.id).toBeDefined();
+    it(
+      `${point.name}: reported at the next start, told to the stick, completed at its next insertion`,
+      { timeout: 120_000 },
+      async () => {
+        const { sim, world: w, agent } = await rig.startWithDevice({ restartMs: 300, faults: point.faults });
+        const { image, stick } = await rig.insertStick(
+          w,
+          'KILL',
+          point.stick === 'peap-ca' ? peapCaStick(sim) : stickFiles([{ name: 'mp1', sim }]),
+        );
+        if (point.hangStick === true) {
+          await waitFor(
+            async () => (await agent.output()).includes('[mp1] connecting to'),
+            20_000,
+            'the job to start',
+            agent.output,
+          );
+          stick.pause();
+        }
+        if (point.onRestart !== undefined) {
+          await waitFor(() => sim.state().phase === 'restarting', 20_000, 'the restart', agent.output);
+          sim.setFaults(point.onRestart);
+        }
+        await waitFor(async () => point.reached(sim, await agent.output()), 20_000, point.name, agent.output);
+        if (point.settleMs !== undefined) await new Promise((r) => setTimeout(r, point.settleMs));
+        const killed = agent.stop('SIGKILL');
+        // A write fusefat had taken before it stopped holds the killed agent's thread until answered.
+        stick.resume();
+        await killed;
+        sim.setFaults([]);
+        const [start] = (await readJobs(w.stateDir)).filter((r) => r.event === 'start');
+        expect(start?.id).toBeDefined();
 
-      const again: AgentProcess = await rig.startAgent(w);
-      const journal = await again.output();
-      expect(journal).toContain(`[${start?.id}] an earlier job did not finish: the agent stopped before the job finished (crash, kill or power loss)`);
-      expect(journal).toMatch(point.where);
-      // Still inserted: not started again by itself (a stick that crashed a run could do it again).
-      await waitFor(async () => (await again.output()).includes('this stick is not started'), 15_000, 'the refusal', again.output);
-      await stick.unmount();
-      await waitFor(async () => (await again.output()).includes('its next insertion runs again'), 15_000, 'the stick to be seen gone', again.output);
-      const reinserted = await rig.mount(image, stick.mountPoint, { logFile: `${image}.fuse2.log` });
-      const ends = await waitForJobEnds(w, 1, again);
-      await reinserted.unmount();
+        const again: AgentProcess = await rig.startAgent(w);
+        const journal = await again.output();
+        expect(journal).toContain(
+          `[${start?.id}] an earlier job did not finish: the agent stopped before the job finished (crash, kill or power loss)`,
+        );
+        expect(journal).toMatch(point.where);
+        // Still inserted: not started again by itself (a stick that crashed a run could do it again).
+        await waitFor(
+          async () => (await again.output()).includes('this stick is not started'),
+          15_000,
+          'the refusal',
+          again.output,
+        );
+        await stick.unmount();
+        await waitFor(
+          async () => (await again.output()).includes('its next insertion runs again'),
+          15_000,
+          'the stick to be seen gone',
+          again.output,
+        );
+        const reinserted = await rig.mount(image, stick.mountPoint, { logFile: `${image}.fuse2.log` });
+        const ends = await waitForJobEnds(w, 1, again);
+        await reinserted.unmount();
 
-      expect(ends[0]?.result, await again.output()).toBe(point.next);
-      expect(activeEth1(sim)).toMatchObject({ method: 'static', address: '192.0.2.10' });
-      // Nothing is left pending on the device: what the killed job posted was applied or replaced.
-      expect(settingsOf(sim.state().interfaces.pending)).toEqual(settingsOf(sim.state().interfaces.active));
-      const usbLog = (await readFatFile(image, 'usb.log')) ?? '';
-      expect(usbLog).toContain(`NOTE [${start?.id}] this job on the stick`);
-      expect(usbLog).toMatch(point.where);
-      expect(usbLog.trimEnd().split('\n').at(-1)).toMatch(new RegExp(`^RESULT: ${point.next}  mp1: .*  \\[${ends[0]?.id}\\]$`));
-      const history = await readJobs(w.stateDir);
-      expect(history.find((r) => r.event === 'interrupted')).toMatchObject({ id: start?.id });
-      expect((await again.stop()).code).toBe(0);
-    });
+        expect(ends[0]?.result, await again.output()).toBe(point.next);
+        expect(activeEth1(sim)).toMatchObject({ method: 'static', address: '192.0.2.10' });
+        // Nothing is left pending on the device: what the killed job posted was applied or replaced.
+        expect(settingsOf(sim.state().interfaces.pending)).toEqual(settingsOf(sim.state().interfaces.active));
+        const usbLog = (await readFatFile(image, 'usb.log')) ?? '';
+        expect(usbLog).toContain(`NOTE [${start?.id}] this job on the stick`);
+        expect(usbLog).toMatch(point.where);
+        expect(usbLog.trimEnd().split('\n').at(-1)).toMatch(
+          new RegExp(`^RESULT: ${point.next}  mp1: .*  \\[${ends[0]?.id}\\]$`),
+        );
+        const history = await readJobs(w.stateDir);
+        expect(history.find((r) => r.event === 'interrupted')).toMatchObject({ id: start?.id });
+        expect((await again.stop()).code).toBe(0);
+      },
+    );
   }
 });

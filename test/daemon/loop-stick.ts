@@ -34,13 +34,24 @@ export interface LoopStick {
 }
 
 export function requireLoopTools(): void {
-  if (!existsSync('/dev/loop-control')) throw new Error('/dev/loop-control is missing: these tests mount ext2 images on loop devices (root and a kernel with loop support, as CI has)');
-  for (const [tool, pkg] of [['mkfs.ext2', 'e2fsprogs'], ['losetup', 'mount']] as const) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) throw new Error(`${tool} is missing: apt-get install -y ${pkg} (.ci/run installs it)`);
+  if (!existsSync('/dev/loop-control'))
+    throw new Error(
+      '/dev/loop-control is missing: these tests mount ext2 images on loop devices (root and a kernel with loop support, as CI has)',
+    );
+  for (const [tool, pkg] of [
+    ['mkfs.ext2', 'e2fsprogs'],
+    ['losetup', 'mount'],
+  ] as const) {
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0)
+      throw new Error(`${tool} is missing: apt-get install -y ${pkg} (.ci/run installs it)`);
   }
 }
 
-export function useLoopSticks(): (world: AgentWorld, label: string, files: Record<string, string | Buffer>) => LoopStick {
+export function useLoopSticks(): (
+  world: AgentWorld,
+  label: string,
+  files: Record<string, string | Buffer>,
+) => LoopStick {
   const made: LoopStick[] = [];
   const shared: string[] = [];
   const unmountAll = (dir: string): void => {

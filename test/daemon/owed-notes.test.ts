@@ -14,7 +14,14 @@ describe('notes owed to a stick', () => {
 
   it('go only to the stick with the same label and the same configuration', async () => {
     const state = await openStateStore(tempFolder('state'), new Redactor());
-    await state.addNote({ id: 'j20260101-000000-0001', kind: 'interrupted', created: '2026-01-01T00:00:00Z', label: 'MPPROV', config_sha256: A, text: 'job stopped at step 3\n' });
+    await state.addNote({
+      id: 'j20260101-000000-0001',
+      kind: 'interrupted',
+      created: '2026-01-01T00:00:00Z',
+      label: 'MPPROV',
+      config_sha256: A,
+      text: 'job stopped at step 3\n',
+    });
 
     expect(await state.notesFor('MPPROV', B)).toEqual([]);
     expect(await state.notesFor('OTHER', A)).toEqual([]);

@@ -28,7 +28,8 @@ describe('mpprov run: a stick unmounted and mounted again within milliseconds', 
   it(`every insertion gets exactly one job (${REMOUNTS} remounts)`, { timeout: 600_000 }, async () => {
     const world = await rig.makeWorld({
       // The test unmounts the stick itself; info keeps 500 jobs' output small.
-      agentYaml: ({ mediaRoot, stateDir }) => `version: 1\nmedia_roots: [${mediaRoot}]\nstate_dir: ${stateDir}\nlog_level: info\nwhen_done: { eject: false }\n`,
+      agentYaml: ({ mediaRoot, stateDir }) =>
+        `version: 1\nmedia_roots: [${mediaRoot}]\nstate_dir: ${stateDir}\nlog_level: info\nwhen_done: { eject: false }\n`,
     });
     const agent = await rig.startAgent(world);
     const agentPid = agent.child.pid ?? 0;
@@ -49,7 +50,9 @@ describe('mpprov run: a stick unmounted and mounted again within milliseconds', 
         agent.exited,
       );
       // A second job for one insertion starts with the first: by now it would show.
-      expect(history.filter((r) => r.event === 'start').length, `jobs started after insertion ${insertions}`).toBe(insertions);
+      expect(history.filter((r) => r.event === 'start').length, `jobs started after insertion ${insertions}`).toBe(
+        insertions,
+      );
     };
 
     const started = Date.now();

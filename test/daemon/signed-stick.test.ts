@@ -20,7 +20,10 @@ async function signedFiles(sim: SimulatorHandle, key: string): Promise<Record<st
   try {
     writeStick(dir, stickFiles([{ name: 'mp1', sim }]));
     const loaded = await loadStick(join(dir, 'mpprov.yaml'));
-    const outcome = await signStick(dir, key, { configName: 'mpprov.yaml', referencedPaths: referencedFiles(loaded.model) });
+    const outcome = await signStick(dir, key, {
+      configName: 'mpprov.yaml',
+      referencedPaths: referencedFiles(loaded.model),
+    });
     expect(outcome.ok, JSON.stringify(outcome)).toBe(true);
     return Object.fromEntries(readStick(dir));
   } finally {
@@ -63,31 +66,41 @@ describe('mpprov run with signatures.required', () => {
     const usbLog = (await readFatFile(image, 'usb.log')) ?? '';
     expect(usbLog).toContain('signature: not signed');
     expect(usbLog).toContain('mpprov.sha256.sig');
-    expect(usbLog).toMatch(/^RESULT: FAILED .*signature is refused \(mpprov\.sha256\.sig: the stick is not signed\); nothing was sent to any device/m);
+    expect(usbLog).toMatch(
+      /^RESULT: FAILED .*signature is refused \(mpprov\.sha256\.sig: the stick is not signed\); nothing was sent to any device/m,
+    );
     expect(sim.requests()).toEqual([]);
   });
 
-  it('refuses a signed stick whose mpprov.yaml was changed afterwards, naming the file', { timeout: 60_000 }, async () => {
-    const { sim, world, agent } = await start();
-    const files = await signedFiles(sim, keys.keys.team);
-    files['mpprov.yaml'] = Buffer.concat([files['mpprov.yaml'] as Buffer, Buffer.from('# changed after signing\n')]);
-    const { image, stick } = await rig.insertStick(world, 'ALTERED', files);
-    const [end] = await waitForJobEnds(world, 1, agent);
-    await stick.unmount();
-    expect(end?.result, await agent.output()).toBe('FAILED');
-    const usbLog = (await readFatFile(image, 'usb.log')) ?? '';
-    expect(usbLog).toContain('signature: signature of team@example.com refused');
-    expect(usbLog).toMatch(/problem: mpprov\.sha256:\d+:\d+ .*'mpprov\.yaml' changed after the stick was signed/);
-    expect(usbLog).toMatch(/^RESULT: FAILED .*signature is refused/m);
-    expect(sim.requests()).toEqual([]);
-  });
+  it(
+    'refuses a signed stick whose mpprov.yaml was changed afterwards, naming the file',
+    { timeout: 60_000 },
+    async () => {
+      const { sim, world, agent } = await start();
+      const files = await signedFiles(sim, keys.keys.team);
+      files['mpprov.yaml'] = Buffer.concat([files['mpprov.yaml'] as Buffer, Buffer.from('# changed after signing\n')]);
+      const { image, stick } = await rig.insertStick(world, 'ALTERED', files);
+      const [end] = await waitForJobEnds(world, 1, agent);
+      await stick.unmount();
+      expect(end?.result, await agent.output()).toBe('FAILED');
+      const usbLog = (await readFatFile(image, 'usb.log')) ?? '';
+      expect(usbLog).toContain('signature: signature of team@example.com refused');
+      expect(usbLog).toMatch(/problem: mpprov\.sha256:\d+:\d+ .*'mpprov\.yaml' changed after the stick was signed/);
+      expect(usbLog).toMatch(/^RESULT: FAILED .*signature is refused/m);
+      expect(sim.requests()).toEqual([]);
+    },
+  );
 
-  it('with required: false, an unsigned stick runs as before and usb.log says nothing of signatures', { timeout: 60_000 }, async () => {
-    const { sim, world, agent } = await start(false);
-    const { image, stick } = await rig.insertStick(world, 'PLAIN', stickFiles([{ name: 'mp1', sim }]));
-    const [end] = await waitForJobEnds(world, 1, agent);
-    await stick.unmount();
-    expect(end?.result, await agent.output()).toBe('CHANGED');
-    expect((await readFatFile(image, 'usb.log')) ?? '').not.toContain('signature');
-  });
+  it(
+    'with required: false, an unsigned stick runs as before and usb.log says nothing of signatures',
+    { timeout: 60_000 },
+    async () => {
+      const { sim, world, agent } = await start(false);
+      const { image, stick } = await rig.insertStick(world, 'PLAIN', stickFiles([{ name: 'mp1', sim }]));
+      const [end] = await waitForJobEnds(world, 1, agent);
+      await stick.unmount();
+      expect(end?.result, await agent.output()).toBe('CHANGED');
+      expect((await readFatFile(image, 'usb.log')) ?? '').not.toContain('signature');
+    },
+  );
 });

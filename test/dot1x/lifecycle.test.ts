@@ -15,7 +15,13 @@ import { applyFile } from '../apply/apply-helpers.js';
 import { cliPath, repoRoot, runCli, useProcesses, type StartedProcess } from '../support/run-cli.js';
 import { worldReadableCli } from '../support/world-readable-cli.js';
 import { useSimulators } from '../support/simulator-fixture.js';
-import { PROFILE_ADMIN_PASSWORD, PROFILE_DEVICE, stateDir, stickHead, stickWithConfig } from '../support/stick-workspace.js';
+import {
+  PROFILE_ADMIN_PASSWORD,
+  PROFILE_DEVICE,
+  stateDir,
+  stickHead,
+  stickWithConfig,
+} from '../support/stick-workspace.js';
 import { tempFolder } from '../support/temp-folder.js';
 import { assertRealBackendCanRun, isAlive, leftoversOf, NOTHING_LEFT, pidsIn } from './real-lab.js';
 
@@ -42,7 +48,10 @@ beforeAll(async () => {
   // Readable by "nobody": one test runs the command without root.
   await chmod(dir, 0o755);
   // Drops to uid/gid 65534, then runs the script named next as if started directly.
-  await writeFile(join(dir, 'as-nobody.mjs'), `process.setgid(65534);\nprocess.setuid(65534);\nprocess.argv.splice(1, 1);\nawait import(process.argv[1]);\n`);
+  await writeFile(
+    join(dir, 'as-nobody.mjs'),
+    `process.setgid(65534);\nprocess.setuid(65534);\nprocess.argv.splice(1, 1);\nawait import(process.argv[1]);\n`,
+  );
   // A process holding one real lab: authenticates in a loop (about 2 s each, without the kick),
   // or throws an uncaught error. Prints its lab's names first.
   await writeFile(
@@ -69,7 +78,10 @@ async function until(done: () => boolean, what: string, timeoutMs = 15_000): Pro
   }
 }
 
-const namespaceExists = (name: string) => (spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout ?? '').split('\n').some((l) => l.split(' ')[0] === name);
+const namespaceExists = (name: string) =>
+  (spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout ?? '')
+    .split('\n')
+    .some((l) => l.split(' ')[0] === name);
 
 /** Starts a lab holder and waits until hostapd and wpa_supplicant both run in its namespaces. */
 async function holderMidAuthentication(): Promise<{ started: StartedProcess; names: LabNames; daemons: number[] }> {
@@ -101,7 +113,9 @@ describe('in-process', () => {
       expect(n.id).toMatch(new RegExp(`^mpsim-${process.pid}-\\d+$`));
       expect([n.authNamespace, n.supplicantNamespace]).toEqual([`${n.id}-auth`, `${n.id}-supp`]);
       expect(namespaceExists(n.authNamespace) && namespaceExists(n.supplicantNamespace)).toBe(true);
-      const link = spawnSync('ip', ['-n', n.authNamespace, '-o', 'link', 'show', n.authInterface], { encoding: 'utf8' }).stdout;
+      const link = spawnSync('ip', ['-n', n.authNamespace, '-o', 'link', 'show', n.authInterface], {
+        encoding: 'utf8',
+      }).stdout;
       expect(link).toContain(`${n.authInterface}@`);
       // Neither end of the veth is in our own namespace: nothing can leave the lab.
       expect(leftoversOf(process.pid).links).toEqual([]);
@@ -124,16 +138,22 @@ describe('in-process', () => {
 
   it('two simulators at once, each with its own namespaces, both authorize on the wire', async () => {
     assertRealBackendCanRun();
-    const starting = await Promise.allSettled([1, 2].map(() => startProfileDevice({ switchPorts: { eth1: profile }, dot1xBackend: 'real' })));
+    const starting = await Promise.allSettled(
+      [1, 2].map(() => startProfileDevice({ switchPorts: { eth1: profile }, dot1xBackend: 'real' })),
+    );
     const devices = starting.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     try {
-      expect(starting.map((s) => (s.status === 'rejected' ? String(s.reason) : 'started'))).toEqual(['started', 'started']);
+      expect(starting.map((s) => (s.status === 'rejected' ? String(s.reason) : 'started'))).toEqual([
+        'started',
+        'started',
+      ]);
       expect(devices.map((d) => d.dot1xBackend)).toEqual(['real', 'real']);
       const labs = liveLabs();
       expect(new Set(labs.flatMap((l) => [l.authNamespace, l.supplicantNamespace])).size).toBe(4);
       const results = await Promise.all(devices.map((d) => applyFile(stickWithConfig(stickHead(d, PEAP_ETH1)))));
       expect(results.map((r) => r.result.outcome)).toEqual(['changed', 'changed']);
-      for (const d of devices) expect(d.state().dot1x['eth1']?.reason).toMatch(/^authorized on the wire by PEAP-MSCHAPv2/);
+      for (const d of devices)
+        expect(d.state().dot1x['eth1']?.reason).toMatch(/^authorized on the wire by PEAP-MSCHAPv2/);
     } finally {
       await Promise.all(devices.map((d) => d.close()));
     }
@@ -142,15 +162,19 @@ describe('in-process', () => {
 });
 
 describe('a process holding a lab', () => {
-  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)('%s in the middle of an authentication: daemons, namespaces and folder go, and the signal still ends it', async (signal) => {
-    assertRealBackendCanRun();
-    const { started, daemons } = await holderMidAuthentication();
-    started.child.kill(signal);
-    expect(await started.exited).toEqual({ code: null, signal });
-    // Killed before the holder ended; `until` only gives pid 1 a moment to reap them.
-    await until(() => daemons.every((pid) => !isAlive(pid)), 'the daemons to be gone', 5_000);
-    expect(leftoversOf(started.child.pid!)).toEqual(NOTHING_LEFT);
-  }, 30_000);
+  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)(
+    '%s in the middle of an authentication: daemons, namespaces and folder go, and the signal still ends it',
+    async (signal) => {
+      assertRealBackendCanRun();
+      const { started, daemons } = await holderMidAuthentication();
+      started.child.kill(signal);
+      expect(await started.exited).toEqual({ code: null, signal });
+      // Killed before the holder ended; `until` only gives pid 1 a moment to reap them.
+      await until(() => daemons.every((pid) => !isAlive(pid)), 'the daemons to be gone', 5_000);
+      expect(leftoversOf(started.child.pid!)).toEqual(NOTHING_LEFT);
+    },
+    30_000,
+  );
 
   it('an uncaught error: removed on the way out', async () => {
     assertRealBackendCanRun();
@@ -180,7 +204,16 @@ describe('mpprov simulate --dot1x-backend real', () => {
   it('says so, serves a stick applied by mpprov apply on the wire, and leaves nothing after SIGTERM', async () => {
     assertRealBackendCanRun();
     const sim = await simulate([
-      '--json', '--dot1x-backend', 'real', '--switch', `eth1=dot1x:${PORT}`, '--password', PROFILE_ADMIN_PASSWORD, '--restart-ms', '200', '--no-rate-limit',
+      '--json',
+      '--dot1x-backend',
+      'real',
+      '--switch',
+      `eth1=dot1x:${PORT}`,
+      '--password',
+      PROFILE_ADMIN_PASSWORD,
+      '--restart-ms',
+      '200',
+      '--no-rate-limit',
     ]);
     expect(sim.stderr()).toBe('');
     const info = JSON.parse(sim.firstLine) as Record<string, string>;
@@ -189,11 +222,22 @@ describe('mpprov simulate --dot1x-backend real', () => {
 
     const head = `version: 1\nmonitoring_points:\n  - name: mp1\n    url: ${info['url']}\n    password_file: secrets/admin.pw\n    tls: { fingerprint_sha256: "${info['fingerprint_sha256']}" }\n`;
     const stick = stickWithConfig(head + PEAP_ETH1);
-    const applied = await runCli(['apply', stick, '--agent-config', '/nonexistent/agent.yaml', '--state-dir', stateDir()]);
+    const applied = await runCli([
+      'apply',
+      stick,
+      '--agent-config',
+      '/nonexistent/agent.yaml',
+      '--state-dir',
+      stateDir(),
+    ]);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
-    const control = (await (await fetch(`${info['control_url']}/state`)).json()) as { state: { dot1x: Record<string, { state: string; reason: string }> } };
+    const control = (await (await fetch(`${info['control_url']}/state`)).json()) as {
+      state: { dot1x: Record<string, { state: string; reason: string }> };
+    };
     expect(control.state.dot1x['eth1']?.state).toBe('authorized');
-    expect(control.state.dot1x['eth1']?.reason).toMatch(/^authorized on the wire by PEAP-MSCHAPv2 as "mp01@corp.example"/);
+    expect(control.state.dot1x['eth1']?.reason).toMatch(
+      /^authorized on the wire by PEAP-MSCHAPv2 as "mp01@corp.example"/,
+    );
 
     sim.child.kill('SIGTERM');
     expect(await sim.exited).toEqual({ code: 0, signal: null });
@@ -206,7 +250,9 @@ describe('mpprov simulate --dot1x-backend real', () => {
     await until(() => sim.stdout().includes('Stop with Ctrl-C.'), 'the banner');
     const pid = sim.child.pid!;
     expect(sim.stdout()).toMatch(
-      new RegExp(`\\n {2}802\\.1X: {7}real: hostapd v\\S+, wpa_supplicant v\\S+ in network namespaces mpsim-${pid}-1-auth and mpsim-${pid}-1-supp\\n`),
+      new RegExp(
+        `\\n {2}802\\.1X: {7}real: hostapd v\\S+, wpa_supplicant v\\S+ in network namespaces mpsim-${pid}-1-auth and mpsim-${pid}-1-supp\\n`,
+      ),
     );
     sim.child.kill('SIGINT');
     expect(await sim.exited).toEqual({ code: 0, signal: null });
@@ -216,7 +262,9 @@ describe('mpprov simulate --dot1x-backend real', () => {
   it('keeps the model backend by default, and says so', async () => {
     const sim = await simulate(['--password', 'pw-text']);
     await until(() => sim.stdout().includes('Stop with Ctrl-C.'), 'the banner');
-    expect(sim.stdout()).toContain('\n  802.1X:       model: decided in-process from certificates and passwords (--dot1x-backend real runs hostapd and wpa_supplicant)\n');
+    expect(sim.stdout()).toContain(
+      '\n  802.1X:       model: decided in-process from certificates and passwords (--dot1x-backend real runs hostapd and wpa_supplicant)\n',
+    );
     sim.child.kill('SIGTERM');
     expect((await sim.exited).code).toBe(0);
     expect(leftoversOf(sim.child.pid!)).toEqual(NOTHING_LEFT);
@@ -227,7 +275,9 @@ describe('mpprov simulate --dot1x-backend real', () => {
     const sim = await start([join(dir, 'as-nobody.mjs'), worldReadableCli(), 'simulate', '--dot1x-backend', 'real']);
     expect(await sim.exited).toEqual({ code: 64, signal: null });
     expect(sim.stdout()).toBe('');
-    expect(sim.stderr()).toMatch(/^mpprov simulate: The real 802\.1X backend needs root \(this process runs as uid 65534\)( and the commands? [^.]+)?\.\n$/);
+    expect(sim.stderr()).toMatch(
+      /^mpprov simulate: The real 802\.1X backend needs root \(this process runs as uid 65534\)( and the commands? [^.]+)?\.\n$/,
+    );
   }, 30_000);
 
   it('refuses an unknown backend name', async () => {

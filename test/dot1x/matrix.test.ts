@@ -12,7 +12,14 @@ import { applyFile } from '../apply/apply-helpers.js';
 import { useSimulators } from '../support/simulator-fixture.js';
 import { addToStick, PROFILE_DEVICE, profilesDir, stickHead, stickWithConfig } from '../support/stick-workspace.js';
 import { usePki, type Issued, type TestPki } from '../support/test-pki.js';
-import { assertRealBackendCanRun, leftoversOf, NOTHING_LEFT, recordingModel, recordingReal, type RecordingBackend } from './real-lab.js';
+import {
+  assertRealBackendCanRun,
+  leftoversOf,
+  NOTHING_LEFT,
+  recordingModel,
+  recordingReal,
+  type RecordingBackend,
+} from './real-lab.js';
 
 /**
  * Every EAP method the product supports and the failure cases, through the whole product:
@@ -51,7 +58,8 @@ interface MatrixCase {
   suspects?: { first: RegExp; named: RegExp };
 }
 
-const PEAP = 'eap: peap, inner: mschapv2, peap_version: 0, identity: mp01@corp.example, anonymous_identity: anonymous@corp.example, password_file: secrets/mp01-peap.pw';
+const PEAP =
+  'eap: peap, inner: mschapv2, peap_version: 0, identity: mp01@corp.example, anonymous_identity: anonymous@corp.example, password_file: secrets/mp01-peap.pw';
 const TLS = 'eap: tls, identity: mp01@corp.example, ca_cert: certs/radius-ca.pem';
 
 /*
@@ -62,7 +70,10 @@ const TLS = 'eap: tls, identity: mp01@corp.example, ca_cert: certs/radius-ca.pem
  */
 
 /** The profiles' client CA, which the matrix port trusts for client certificates. */
-const CLIENT_CA: Issued = { cert: join(profilesDir, 'certs/client-ca.pem'), key: join(profilesDir, 'certs/client-ca.key') };
+const CLIENT_CA: Issued = {
+  cert: join(profilesDir, 'certs/client-ca.pem'),
+  key: join(profilesDir, 'certs/client-ca.key'),
+};
 
 /** other-ca.pem and a client certificate it issued for mp01 (other-client.pem / .key). */
 function otherCaClient(pki: TestPki): string[] {
@@ -92,41 +103,83 @@ const CASES: MatrixCase[] = [
   { name: 'PEAP-MSCHAPv2, peapver=0', dot1x: `{ ${PEAP}, ca_cert: certs/radius-ca.pem }`, expected: 'authorized' },
   {
     name: 'PEAP with inner EAP-TLS, the second certificate set',
-    dot1x: '{ eap: peap, inner: tls, identity: mp01@corp.example, ca_cert: certs/radius-ca.pem, inner_tls: { ca_cert: certs/radius-ca.pem, client_cert: certs/mp01-inner-cert.pem, private_key: certs/mp01-inner-key.pem } }',
+    dot1x:
+      '{ eap: peap, inner: tls, identity: mp01@corp.example, ca_cert: certs/radius-ca.pem, inner_tls: { ca_cert: certs/radius-ca.pem, client_cert: certs/mp01-inner-cert.pem, private_key: certs/mp01-inner-key.pem } }',
     expected: 'authorized',
   },
-  { name: 'EAP-TLS, PEM certificate and key', dot1x: `{ ${TLS}, client_cert: certs/mp01-cert.pem, private_key: certs/mp01-key.pem }`, expected: 'authorized' },
-  { name: 'EAP-TLS, DER certificate and key', dot1x: `{ ${TLS}, client_cert: certs/mp01-cert.der, private_key: certs/mp01-key.der }`, expected: 'authorized' },
-  { name: 'EAP-TLS, PFX (AES)', dot1x: `{ ${TLS}, private_key: certs/mp01.p12, private_key_password_file: secrets/mp01-pfx.pw }`, expected: 'authorized' },
-  { name: 'EAP-TLS, legacy PFX (RC2/3DES)', dot1x: `{ ${TLS}, private_key: certs/mp01-legacy.p12, private_key_password_file: secrets/mp01-pfx.pw }`, expected: 'authorized' },
+  {
+    name: 'EAP-TLS, PEM certificate and key',
+    dot1x: `{ ${TLS}, client_cert: certs/mp01-cert.pem, private_key: certs/mp01-key.pem }`,
+    expected: 'authorized',
+  },
+  {
+    name: 'EAP-TLS, DER certificate and key',
+    dot1x: `{ ${TLS}, client_cert: certs/mp01-cert.der, private_key: certs/mp01-key.der }`,
+    expected: 'authorized',
+  },
+  {
+    name: 'EAP-TLS, PFX (AES)',
+    dot1x: `{ ${TLS}, private_key: certs/mp01.p12, private_key_password_file: secrets/mp01-pfx.pw }`,
+    expected: 'authorized',
+  },
+  {
+    name: 'EAP-TLS, legacy PFX (RC2/3DES)',
+    dot1x: `{ ${TLS}, private_key: certs/mp01-legacy.p12, private_key_password_file: secrets/mp01-pfx.pw }`,
+    expected: 'authorized',
+  },
   { name: 'EAP-MD5', dot1x: '{ eap: md5, identity: mp01, password: "example-md5-password" }', expected: 'authorized' },
   // Beyond the issue's list, cheap and telling:
-  { name: 'EAP-TLS, encrypted PEM key', dot1x: `{ ${TLS}, client_cert: certs/mp01-cert.pem, private_key: certs/mp01-key-encrypted.pem, private_key_password: "test-key-password" }`, expected: 'authorized' },
-  { name: 'EAP-TLS, EC P-256 certificate', dot1x: `{ ${TLS}, client_cert: certs/mp01-ec-cert.pem, private_key: certs/mp01-ec-key.pem }`, expected: 'authorized' },
-  { name: 'PEAP-MSCHAPv2, peapver=1', dot1x: `{ ${PEAP.replace('peap_version: 0', 'peap_version: 1')}, ca_cert: certs/radius-ca.pem }`, expected: 'authorized' },
+  {
+    name: 'EAP-TLS, encrypted PEM key',
+    dot1x: `{ ${TLS}, client_cert: certs/mp01-cert.pem, private_key: certs/mp01-key-encrypted.pem, private_key_password: "test-key-password" }`,
+    expected: 'authorized',
+  },
+  {
+    name: 'EAP-TLS, EC P-256 certificate',
+    dot1x: `{ ${TLS}, client_cert: certs/mp01-ec-cert.pem, private_key: certs/mp01-ec-key.pem }`,
+    expected: 'authorized',
+  },
+  {
+    name: 'PEAP-MSCHAPv2, peapver=1',
+    dot1x: `{ ${PEAP.replace('peap_version: 0', 'peap_version: 1')}, ca_cert: certs/radius-ca.pem }`,
+    expected: 'authorized',
+  },
 
   {
     name: 'wrong password (PEAP-MSCHAPv2)',
     dot1x: `{ ${PEAP.replace('password_file: secrets/mp01-peap.pw', 'password: "not-the-password"')}, ca_cert: certs/radius-ca.pem }`,
     expected: 'unauthorized',
-    reason: { model: /^wrong password for identity "mp01@corp.example"$/, real: /refused the password of "mp01@corp.example" \(EAP-MSCHAPv2: .*error 691\)/ },
-    suspects: { first: /^the password is not the one the RADIUS server holds for "mp01@corp\.example"$/, named: /the password is not the one/ },
+    reason: {
+      model: /^wrong password for identity "mp01@corp.example"$/,
+      real: /refused the password of "mp01@corp.example" \(EAP-MSCHAPv2: .*error 691\)/,
+    },
+    suspects: {
+      first: /^the password is not the one the RADIUS server holds for "mp01@corp\.example"$/,
+      named: /the password is not the one/,
+    },
   },
   {
     name: 'wrong password (EAP-MD5)',
     dot1x: '{ eap: md5, identity: mp01, password: "not-the-password" }',
     expected: 'unauthorized',
-    suspects: { first: /^the password is not the one the RADIUS server holds for "mp01"$/, named: /the password is not the one/ },
+    suspects: {
+      first: /^the password is not the one the RADIUS server holds for "mp01"$/,
+      named: /the password is not the one/,
+    },
   },
   {
     name: 'client certificate from another CA',
     dot1x: `{ ${TLS}, client_cert: certs/other-client.pem, private_key: certs/other-client.key }`,
     files: otherCaClient,
     expected: 'unauthorized',
-    reason: { model: /not issued by the port's client CA/, real: /rejects the client certificate .*: unable to get local issuer certificate/ },
+    reason: {
+      model: /not issued by the port's client CA/,
+      real: /rejects the client certificate .*: unable to get local issuer certificate/,
+    },
     // The validator warned that the certificate is not from ca_cert: that warning is quoted.
     suspects: {
-      first: /^the RADIUS server does not accept the client certificate certs\/other-client\.pem: its issuer .* \[validator warning in this run: certs\/other-client\.pem was not issued by the CA in ca_cert \(certs\/radius-ca\.pem\)\]$/,
+      first:
+        /^the RADIUS server does not accept the client certificate certs\/other-client\.pem: its issuer .* \[validator warning in this run: certs\/other-client\.pem was not issued by the CA in ca_cert \(certs\/radius-ca\.pem\)\]$/,
       named: /does not accept the client certificate certs\/other-client\.pem/,
     },
   },
@@ -136,10 +189,14 @@ const CASES: MatrixCase[] = [
     files: (pki) => expiringClient(pki, EXPIRES_AFTER_S),
     faults: [`restart-delay=${RESTART_DELAY}`],
     expected: 'unauthorized',
-    reason: { model: /^the client certificate has expired/, real: /rejects the client certificate .*: certificate has expired/ },
+    reason: {
+      model: /^the client certificate has expired/,
+      real: /rejects the client certificate .*: certificate has expired/,
+    },
     // Valid at validation, expired when the port decided: mpprov sees that from the certificate's own date.
     suspects: {
-      first: /^the client certificate certs\/expiring-client-\d+\.pem has expired or is not yet valid by the Monitoring Point's clock \[it expired at [0-9T:.-]+Z, after this run validated it\]/,
+      first:
+        /^the client certificate certs\/expiring-client-\d+\.pem has expired or is not yet valid by the Monitoring Point's clock \[it expired at [0-9T:.-]+Z, after this run validated it\]/,
       named: /has expired/,
     },
   },
@@ -148,13 +205,17 @@ const CASES: MatrixCase[] = [
     dot1x: `{ ${PEAP}, ca_cert: certs/other-radius-ca.pem }`,
     files: otherRadiusCa,
     expected: 'unauthorized',
-    reason: { model: /the supplicant rejects the authentication server/, real: /the supplicant rejects the authentication server: / },
+    reason: {
+      model: /the supplicant rejects the authentication server/,
+      real: /the supplicant rejects the authentication server: /,
+    },
     // Nothing this run can see tells a wrong CA from a wrong password (the Admin API gives no
     // reason, the validator cannot see the RADIUS server's certificate): PEAP's own order puts the
     // password first, and the list names the CA.
     suspects: {
       first: /^the password is not the one the RADIUS server holds for "mp01@corp\.example"$/,
-      named: /\(3\) the RADIUS server's certificate is not issued by ca_cert \(certs\/other-radius-ca\.pem\), so the Monitoring Point refuses the server/,
+      named:
+        /\(3\) the RADIUS server's certificate is not issued by ca_cert \(certs\/other-radius-ca\.pem\), so the Monitoring Point refuses the server/,
     },
   },
   {
@@ -165,8 +226,10 @@ const CASES: MatrixCase[] = [
     // The client certificate's issuer warning (every TLS case of this PKI has it) keeps the
     // certificate first; the identity comes next and names the outer identity.
     suspects: {
-      first: /^the RADIUS server does not accept the client certificate certs\/mp01-cert\.pem: .*\[validator warning in this run: certs\/mp01-cert\.pem was not issued by the CA in ca_cert/,
-      named: /\(2\) the RADIUS server does not know the identity "mp01@corp\.example" or the outer \(anonymous\) identity "anonymous@corp\.example" it is first sent under/,
+      first:
+        /^the RADIUS server does not accept the client certificate certs\/mp01-cert\.pem: .*\[validator warning in this run: certs\/mp01-cert\.pem was not issued by the CA in ca_cert/,
+      named:
+        /\(2\) the RADIUS server does not know the identity "mp01@corp\.example" or the outer \(anonymous\) identity "anonymous@corp\.example" it is first sent under/,
     },
   },
   {
@@ -208,7 +271,10 @@ async function realBackend(): Promise<RealDot1xBackend> {
 }
 
 function eth1Stick(device: SimulatorHandle, dot1x: string | undefined, pkiFiles: string[]): string {
-  const rename = (text: string) => text.replace('certs/expiring.pem', `certs/${base(pkiFiles[0])}`).replace('certs/expiring.key', `certs/${base(pkiFiles[1])}`);
+  const rename = (text: string) =>
+    text
+      .replace('certs/expiring.pem', `certs/${base(pkiFiles[0])}`)
+      .replace('certs/expiring.key', `certs/${base(pkiFiles[1])}`);
   const block = `    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n${dot1x === undefined ? '' : `        dot1x: ${rename(dot1x)}\n`}`;
   const file = stickWithConfig(stickHead(device, block));
   addToStick(file, pkiFiles);
@@ -218,7 +284,11 @@ function eth1Stick(device: SimulatorHandle, dot1x: string | undefined, pkiFiles:
 const base = (path: string | undefined) => path?.split('/').pop() ?? '';
 
 async function runCase(c: MatrixCase, recorder: RecordingBackend): Promise<Seen> {
-  const device = await startProfileDevice({ switchPorts: { eth1: profile }, dot1xBackend: recorder, faults: c.faults ?? [] });
+  const device = await startProfileDevice({
+    switchPorts: { eth1: profile },
+    dot1xBackend: recorder,
+    faults: c.faults ?? [],
+  });
   try {
     const file = eth1Stick(device, c.dot1x, c.files?.(pki) ?? []);
     const { result } = await applyFile(file);
@@ -228,7 +298,8 @@ async function runCase(c: MatrixCase, recorder: RecordingBackend): Promise<Seen>
     const decision = recorder.take().find((d) => d.interface === 'eth1')?.result;
     const status = device.state().dot1x['eth1'];
     return {
-      state: decision !== undefined ? (decision.authorized ? 'authorized' : 'unauthorized') : (status?.state ?? '(none)'),
+      state:
+        decision !== undefined ? (decision.authorized ? 'authorized' : 'unauthorized') : (status?.state ?? '(none)'),
       reason: decision?.reason ?? status?.reason ?? '',
       applyOutcome: mp?.outcome ?? result.outcome,
       message: mp?.message ?? result.problems.map((p) => p.message).join('; '),
@@ -246,7 +317,9 @@ function expectProductOutcome(c: MatrixCase, s: Seen, backend: 'model' | 'real')
   } else if (c.dot1x !== undefined) {
     // mpprov apply sees the port refuse (eth1 got no address), rolls back, and lists the causes.
     expect(s.applyOutcome).toBe('failed');
-    expect(s.message).toMatch(/^the switch port did not authorize the 802\.1X of eth1: eth1 inet got no address within 2 s after the restart/);
+    expect(s.message).toMatch(
+      /^the switch port did not authorize the 802\.1X of eth1: eth1 inet got no address within 2 s after the restart/,
+    );
     expect(s.message).toMatch(/; rolled back: the device runs its previous configuration again \(verified\)$/);
     const causes = /Likely causes, most likely first: (.*); rolled back/.exec(s.message)?.[1] ?? '';
     const first = /^\(1\) (.*?); \(2\) /.exec(causes)?.[1] ?? causes;
@@ -268,12 +341,16 @@ describe('the machine', () => {
 });
 
 describe.each(['model', 'real'] as const)('the matrix through mpprov apply, %s backend', (backend) => {
-  it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
-    const recorder = backend === 'model' ? recordingModel() : recordingReal(await realBackend());
-    const s = await runCase(c, recorder);
-    seen.set(c.name, { ...seen.get(c.name), [backend]: s });
-    expectProductOutcome(c, s, backend);
-  }, 60_000);
+  it.each(CASES.map((c) => [c.name, c] as const))(
+    '%s',
+    async (_name, c) => {
+      const recorder = backend === 'model' ? recordingModel() : recordingReal(await realBackend());
+      const s = await runCase(c, recorder);
+      seen.set(c.name, { ...seen.get(c.name), [backend]: s });
+      expectProductOutcome(c, s, backend);
+    },
+    60_000,
+  );
 });
 
 describe('both backends', () => {
@@ -297,7 +374,9 @@ describe.each(['model', 'real'] as const)('the management interface on a demandi
     const recorder = backend === 'model' ? recordingModel() : recordingReal(await realBackend());
     const device = await startProfileDevice({ switchPorts: { eth0: profile }, dot1xBackend: recorder });
     try {
-      const { result } = await applyFile(stickWithConfig(stickHead(device, eth0('lockout-SeCrEt-wrong'))), { restartTimeoutMs: 2_000 });
+      const { result } = await applyFile(stickWithConfig(stickHead(device, eth0('lockout-SeCrEt-wrong'))), {
+        restartTimeoutMs: 2_000,
+      });
       const mp = result.devices[0];
       expect(mp?.outcome).toBe('failed');
       expect(mp?.deviceLost).toBe(true);

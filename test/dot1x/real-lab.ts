@@ -19,7 +19,10 @@ import {
 /** Throws the backend's own sentence ("needs root ... and the commands ...") when it cannot run here. */
 export function assertRealBackendCanRun(): void {
   const { missing } = checkRealBackendPrerequisites();
-  if (missing !== undefined) throw new Error(`The real 802.1X tests cannot run: ${missing} (.ci/run installs the packages; run the tests as root).`);
+  if (missing !== undefined)
+    throw new Error(
+      `The real 802.1X tests cannot run: ${missing} (.ci/run installs the packages; run the tests as root).`,
+    );
 }
 
 export interface Recorded {

@@ -50,7 +50,14 @@ describe('renderWpaSupplicantConfig: an Admin API stanza on the wire', () => {
 
   it('EAP-TLS from a PFX: private_key and its password, no client_cert', () => {
     const text = renderWpaSupplicantConfig(
-      { ...wired, wpa_eap: 'TLS', wpa_identity: 'mp01', wpa_ca_cert: 'ca.pem', wpa_private_key: 'key.p12', wpa_private_key_passwd: 'pfx pass' },
+      {
+        ...wired,
+        wpa_eap: 'TLS',
+        wpa_identity: 'mp01',
+        wpa_ca_cert: 'ca.pem',
+        wpa_private_key: 'key.p12',
+        wpa_private_key_passwd: 'pfx pass',
+      },
       at,
     );
     expect(text).toBe(
@@ -90,7 +97,10 @@ describe('renderWpaSupplicantConfig: an Admin API stanza on the wire', () => {
     expect(quote('plain "quoted" #text')).toBe('"plain "quoted" #text"');
     expect(quote('pässword')).toBe(Buffer.from('pässword').toString('hex'));
     expect(quote('two\nlines')).toBe('74776f0a6c696e6573');
-    const text = renderWpaSupplicantConfig({ ...wired, wpa_eap: 'MD5', wpa_identity: 'jürgen', wpa_password: 'p"w' }, at);
+    const text = renderWpaSupplicantConfig(
+      { ...wired, wpa_eap: 'MD5', wpa_identity: 'jürgen', wpa_password: 'p"w' },
+      at,
+    );
     expect(text).toContain(`\tidentity=${Buffer.from('jürgen').toString('hex')}\n\tpassword="p"w"\n`);
   });
 
@@ -102,15 +112,29 @@ describe('renderWpaSupplicantConfig: an Admin API stanza on the wire', () => {
     const wifi = { name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'corp' } as const;
     expect(
       renderWpaSupplicantConfig(
-        { ...wifi, security: 'wpa2_enterprise', wpa_key_mgmt: 'WPA-EAP', wpa_eap: 'PEAP', wpa_identity: 'x', wpa_password: 'y', wpa_phase2: 'auth=MSCHAPV2' },
+        {
+          ...wifi,
+          security: 'wpa2_enterprise',
+          wpa_key_mgmt: 'WPA-EAP',
+          wpa_eap: 'PEAP',
+          wpa_identity: 'x',
+          wpa_password: 'y',
+          wpa_phase2: 'auth=MSCHAPV2',
+        },
         at,
       ),
-    ).toBe('network={\n\tssid="corp"\n\tkey_mgmt=WPA-EAP\n\tproto=RSN\n\teap=PEAP\n\tidentity="x"\n\tpassword="y"\n\tphase2="auth=MSCHAPV2"\n}\n');
+    ).toBe(
+      'network={\n\tssid="corp"\n\tkey_mgmt=WPA-EAP\n\tproto=RSN\n\teap=PEAP\n\tidentity="x"\n\tpassword="y"\n\tphase2="auth=MSCHAPV2"\n}\n',
+    );
     expect(renderWpaSupplicantConfig({ ...wifi, security: 'wpa2_personal', passphrase: 'correct horse' }, at)).toBe(
       'network={\n\tssid="corp"\n\tkey_mgmt=WPA-PSK\n\tproto=RSN\n\tpsk="correct horse"\n}\n',
     );
-    expect(renderWpaSupplicantConfig({ ...wifi, security: 'wpa2_personal', passphrase: 'ab'.repeat(32) }, at)).toContain(`\tpsk=${'ab'.repeat(32)}\n`);
-    expect(renderWpaSupplicantConfig({ ...wifi, security: 'open' }, at)).toBe('network={\n\tssid="corp"\n\tkey_mgmt=NONE\n}\n');
+    expect(
+      renderWpaSupplicantConfig({ ...wifi, security: 'wpa2_personal', passphrase: 'ab'.repeat(32) }, at),
+    ).toContain(`\tpsk=${'ab'.repeat(32)}\n`);
+    expect(renderWpaSupplicantConfig({ ...wifi, security: 'open' }, at)).toBe(
+      'network={\n\tssid="corp"\n\tkey_mgmt=NONE\n}\n',
+    );
   });
 
   it('maps every wpa_* field of the Admin API model to a wpa_supplicant option', () => {
@@ -172,12 +196,17 @@ describe('renderEapUserFile: the port profile for hostapd', () => {
   });
 
   it('writes a password hostapd cannot read between quotes as hex', () => {
-    const text = renderEapUserFile({ eapMethods: ['md5'], users: [{ identity: 'u', password: 'a"b', methods: ['md5'] }] });
+    const text = renderEapUserFile({
+      eapMethods: ['md5'],
+      users: [{ identity: 'u', password: 'a"b', methods: ['md5'] }],
+    });
     expect(text).toContain(`"u"\tMD5\t${Buffer.from('a"b').toString('hex')}\n`);
   });
 
   it('refuses an identity hostapd cannot read', () => {
-    expect(() => renderEapUserFile({ eapMethods: ['md5'], users: [{ identity: 'a"b', password: 'p', methods: ['md5'] }] })).toThrow(
+    expect(() =>
+      renderEapUserFile({ eapMethods: ['md5'], users: [{ identity: 'a"b', password: 'p', methods: ['md5'] }] }),
+    ).toThrow(
       `identity "a\\"b" (it holds a double quote or a line break) cannot be written to hostapd's eap_user file`,
     );
   });
@@ -186,7 +215,14 @@ describe('renderEapUserFile: the port profile for hostapd', () => {
 describe('renderHostapdConfig', () => {
   it('the wired driver with its internal EAP server, as the lab proved', () => {
     expect(
-      renderHostapdConfig(PROFILE, { interface: 'mpsX-1a', ctrlInterface: '/lab/hostapd', eapUserFile: '/lab/eap_user', clientCa: '/lab/ca.pem', serverCert: '/lab/s.pem', serverKey: '/lab/s.key' }),
+      renderHostapdConfig(PROFILE, {
+        interface: 'mpsX-1a',
+        ctrlInterface: '/lab/hostapd',
+        eapUserFile: '/lab/eap_user',
+        clientCa: '/lab/ca.pem',
+        serverCert: '/lab/s.pem',
+        serverKey: '/lab/s.key',
+      }),
     ).toBe(
       [
         'interface=mpsX-1a',
@@ -211,7 +247,11 @@ describe('renderHostapdConfig', () => {
 });
 
 describe('judgeAttempt: the verdict from both daemons', () => {
-  const context: AttemptContext = { method: 'EAP-TLS', identity: 'mp01', describeFile: (p) => (p === '/lab/wpa_private_key-k.p12' ? 'wpa_private_key "k.p12"' : undefined) };
+  const context: AttemptContext = {
+    method: 'EAP-TLS',
+    identity: 'mp01',
+    describeFile: (p) => (p === '/lab/wpa_private_key-k.p12' ? 'wpa_private_key "k.p12"' : undefined),
+  };
   const seen = (over: Partial<AttemptObservation>): AttemptObservation => ({
     verdict: SupplicantVerdict.Failure,
     portAuthorized: false,
@@ -235,12 +275,18 @@ describe('judgeAttempt: the verdict from both daemons', () => {
   it.each([
     [
       'the server certificate, refused by the supplicant',
-      { supplicantLog: ["x: CTRL-EVENT-EAP-TLS-CERT-ERROR reason=1 depth=1 subject='/CN=Lab CA' err='self-signed certificate in certificate chain'"] },
+      {
+        supplicantLog: [
+          "x: CTRL-EVENT-EAP-TLS-CERT-ERROR reason=1 depth=1 subject='/CN=Lab CA' err='self-signed certificate in certificate chain'",
+        ],
+      },
       'the supplicant rejects the authentication server: self-signed certificate in certificate chain (certificate /CN=Lab CA)',
     ],
     [
       'the client certificate, refused by the server',
-      { hostapdLog: ["TLS: Certificate verification failed, error 10 (certificate has expired) depth 0 for '/CN=mp01'"] },
+      {
+        hostapdLog: ["TLS: Certificate verification failed, error 10 (certificate has expired) depth 0 for '/CN=mp01'"],
+      },
       'the authentication server rejects the client certificate /CN=mp01: certificate has expired',
     ],
     [
@@ -249,8 +295,13 @@ describe('judgeAttempt: the verdict from both daemons', () => {
       'wpa_supplicant cannot load wpa_private_key "k.p12" (wrong or missing password, or a form it cannot read)',
     ],
     [
-      'a key that is not the certificate\'s',
-      { supplicantLog: ['OpenSSL: tls_read_pkcs12 - Failed to use PKCS#12 file error:05800074:x509 certificate routines::key values mismatch', "TLS: Failed to load private key '/lab/wpa_private_key-k.p12'"] },
+      "a key that is not the certificate's",
+      {
+        supplicantLog: [
+          'OpenSSL: tls_read_pkcs12 - Failed to use PKCS#12 file error:05800074:x509 certificate routines::key values mismatch',
+          "TLS: Failed to load private key '/lab/wpa_private_key-k.p12'",
+        ],
+      },
       'wpa_supplicant cannot use wpa_private_key "k.p12": it does not match the client certificate',
     ],
     [
@@ -269,15 +320,25 @@ describe('judgeAttempt: the verdict from both daemons', () => {
   });
 
   it('counts a timeout, a supplicant that stopped, and an authenticator that did not start as unauthorized', () => {
-    expect(judgeAttempt(seen({ verdict: SupplicantVerdict.Timeout, supplicantLog: ['x: Associated with 01:80:c2:00:00:03'] }), context).reason).toBe(
-      'no EAP result within 10 s (last wpa_supplicant line: "x: Associated with 01:80:c2:00:00:03")',
-    );
-    expect(judgeAttempt(seen({ verdict: SupplicantVerdict.Exited, supplicantLog: ["Line 7: invalid quotation"] }), context).reason).toBe(
-      'wpa_supplicant stopped before any EAP result (last wpa_supplicant line: "Line 7: invalid quotation")',
-    );
-    expect(judgeAttempt(seen({ verdict: SupplicantVerdict.NoAuthenticator, hostapdLog: ['Failed to set TLS parameters'] }), context)).toEqual({
+    expect(
+      judgeAttempt(
+        seen({ verdict: SupplicantVerdict.Timeout, supplicantLog: ['x: Associated with 01:80:c2:00:00:03'] }),
+        context,
+      ).reason,
+    ).toBe('no EAP result within 10 s (last wpa_supplicant line: "x: Associated with 01:80:c2:00:00:03")');
+    expect(
+      judgeAttempt(seen({ verdict: SupplicantVerdict.Exited, supplicantLog: ['Line 7: invalid quotation'] }), context)
+        .reason,
+    ).toBe('wpa_supplicant stopped before any EAP result (last wpa_supplicant line: "Line 7: invalid quotation")');
+    expect(
+      judgeAttempt(
+        seen({ verdict: SupplicantVerdict.NoAuthenticator, hostapdLog: ['Failed to set TLS parameters'] }),
+        context,
+      ),
+    ).toEqual({
       authorized: false,
-      reason: 'the switch port\'s authenticator (hostapd) did not start (last hostapd line: "Failed to set TLS parameters")',
+      reason:
+        'the switch port\'s authenticator (hostapd) did not start (last hostapd line: "Failed to set TLS parameters")',
     });
   });
 });
@@ -294,8 +355,8 @@ describe('checkRealBackendPrerequisites', () => {
       'The real 802.1X backend needs root (this process runs as uid 1000) and the commands hostapd, hostapd_cli, wpa_supplicant ' +
         '(install with: apt-get install hostapd wpasupplicant).',
     );
-    expect(checkRealBackendPrerequisites({ uid: 0, find: (c) => (c === 'wpa_supplicant' ? undefined : all(c)) }).missing).toBe(
-      'The real 802.1X backend needs the command wpa_supplicant (install with: apt-get install wpasupplicant).',
-    );
+    expect(
+      checkRealBackendPrerequisites({ uid: 0, find: (c) => (c === 'wpa_supplicant' ? undefined : all(c)) }).missing,
+    ).toBe('The real 802.1X backend needs the command wpa_supplicant (install with: apt-get install wpasupplicant).');
   });
 });

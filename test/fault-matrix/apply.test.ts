@@ -22,7 +22,9 @@ const cells = slots(5);
 
 describe('the matrix covers every profile', () => {
   it('has traits for exactly the profiles in profiles/', () => {
-    const profiles = readdirSync(profilesDir).filter((f) => f.endsWith('.yaml')).sort();
+    const profiles = readdirSync(profilesDir)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort();
     expect(profiles.length).toBeGreaterThan(0);
     expect(PROFILE_TRAITS.map((p) => p.file)).toEqual(profiles);
   });
@@ -31,7 +33,9 @@ describe('the matrix covers every profile', () => {
 describe.concurrent('mpprov apply: every profile x every fault', () => {
   for (const profile of PROFILE_TRAITS) {
     for (const fault of FAULTS) {
-      it(`${profile.file} x ${fault.id} (${fault.title})`, { timeout: 120_000 }, () => cells.run(() => applyCell(profile, fault)));
+      it(`${profile.file} x ${fault.id} (${fault.title})`, { timeout: 120_000 }, () =>
+        cells.run(() => applyCell(profile, fault)),
+      );
     }
   }
 });
@@ -47,20 +51,40 @@ async function applyCell(profile: ProfileTraits, fault: Fault): Promise<void> {
     writeFileSync(agentYaml, `${agentYamlLines(dir, state, cell.service).join('\n')}\n`);
     const { restartS, dot1xS } = MATRIX_TIMEOUTS;
     // The restart and 802.1X waits by flag as well (what a script passes), the request deadline from agent.yaml.
-    const run = await runCli(['apply', stick, '--agent-config', agentYaml, '--restart-timeout', String(restartS), '--dot1x-grace', String(dot1xS)]);
+    const run = await runCli([
+      'apply',
+      stick,
+      '--agent-config',
+      agentYaml,
+      '--restart-timeout',
+      String(restartS),
+      '--dot1x-grace',
+      String(dot1xS),
+    ]);
     const expected = fault.expect(profile);
     const context = `${profile.file} x ${fault.id}\n--- stdout ---\n${run.stdout}\n--- stderr ---\n${run.stderr}`;
 
     expect(run.code, context).toBe(expected.exit);
-    expect(resultLine(run.stdout), context).toBe(`RESULT: ${expected.word} (${DEVICE_NAME} ${outcomeWord(expected)}${serviceNote(expected, fault)})`);
+    expect(resultLine(run.stdout), context).toBe(
+      `RESULT: ${expected.word} (${DEVICE_NAME} ${outcomeWord(expected)}${serviceNote(expected, fault)})`,
+    );
     const { message, serviceNote: notConfirmed } = closingLine(run.stdout, expected.word);
     expectSentence(message, expected, context);
     if (expected.service === undefined) expect(notConfirmed, context).toBeUndefined();
     else expect(notConfirmed, context).toMatch(expected.service);
-    expect(run.stdout.includes(`[${DEVICE_NAME}] rolling back to the configuration before this run`), context).toBe(expected.rolledBack);
-    const unconfirmed = run.stdout.split('\n').find((l) => l.startsWith(`${DEVICE_NAME}: configured and verified, but NOT CONFIRMED by the monitoring service: `));
+    expect(run.stdout.includes(`[${DEVICE_NAME}] rolling back to the configuration before this run`), context).toBe(
+      expected.rolledBack,
+    );
+    const unconfirmed = run.stdout
+      .split('\n')
+      .find((l) =>
+        l.startsWith(`${DEVICE_NAME}: configured and verified, but NOT CONFIRMED by the monitoring service: `),
+      );
     if (expected.service === undefined) expect(unconfirmed, context).toBeUndefined();
-    else expect(unconfirmed?.replace(/^.*?NOT CONFIRMED by the monitoring service: /, ''), context).toMatch(expected.service);
+    else
+      expect(unconfirmed?.replace(/^.*?NOT CONFIRMED by the monitoring service: /, ''), context).toMatch(
+        expected.service,
+      );
 
     await expectDeviceEnd(cell.sim, fault, profile, expected, message ?? '', context);
     const stateFiles = [...(await allFiles(state)).values()].map((b) => b.toString('utf8'));

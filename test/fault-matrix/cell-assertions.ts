@@ -18,7 +18,14 @@ export function expectSentence(message: string | undefined, expected: Expected, 
  * What the control port shows once the run is over: restarts, phase, what is active, nothing
  * pending unless `message` names it, and whether the fault was met at all.
  */
-export async function expectDeviceEnd(sim: SimulatorHandle, fault: Fault, profile: ProfileTraits, expected: Expected, message: string, context: string): Promise<void> {
+export async function expectDeviceEnd(
+  sim: SimulatorHandle,
+  fault: Fault,
+  profile: ProfileTraits,
+  expected: Expected,
+  message: string,
+  context: string,
+): Promise<void> {
   const end = expected.device;
   const state = fault.settles === true ? await waitForPhase(sim, end.phase) : await controlState(sim);
   const where = `${context}\ndevice end state: ${JSON.stringify({ phase: state.phase, restarts: state.restarts, active: state.interfaces.active, pending: state.interfaces.pending, acl: state.acl, faults: state.faults })}`;
@@ -39,7 +46,8 @@ export async function expectDeviceEnd(sim: SimulatorHandle, fault: Fault, profil
     expect(pending.length, where).toBeGreaterThan(0);
     for (const stanza of pending) expect(message, `${where}\n${stanza} is pending`).toContain(stanza);
   }
-  if (fault.device !== undefined) expect(faultMet(state, fault.device), `${where}\nthe fault was met`).toBe(end.faultMet);
+  if (fault.device !== undefined)
+    expect(faultMet(state, fault.device), `${where}\nthe fault was met`).toBe(end.faultMet);
 }
 
 /** No secret in any form, and no private key, in what the run wrote. */

@@ -36,7 +36,14 @@ export async function startCellDevice(fault: Fault): Promise<CellDevice> {
     ...PROFILE_DEVICE,
     faults: fault.device ?? [],
     ...fault.simulator,
-    ...(watching === undefined ? {} : { hooks: { restartStarted: () => watching.restartStarted(DEVICE_NAME), answeringAgain: () => watching.answeringAgain(DEVICE_NAME) } }),
+    ...(watching === undefined
+      ? {}
+      : {
+          hooks: {
+            restartStarted: () => watching.restartStarted(DEVICE_NAME),
+            answeringAgain: () => watching.answeringAgain(DEVICE_NAME),
+          },
+        }),
   });
   if (service !== undefined) fault.service?.(service);
   return {
@@ -55,7 +62,11 @@ export async function startCellDevice(fault: Fault): Promise<CellDevice> {
  */
 export function agentYamlLines(dir: string, stateDir: string, service: ServiceSimulator | undefined): string[] {
   const { requestS, restartS, dot1xS, serviceWaitS } = MATRIX_TIMEOUTS;
-  const lines = ['version: 1', `state_dir: ${stateDir}`, `timeouts: { request_s: ${requestS}, restart_s: ${restartS}, dot1x_s: ${dot1xS} }`];
+  const lines = [
+    'version: 1',
+    `state_dir: ${stateDir}`,
+    `timeouts: { request_s: ${requestS}, restart_s: ${restartS}, dot1x_s: ${dot1xS} }`,
+  ];
   if (service !== undefined) {
     writeFileSync(join(dir, 'service.token'), `${TOKEN}\n`, { mode: 0o600 });
     writeFileSync(join(dir, 'service-ca.pem'), service.caPem);

@@ -40,7 +40,10 @@ function stanzas(view: readonly Record<string, unknown>[]): Stanzas {
         continue;
       }
       const { in_use: _inUse, ...config } = stanza;
-      out.set(`${String(iface.name)} ${family}`, JSON.stringify(Object.entries(config).sort(([a], [b]) => a.localeCompare(b))));
+      out.set(
+        `${String(iface.name)} ${family}`,
+        JSON.stringify(Object.entries(config).sort(([a], [b]) => a.localeCompare(b))),
+      );
     }
   }
   return out;
@@ -51,7 +54,9 @@ export function leftPending(state: SimulatorState): string[] {
   const active = stanzas(state.interfaces.active);
   const pending = stanzas(state.interfaces.pending);
   const keys = new Set([...active.keys(), ...pending.keys()]);
-  return [...keys].filter((key) => pending.get(key) !== active.get(key) && !(pending.get(key) === 'null' && !active.has(key))).sort();
+  return [...keys]
+    .filter((key) => pending.get(key) !== active.get(key) && !(pending.get(key) === 'null' && !active.has(key)))
+    .sort();
 }
 
 /** The interfaces with an active stanza. */

@@ -58,8 +58,10 @@ export interface Fault {
 }
 
 /** The sentence of a run that did what the profile asks (static 802.1X: applied, its authorization not visible). */
-const AS_ASKED = /(?:applied and verified: .+|applied: .+, but the 802\.1X authorization of .+ is not visible through the Admin API \(static address\))/;
-const SITE_CHECKS = "on site, check the link and switch-port lights, whether the switch port demands 802\\.1X and accepted the credentials \\(switch or RADIUS log\\), and the MP's console";
+const AS_ASKED =
+  /(?:applied and verified: .+|applied: .+, but the 802\.1X authorization of .+ is not visible through the Admin API \(static address\))/;
+const SITE_CHECKS =
+  "on site, check the link and switch-port lights, whether the switch port demands 802\\.1X and accepted the credentials \\(switch or RADIUS log\\), and the MP's console";
 
 /** The run succeeds as without a fault: what a survived fault (or one the profile never meets) ends in. */
 function changed(profile: ProfileTraits, faultMet = true): Expected {
@@ -74,12 +76,20 @@ function changed(profile: ProfileTraits, faultMet = true): Expected {
 
 /** Failed before anything took effect: nothing active changed, nothing left pending. */
 function failedUnchanged(message: RegExp, restarts = 0): Expected {
-  return { exit: 1, word: 'FAILED', message, rolledBack: false, device: { restarts, phase: 'up', active: 'initial', pending: 'none', faultMet: true } };
+  return {
+    exit: 1,
+    word: 'FAILED',
+    message,
+    rolledBack: false,
+    device: { restarts, phase: 'up', active: 'initial', pending: 'none', faultMet: true },
+  };
 }
 
 /** A regular expression from literal text and pattern parts, in order. */
 function pattern(...parts: (string | RegExp)[]): RegExp {
-  return new RegExp(`^${parts.map((p) => (typeof p === 'string' ? p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : p.source)).join('')}$`);
+  return new RegExp(
+    `^${parts.map((p) => (typeof p === 'string' ? p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : p.source)).join('')}$`,
+  );
 }
 
 /** Configured, but the service never confirms it: exit 3, and the post-check's sentence beside the device's. */
@@ -97,7 +107,15 @@ export const FAULTS: readonly Fault[] = [
     id: '500-write',
     title: '500 on the first write',
     device: ['error=1@POST /api/v1/interface/*', 'error=1@PUT /api/v1/access_control/*'],
-    expect: (p) => failedUnchanged(pattern(p.firstWrite, ' failed: the device failed internally on ', /(POST|PUT) \S+ .*/, '(HTTP 500): Internal server error (injected fault).')),
+    expect: (p) =>
+      failedUnchanged(
+        pattern(
+          p.firstWrite,
+          ' failed: the device failed internally on ',
+          /(POST|PUT) \S+ .*/,
+          '(HTTP 500): Internal server error (injected fault).',
+        ),
+      ),
   },
   {
     id: '500-restart',
@@ -138,7 +156,14 @@ export const FAULTS: readonly Fault[] = [
     device: ['drop=1,times=1@POST /api/v1/interface/*', 'drop=1,times=1@PUT /api/v1/access_control/*'],
     expect: (p) =>
       failedUnchanged(
-        pattern(p.firstWrite, ' failed: lost the connection to ', /https:\/\/\S+/, ' during ', /(POST|PUT) \S+ .*/, ': the device closed the connection; the device may or may not have applied it'),
+        pattern(
+          p.firstWrite,
+          ' failed: lost the connection to ',
+          /https:\/\/\S+/,
+          ' during ',
+          /(POST|PUT) \S+ .*/,
+          ': the device closed the connection; the device may or may not have applied it',
+        ),
       ),
   },
   {
@@ -152,7 +177,10 @@ export const FAULTS: readonly Fault[] = [
         : {
             exit: 1,
             word: 'FAILED',
-            message: pattern('the device did not answer again within 3 s after the networking restart (no answer for 3 s); ', new RegExp(SITE_CHECKS)),
+            message: pattern(
+              'the device did not answer again within 3 s after the networking restart (no answer for 3 s); ',
+              new RegExp(SITE_CHECKS),
+            ),
             rolledBack: false,
             // It comes back later, running the new configuration: mpprov said it restarted it and lost sight of it.
             device: { restarts: 1, phase: 'up', active: 'configured', pending: 'none', faultMet: true },
@@ -168,7 +196,10 @@ export const FAULTS: readonly Fault[] = [
         : {
             exit: 1,
             word: 'FAILED',
-            message: pattern('the device did not answer again within 3 s after the networking restart (no answer for 3 s); ', new RegExp(SITE_CHECKS)),
+            message: pattern(
+              'the device did not answer again within 3 s after the networking restart (no answer for 3 s); ',
+              new RegExp(SITE_CHECKS),
+            ),
             rolledBack: false,
             device: { restarts: 1, phase: 'gone', active: 'configured', pending: 'none', faultMet: true },
           },
@@ -185,7 +216,11 @@ export const FAULTS: readonly Fault[] = [
         : {
             exit: 1,
             word: 'FAILED',
-            message: pattern('the networking restart did not make the changes active (they are still pending): ', /.+ is missing/, '; a reboot of the MP may be needed'),
+            message: pattern(
+              'the networking restart did not make the changes active (they are still pending): ',
+              /.+ is missing/,
+              '; a reboot of the MP may be needed',
+            ),
             rolledBack: false,
             device: { restarts: 1, phase: 'up', active: 'initial', pending: 'named', faultMet: true },
           },
@@ -256,20 +291,36 @@ export const FAULTS: readonly Fault[] = [
               'the device still refused PUT /service/networking/?action=restart as too many requests (HTTP 429) after 5 attempts: Too many requests (injected fault); retry in 1 s; ',
               'the changes already posted were taken back; nothing became active',
             )
-          : pattern(p.firstWrite, ' failed: the device still refused PUT /access_control/acl/ ', /.+/, ' as too many requests (HTTP 429) after 5 attempts: Too many requests (injected fault); retry in 1 s.'),
+          : pattern(
+              p.firstWrite,
+              ' failed: the device still refused PUT /access_control/acl/ ',
+              /.+/,
+              ' as too many requests (HTTP 429) after 5 attempts: Too many requests (injected fault); retry in 1 s.',
+            ),
       ),
   },
   {
     id: 'huge-body',
     title: 'a huge answer body (64 MiB, streamed)',
     device: ['huge-body=64MiB,times=1@GET /api/v1/interface/'],
-    expect: () => failedUnchanged(pattern('the device at ', /https:\/\/\S+/, ' answered GET /interface/?config_state=active with a body longer than 4194304 bytes (4 MiB), which was not read further')),
+    expect: () =>
+      failedUnchanged(
+        pattern(
+          'the device at ',
+          /https:\/\/\S+/,
+          ' answered GET /interface/?config_state=active with a body longer than 4194304 bytes (4 MiB), which was not read further',
+        ),
+      ),
   },
   {
     id: 'service-500',
     title: 'the monitoring service answers 500',
     service: (s) => s.setFaults({ error: { name: 'internal' } }),
-    expect: (p) => notConfirmed(p, /service unreachable: the service at https:\/\/\S+ failed internally on GET \/v3\/appliance\?hostname=branch-12-mp1 \(HTTP 500 "Internal server error"\); retry later/),
+    expect: (p) =>
+      notConfirmed(
+        p,
+        /service unreachable: the service at https:\/\/\S+ failed internally on GET \/v3\/appliance\?hostname=branch-12-mp1 \(HTTP 500 "Internal server error"\); retry later/,
+      ),
   },
   {
     id: 'service-slow',
@@ -281,7 +332,11 @@ export const FAULTS: readonly Fault[] = [
     id: 'service-revoked-token',
     title: 'the monitoring service has revoked the token',
     service: (s) => s.revokeToken('technician'),
-    expect: (p) => notConfirmed(p, /bad token: the service at https:\/\/\S+ does not accept the access token \(HTTP 401 "Bad credentials"\): it is wrong, expired or revoked/),
+    expect: (p) =>
+      notConfirmed(
+        p,
+        /bad token: the service at https:\/\/\S+ does not accept the access token \(HTTP 401 "Bad credentials"\): it is wrong, expired or revoked/,
+      ),
   },
 ];
 

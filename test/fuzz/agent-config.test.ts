@@ -6,7 +6,16 @@ import { agentSecrets, loadAgentConfig } from '../../src/config/index.js';
 import { profilesDir } from '../support/stick-workspace.js';
 import { tempFolder } from '../support/temp-folder.js';
 import { expectLocated, expectNoSecret, printedProblems } from './located-problems.js';
-import { documentMutations, FUZZ_TIMEOUT_MS, fuzzParameters, fuzzRuns, traceInput, keysOf, mutateDocument, withinBound } from './mutations.js';
+import {
+  documentMutations,
+  FUZZ_TIMEOUT_MS,
+  fuzzParameters,
+  fuzzRuns,
+  traceInput,
+  keysOf,
+  mutateDocument,
+  withinBound,
+} from './mutations.js';
 
 /**
  * Property 3 of issue 15: agent.yaml, mutated at random from a valid one that names every kind of
@@ -76,7 +85,13 @@ describe('fuzz: a mutated agent.yaml through loadAgentConfig', () => {
     // Seed 7's counterexample: error recovery read 'username: admin password: "..." tls: ...' as
     // one key, and the key path of the problem there quoted the password.
     const { file, env, inline } = agentWorkspace();
-    const text = mutateDocument(inline, { text: [{ kind: 'indent', at: 155877, delta: 4, tab: false }, { kind: 'insertText', at: 280099, text: '>-' }], bytes: [] });
+    const text = mutateDocument(inline, {
+      text: [
+        { kind: 'indent', at: 155877, delta: 4, tab: false },
+        { kind: 'insertText', at: 280099, text: '>-' },
+      ],
+      bytes: [],
+    });
     writeFileSync(file, text);
     const { problems } = await loadAgentConfig(file, env);
     expect(problems.length).toBeGreaterThan(0);
@@ -100,37 +115,53 @@ describe('fuzz: a mutated agent.yaml through loadAgentConfig', () => {
     }
   });
 
-  it('never throws, gives settings or located problems, stays within the bound, and quotes no secret', async () => {
-    const { file, env, valid, inline } = agentWorkspace();
-    const bases = [valid, inline];
+  it(
+    'never throws, gives settings or located problems, stays within the bound, and quotes no secret',
+    async () => {
+      const { file, env, valid, inline } = agentWorkspace();
+      const bases = [valid, inline];
 
-    // The unmutated file is valid and brings all four file secrets: the property starts from a real config.
-    writeFileSync(file, valid);
-    const clean = await loadAgentConfig(file, env);
-    expect(clean.problems).toEqual([]);
-    expect(agentSecrets(clean.config).map((s) => s.reveal()).sort()).toEqual([SECRETS.credential, SECRETS.defaults, SECRETS.device, SECRETS.token].sort());
+      // The unmutated file is valid and brings all four file secrets: the property starts from a real config.
+      writeFileSync(file, valid);
+      const clean = await loadAgentConfig(file, env);
+      expect(clean.problems).toEqual([]);
+      expect(
+        agentSecrets(clean.config)
+          .map((s) => s.reveal())
+          .sort(),
+      ).toEqual([SECRETS.credential, SECRETS.defaults, SECRETS.device, SECRETS.token].sort());
 
-    const keys = keysOf(bases);
-    let loaded = 0;
-    let refused = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.nat({ max: bases.length - 1 }), documentMutations(keys), async (base, mutations) => {
-        const bytes = mutateDocument(bases[base] ?? '', mutations);
-        traceInput([base, mutations]);
-        writeFileSync(file, bytes);
-        const result = await withinBound('loadAgentConfig', () => loadAgentConfig(file, env));
-        if (result.problems.some((p) => p.severity === 'error')) refused++;
-        else loaded++;
-        const text = bytes.toString('utf8');
-        expectLocated(result.problems, file, text.split('\n').length);
-        // The inline one counts only while it still stands as a password's value (a mutation may move it elsewhere).
-        const inlineStill = new RegExp(`(?:^|[\\s{,])["']?password["']?\\s*:[ \\t]+["']?${SECRETS.inline}(?![^\\s"',}#])`).test(text) && text.split(SECRETS.inline).length === 2;
-        const secrets = [SECRETS.defaults, SECRETS.device, SECRETS.credential, SECRETS.token, ...(inlineStill ? [SECRETS.inline] : [])];
-        expectNoSecret(printedProblems(result.problems), secrets);
-      }),
-      fuzzParameters('agent.yaml', fuzzRuns()),
-    );
-    expect(loaded).toBeGreaterThan(0);
-    expect(refused).toBeGreaterThan(0);
-  }, FUZZ_TIMEOUT_MS);
+      const keys = keysOf(bases);
+      let loaded = 0;
+      let refused = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.nat({ max: bases.length - 1 }), documentMutations(keys), async (base, mutations) => {
+          const bytes = mutateDocument(bases[base] ?? '', mutations);
+          traceInput([base, mutations]);
+          writeFileSync(file, bytes);
+          const result = await withinBound('loadAgentConfig', () => loadAgentConfig(file, env));
+          if (result.problems.some((p) => p.severity === 'error')) refused++;
+          else loaded++;
+          const text = bytes.toString('utf8');
+          expectLocated(result.problems, file, text.split('\n').length);
+          // The inline one counts only while it still stands as a password's value (a mutation may move it elsewhere).
+          const inlineStill =
+            new RegExp(`(?:^|[\\s{,])["']?password["']?\\s*:[ \\t]+["']?${SECRETS.inline}(?![^\\s"',}#])`).test(text) &&
+            text.split(SECRETS.inline).length === 2;
+          const secrets = [
+            SECRETS.defaults,
+            SECRETS.device,
+            SECRETS.credential,
+            SECRETS.token,
+            ...(inlineStill ? [SECRETS.inline] : []),
+          ];
+          expectNoSecret(printedProblems(result.problems), secrets);
+        }),
+        fuzzParameters('agent.yaml', fuzzRuns()),
+      );
+      expect(loaded).toBeGreaterThan(0);
+      expect(refused).toBeGreaterThan(0);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });

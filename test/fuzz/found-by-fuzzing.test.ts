@@ -22,28 +22,40 @@ describe('inputs the fuzzing found', () => {
   it.each([
     ['a long word', 'y'.repeat(100_000)],
     ['a URL with a long run of colons', `"https://${':'.repeat(100_000)}"`],
-  ])('a problem on a line of %s: its source line is checked for URL credentials in linear time', async (_what, value) => {
-    // The check for `scheme://user:pw@` tried every letter of a long word as the scheme's start,
-    // each time running to the end of the line (and every colon as the end of the user name):
-    // quadratic, 20 s and more for this one line, minutes at the 170 000 characters fuzzing wrote.
-    const file = stickWithConfig(`version: 1\nmonitoring_points:\n  - name: mp1\n    url: https://192.0.2.10\n    bogus: ${value}\n`);
-    const validated = await withinBound('validateStick and printing', async () => {
-      const result = await validateStick(file, { label: 'mpprov.yaml' });
-      return { result, printed: printedProblems(result.problems, result) };
-    });
-    expect(validated.result.problems.map((p) => `${p.line}:${p.column} ${p.path}`)).toEqual(['5:5 monitoring_points[0].bogus']);
-    expectLocated(validated.result.problems, 'mpprov.yaml', 6);
-    // The line is shown (it holds no secret), so the check really ran over it.
-    expect(validated.printed).toContain(`bogus: ${value.slice(0, 100)}`);
-  });
+  ])(
+    'a problem on a line of %s: its source line is checked for URL credentials in linear time',
+    async (_what, value) => {
+      // The check for `scheme://user:pw@` tried every letter of a long word as the scheme's start,
+      // each time running to the end of the line (and every colon as the end of the user name):
+      // quadratic, 20 s and more for this one line, minutes at the 170 000 characters fuzzing wrote.
+      const file = stickWithConfig(
+        `version: 1\nmonitoring_points:\n  - name: mp1\n    url: https://192.0.2.10\n    bogus: ${value}\n`,
+      );
+      const validated = await withinBound('validateStick and printing', async () => {
+        const result = await validateStick(file, { label: 'mpprov.yaml' });
+        return { result, printed: printedProblems(result.problems, result) };
+      });
+      expect(validated.result.problems.map((p) => `${p.line}:${p.column} ${p.path}`)).toEqual([
+        '5:5 monitoring_points[0].bogus',
+      ]);
+      expectLocated(validated.result.problems, 'mpprov.yaml', 6);
+      // The line is shown (it holds no secret), so the check really ran over it.
+      expect(validated.printed).toContain(`bogus: ${value.slice(0, 100)}`);
+    },
+  );
 
   it('a file of 4 000 aliases: each is checked for its anchor in one walk, and the count refuses the file', async () => {
     // Each alias's anchor was looked up by walking the whole document again: quadratic, 1.5 s
     // for the 2 000 lines fuzzing wrote, 6 s for these, all before the alias limit said no.
-    const chain = Array.from({ length: 4000 }, (_, i) => `a${i}: &a${i} [*a${Math.max(0, i - 1)}, *a${Math.max(0, i - 1)}]`);
+    const chain = Array.from(
+      { length: 4000 },
+      (_, i) => `a${i}: &a${i} [*a${Math.max(0, i - 1)}, *a${Math.max(0, i - 1)}]`,
+    );
     const file = stickWithConfig(`${chain.join('\n')}\nversion: 1\n`);
     const validated = await withinBound('validateStick', () => validateStick(file, { label: 'mpprov.yaml' }));
-    expect(validated.problems.map((p) => `${p.line}:${p.column} ${p.message}`)).toEqual(['51:12 the file uses more than 100 YAML aliases (*name)']);
+    expect(validated.problems.map((p) => `${p.line}:${p.column} ${p.message}`)).toEqual([
+      '51:12 the file uses more than 100 YAML aliases (*name)',
+    ]);
     expectLocated(validated.problems, 'mpprov.yaml', 4002);
   });
 
@@ -52,12 +64,19 @@ describe('inputs the fuzzing found', () => {
     // line breaks of the unreadable stretch, placed the error on the password's token at 4:108,
     // outside the password's span, and its message quoted the token: the password itself.
     const profile = readFileSync(join(profilesDir, 'acl.yaml'), 'utf8');
-    const text = profile.slice(1).replace('password_file: secrets/admin.pw', `password: "${PASSWORD}"`).replace('monitoring_points:', 'monitoring_points: 0');
+    const text = profile
+      .slice(1)
+      .replace('password_file: secrets/admin.pw', `password: "${PASSWORD}"`)
+      .replace('monitoring_points:', 'monitoring_points: 0');
     const file = stickWithConfig(text);
     const validated = await validateStick(file, { label: 'mpprov.yaml' });
     const passwordLine = text.split('\n').findIndex((l) => l.includes(PASSWORD)) + 1;
     expect(passwordLine).toBe(8);
-    expect(validated.problems.filter((p) => p.line === passwordLine).map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+    expect(
+      validated.problems
+        .filter((p) => p.line === passwordLine)
+        .map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`),
+    ).toEqual([
       '8:13  YAML syntax: Unexpected map-value-ind token in YAML stream',
       '8:14 password YAML reads part of this password as syntax, so it is not one text value',
     ]);

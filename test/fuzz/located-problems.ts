@@ -12,13 +12,17 @@ export function expectLocated(problems: readonly Problem[], file: string, lineCo
   for (const p of problems) {
     const where = `${p.file}:${p.line}:${p.column} ${p.path} ${p.message}`;
     expect(p.file, where).toBe(file);
-    expect(Number.isInteger(p.line) && p.line >= 1 && p.line <= lineCount + 1, `line of ${where} (file has ${lineCount} lines)`).toBe(true);
+    expect(
+      Number.isInteger(p.line) && p.line >= 1 && p.line <= lineCount + 1,
+      `line of ${where} (file has ${lineCount} lines)`,
+    ).toBe(true);
     expect(Number.isInteger(p.column) && p.column >= 1, `column of ${where}`).toBe(true);
     expect(typeof p.path, where).toBe('string');
     expect(p.message.trim().length, `message of ${where}`).toBeGreaterThan(0);
     // Every YAML syntax problem says what to look for. Schema and rule problems carry a hint where
     // the sentence alone does not say the fix ("is not one of: dhcp, static" needs none).
-    if (p.message.startsWith('YAML syntax')) expect((p.hint ?? '').trim().length, `hint of ${where}`).toBeGreaterThan(0);
+    if (p.message.startsWith('YAML syntax'))
+      expect((p.hint ?? '').trim().length, `hint of ${where}`).toBeGreaterThan(0);
   }
 }
 
@@ -31,6 +35,9 @@ export function printedProblems(problems: readonly Problem[], source?: ProblemSo
 export function expectNoSecret(printed: string, secrets: readonly string[]): void {
   for (const secret of secrets) {
     const leaked = secretForms(secret).filter((form) => printed.includes(form));
-    expect(leaked.map((f) => `form #${secretForms(secret).indexOf(f)} of the secret of length ${secret.length}`), printed.slice(0, 2000)).toEqual([]);
+    expect(
+      leaked.map((f) => `form #${secretForms(secret).indexOf(f)} of the secret of length ${secret.length}`),
+      printed.slice(0, 2000),
+    ).toEqual([]);
   }
 }

@@ -38,35 +38,47 @@ const until = async (what: string, check: () => boolean, ms = 10_000): Promise<v
 };
 
 describe('a stick mounted again within milliseconds of its unmount', () => {
-  it('is one unmount and one mount every time, even when findmnt reads the table only after both', { timeout: 180_000 }, async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mpprov-remount-'));
-    const media = join(dir, 'media');
-    const target = join(media, 'MPSTICK');
-    await mkdir(target, { recursive: true });
-    const events: string[] = [];
-    watcher = await watchMounts({ mediaRoots: [media], onMount: (e) => events.push(`+${e.target}`), onUnmount: (e) => events.push(`-${e.target}`) });
-    expect(watcher.mode()).toBe('findmnt');
-    const findmnt = execFileSync('pgrep', ['-P', String(process.pid), '-x', 'findmnt'], { encoding: 'utf8' }).trim();
-    expect(findmnt).toMatch(/^\d+$/);
-    const mount = `mount -t tmpfs -o size=64k mpstick ${target}`;
-    execFileSync('sh', ['-c', mount]);
-    await until('the first mount', () => events.length === 1);
+  it(
+    'is one unmount and one mount every time, even when findmnt reads the table only after both',
+    { timeout: 180_000 },
+    async () => {
+      dir = await mkdtemp(join(tmpdir(), 'mpprov-remount-'));
+      const media = join(dir, 'media');
+      const target = join(media, 'MPSTICK');
+      await mkdir(target, { recursive: true });
+      const events: string[] = [];
+      watcher = await watchMounts({
+        mediaRoots: [media],
+        onMount: (e) => events.push(`+${e.target}`),
+        onUnmount: (e) => events.push(`-${e.target}`),
+      });
+      expect(watcher.mode()).toBe('findmnt');
+      const findmnt = execFileSync('pgrep', ['-P', String(process.pid), '-x', 'findmnt'], { encoding: 'utf8' }).trim();
+      expect(findmnt).toMatch(/^\d+$/);
+      const mount = `mount -t tmpfs -o size=64k mpstick ${target}`;
+      execFileSync('sh', ['-c', mount]);
+      await until('the first mount', () => events.length === 1);
 
-    const rounds = 200;
-    const run = promisify(execFile);
-    for (let round = 0; round < rounds; round++) {
-      // Every other round findmnt is held still across the unmount and the mount; in every other
-      // pair of rounds this process is too (a synchronous child), else it goes on meanwhile.
-      const hold = round % 2 === 0;
-      const script = hold ? `kill -STOP ${findmnt}; umount ${target} && ${mount}; s=$?; kill -CONT ${findmnt}; exit $s` : `umount ${target} && ${mount}`;
-      if (round % 4 < 2) execFileSync('sh', ['-c', script]);
-      else await run('sh', ['-c', script]);
-      await until(`round ${round}`, () => events.length >= 1 + 2 * (round + 1));
-      expect(events.length, `events after round ${round}: one unmount and one mount each`).toBe(1 + 2 * (round + 1));
-    }
-    // Nothing late or doubled arrives after the last round.
-    await new Promise((r) => setTimeout(r, 300));
-    const expected = ['+', ...Array.from({ length: rounds }, () => ['-', '+']).flat()].map((sign) => `${sign}${target}`);
-    expect(events).toEqual(expected);
-  });
+      const rounds = 200;
+      const run = promisify(execFile);
+      for (let round = 0; round < rounds; round++) {
+        // Every other round findmnt is held still across the unmount and the mount; in every other
+        // pair of rounds this process is too (a synchronous child), else it goes on meanwhile.
+        const hold = round % 2 === 0;
+        const script = hold
+          ? `kill -STOP ${findmnt}; umount ${target} && ${mount}; s=$?; kill -CONT ${findmnt}; exit $s`
+          : `umount ${target} && ${mount}`;
+        if (round % 4 < 2) execFileSync('sh', ['-c', script]);
+        else await run('sh', ['-c', script]);
+        await until(`round ${round}`, () => events.length >= 1 + 2 * (round + 1));
+        expect(events.length, `events after round ${round}: one unmount and one mount each`).toBe(1 + 2 * (round + 1));
+      }
+      // Nothing late or doubled arrives after the last round.
+      await new Promise((r) => setTimeout(r, 300));
+      const expected = ['+', ...Array.from({ length: rounds }, () => ['-', '+']).flat()].map(
+        (sign) => `${sign}${target}`,
+      );
+      expect(events).toEqual(expected);
+    },
+  );
 });

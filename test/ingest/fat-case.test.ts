@@ -43,38 +43,53 @@ describe('FAT spellings', () => {
     expect(mountOf('/media/tech/MPSTICKX', entries)?.fstype).toBe('ext4');
     const table = join(await tempDir(), 'mountinfo');
     await writeFile(table, MOUNTINFO);
-    const decided = await Promise.all(['MPSTICK', 'EXSTICK', 'FUSE', 'NTFS', 'EXT'].map((l) => isCaseInsensitiveMount(`/media/tech/${l}`, table)));
+    const decided = await Promise.all(
+      ['MPSTICK', 'EXSTICK', 'FUSE', 'NTFS', 'EXT'].map((l) => isCaseInsensitiveMount(`/media/tech/${l}`, table)),
+    );
     expect(decided).toEqual([true, true, true, false, false]);
   });
 
-  it('an upper-case stick: the configuration copied once, every file it names found under its own spelling', { timeout: 30_000 }, async () => {
-    const dir = await tempDir();
-    const config = 'version: 1\nx: [certs/radius-ca.pem, secrets/admin.pw, "./Mixed/Client-Key.Pem"]\n';
-    const image = join(dir, 'upper.img');
-    await makeFatImage(image, 'UPPER', {
-      'MPPROV.YAML': config,
-      'CERTS/RADIUS-CA.PEM': 'CA PEM\n',
-      'SECRETS/ADMIN.PW': 'pw\n',
-      'MIXED/client-KEY.pem': 'KEY\n',
-    });
-    const root = join(dir, 'mnt');
-    sticks.push(await mountFat(image, root, { logFile: join(dir, 'fusefat.log') }));
-    // What fusefat lists: upper case, as Windows wrote it.
-    expect((await readdir(root)).filter((n) => n !== 'UPPER').sort()).toEqual(['CERTS', 'MIXED', 'MPPROV.YAML', 'SECRETS']);
-    expect(await isCaseInsensitiveMount(root)).toBe(true);
+  it(
+    'an upper-case stick: the configuration copied once, every file it names found under its own spelling',
+    { timeout: 30_000 },
+    async () => {
+      const dir = await tempDir();
+      const config = 'version: 1\nx: [certs/radius-ca.pem, secrets/admin.pw, "./Mixed/Client-Key.Pem"]\n';
+      const image = join(dir, 'upper.img');
+      await makeFatImage(image, 'UPPER', {
+        'MPPROV.YAML': config,
+        'CERTS/RADIUS-CA.PEM': 'CA PEM\n',
+        'SECRETS/ADMIN.PW': 'pw\n',
+        'MIXED/client-KEY.pem': 'KEY\n',
+      });
+      const root = join(dir, 'mnt');
+      sticks.push(await mountFat(image, root, { logFile: join(dir, 'fusefat.log') }));
+      // What fusefat lists: upper case, as Windows wrote it.
+      expect((await readdir(root)).filter((n) => n !== 'UPPER').sort()).toEqual([
+        'CERTS',
+        'MIXED',
+        'MPPROV.YAML',
+        'SECRETS',
+      ]);
+      expect(await isCaseInsensitiveMount(root)).toBe(true);
 
-    const copy = join(dir, 'copy');
-    const snapshot = await snapshotStick(root, 'mpprov.yaml', copy);
-    expect(await readFile(snapshot.configFile, 'utf8')).toBe(config);
-    // Once: the listed MPPROV.YAML is the configuration itself, not another file.
-    expect((await readdir(copy)).filter((n) => n.toLowerCase() === 'mpprov.yaml')).toEqual(['mpprov.yaml']);
-    expect(snapshot.files).toBe(4); // the configuration and the three files it names (nothing unmentioned, not the volume label's entry)
-    for (const [path, content] of [['certs/radius-ca.pem', 'CA PEM\n'], ['secrets/admin.pw', 'pw\n'], ['./Mixed/Client-Key.Pem', 'KEY\n']] as const) {
-      const read = await readReferencedFile(copy, path);
-      expect(read, path).toMatchObject({ ok: true });
-      expect(read.ok && read.bytes.toString('utf8'), path).toBe(content);
-    }
-  });
+      const copy = join(dir, 'copy');
+      const snapshot = await snapshotStick(root, 'mpprov.yaml', copy);
+      expect(await readFile(snapshot.configFile, 'utf8')).toBe(config);
+      // Once: the listed MPPROV.YAML is the configuration itself, not another file.
+      expect((await readdir(copy)).filter((n) => n.toLowerCase() === 'mpprov.yaml')).toEqual(['mpprov.yaml']);
+      expect(snapshot.files).toBe(4); // the configuration and the three files it names (nothing unmentioned, not the volume label's entry)
+      for (const [path, content] of [
+        ['certs/radius-ca.pem', 'CA PEM\n'],
+        ['secrets/admin.pw', 'pw\n'],
+        ['./Mixed/Client-Key.Pem', 'KEY\n'],
+      ] as const) {
+        const read = await readReferencedFile(copy, path);
+        expect(read, path).toMatchObject({ ok: true });
+        expect(read.ok && read.bytes.toString('utf8'), path).toBe(content);
+      }
+    },
+  );
 
   it('on a case-sensitive disk the other spelling is another name: not found, and nothing linked', async () => {
     const root = await tempDir();
@@ -84,6 +99,9 @@ describe('FAT spellings', () => {
     expect(await isCaseInsensitiveMount(root)).toBe(false);
     const copy = join(await tempDir(), 'copy');
     await snapshotStick(root, 'mpprov.yaml', copy);
-    expect(await readReferencedFile(copy, 'certs/ca.pem')).toMatchObject({ ok: false, message: "file 'certs/ca.pem' does not exist" });
+    expect(await readReferencedFile(copy, 'certs/ca.pem')).toMatchObject({
+      ok: false,
+      message: "file 'certs/ca.pem' does not exist",
+    });
   });
 });

@@ -25,35 +25,39 @@ describe('mpprov run with a hostile tmpfs stick', () => {
     }
   });
 
-  it('mpprov.yaml linked out of the stick is refused, and not one of its lines lands anywhere', { timeout: 60_000 }, async () => {
-    const world = await rig.makeWorld();
-    const agent = await rig.startAgent(world);
-    const outside = join(world.dir, 'shadow');
-    writeFileSync(outside, `root: ${MARKER}\nbin: ${MARKER}-2\n`);
-    // Filled first on a mount of its own, then bound under the media root in one step: the agent
-    // sees a complete stick arrive.
-    const staging = join(world.dir, 'staging');
-    mkdirSync(staging);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', staging]);
-    mounts.push(staging);
-    symlinkSync(outside, join(staging, 'mpprov.yaml'));
-    const mountPoint = join(world.mediaRoot, 'HOSTILE');
-    mkdirSync(mountPoint);
-    execFileSync('mount', ['--bind', staging, mountPoint]);
-    mounts.push(mountPoint);
+  it(
+    'mpprov.yaml linked out of the stick is refused, and not one of its lines lands anywhere',
+    { timeout: 60_000 },
+    async () => {
+      const world = await rig.makeWorld();
+      const agent = await rig.startAgent(world);
+      const outside = join(world.dir, 'shadow');
+      writeFileSync(outside, `root: ${MARKER}\nbin: ${MARKER}-2\n`);
+      // Filled first on a mount of its own, then bound under the media root in one step: the agent
+      // sees a complete stick arrive.
+      const staging = join(world.dir, 'staging');
+      mkdirSync(staging);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', staging]);
+      mounts.push(staging);
+      symlinkSync(outside, join(staging, 'mpprov.yaml'));
+      const mountPoint = join(world.mediaRoot, 'HOSTILE');
+      mkdirSync(mountPoint);
+      execFileSync('mount', ['--bind', staging, mountPoint]);
+      mounts.push(mountPoint);
 
-    const [end] = await waitForJobEnds(world, 1, agent);
-    expect(end?.result, await agent.output()).toBe('FAILED');
-    const usbLog = readFileSync(join(staging, 'usb.log'), 'utf8');
-    expect(usbLog).toContain('mpprov.yaml is a link that leads outside the stick: it was not read');
-    const outputs = new Map<string, Buffer>([
-      ['usb.log', Buffer.from(usbLog)],
-      ['mpprov-result.json', readFileSync(join(staging, 'mpprov-result.json'))],
-      ['agent output', Buffer.from(await agent.output())],
-      ...(await allFiles(world.stateDir)),
-    ]);
-    expect(outputs.size).toBeGreaterThan(3);
-    for (const [name, content] of outputs) expect(content.includes(MARKER), `the marker in ${name}`).toBe(false);
-    expect((await agent.stop()).code).toBe(0);
-  });
+      const [end] = await waitForJobEnds(world, 1, agent);
+      expect(end?.result, await agent.output()).toBe('FAILED');
+      const usbLog = readFileSync(join(staging, 'usb.log'), 'utf8');
+      expect(usbLog).toContain('mpprov.yaml is a link that leads outside the stick: it was not read');
+      const outputs = new Map<string, Buffer>([
+        ['usb.log', Buffer.from(usbLog)],
+        ['mpprov-result.json', readFileSync(join(staging, 'mpprov-result.json'))],
+        ['agent output', Buffer.from(await agent.output())],
+        ...(await allFiles(world.stateDir)),
+      ]);
+      expect(outputs.size).toBeGreaterThan(3);
+      for (const [name, content] of outputs) expect(content.includes(MARKER), `the marker in ${name}`).toBe(false);
+      expect((await agent.stop()).code).toBe(0);
+    },
+  );
 });

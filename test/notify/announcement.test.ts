@@ -7,18 +7,38 @@ import { endedJob, runningJob } from './notify-rig.js';
 describe('announcementFor', () => {
   it('follows the status contract for each result', () => {
     const stick = runningJob('j', 'MPSTICK', ['branch-12-mp1']);
-    expect(announcementFor(endedJob(stick, 'CHANGED'))).toEqual({ urgency: 'normal', summary: 'mpprov', body: 'Stick MPSTICK: branch-12-mp1 configured, safe to remove' });
+    expect(announcementFor(endedJob(stick, 'CHANGED'))).toEqual({
+      urgency: 'normal',
+      summary: 'mpprov',
+      body: 'Stick MPSTICK: branch-12-mp1 configured, safe to remove',
+    });
     expect(announcementFor(endedJob(stick, 'OK')).body).toBe('Stick MPSTICK: branch-12-mp1 configured, safe to remove');
-    expect(announcementFor(endedJob(stick, 'NO CHANGE')).body).toBe('Stick MPSTICK: branch-12-mp1 already configured, nothing changed, safe to remove');
-    expect(announcementFor(endedJob(stick, 'FAILED', { advice: 'fix the password' }))).toEqual({ urgency: 'critical', summary: 'mpprov', body: 'Stick MPSTICK: branch-12-mp1 FAILED: fix the password' });
-    expect(announcementFor(endedJob(stick, 'FAILED', { summary: 'mp1: failed' })).body).toBe('Stick MPSTICK: branch-12-mp1 FAILED: mp1: failed');
+    expect(announcementFor(endedJob(stick, 'NO CHANGE')).body).toBe(
+      'Stick MPSTICK: branch-12-mp1 already configured, nothing changed, safe to remove',
+    );
+    expect(announcementFor(endedJob(stick, 'FAILED', { advice: 'fix the password' }))).toEqual({
+      urgency: 'critical',
+      summary: 'mpprov',
+      body: 'Stick MPSTICK: branch-12-mp1 FAILED: fix the password',
+    });
+    expect(announcementFor(endedJob(stick, 'FAILED', { summary: 'mp1: failed' })).body).toBe(
+      'Stick MPSTICK: branch-12-mp1 FAILED: mp1: failed',
+    );
     // An invalid stick names no device: the sentence still reads.
-    expect(announcementFor(endedJob(runningJob('k', 'MPSTICK', []), 'FAILED', { summary: 'mpprov.yaml is invalid (3 errors)' })).body).toBe('Stick MPSTICK FAILED: mpprov.yaml is invalid (3 errors)');
-    expect(announcementFor(endedJob(runningJob('p', 'lab.yaml', ['a', 'b'], 'profile'), 'NO CHANGE')).body).toBe('Profile lab.yaml: a, b already configured, nothing changed');
+    expect(
+      announcementFor(
+        endedJob(runningJob('k', 'MPSTICK', []), 'FAILED', { summary: 'mpprov.yaml is invalid (3 errors)' }),
+      ).body,
+    ).toBe('Stick MPSTICK FAILED: mpprov.yaml is invalid (3 errors)');
+    expect(announcementFor(endedJob(runningJob('p', 'lab.yaml', ['a', 'b'], 'profile'), 'NO CHANGE')).body).toBe(
+      'Profile lab.yaml: a, b already configured, nothing changed',
+    );
   });
 
   it('blanks control characters from stick texts (a NUL would break the argument vector, a newline fake a log line)', () => {
-    const job = endedJob(runningJob('j', 'A\nB\u0000C', ['mp1\r\nRESULT: OK']), 'FAILED', { advice: 'do\u001b[31m this\u0085' });
+    const job = endedJob(runningJob('j', 'A\nB\u0000C', ['mp1\r\nRESULT: OK']), 'FAILED', {
+      advice: 'do\u001b[31m this\u0085',
+    });
     expect(announcementFor(job).body).toBe('Stick A B C: mp1 RESULT: OK FAILED: do [31m this');
   });
 
@@ -27,9 +47,13 @@ describe('announcementFor', () => {
     const args = notifySendArguments(announcementFor(endedJob(runningJob('j', 'MPSTICK', [name]), 'CHANGED')));
     expect(args.slice(0, 4)).toEqual(['--app-name=mpprov', '--urgency=normal', '--', 'mpprov']);
     expect(args[4]).not.toMatch(/[<>]/);
-    expect(args[4]).toBe('Stick MPSTICK: &lt;a href="https://evil.example/fix"&gt;URGENT &amp; click&lt;/a&gt;&lt;img src="file:///etc/x"&gt; configured, safe to remove');
+    expect(args[4]).toBe(
+      'Stick MPSTICK: &lt;a href="https://evil.example/fix"&gt;URGENT &amp; click&lt;/a&gt;&lt;img src="file:///etc/x"&gt; configured, safe to remove',
+    );
     // Cut to length first (80 characters of a name), escaped after: no entity is split.
-    const long = notifySendArguments(announcementFor(endedJob(runningJob('k', 'MPSTICK', [`${'x'.repeat(78)}<b>`]), 'CHANGED')));
+    const long = notifySendArguments(
+      announcementFor(endedJob(runningJob('k', 'MPSTICK', [`${'x'.repeat(78)}<b>`]), 'CHANGED')),
+    );
     expect(long[4]).toBe(`Stick MPSTICK: ${'x'.repeat(78)}&lt;… configured, safe to remove`);
   });
 });

@@ -19,15 +19,25 @@ describe('mpprov notify', () => {
   const processes = useProcesses();
 
   async function start(statusFile: string, path: string, cwd?: string): Promise<StartedProcess> {
-    const p = await processes.startNode([cliPath, 'notify', '--status-file', statusFile], { env: { PATH: path }, ...(cwd === undefined ? {} : { cwd }) });
-    expect(p.firstLine).toBe(`mpprov notify: following ${statusFile}: one desktop notification (notify-send) per job that ends from now on`);
+    const p = await processes.startNode([cliPath, 'notify', '--status-file', statusFile], {
+      env: { PATH: path },
+      ...(cwd === undefined ? {} : { cwd }),
+    });
+    expect(p.firstLine).toBe(
+      `mpprov notify: following ${statusFile}: one desktop notification (notify-send) per job that ends from now on`,
+    );
     return p;
   }
 
   const until = (p: StartedProcess, check: () => Promise<boolean> | boolean, what: string): Promise<void> =>
     waitFor(check, 10_000, what, async () => p.output(), p.exited);
 
-  async function world(): Promise<{ dir: string; file: string; fake: Awaited<ReturnType<typeof fakeNotifySend>>; path: string }> {
+  async function world(): Promise<{
+    dir: string;
+    file: string;
+    fake: Awaited<ReturnType<typeof fakeNotifySend>>;
+    path: string;
+  }> {
     const dir = tempFolder('notify-status');
     const fake = await fakeNotifySend();
     return { dir, file: join(dir, 'status.json'), fake, path: `${fake.bin}:/usr/bin:/bin` };
@@ -49,8 +59,13 @@ describe('mpprov notify', () => {
     await writeStatus(file, [endedJob(later, 'CHANGED'), endedJob(job, 'CHANGED')]);
     await until(p, async () => (await fake.calls()).length >= 2, 'the second notification');
 
-    expect(await fake.calls()).toEqual([normal('Stick MPSTICK: branch-12-mp1 configured, safe to remove'), normal('Stick MPSTICK: branch-12-mp2 configured, safe to remove')]);
-    expect(p.stdout()).toContain('mpprov notify: [20261123-105210-ab12] normal: Stick MPSTICK: branch-12-mp1 configured, safe to remove\n');
+    expect(await fake.calls()).toEqual([
+      normal('Stick MPSTICK: branch-12-mp1 configured, safe to remove'),
+      normal('Stick MPSTICK: branch-12-mp2 configured, safe to remove'),
+    ]);
+    expect(p.stdout()).toContain(
+      'mpprov notify: [20261123-105210-ab12] normal: Stick MPSTICK: branch-12-mp1 configured, safe to remove\n',
+    );
     expect(p.stderr()).toBe('');
     expect(await p.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   });
@@ -66,7 +81,9 @@ describe('mpprov notify', () => {
     await writeStatus(file, [noAdvice, failed, profile, same]);
     await writeStatus(file, [
       endedJob(noAdvice, 'FAILED', { summary: 'mp4: failed: bad credentials for admin at https://192.0.2.14' }),
-      endedJob(failed, 'FAILED', { advice: 'check the password of admin in mpprov.yaml, then insert the stick again '.repeat(6) }),
+      endedJob(failed, 'FAILED', {
+        advice: 'check the password of admin in mpprov.yaml, then insert the stick again '.repeat(6),
+      }),
       endedJob(profile, 'CHANGED'),
       endedJob(same, 'NO CHANGE'),
     ]);
@@ -81,13 +98,17 @@ describe('mpprov notify', () => {
       critical(`${longBody.slice(0, 299).trimEnd()}…`),
       critical('Stick FIELD2: mp4 FAILED: mp4: failed: bad credentials for admin at https://192.0.2.14'),
     ]);
-    expect(p.stdout()).toContain('mpprov notify: [j4] critical: Stick FIELD2: mp4 FAILED: mp4: failed: bad credentials for admin at https://192.0.2.14\n');
+    expect(p.stdout()).toContain(
+      'mpprov notify: [j4] critical: Stick FIELD2: mp4 FAILED: mp4: failed: bad credentials for admin at https://192.0.2.14\n',
+    );
     expect(await p.stop('SIGINT')).toEqual({ code: 0, signal: null });
   });
 
   it('does not announce jobs that had ended before it started, but does announce a short job it never saw running', async () => {
     const { file, fake, path } = await world();
-    const old = endedJob(runningJob('old', 'OLDSTICK', ['mp0']), 'CHANGED', { finished: new Date(Date.now() - 60_000).toISOString() });
+    const old = endedJob(runningJob('old', 'OLDSTICK', ['mp0']), 'CHANGED', {
+      finished: new Date(Date.now() - 60_000).toISOString(),
+    });
     await writeStatus(file, [old]);
     const p = await start(file, path);
     // Ended between two reads: never seen running.
@@ -98,7 +119,10 @@ describe('mpprov notify', () => {
     const third = endedJob(runningJob('third', 'THIRD', ['mp8']), 'CHANGED');
     await writeStatus(file, [third, short, old]);
     await until(p, async () => (await fake.calls()).length >= 2, 'the third job');
-    expect(await fake.calls()).toEqual([normal('Stick QUICK: mp9 already configured, nothing changed, safe to remove'), normal('Stick THIRD: mp8 configured, safe to remove')]);
+    expect(await fake.calls()).toEqual([
+      normal('Stick QUICK: mp9 already configured, nothing changed, safe to remove'),
+      normal('Stick THIRD: mp8 configured, safe to remove'),
+    ]);
     expect(p.stdout()).not.toContain('OLDSTICK');
     expect(await p.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   });
@@ -156,29 +180,40 @@ describe('mpprov notify', () => {
     expect(await p.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   });
 
-  it('waits for a directory that does not exist yet, watches it once made, and again after it is removed and made anew', { timeout: 40_000 }, async () => {
-    const { dir, fake, path } = await world();
-    const runtime = join(dir, 'run', 'mpprov');
-    const file = join(runtime, 'status.json');
-    const p = await start(file, path);
-    await until(p, () => p.stderr().includes(`${runtime} does not exist (yet)`), 'the missing directory warning');
-    await mkdir(runtime, { recursive: true });
-    const job = runningJob('late', 'MPSTICK', ['branch-12-mp1']);
-    await writeStatus(file, [job]);
-    await writeStatus(file, [endedJob(job, 'CHANGED')]);
-    await until(p, async () => (await fake.calls()).length >= 1, 'the notification after the directory appeared');
+  it(
+    'waits for a directory that does not exist yet, watches it once made, and again after it is removed and made anew',
+    { timeout: 40_000 },
+    async () => {
+      const { dir, fake, path } = await world();
+      const runtime = join(dir, 'run', 'mpprov');
+      const file = join(runtime, 'status.json');
+      const p = await start(file, path);
+      await until(p, () => p.stderr().includes(`${runtime} does not exist (yet)`), 'the missing directory warning');
+      await mkdir(runtime, { recursive: true });
+      const job = runningJob('late', 'MPSTICK', ['branch-12-mp1']);
+      await writeStatus(file, [job]);
+      await writeStatus(file, [endedJob(job, 'CHANGED')]);
+      await until(p, async () => (await fake.calls()).length >= 1, 'the notification after the directory appeared');
 
-    // systemd removes the runtime directory when the agent stops, and makes a new one at its start.
-    await rm(runtime, { recursive: true });
-    await until(p, () => p.stderr().split(`${runtime} does not exist (yet)`).length === 3, 'the directory to be missed again');
-    await mkdir(runtime);
-    const next = runningJob('next', 'MPSTICK2', ['branch-12-mp2']);
-    await writeStatus(file, [next], { pid: 5151 });
-    await writeStatus(file, [endedJob(next, 'FAILED', { advice: 'plug the Monitoring Point in' })], { pid: 5151 });
-    await until(p, async () => (await fake.calls()).length >= 2, 'the notification in the new directory');
-    expect(await fake.calls()).toEqual([normal('Stick MPSTICK: branch-12-mp1 configured, safe to remove'), critical('Stick MPSTICK2: branch-12-mp2 FAILED: plug the Monitoring Point in')]);
-    expect(await p.stop('SIGTERM')).toEqual({ code: 0, signal: null });
-  });
+      // systemd removes the runtime directory when the agent stops, and makes a new one at its start.
+      await rm(runtime, { recursive: true });
+      await until(
+        p,
+        () => p.stderr().split(`${runtime} does not exist (yet)`).length === 3,
+        'the directory to be missed again',
+      );
+      await mkdir(runtime);
+      const next = runningJob('next', 'MPSTICK2', ['branch-12-mp2']);
+      await writeStatus(file, [next], { pid: 5151 });
+      await writeStatus(file, [endedJob(next, 'FAILED', { advice: 'plug the Monitoring Point in' })], { pid: 5151 });
+      await until(p, async () => (await fake.calls()).length >= 2, 'the notification in the new directory');
+      expect(await fake.calls()).toEqual([
+        normal('Stick MPSTICK: branch-12-mp1 configured, safe to remove'),
+        critical('Stick MPSTICK2: branch-12-mp2 FAILED: plug the Monitoring Point in'),
+      ]);
+      expect(await p.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    },
+  );
 
   it('without notify-send on PATH says so once, keeps the notifications in its log and keeps running', async () => {
     const { dir, file } = await world();
@@ -188,13 +223,20 @@ describe('mpprov notify', () => {
     const p = await start(file, empty);
     await writeStatus(file, [endedJob(runningJob('a', 'ONE', ['mp1']), 'CHANGED')]);
     await until(p, () => p.stderr().includes('notify-send not found'), 'the missing notify-send warning');
-    await writeStatus(file, [endedJob(runningJob('b', 'TWO', ['mp2']), 'NO CHANGE'), endedJob(runningJob('a', 'ONE', ['mp1']), 'CHANGED')]);
+    await writeStatus(file, [
+      endedJob(runningJob('b', 'TWO', ['mp2']), 'NO CHANGE'),
+      endedJob(runningJob('a', 'ONE', ['mp1']), 'CHANGED'),
+    ]);
     await until(p, () => p.stdout().includes('[b] normal:'), 'the second notification line');
     // The second notify-send attempt has had time to fail as well.
     await new Promise((r) => setTimeout(r, 500));
     expect(p.stdout()).toContain('mpprov notify: [a] normal: Stick ONE: mp1 configured, safe to remove\n');
-    expect(p.stdout()).toContain('mpprov notify: [b] normal: Stick TWO: mp2 already configured, nothing changed, safe to remove\n');
-    expect(p.stderr()).toBe('mpprov notify: warning: notify-send not found: install libnotify-bin (the notification is only in this log)\n');
+    expect(p.stdout()).toContain(
+      'mpprov notify: [b] normal: Stick TWO: mp2 already configured, nothing changed, safe to remove\n',
+    );
+    expect(p.stderr()).toBe(
+      'mpprov notify: warning: notify-send not found: install libnotify-bin (the notification is only in this log)\n',
+    );
     expect(p.child.exitCode).toBeNull();
     expect(await p.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   });

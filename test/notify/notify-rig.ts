@@ -28,7 +28,7 @@ async function readCalls(record: string): Promise<string[][]> {
   const fields = text.split('\0');
   fields.pop(); // after the last terminator
   const calls: string[][] = [];
-  for (let i = 0; i < fields.length; ) {
+  for (let i = 0; i < fields.length;) {
     const count = Number(fields[i]);
     calls.push(fields.slice(i + 1, i + 1 + count));
     i += 1 + count;
@@ -37,13 +37,24 @@ async function readCalls(record: string): Promise<string[][]> {
 }
 
 /** Writes the status file as the agent does: the whole text to FILE.tmp, then a rename over FILE. */
-export async function writeStatus(file: string, jobs: StatusJob[] | string, agent: Partial<AgentStatus['agent']> = {}): Promise<void> {
+export async function writeStatus(
+  file: string,
+  jobs: StatusJob[] | string,
+  agent: Partial<AgentStatus['agent']> = {},
+): Promise<void> {
   const text =
     typeof jobs === 'string'
       ? jobs
       : JSON.stringify({
           format: 1,
-          agent: { pid: 4242, version: '0.1.0', hostname: 'laptop', started: new Date(Date.now() - 60_000).toISOString(), stopped: false, ...agent },
+          agent: {
+            pid: 4242,
+            version: '0.1.0',
+            hostname: 'laptop',
+            started: new Date(Date.now() - 60_000).toISOString(),
+            stopped: false,
+            ...agent,
+          },
           updated: new Date().toISOString(),
           jobs,
         });
@@ -51,7 +62,12 @@ export async function writeStatus(file: string, jobs: StatusJob[] | string, agen
   await rename(`${file}.tmp`, file);
 }
 
-const device = (name: string, state: StatusJob['devices'][number]['state']): StatusJob['devices'][number] => ({ name, url: 'https://192.0.2.10', state, at: state === 'running' ? 'step 3/7 upload ca_cert' : state });
+const device = (name: string, state: StatusJob['devices'][number]['state']): StatusJob['devices'][number] => ({
+  name,
+  url: 'https://192.0.2.10',
+  state,
+  at: state === 'running' ? 'step 3/7 upload ca_cert' : state,
+});
 
 /** A stick job under way. */
 export function runningJob(id: string, label: string, devices: string[], kind: StatusJob['kind'] = 'stick'): StatusJob {
@@ -65,12 +81,21 @@ export function runningJob(id: string, label: string, devices: string[], kind: S
     banner: 'WORKING',
     stage: 'applying',
     devices: devices.map((name) => device(name, 'running')),
-    steps: devices.map((name) => ({ device: name, text: 'upload ca_cert', state: 'running', started: new Date().toISOString() })),
+    steps: devices.map((name) => ({
+      device: name,
+      text: 'upload ca_cert',
+      state: 'running',
+      started: new Date().toISOString(),
+    })),
   };
 }
 
 /** The same job, ended with `result` (finished now, unless `finished` says when). */
-export function endedJob(job: StatusJob, result: 'CHANGED' | 'NO CHANGE' | 'OK' | 'FAILED', more: Partial<StatusJob> = {}): StatusJob {
+export function endedJob(
+  job: StatusJob,
+  result: 'CHANGED' | 'NO CHANGE' | 'OK' | 'FAILED',
+  more: Partial<StatusJob> = {},
+): StatusJob {
   const failed = result === 'FAILED';
   return {
     ...job,

@@ -25,7 +25,10 @@ describe('systemd/mpprov-notify.service (a user unit)', () => {
   it('passes systemd-analyze verify, as a user unit and as a plain unit (what install.sh runs under sudo)', async () => {
     // A user manager's verify needs a runtime directory of its own; nothing else of a session.
     const runtime = tempFolder('xdg-runtime');
-    const user = await run('systemd-analyze', ['--user', 'verify', '--man=no', unit], { encoding: 'utf8', env: { ...process.env, XDG_RUNTIME_DIR: runtime } });
+    const user = await run('systemd-analyze', ['--user', 'verify', '--man=no', unit], {
+      encoding: 'utf8',
+      env: { ...process.env, XDG_RUNTIME_DIR: runtime },
+    });
     expect(`${user.stdout}${user.stderr}`.trim()).toBe('');
     const plain = await run('systemd-analyze', ['verify', '--man=no', unit], { encoding: 'utf8' });
     expect(`${plain.stdout}${plain.stderr}`.trim()).toBe('');
@@ -46,22 +49,32 @@ describe('systemd/mpprov-notify.service (a user unit)', () => {
     expect(notify('User')).toEqual([]);
   });
 
-  it('scripts/install.sh stages it as /etc/systemd/user/mpprov-notify.service with this node and the prefix, verified', { timeout: 90_000 }, async () => {
-    const dest = await mkdtemp(join(tmpdir(), 'mpprov-install-'));
-    try {
-      const { stdout } = await run(join(repoRoot, 'scripts/install.sh'), ['--dest-dir', dest, '--no-build', '--prefix', '/opt/mp'], { cwd: repoRoot, encoding: 'utf8' });
-      expect(stdout).toContain('systemctl --user enable --now mpprov-notify');
-      const installed = join(dest, 'etc/systemd/user/mpprov-notify.service');
-      expect((await stat(installed)).mode & 0o777).toBe(0o644);
-      const node = realpathSync((await run('sh', ['-c', 'command -v node'], { encoding: 'utf8' })).stdout.trim());
-      expect((await settings(installed))('ExecStart')).toEqual([`${node} /opt/mp/lib/mpprov/mpprov.mjs notify`]);
-      const verified = await run('systemd-analyze', ['verify', '--man=no', installed], { encoding: 'utf8' });
-      expect(`${verified.stdout}${verified.stderr}`.trim()).toBe('');
-      // The installed build answers to the command the unit runs.
-      const help = await run(process.execPath, [join(dest, 'opt/mp/lib/mpprov/mpprov.mjs'), 'notify', '--help'], { encoding: 'utf8' });
-      expect(help.stdout).toContain('Usage: mpprov notify');
-    } finally {
-      await rm(dest, { recursive: true, force: true });
-    }
-  });
+  it(
+    'scripts/install.sh stages it as /etc/systemd/user/mpprov-notify.service with this node and the prefix, verified',
+    { timeout: 90_000 },
+    async () => {
+      const dest = await mkdtemp(join(tmpdir(), 'mpprov-install-'));
+      try {
+        const { stdout } = await run(
+          join(repoRoot, 'scripts/install.sh'),
+          ['--dest-dir', dest, '--no-build', '--prefix', '/opt/mp'],
+          { cwd: repoRoot, encoding: 'utf8' },
+        );
+        expect(stdout).toContain('systemctl --user enable --now mpprov-notify');
+        const installed = join(dest, 'etc/systemd/user/mpprov-notify.service');
+        expect((await stat(installed)).mode & 0o777).toBe(0o644);
+        const node = realpathSync((await run('sh', ['-c', 'command -v node'], { encoding: 'utf8' })).stdout.trim());
+        expect((await settings(installed))('ExecStart')).toEqual([`${node} /opt/mp/lib/mpprov/mpprov.mjs notify`]);
+        const verified = await run('systemd-analyze', ['verify', '--man=no', installed], { encoding: 'utf8' });
+        expect(`${verified.stdout}${verified.stderr}`.trim()).toBe('');
+        // The installed build answers to the command the unit runs.
+        const help = await run(process.execPath, [join(dest, 'opt/mp/lib/mpprov/mpprov.mjs'), 'notify', '--help'], {
+          encoding: 'utf8',
+        });
+        expect(help.stdout).toContain('Usage: mpprov notify');
+      } finally {
+        await rm(dest, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -52,21 +52,27 @@ beforeAll(async () => {
   const deb = join(out, `mpprov_${debVersion}_all.deb`);
   // A dpkg database of its own: nothing of this machine's is read or changed.
   const root = join(out, 'root');
-  for (const folder of ['info', 'updates', 'triggers']) mkdirSync(join(root, 'var/lib/dpkg', folder), { recursive: true });
+  for (const folder of ['info', 'updates', 'triggers'])
+    mkdirSync(join(root, 'var/lib/dpkg', folder), { recursive: true });
   writeFileSync(join(root, 'var/lib/dpkg/status'), '');
   // --force-depends: the throwaway root has no nodejs package; the installed CLI runs with this machine's node.
-  await run('dpkg', [`--root=${root}`, '--force-script-chrootless', '--force-depends', '--install', deb], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  await run('dpkg', [`--root=${root}`, '--force-script-chrootless', '--force-depends', '--install', deb], {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   const { stdout } = await run(join(root, 'usr/bin/mpprov'), ['describe-cli'], { encoding: 'utf8' });
   built = { out, deb, root, tree: JSON.parse(stdout) as Built['tree'] };
 }, 120_000);
 
 describe('the .deb: control fields, files, modes, conffiles', () => {
   it('declares the package, its version and its dependencies', async () => {
-    const field = async (name: string) => (await run('dpkg-deb', ['--field', built.deb, name], { encoding: 'utf8' })).stdout.trim();
+    const field = async (name: string) =>
+      (await run('dpkg-deb', ['--field', built.deb, name], { encoding: 'utf8' })).stdout.trim();
     expect(await field('Package')).toBe('mpprov');
     expect(await field('Version')).toBe(debVersion);
     expect(await field('Architecture')).toBe('all');
-    expect(await field('Depends')).toBe('nodejs (>= 20.19), util-linux (>= 2.38), openssh-client, init-system-helpers (>= 1.54~)');
+    expect(await field('Depends')).toBe(
+      'nodejs (>= 20.19), util-linux (>= 2.38), openssh-client, init-system-helpers (>= 1.54~)',
+    );
     expect(await field('Recommends')).toBe('udisks2, libnotify-bin');
   });
 
@@ -99,7 +105,10 @@ describe('the .deb: control fields, files, modes, conffiles', () => {
     // One file for the whole CLI: no node_modules, no dist/ tree.
     expect([...files.keys()].filter((p) => p.includes('node_modules') || p.includes('/dist/'))).toEqual([]);
     // The user unit for the desktop notifier exactly when the repository has one.
-    const notify = await stat(join(repoRoot, 'systemd/mpprov-notify.service')).then(() => true, () => false);
+    const notify = await stat(join(repoRoot, 'systemd/mpprov-notify.service')).then(
+      () => true,
+      () => false,
+    );
     expect(files.has('/usr/lib/systemd/user/mpprov-notify.service')).toBe(notify);
   });
 
@@ -143,7 +152,9 @@ describe('installed into a throwaway root with dpkg', () => {
     expect(unit).not.toMatch(/^(Wants|After)=.*network-online/m);
     expect(unit).not.toContain('/usr/local');
     // The desktop notifier's user unit, when the repository has one, runs the same file.
-    const notify = await readFile(join(built.root, 'usr/lib/systemd/user/mpprov-notify.service'), 'utf8').catch(() => undefined);
+    const notify = await readFile(join(built.root, 'usr/lib/systemd/user/mpprov-notify.service'), 'utf8').catch(
+      () => undefined,
+    );
     if (notify !== undefined) {
       expect(notify).toMatch(/^ExecStart=\/usr\/bin\/mpprov notify/m);
       expect(notify).not.toContain('/usr/local');
@@ -175,7 +186,9 @@ describe('installed into a throwaway root with dpkg', () => {
     expect(invalid.code).toBe(1);
     expect(invalid.stdout).toContain(`${broken}: INVALID`);
     const schema = await run(mpprov, ['schema'], { cwd, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
-    expect(JSON.parse(schema.stdout)).toEqual(JSON.parse(await readFile(join(repoRoot, 'profiles/mpprov.schema.json'), 'utf8')));
+    expect(JSON.parse(schema.stdout)).toEqual(
+      JSON.parse(await readFile(join(repoRoot, 'profiles/mpprov.schema.json'), 'utf8')),
+    );
   });
 });
 
@@ -185,10 +198,14 @@ describe('man pages and shell completion, generated from the CLI', () => {
   it('man renders mpprov(1) and mpprov.yaml(5) without a warning, mpprov(1) naming every command', async () => {
     expect(commandNames().length).toBeGreaterThan(5);
     const render = async (page: string) =>
-      run('man', ['--warnings', '-l', join(built.root, page)], { encoding: 'utf8', env: { ...process.env, MANWIDTH: '100', MAN_KEEP_FORMATTING: '' } });
+      run('man', ['--warnings', '-l', join(built.root, page)], {
+        encoding: 'utf8',
+        env: { ...process.env, MANWIDTH: '100', MAN_KEEP_FORMATTING: '' },
+      });
     const one = await render('usr/share/man/man1/mpprov.1.gz');
     expect(one.stderr).toBe('');
-    for (const section of ['NAME', 'SYNOPSIS', 'COMMANDS', 'EXIT STATUS', 'AGENT CONFIGURATION', 'SEE ALSO']) expect(one.stdout).toContain(`\n${section}\n`);
+    for (const section of ['NAME', 'SYNOPSIS', 'COMMANDS', 'EXIT STATUS', 'AGENT CONFIGURATION', 'SEE ALSO'])
+      expect(one.stdout).toContain(`\n${section}\n`);
     const documented = commandNames().filter((name) => one.stdout.includes(`mpprov ${name}`));
     expect(documented).toEqual(commandNames());
     expect(one.stdout).not.toContain('describe-cli');
@@ -220,9 +237,16 @@ describe('man pages and shell completion, generated from the CLI', () => {
     expect(text.startsWith('#compdef mpprov\n')).toBe(true);
     for (const name of commandNames()) expect(text).toContain(`    '${name}:`);
     const dump = join(built.out, 'zcompdump');
-    const { stdout } = await run('zsh', ['-fc', `fpath=('${join(built.root, 'usr/share/zsh/vendor-completions')}' $fpath); autoload -Uz compinit; compinit -u -d '${dump}'; print -r -- $_comps[mpprov]`], {
-      encoding: 'utf8',
-    });
+    const { stdout } = await run(
+      'zsh',
+      [
+        '-fc',
+        `fpath=('${join(built.root, 'usr/share/zsh/vendor-completions')}' $fpath); autoload -Uz compinit; compinit -u -d '${dump}'; print -r -- $_comps[mpprov]`,
+      ],
+      {
+        encoding: 'utf8',
+      },
+    );
     expect(stdout.trim()).toBe('_mpprov');
   });
 });

@@ -3,7 +3,12 @@ import { Secret } from '../../src/core/secret.js';
 import { compareStanza, type DesiredStanza } from '../../src/plan/index.js';
 
 /** The plan's comparison is pure: these cases pin down what counts as a change. */
-const desired = (fields: DesiredStanza['fields'], secrets: DesiredStanza['secrets'] = {}): DesiredStanza => ({ name: 'eth1', family: 'inet6', fields, secrets });
+const desired = (fields: DesiredStanza['fields'], secrets: DesiredStanza['secrets'] = {}): DesiredStanza => ({
+  name: 'eth1',
+  family: 'inet6',
+  fields,
+  secrets,
+});
 const never = () => false;
 const always = () => true;
 
@@ -33,24 +38,41 @@ describe('compareStanza', () => {
   });
 
   it('keeps DNS server order: it is the resolver preference', () => {
-    const changes = compareStanza(desired({ method: 'dhcp', dns_nameservers: ['192.0.2.2', '192.0.2.1'] }), { method: 'dhcp', dns_nameservers: ['192.0.2.1', '192.0.2.2'] }, never);
+    const changes = compareStanza(
+      desired({ method: 'dhcp', dns_nameservers: ['192.0.2.2', '192.0.2.1'] }),
+      { method: 'dhcp', dns_nameservers: ['192.0.2.1', '192.0.2.2'] },
+      never,
+    );
     expect(changes.map((c) => c.field)).toEqual(['dns_nameservers']);
   });
 
   it('accepts a dotted IPv4 netmask for a prefix written as a number', () => {
-    const want = { name: 'eth1', family: 'inet' as const, fields: { method: 'static', address: '192.0.2.10', netmask: '255.255.255.0' }, secrets: {} };
+    const want = {
+      name: 'eth1',
+      family: 'inet' as const,
+      fields: { method: 'static', address: '192.0.2.10', netmask: '255.255.255.0' },
+      secrets: {},
+    };
     expect(compareStanza(want, { method: 'static', address: '192.0.2.10', netmask: '24' }, never)).toEqual([]);
   });
 
   it('re-sends a secret unless the record knows it and the device has it set', () => {
     const want = desired({ method: 'dhcp' }, { wpa_password: new Secret('cmp-SeCrEt') });
     expect(compareStanza(want, { method: 'dhcp', wpa_password_set: true }, always)).toEqual([]);
-    expect(compareStanza(want, { method: 'dhcp', wpa_password_set: true }, never)).toEqual([{ field: 'wpa_password', from: 'set', to: 'set', secret: true }]);
-    expect(compareStanza(want, { method: 'dhcp' }, always)).toEqual([{ field: 'wpa_password', from: undefined, to: 'set', secret: true }]);
+    expect(compareStanza(want, { method: 'dhcp', wpa_password_set: true }, never)).toEqual([
+      { field: 'wpa_password', from: 'set', to: 'set', secret: true },
+    ]);
+    expect(compareStanza(want, { method: 'dhcp' }, always)).toEqual([
+      { field: 'wpa_password', from: undefined, to: 'set', secret: true },
+    ]);
   });
 
   it('sees a secret the file no longer has as a removal, and fields of the view as no configuration', () => {
-    const changes = compareStanza(desired({ method: 'dhcp' }), { method: 'dhcp', passphrase_set: true, dot1x_state: 'authorized', config_state: 'active' }, always);
+    const changes = compareStanza(
+      desired({ method: 'dhcp' }),
+      { method: 'dhcp', passphrase_set: true, dot1x_state: 'authorized', config_state: 'active' },
+      always,
+    );
     expect(changes).toEqual([{ field: 'passphrase', from: 'set', to: undefined, secret: true }]);
   });
 
@@ -58,6 +80,8 @@ describe('compareStanza', () => {
     const have = { method: 'dhcp', mtu: 1500, x_vendor_port_state: 'blocked', dot1x_state: 'unauthorized' };
     expect(compareStanza(desired({ method: 'dhcp', mtu: 1500 }), have, always)).toEqual([]);
     // A known setting beside them is still compared.
-    expect(compareStanza(desired({ method: 'dhcp', mtu: 9000 }), have, always)).toEqual([{ field: 'mtu', from: 1500, to: 9000, secret: false }]);
+    expect(compareStanza(desired({ method: 'dhcp', mtu: 9000 }), have, always)).toEqual([
+      { field: 'mtu', from: 1500, to: 9000, secret: false },
+    ]);
   });
 });

@@ -29,7 +29,10 @@ function certDate(which: 'validFrom' | 'validTo', file = 'certs/mp01-inner-cert.
 
 /** `ca-<first 12 hex of the content's sha256>.pem`: the name the device is given for a file. */
 function nameOf(prefix: string, file: string, extension = 'pem'): string {
-  return `${prefix}-${createHash('sha256').update(readFileSync(join(profilesDir, file))).digest('hex').slice(0, 12)}.${extension}`;
+  return `${prefix}-${createHash('sha256')
+    .update(readFileSync(join(profilesDir, file)))
+    .digest('hex')
+    .slice(0, 12)}.${extension}`;
 }
 
 describe('desiredDevice', () => {
@@ -78,7 +81,11 @@ describe('desiredDevice', () => {
   it('names PEAP with inner TLS files by content and puts both credential sets in their slots', async () => {
     const desired = await desiredFrom('peap-tls.yaml');
     const ca = nameOf('ca', 'certs/radius-ca.pem');
-    const inner = { wpa_ca_cert2: nameOf('ca2', 'certs/radius-ca.pem'), wpa_client_cert2: nameOf('client2', 'certs/mp01-inner-cert.pem'), wpa_private_key2: nameOf('key2', 'certs/mp01-inner-key.pem') };
+    const inner = {
+      wpa_ca_cert2: nameOf('ca2', 'certs/radius-ca.pem'),
+      wpa_client_cert2: nameOf('client2', 'certs/mp01-inner-cert.pem'),
+      wpa_private_key2: nameOf('key2', 'certs/mp01-inner-key.pem'),
+    };
     expect(desired.interfaces).toHaveLength(1);
     expect(desired.interfaces[0]?.stanzas).toEqual([
       {
@@ -103,8 +110,17 @@ describe('desiredDevice', () => {
           identity: 'mp01@corp.example',
           caCert: 'certs/radius-ca.pem',
           innerCaCert: 'certs/radius-ca.pem',
-          clientCert: { source: 'certs/mp01-inner-cert.pem', notBefore: certDate('validFrom'), notAfter: certDate('validTo') },
-          warnings: [{ key: 'inner_tls.client_cert', message: 'certs/mp01-inner-cert.pem was not issued by the CA in inner_tls.ca_cert (certs/radius-ca.pem)' }],
+          clientCert: {
+            source: 'certs/mp01-inner-cert.pem',
+            notBefore: certDate('validFrom'),
+            notAfter: certDate('validTo'),
+          },
+          warnings: [
+            {
+              key: 'inner_tls.client_cert',
+              message: 'certs/mp01-inner-cert.pem was not issued by the CA in inner_tls.ca_cert (certs/radius-ca.pem)',
+            },
+          ],
         },
       },
     ]);
@@ -121,8 +137,14 @@ describe('desiredDevice', () => {
     const desired = await desiredFrom('eap-tls-pfx.yaml');
     const stanza = desired.interfaces[0]?.stanzas[0];
     // The client certificate inside the PFX is found with the key's password, for its dates.
-    expect(stanza?.dot1x?.clientCert).toEqual({ source: 'certs/mp01.p12', notBefore: certDate('validFrom', 'certs/mp01-cert.pem'), notAfter: certDate('validTo', 'certs/mp01-cert.pem') });
-    expect(JSON.stringify(stanza?.dot1x)).not.toContain(readFileSync(join(profilesDir, 'secrets/mp01-pfx.pw'), 'utf8').trim());
+    expect(stanza?.dot1x?.clientCert).toEqual({
+      source: 'certs/mp01.p12',
+      notBefore: certDate('validFrom', 'certs/mp01-cert.pem'),
+      notAfter: certDate('validTo', 'certs/mp01-cert.pem'),
+    });
+    expect(JSON.stringify(stanza?.dot1x)).not.toContain(
+      readFileSync(join(profilesDir, 'secrets/mp01-pfx.pw'), 'utf8').trim(),
+    );
     expect(stanza?.fields).toEqual({
       method: 'dhcp',
       wpa_key_mgmt: 'IEEE8021X',
@@ -133,7 +155,9 @@ describe('desiredDevice', () => {
     });
     expect(Object.keys(stanza?.secrets ?? {})).toEqual(['wpa_private_key_passwd']);
     expect(stanza?.secrets.wpa_private_key_passwd).toBeInstanceOf(Secret);
-    expect(stanza?.secrets.wpa_private_key_passwd?.reveal()).toBe(readFileSync(join(profilesDir, 'secrets/mp01-pfx.pw'), 'utf8').trim());
+    expect(stanza?.secrets.wpa_private_key_passwd?.reveal()).toBe(
+      readFileSync(join(profilesDir, 'secrets/mp01-pfx.pw'), 'utf8').trim(),
+    );
   });
 
   it('makes wireless enterprise WPA-EAP with the security spelled as the device wants it', async () => {
@@ -167,15 +191,43 @@ describe('desiredDevice', () => {
       ['eth1', undefined],
       ['eth1.100', 'eth1'],
     ]);
-    expect(desired.interfaces[1]?.stanzas[0]?.fields).toMatchObject({ vlan_raw_device: 'eth1', method: 'static', address: '203.0.113.20', netmask: '255.255.255.0', gateway: '203.0.113.1', wpa_identity: 'mp01-vlan100@corp.example' });
+    expect(desired.interfaces[1]?.stanzas[0]?.fields).toMatchObject({
+      vlan_raw_device: 'eth1',
+      method: 'static',
+      address: '203.0.113.20',
+      netmask: '255.255.255.0',
+      gateway: '203.0.113.1',
+      wpa_identity: 'mp01-vlan100@corp.example',
+    });
   });
 
   it('maps ACL ports to from_port and to_port, every rule a permit', async () => {
     const desired = await desiredFrom('acl.yaml');
     expect(desired.acl).toEqual([
-      { action: 'permit', protocol: 'tcp', from_port: 443, to_port: 443, source_addresses: ['10.0.0.0/8'], interfaces: ['eth0'] },
-      { action: 'permit', protocol: 'tcp', from_port: 8443, to_port: 8443, source_addresses: ['10.0.0.0/8', '2001:db8::/32'], interfaces: ['eth0', 'eth1'] },
-      { action: 'permit', protocol: 'udp', from_port: 5000, to_port: 5100, source_addresses: ['0.0.0.0/0'], interfaces: ['eth1'] },
+      {
+        action: 'permit',
+        protocol: 'tcp',
+        from_port: 443,
+        to_port: 443,
+        source_addresses: ['10.0.0.0/8'],
+        interfaces: ['eth0'],
+      },
+      {
+        action: 'permit',
+        protocol: 'tcp',
+        from_port: 8443,
+        to_port: 8443,
+        source_addresses: ['10.0.0.0/8', '2001:db8::/32'],
+        interfaces: ['eth0', 'eth1'],
+      },
+      {
+        action: 'permit',
+        protocol: 'udp',
+        from_port: 5000,
+        to_port: 5100,
+        source_addresses: ['0.0.0.0/0'],
+        interfaces: ['eth1'],
+      },
     ]);
     expect(desired.interfaces).toEqual([]);
   });

@@ -42,7 +42,9 @@ describe('lockout guard: which interface', () => {
 
   it('a known management interface guards only itself', () => {
     expect(lockoutRefusal([dot1xOn('eth1')], 'eth0')).toBeUndefined();
-    expect(lockoutRefusal([dot1xOn('eth0')], 'eth0')?.message).toMatch(/^this changes the 802\.1X of eth0, the interface mpprov reaches the device through; /);
+    expect(lockoutRefusal([dot1xOn('eth0')], 'eth0')?.message).toMatch(
+      /^this changes the 802\.1X of eth0, the interface mpprov reaches the device through; /,
+    );
     expect(lockoutRefusal([{ ...dot1xOn('eth1'), action: 'create' }], undefined)).toBeUndefined();
   });
 });

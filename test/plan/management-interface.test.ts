@@ -5,8 +5,22 @@ import { deviceView } from './device-view.js';
 /** Which interface the agent reaches the device through: the lockout guard protects that one. */
 describe('managementInterface', () => {
   const view = deviceView([
-    { name: 'eth0', families: { inet: { method: 'dhcp', in_use: { address: '198.51.100.7', netmask: '255.255.255.0', gateway: '198.51.100.1' } } } },
-    { name: 'eth1', families: { inet: { method: 'static', address: '192.0.2.10', netmask: '255.255.255.0' }, inet6: { method: 'static', address: '2001:db8::10', netmask: '64' } } },
+    {
+      name: 'eth0',
+      families: {
+        inet: {
+          method: 'dhcp',
+          in_use: { address: '198.51.100.7', netmask: '255.255.255.0', gateway: '198.51.100.1' },
+        },
+      },
+    },
+    {
+      name: 'eth1',
+      families: {
+        inet: { method: 'static', address: '192.0.2.10', netmask: '255.255.255.0' },
+        inet6: { method: 'static', address: '2001:db8::10', netmask: '64' },
+      },
+    },
   ]);
 
   it('is the interface whose active address is the URL host', () => {
@@ -21,6 +35,11 @@ describe('managementInterface', () => {
   });
 
   it('is unknown when nothing matches and no interface has a gateway', () => {
-    expect(managementInterface(deviceView([{ name: 'eth1', families: { inet: { method: 'manual' } } }]), 'https://203.0.113.5')).toBeUndefined();
+    expect(
+      managementInterface(
+        deviceView([{ name: 'eth1', families: { inet: { method: 'manual' } } }]),
+        'https://203.0.113.5',
+      ),
+    ).toBeUndefined();
   });
 });

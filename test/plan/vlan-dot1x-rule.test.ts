@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Family, StanzaSettings } from '../../src/admin-api/index.js';
-import { buildPlan, describeStep, type DesiredDevice, type DesiredInterface, type DesiredStanza, type DeviceSnapshot, type PlanOptions } from '../../src/plan/index.js';
+import {
+  buildPlan,
+  describeStep,
+  type DesiredDevice,
+  type DesiredInterface,
+  type DesiredStanza,
+  type DeviceSnapshot,
+  type PlanOptions,
+} from '../../src/plan/index.js';
 import { deviceView } from './device-view.js';
 
 /**
@@ -10,15 +18,29 @@ import { deviceView } from './device-view.js';
  * And the order that lets the device accept each request: a VLAN's 802.1X off before its parent's.
  */
 
-const ETH0 = { name: 'eth0', families: { inet: { method: 'static', address: '192.0.2.10', netmask: '255.255.255.0', gateway: '192.0.2.1' } } };
-const PEAP = { wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'PEAP', wpa_identity: 'mp01', wpa_phase1: 'peapver=0', wpa_phase2: 'auth=MSCHAPV2' };
+const ETH0 = {
+  name: 'eth0',
+  families: { inet: { method: 'static', address: '192.0.2.10', netmask: '255.255.255.0', gateway: '192.0.2.1' } },
+};
+const PEAP = {
+  wpa_key_mgmt: 'IEEE8021X',
+  wpa_eap: 'PEAP',
+  wpa_identity: 'mp01',
+  wpa_phase1: 'peapver=0',
+  wpa_phase2: 'auth=MSCHAPV2',
+};
 const MD5 = { wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'MD5', wpa_identity: 'mp01-vlan' };
 const ETH1_PEAP = { name: 'eth1', families: { inet: { method: 'dhcp', ...PEAP } } };
 const VLAN_MD5 = { name: 'eth1.100', families: { inet: { method: 'dhcp', vlan_raw_device: 'eth1', ...MD5 } } };
 
 const OPTIONS: PlanOptions = { allowDisconnect: false, discardPending: false, secretKnown: () => true };
 
-const stanza = (name: string, family: Family, fields: StanzaSettings): DesiredStanza => ({ name, family, fields, secrets: {} });
+const stanza = (name: string, family: Family, fields: StanzaSettings): DesiredStanza => ({
+  name,
+  family,
+  fields,
+  secrets: {},
+});
 const iface = (name: string, stanzas: DesiredStanza[], vlanParent?: string): DesiredInterface => ({
   name,
   wireless: false,
@@ -50,17 +72,21 @@ const TURNED_OFF =
   'or remove eth1.100 (prune: true removes every interface the file does not name), or keep 802.1X on eth1';
 
 describe('the VLAN 802.1X rule in the plan', () => {
-  it('refuses to turn off a parent\'s 802.1X while a VLAN the file does not name keeps it, naming the VLAN and what to do', () => {
+  it("refuses to turn off a parent's 802.1X while a VLAN the file does not name keeps it, naming the VLAN and what to do", () => {
     const plan = buildPlan(device([eth1Plain]), snapshot([ETH0, ETH1_PEAP, VLAN_MD5]), OPTIONS);
     expect(plan.refusals).toEqual([{ reason: 'device-rule', message: TURNED_OFF }]);
   });
 
   it('refuses a parent left on manual, or removed, just the same', () => {
     const manual = iface('eth1', [stanza('eth1', 'inet', { method: 'manual', ...PEAP })]);
-    expect(buildPlan(device([manual]), snapshot([ETH0, ETH1_PEAP, VLAN_MD5]), OPTIONS).refusals.map((r) => r.message)).toEqual([TURNED_OFF]);
+    expect(
+      buildPlan(device([manual]), snapshot([ETH0, ETH1_PEAP, VLAN_MD5]), OPTIONS).refusals.map((r) => r.message),
+    ).toEqual([TURNED_OFF]);
     // eth1 in the file with only an inet6 block: its inet stanza (the one with 802.1X) goes.
     const otherFamily = iface('eth1', [stanza('eth1', 'inet6', { method: 'auto' })]);
-    expect(buildPlan(device([otherFamily]), snapshot([ETH0, ETH1_PEAP, VLAN_MD5]), OPTIONS).refusals.map((r) => r.message)).toEqual([TURNED_OFF]);
+    expect(
+      buildPlan(device([otherFamily]), snapshot([ETH0, ETH1_PEAP, VLAN_MD5]), OPTIONS).refusals.map((r) => r.message),
+    ).toEqual([TURNED_OFF]);
   });
 
   it('judges the VLAN the device will have: its pending view, or its active one when pending is discarded', () => {
@@ -71,52 +97,92 @@ describe('the VLAN 802.1X rule in the plan', () => {
     // Discarded, the pending VLAN goes: nothing left to break.
     expect(buildPlan(device([eth1Plain]), pendingVlan, { ...OPTIONS, discardPending: true }).refusals).toEqual([]);
     // A VLAN pending for removal (null) does not count either.
-    const goingAway = snapshot([ETH0, ETH1_PEAP, VLAN_MD5], [ETH0, ETH1_PEAP, { name: 'eth1.100', families: { inet: null } }]);
-    expect(buildPlan(device([eth1Plain]), goingAway, { ...OPTIONS, discardPending: false }).refusals.map((r) => r.reason)).toEqual(['foreign-pending']);
+    const goingAway = snapshot(
+      [ETH0, ETH1_PEAP, VLAN_MD5],
+      [ETH0, ETH1_PEAP, { name: 'eth1.100', families: { inet: null } }],
+    );
+    expect(
+      buildPlan(device([eth1Plain]), goingAway, { ...OPTIONS, discardPending: false }).refusals.map((r) => r.reason),
+    ).toEqual(['foreign-pending']);
   });
 
-  it('with the VLAN\'s 802.1X turned off in the same file: the VLAN first, then the parent', () => {
-    const vlanPlain = iface('eth1.100', [stanza('eth1.100', 'inet', { method: 'dhcp', vlan_raw_device: 'eth1' })], 'eth1');
+  it("with the VLAN's 802.1X turned off in the same file: the VLAN first, then the parent", () => {
+    const vlanPlain = iface(
+      'eth1.100',
+      [stanza('eth1.100', 'inet', { method: 'dhcp', vlan_raw_device: 'eth1' })],
+      'eth1',
+    );
     const plan = buildPlan(device([eth1Plain, vlanPlain]), snapshot([ETH0, ETH1_PEAP, VLAN_MD5]), OPTIONS);
     expect(plan.refusals).toEqual([]);
-    expect(plan.steps.filter((s) => s.kind === 'post-stanza').map(describeStep)).toEqual(['POST eth1.100 inet (update)', 'POST eth1 inet (update)']);
+    expect(plan.steps.filter((s) => s.kind === 'post-stanza').map(describeStep)).toEqual([
+      'POST eth1.100 inet (update)',
+      'POST eth1 inet (update)',
+    ]);
   });
 
-  it('with the VLAN removed by prune: the VLAN\'s DELETE first, then the parent', () => {
+  it("with the VLAN removed by prune: the VLAN's DELETE first, then the parent", () => {
     const eth0 = iface('eth0', [stanza('eth0', 'inet', ETH0.families.inet)]);
     const plan = buildPlan(device([eth0, eth1Plain], { prune: true }), snapshot([ETH0, ETH1_PEAP, VLAN_MD5]), OPTIONS);
     expect(plan.refusals).toEqual([]);
-    expect(plan.steps.slice(0, 2).map(describeStep)).toEqual(['DELETE eth1.100 inet (prune: interface not in the file)', 'POST eth1 inet (update)']);
+    expect(plan.steps.slice(0, 2).map(describeStep)).toEqual([
+      'DELETE eth1.100 inet (prune: interface not in the file)',
+      'POST eth1 inet (update)',
+    ]);
   });
 
-  it('turning 802.1X on for both: the parent first, then the VLAN (the vendor\'s order)', () => {
+  it("turning 802.1X on for both: the parent first, then the VLAN (the vendor's order)", () => {
     const eth1 = iface('eth1', [stanza('eth1', 'inet', { method: 'dhcp', ...PEAP })]);
-    const vlan = iface('eth1.100', [stanza('eth1.100', 'inet', { method: 'dhcp', vlan_raw_device: 'eth1', ...MD5 })], 'eth1');
+    const vlan = iface(
+      'eth1.100',
+      [stanza('eth1.100', 'inet', { method: 'dhcp', vlan_raw_device: 'eth1', ...MD5 })],
+      'eth1',
+    );
     const plan = buildPlan(device([vlan, eth1]), snapshot([ETH0]), OPTIONS);
     expect(plan.refusals).toEqual([]);
-    expect(plan.steps.filter((s) => s.kind === 'post-stanza').map(describeStep)).toEqual(['POST eth1 inet (create)', 'POST eth1.100 inet (create)']);
+    expect(plan.steps.filter((s) => s.kind === 'post-stanza').map(describeStep)).toEqual([
+      'POST eth1 inet (create)',
+      'POST eth1.100 inet (create)',
+    ]);
   });
 
-  it('moves a parent\'s 802.1X to its other family: the new stanza posted before the old one goes', () => {
-    const eth1v6 = iface('eth1', [stanza('eth1', 'inet6', { method: 'static', address: '2001:db8::20', netmask: '64', ...PEAP })]);
+  it("moves a parent's 802.1X to its other family: the new stanza posted before the old one goes", () => {
+    const eth1v6 = iface('eth1', [
+      stanza('eth1', 'inet6', { method: 'static', address: '2001:db8::20', netmask: '64', ...PEAP }),
+    ]);
     const plan = buildPlan(device([eth1v6]), snapshot([ETH0, ETH1_PEAP, VLAN_MD5]), OPTIONS);
     expect(plan.refusals).toEqual([]);
-    expect(plan.steps.slice(0, 2).map(describeStep)).toEqual(['POST eth1 inet6 (create)', 'DELETE eth1 inet (not in the file for this interface)']);
+    expect(plan.steps.slice(0, 2).map(describeStep)).toEqual([
+      'POST eth1 inet6 (create)',
+      'DELETE eth1 inet (not in the file for this interface)',
+    ]);
   });
 
   it('still refuses 802.1X on a VLAN of the file whose parent on the device has none', () => {
-    const vlan = iface('eth1.100', [stanza('eth1.100', 'inet', { method: 'dhcp', vlan_raw_device: 'eth1', ...MD5 })], 'eth1');
-    expect(buildPlan(device([vlan]), snapshot([ETH0, { name: 'eth1', families: { inet: { method: 'dhcp' } } }]), OPTIONS).refusals).toEqual([
+    const vlan = iface(
+      'eth1.100',
+      [stanza('eth1.100', 'inet', { method: 'dhcp', vlan_raw_device: 'eth1', ...MD5 })],
+      'eth1',
+    );
+    expect(
+      buildPlan(device([vlan]), snapshot([ETH0, { name: 'eth1', families: { inet: { method: 'dhcp' } } }]), OPTIONS)
+        .refusals,
+    ).toEqual([
       {
         reason: 'device-rule',
-        message: '802.1X on VLAN eth1.100 needs its parent eth1 on dhcp or static with 802.1X on the device; add eth1 with its dot1x block to the file',
+        message:
+          '802.1X on VLAN eth1.100 needs its parent eth1 on dhcp or static with 802.1X on the device; add eth1 with its dot1x block to the file',
       },
     ]);
     // The parent's 802.1X pending (made active by our restart) is enough.
-    expect(buildPlan(device([vlan]), snapshot([ETH0], [ETH0, ETH1_PEAP]), { ...OPTIONS, discardPending: false }).refusals.map((r) => r.reason)).toEqual(['foreign-pending']);
+    expect(
+      buildPlan(device([vlan]), snapshot([ETH0], [ETH0, ETH1_PEAP]), {
+        ...OPTIONS,
+        discardPending: false,
+      }).refusals.map((r) => r.reason),
+    ).toEqual(['foreign-pending']);
   });
 
-  it('leaves the device\'s own VLANs alone when the file touches neither side', () => {
+  it("leaves the device's own VLANs alone when the file touches neither side", () => {
     const eth0 = iface('eth0', [stanza('eth0', 'inet', ETH0.families.inet)]);
     const broken = snapshot([ETH0, { name: 'eth1', families: { inet: { method: 'dhcp' } } }, VLAN_MD5]);
     expect(buildPlan(device([eth0]), broken, OPTIONS).refusals).toEqual([]);
@@ -126,8 +192,14 @@ describe('the VLAN 802.1X rule in the plan', () => {
 describe('dual-stack interface-level changes', () => {
   it('post one stanza per family, the same interface-level fields in both, and verify both', () => {
     const link = { mtu: 9000 };
-    const eth1 = iface('eth1', [stanza('eth1', 'inet', { method: 'dhcp', ...link }), stanza('eth1', 'inet6', { method: 'auto', ...link })]);
-    const before = { name: 'eth1', families: { inet: { method: 'dhcp', mtu: 1500 }, inet6: { method: 'auto', mtu: 1500 } } };
+    const eth1 = iface('eth1', [
+      stanza('eth1', 'inet', { method: 'dhcp', ...link }),
+      stanza('eth1', 'inet6', { method: 'auto', ...link }),
+    ]);
+    const before = {
+      name: 'eth1',
+      families: { inet: { method: 'dhcp', mtu: 1500 }, inet6: { method: 'auto', mtu: 1500 } },
+    };
     const plan = buildPlan(device([eth1]), snapshot([ETH0, before]), OPTIONS);
     expect(plan.steps.map(describeStep)).toEqual([
       'POST eth1 inet (update)',
@@ -137,7 +209,9 @@ describe('dual-stack interface-level changes', () => {
       'check the active view after the restart (2 stanza(s))',
     ]);
     const verify = plan.steps.at(-1);
-    expect(verify?.kind === 'verify-active' ? verify.expected.map((e) => [e.name, e.family, e.stanza?.fields.mtu]) : []).toEqual([
+    expect(
+      verify?.kind === 'verify-active' ? verify.expected.map((e) => [e.name, e.family, e.stanza?.fields.mtu]) : [],
+    ).toEqual([
       ['eth1', 'inet', 9000],
       ['eth1', 'inet6', 9000],
     ]);

@@ -44,24 +44,28 @@ describe('appending to usb.log on a fusefat stick', () => {
     }
   });
 
-  it('2 000 lines through the writer arrive exactly, in order, and the FAT is clean afterwards', { timeout: 120_000 }, async () => {
-    const { image, root, device } = await mounted({ 'mpprov.yaml': 'version: 1\n', 'usb.log': 'old line\n' });
-    const writer = createUsbLogWriter({ root, device });
-    let expected = 'old line\n';
-    for (let n = 0; n < 2000; n++) {
-      const line = `line ${n} ${'x'.repeat(n % 97)}\n`;
-      expected += line;
-      writer.append(line);
-      // Batches of one and of several lines, as a job writes them.
-      if (n % 3 === 0) await writer.flush();
-    }
-    await writer.flush();
-    expect(writer.status().ok).toBe(true);
-    await stick?.unmount();
-    stick = undefined;
-    const log = (await readFatFile(image, 'usb.log')) ?? '';
-    expect(log.length).toBe(expected.length);
-    expect(log === expected).toBe(true);
-    await run('fsck.fat', ['-n', image]);
-  });
+  it(
+    '2 000 lines through the writer arrive exactly, in order, and the FAT is clean afterwards',
+    { timeout: 120_000 },
+    async () => {
+      const { image, root, device } = await mounted({ 'mpprov.yaml': 'version: 1\n', 'usb.log': 'old line\n' });
+      const writer = createUsbLogWriter({ root, device });
+      let expected = 'old line\n';
+      for (let n = 0; n < 2000; n++) {
+        const line = `line ${n} ${'x'.repeat(n % 97)}\n`;
+        expected += line;
+        writer.append(line);
+        // Batches of one and of several lines, as a job writes them.
+        if (n % 3 === 0) await writer.flush();
+      }
+      await writer.flush();
+      expect(writer.status().ok).toBe(true);
+      await stick?.unmount();
+      stick = undefined;
+      const log = (await readFatFile(image, 'usb.log')) ?? '';
+      expect(log.length).toBe(expected.length);
+      expect(log === expected).toBe(true);
+      await run('fsck.fat', ['-n', image]);
+    },
+  );
 });

@@ -104,58 +104,69 @@ function startWriter(root: string): { written: () => number; reached: (n: number
 }
 
 describe('power lost while usb.log is written on a FAT stick', () => {
-  it(`the log keeps every line written, fsck repairs the rest, the next job starts a new line (${ROUNDS} kills, seed ${seed})`, { timeout: 300_000 }, async () => {
-    const random = seeded(seed);
-    const repaired: string[] = [];
-    const renameWindow: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const dir = tempFolder('fat-power-loss');
-      const image = join(dir, 'stick.img');
-      await makeFatImage(image, 'POWERLOSS', { 'mpprov.yaml': 'version: 1\n' });
-      stick = await mountFat(image, join(dir, 'mnt'), { logFile: join(dir, 'fuse.log') });
-      const progress = startWriter(stick.mountPoint);
-      // Past a few cluster boundaries (2 KiB clusters, ~150-byte lines) and at a random moment.
-      await progress.reached(20 + Math.floor(random() * 150));
-      await new Promise((resolve) => setTimeout(resolve, random() * 40));
-      await stick.pull(); // SIGKILL to fusefat: the power goes
-      const durable = progress.written();
-      writer?.kill('SIGKILL');
-      writer = undefined;
-      stick = undefined;
+  it(
+    `the log keeps every line written, fsck repairs the rest, the next job starts a new line (${ROUNDS} kills, seed ${seed})`,
+    { timeout: 300_000 },
+    async () => {
+      const random = seeded(seed);
+      const repaired: string[] = [];
+      const renameWindow: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const dir = tempFolder('fat-power-loss');
+        const image = join(dir, 'stick.img');
+        await makeFatImage(image, 'POWERLOSS', { 'mpprov.yaml': 'version: 1\n' });
+        stick = await mountFat(image, join(dir, 'mnt'), { logFile: join(dir, 'fuse.log') });
+        const progress = startWriter(stick.mountPoint);
+        // Past a few cluster boundaries (2 KiB clusters, ~150-byte lines) and at a random moment.
+        await progress.reached(20 + Math.floor(random() * 150));
+        await new Promise((resolve) => setTimeout(resolve, random() * 40));
+        await stick.pull(); // SIGKILL to fusefat: the power goes
+        const durable = progress.written();
+        writer?.kill('SIGKILL');
+        writer = undefined;
+        stick = undefined;
 
-      const context = `round ${round}, seed ${seed}, ${durable} lines reported written`;
-      // Killed inside the rename of usb.log.tmp over usb.log, fusefat can leave only the temporary
-      // file: its lines must all be there, and the next job's first write puts it back (below).
-      const cutLog = await readFatFile(image, 'usb.log');
-      const onlyTmp = cutLog === undefined;
-      if (onlyTmp) renameWindow.push(round);
-      const logName = onlyTmp ? 'usb.log.tmp' : 'usb.log';
-      expect(checkLog(cutLog ?? (await readFatFile(image, 'usb.log.tmp')) ?? '', durable), `${context}: ${logName}`).toEqual([]);
+        const context = `round ${round}, seed ${seed}, ${durable} lines reported written`;
+        // Killed inside the rename of usb.log.tmp over usb.log, fusefat can leave only the temporary
+        // file: its lines must all be there, and the next job's first write puts it back (below).
+        const cutLog = await readFatFile(image, 'usb.log');
+        const onlyTmp = cutLog === undefined;
+        if (onlyTmp) renameWindow.push(round);
+        const logName = onlyTmp ? 'usb.log.tmp' : 'usb.log';
+        expect(
+          checkLog(cutLog ?? (await readFatFile(image, 'usb.log.tmp')) ?? '', durable),
+          `${context}: ${logName}`,
+        ).toEqual([]);
 
-      const before = await fsck(image, false);
-      if (before.status !== 0) repaired.push(`round ${round}: ${before.said.split('\n').slice(1, 3).join(' ')}`);
-      await fsck(image, true);
-      expect(await fsck(image, false), `${context}: after fsck.fat -a`).toMatchObject({ status: 0 });
-      const afterRepair = (await readFatFile(image, logName)) ?? '';
-      expect(checkLog(afterRepair, durable), `${context}: after fsck.fat -a`).toEqual([]);
+        const before = await fsck(image, false);
+        if (before.status !== 0) repaired.push(`round ${round}: ${before.said.split('\n').slice(1, 3).join(' ')}`);
+        await fsck(image, true);
+        expect(await fsck(image, false), `${context}: after fsck.fat -a`).toMatchObject({ status: 0 });
+        const afterRepair = (await readFatFile(image, logName)) ?? '';
+        expect(checkLog(afterRepair, durable), `${context}: after fsck.fat -a`).toEqual([]);
 
-      // The next insertion: the agent's next job section starts on a line of its own.
-      stick = await mountFat(image, join(dir, 'mnt'), { logFile: join(dir, 'fuse.log') });
-      const log = createUsbLogWriter({ root: stick.mountPoint, device: (await stat(stick.mountPoint)).dev });
-      log.append('======== mpprov job after the power came back\n');
-      await log.flush();
-      expect(log.status(), context).toEqual({ ok: true });
-      await stick.unmount();
-      stick = undefined;
-      const next = (await readFatFile(image, 'usb.log')) ?? '';
-      expect(next.startsWith(afterRepair), context).toBe(true);
-      expect(next.split('\n').slice(-2), context).toEqual(['======== mpprov job after the power came back', '']);
-      if (onlyTmp) expect(await readFatFile(image, 'usb.log.tmp'), `${context}: usb.log.tmp was put back`).toBeUndefined();
-    }
-    // What fsck found before repairing, for the record (fusefat's metadata order, not mpprov's writes).
-    if (repaired.length > 0) console.log(`fsck.fat repaired, seed ${seed}:\n${repaired.join('\n')}`);
-    if (renameWindow.length > 0) console.log(`killed inside the rename (only usb.log.tmp left, put back by the next job), seed ${seed}: rounds ${renameWindow.join(', ')}`);
-  });
+        // The next insertion: the agent's next job section starts on a line of its own.
+        stick = await mountFat(image, join(dir, 'mnt'), { logFile: join(dir, 'fuse.log') });
+        const log = createUsbLogWriter({ root: stick.mountPoint, device: (await stat(stick.mountPoint)).dev });
+        log.append('======== mpprov job after the power came back\n');
+        await log.flush();
+        expect(log.status(), context).toEqual({ ok: true });
+        await stick.unmount();
+        stick = undefined;
+        const next = (await readFatFile(image, 'usb.log')) ?? '';
+        expect(next.startsWith(afterRepair), context).toBe(true);
+        expect(next.split('\n').slice(-2), context).toEqual(['======== mpprov job after the power came back', '']);
+        if (onlyTmp)
+          expect(await readFatFile(image, 'usb.log.tmp'), `${context}: usb.log.tmp was put back`).toBeUndefined();
+      }
+      // What fsck found before repairing, for the record (fusefat's metadata order, not mpprov's writes).
+      if (repaired.length > 0) console.log(`fsck.fat repaired, seed ${seed}:\n${repaired.join('\n')}`);
+      if (renameWindow.length > 0)
+        console.log(
+          `killed inside the rename (only usb.log.tmp left, put back by the next job), seed ${seed}: rounds ${renameWindow.join(', ')}`,
+        );
+    },
+  );
 
   it('a stick left with only usb.log.tmp (power lost inside the rename): the next job puts it back and appends', async () => {
     const dir = tempFolder('fat-power-loss');
@@ -164,7 +175,11 @@ describe('power lost while usb.log is written on a FAT stick', () => {
     await makeFatImage(image, 'RENAMECUT', { 'mpprov.yaml': 'version: 1\n', 'usb.log.tmp': earlier });
     stick = await mountFat(image, join(dir, 'mnt'), { logFile: join(dir, 'fuse.log') });
     let restored = 0;
-    const log = createUsbLogWriter({ root: stick.mountPoint, device: (await stat(stick.mountPoint)).dev, onRestored: () => (restored += 1) });
+    const log = createUsbLogWriter({
+      root: stick.mountPoint,
+      device: (await stat(stick.mountPoint)).dev,
+      onRestored: () => (restored += 1),
+    });
     log.append('======== mpprov job\n');
     await log.flush();
     log.append('second line\n');
@@ -180,7 +195,10 @@ describe('power lost while usb.log is written on a FAT stick', () => {
   it('a log that ends mid-line gets the next text on a line of its own', async () => {
     const dir = tempFolder('fat-power-loss');
     const image = join(dir, 'stick.img');
-    await makeFatImage(image, 'CUTLOG', { 'mpprov.yaml': 'version: 1\n', 'usb.log': `${expectedLine(0)}\n${expectedLine(1).slice(0, 17)}` });
+    await makeFatImage(image, 'CUTLOG', {
+      'mpprov.yaml': 'version: 1\n',
+      'usb.log': `${expectedLine(0)}\n${expectedLine(1).slice(0, 17)}`,
+    });
     stick = await mountFat(image, join(dir, 'mnt'), { logFile: join(dir, 'fuse.log') });
     const log = createUsbLogWriter({ root: stick.mountPoint, device: (await stat(stick.mountPoint)).dev });
     log.append('======== mpprov job\n');
@@ -188,6 +206,8 @@ describe('power lost while usb.log is written on a FAT stick', () => {
     await log.flush();
     await stick.unmount();
     stick = undefined;
-    expect(await readFatFile(image, 'usb.log')).toBe(`${expectedLine(0)}\n${expectedLine(1).slice(0, 17)}\n======== mpprov job\nsecond line\n`);
+    expect(await readFatFile(image, 'usb.log')).toBe(
+      `${expectedLine(0)}\n${expectedLine(1).slice(0, 17)}\n======== mpprov job\nsecond line\n`,
+    );
   });
 });

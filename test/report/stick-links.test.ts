@@ -3,7 +3,12 @@ import { linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { appendDurably, appendOverTail, replaceDurably, restoreInterruptedReplace } from '../../src/report/durable-write.js';
+import {
+  appendDurably,
+  appendOverTail,
+  replaceDurably,
+  restoreInterruptedReplace,
+} from '../../src/report/durable-write.js';
 import { writeResultTxt } from '../../src/report/result-file.js';
 import { createUsbLogWriter } from '../../src/report/usb-log-writer.js';
 import { waitFor, waitForJobEnds } from '../daemon/agent-process.js';
@@ -44,12 +49,17 @@ describe('writes to a stick never follow a symbolic link', () => {
     for (const name of ['usb.log', 'mpprov-result.json', 'MPPROV-OK.TXT']) symlinkSync('mpprov.yaml', join(root, name));
 
     await expect(appendDurably(join(root, 'usb.log'), 'x\n', { device })).rejects.toMatchObject({ code: 'ELOOP' });
-    await expect(appendOverTail(join(root, 'usb.log'), 'tail\n', 'x\n', { device })).rejects.toMatchObject({ code: 'ELOOP' });
-    await expect(replaceDurably(join(root, 'mpprov-result.json'), '{}\n', { device })).rejects.toMatchObject({ code: 'ELOOP' });
+    await expect(appendOverTail(join(root, 'usb.log'), 'tail\n', 'x\n', { device })).rejects.toMatchObject({
+      code: 'ELOOP',
+    });
+    await expect(replaceDurably(join(root, 'mpprov-result.json'), '{}\n', { device })).rejects.toMatchObject({
+      code: 'ELOOP',
+    });
     await expect(writeResultTxt(root, 'MPPROV-OK.TXT', 'ok\r\n', { device })).rejects.toMatchObject({ code: 'ELOOP' });
 
     expect(readFileSync(target, 'utf8')).toBe(ORIGINAL);
-    for (const name of ['usb.log', 'mpprov-result.json', 'MPPROV-OK.TXT']) expect(readlinkSync(join(root, name))).toBe('mpprov.yaml');
+    for (const name of ['usb.log', 'mpprov-result.json', 'MPPROV-OK.TXT'])
+      expect(readlinkSync(join(root, name))).toBe('mpprov.yaml');
   });
 
   it('a link to a file outside the stick is refused the same way (not only by the device check)', async () => {
@@ -81,45 +91,55 @@ describe('writes to a stick never follow a symbolic link', () => {
     expect(readFileSync(join(other, 'usb.log'), 'utf8')).toBe('the log\n');
   });
 
-  it('a FIFO, a folder or a second name of another file where usb.log belongs: refused at once, nothing written into anything', { timeout: 20_000 }, async () => {
-    const root = tmpfsStick();
-    writeFileSync(join(root, 'mpprov.yaml'), ORIGINAL);
-    const device = (await stat(root)).dev;
-    const plant: Record<string, () => void> = {
-      // Opened for writing without a reader, a FIFO would hold the writer (and the mount) forever.
-      fifo: () => execFileSync('mkfifo', [join(root, 'usb.log')]),
-      folder: () => mkdirSync(join(root, 'usb.log')),
-      'hard link': () => linkSync(join(root, 'mpprov.yaml'), join(root, 'usb.log')),
-    };
-    for (const [what, make] of Object.entries(plant)) {
+  it(
+    'a FIFO, a folder or a second name of another file where usb.log belongs: refused at once, nothing written into anything',
+    { timeout: 20_000 },
+    async () => {
+      const root = tmpfsStick();
+      writeFileSync(join(root, 'mpprov.yaml'), ORIGINAL);
+      const device = (await stat(root)).dev;
+      const plant: Record<string, () => void> = {
+        // Opened for writing without a reader, a FIFO would hold the writer (and the mount) forever.
+        fifo: () => execFileSync('mkfifo', [join(root, 'usb.log')]),
+        folder: () => mkdirSync(join(root, 'usb.log')),
+        'hard link': () => linkSync(join(root, 'mpprov.yaml'), join(root, 'usb.log')),
+      };
+      for (const [what, make] of Object.entries(plant)) {
+        execFileSync('rm', ['-rf', join(root, 'usb.log')]);
+        make();
+        const problems: string[] = [];
+        const writer = createUsbLogWriter({ root, device, onProblem: (s) => problems.push(s.problem) });
+        writer.setTrailer('still running\n');
+        writer.append('a line\n');
+        await writer.flush();
+        expect(problems, what).toEqual(['not-plain']);
+        expect(readFileSync(join(root, 'mpprov.yaml'), 'utf8'), what).toBe(ORIGINAL);
+        await expect(appendDurably(join(root, 'usb.log'), 'x\n', { device }), what).rejects.toMatchObject({
+          code: expect.stringMatching(/^(ENOTPLAIN|ENXIO)$/),
+        });
+      }
+      // A usb.log.tmp that is a second name of mpprov.yaml is never put back as usb.log.
       execFileSync('rm', ['-rf', join(root, 'usb.log')]);
-      make();
-      const problems: string[] = [];
-      const writer = createUsbLogWriter({ root, device, onProblem: (s) => problems.push(s.problem) });
-      writer.setTrailer('still running\n');
+      linkSync(join(root, 'mpprov.yaml'), join(root, 'usb.log.tmp'));
+      expect(await restoreInterruptedReplace(join(root, 'usb.log'), { device })).toBe(false);
+      const writer = createUsbLogWriter({ root, device });
       writer.append('a line\n');
       await writer.flush();
-      expect(problems, what).toEqual(['not-plain']);
-      expect(readFileSync(join(root, 'mpprov.yaml'), 'utf8'), what).toBe(ORIGINAL);
-      await expect(appendDurably(join(root, 'usb.log'), 'x\n', { device }), what).rejects.toMatchObject({ code: expect.stringMatching(/^(ENOTPLAIN|ENXIO)$/) });
-    }
-    // A usb.log.tmp that is a second name of mpprov.yaml is never put back as usb.log.
-    execFileSync('rm', ['-rf', join(root, 'usb.log')]);
-    linkSync(join(root, 'mpprov.yaml'), join(root, 'usb.log.tmp'));
-    expect(await restoreInterruptedReplace(join(root, 'usb.log'), { device })).toBe(false);
-    const writer = createUsbLogWriter({ root, device });
-    writer.append('a line\n');
-    await writer.flush();
-    expect(readFileSync(join(root, 'usb.log'), 'utf8')).toBe('a line\n');
-    expect(readFileSync(join(root, 'mpprov.yaml'), 'utf8')).toBe(ORIGINAL);
-  });
+      expect(readFileSync(join(root, 'usb.log'), 'utf8')).toBe('a line\n');
+      expect(readFileSync(join(root, 'mpprov.yaml'), 'utf8')).toBe(ORIGINAL);
+    },
+  );
 
   it('the usb.log writer stops at the link and reports it as a link, naming the file', async () => {
     const root = tmpfsStick();
     writeFileSync(join(root, 'mpprov.yaml'), ORIGINAL);
     symlinkSync('mpprov.yaml', join(root, 'usb.log'));
     const problems: string[] = [];
-    const writer = createUsbLogWriter({ root, device: (await stat(root)).dev, onProblem: (s) => problems.push(`${s.problem} ${s.detail}`) });
+    const writer = createUsbLogWriter({
+      root,
+      device: (await stat(root)).dev,
+      onProblem: (s) => problems.push(`${s.problem} ${s.detail}`),
+    });
     writer.append('a line\n');
     writer.writeResult('{}\n');
     await writer.flush();
@@ -143,7 +163,7 @@ describe('mpprov run with a tmpfs stick whose usb.log is a link', () => {
     mounts.push(staging);
     // Invalid on purpose: the job ends at validation and still writes usb.log and its result.
     writeFileSync(join(staging, 'mpprov.yaml'), ORIGINAL);
-    writeFileSync(join(staging, 'notes.txt'), 'the technician\'s notes\n');
+    writeFileSync(join(staging, 'notes.txt'), "the technician's notes\n");
     symlinkSync('notes.txt', join(staging, 'usb.log'));
     const mountPoint = join(world.mediaRoot, 'LINKED');
     mkdirSync(mountPoint);
@@ -151,13 +171,20 @@ describe('mpprov run with a tmpfs stick whose usb.log is a link', () => {
     mounts.push(mountPoint);
 
     await waitForJobEnds(world, 1, agent);
-    await waitFor(async () => (await agent.output()).includes('symbolic link'), 10_000, 'the journal line about the link', agent.output);
-    expect(readFileSync(join(staging, 'notes.txt'), 'utf8')).toBe('the technician\'s notes\n');
+    await waitFor(
+      async () => (await agent.output()).includes('symbolic link'),
+      10_000,
+      'the journal line about the link',
+      agent.output,
+    );
+    expect(readFileSync(join(staging, 'notes.txt'), 'utf8')).toBe("the technician's notes\n");
     expect(readFileSync(join(staging, 'mpprov.yaml'), 'utf8')).toBe(ORIGINAL);
     expect(lstatSync(join(staging, 'usb.log')).isSymbolicLink()).toBe(true);
     const journal = (await agent.output()).split('\n').filter((l) => l.includes('symbolic link'));
     expect(journal.length).toBeGreaterThan(0);
-    expect(journal[0]).toContain('usb.log: a file mpprov writes on the stick is a symbolic link, which mpprov never follows');
+    expect(journal[0]).toContain(
+      'usb.log: a file mpprov writes on the stick is a symbolic link, which mpprov never follows',
+    );
     expect((await agent.stop()).code).toBe(0);
   });
 });

@@ -11,7 +11,15 @@ import {
 } from '../../src/service/index.js';
 import type { ServiceSimulator } from '../../src/simulator/service/index.js';
 import { closedPort, failureOf, textsOf } from '../support/failures.js';
-import { clientOf, EMAIL, expectNoSecret, OTHER_TOKEN, PASSWORD, startService, tokenCredentials } from './service-fixtures.js';
+import {
+  clientOf,
+  EMAIL,
+  expectNoSecret,
+  OTHER_TOKEN,
+  PASSWORD,
+  startService,
+  tokenCredentials,
+} from './service-fixtures.js';
 
 /** Every documented status and message of the data API, and each failure of the transport, as its own typed error. */
 
@@ -44,7 +52,14 @@ describe('answers', () => {
     ]);
     const listed = await api.listAppliances({ hostname: 'branch-12-mp1' });
     expect(listed).toEqual([
-      { id: 3141, name: 'branch-12-mp1', hostname: 'branch-12-mp1', orgId: 12, macAddress: '00:1b:21:3a:4f:10', connectionStatus: 'AVAILABLE' },
+      {
+        id: 3141,
+        name: 'branch-12-mp1',
+        hostname: 'branch-12-mp1',
+        orgId: 12,
+        macAddress: '00:1b:21:3a:4f:10',
+        connectionStatus: 'AVAILABLE',
+      },
     ]);
     expect(await api.listAppliances({ mac: '00:1B:21:3A:4F:10' })).toEqual(listed);
     expect(await api.listAppliances({ hostname: 'nobody' })).toEqual([]);
@@ -68,18 +83,32 @@ describe('documented error statuses', () => {
     const error = await failureOf(api.listAppliances({ mac: 'not-a-mac' }));
     expect(error).toBeInstanceOf(ServiceStatusError);
     expect(error.code).toBe('MPPROV_SERVICE_BAD_REQUEST');
-    expect(error.message).toBe(`the service at ${service.url} refused GET /v3/appliance?mac=not-a-mac as a bad request (HTTP 400 "Bad Request")`);
-    expect(error.data).toMatchObject({ url: service.url, method: 'GET', path: '/v3/appliance?mac=not-a-mac', status: 400, serviceMessage: 'Bad Request' });
+    expect(error.message).toBe(
+      `the service at ${service.url} refused GET /v3/appliance?mac=not-a-mac as a bad request (HTTP 400 "Bad Request")`,
+    );
+    expect(error.data).toMatchObject({
+      url: service.url,
+      method: 'GET',
+      path: '/v3/appliance?mac=not-a-mac',
+      status: 400,
+      serviceMessage: 'Bad Request',
+    });
   });
 
   it('401 Bad credentials: a wrong token, and a wrong e-mail password', async () => {
     const wrongToken = 'tok-wrong-Xy-123';
-    const error = await failureOf(client(service, { credentials: tokenCredentials(wrongToken) }).api.listOrganizations());
+    const error = await failureOf(
+      client(service, { credentials: tokenCredentials(wrongToken) }).api.listOrganizations(),
+    );
     expect(error.code).toBe('MPPROV_SERVICE_BAD_CREDENTIALS');
-    expect(error.message).toBe(`the service at ${service.url} does not accept the access token (HTTP 401 "Bad credentials"): it is wrong, expired or revoked`);
+    expect(error.message).toBe(
+      `the service at ${service.url} does not accept the access token (HTTP 401 "Bad credentials"): it is wrong, expired or revoked`,
+    );
     expectNoSecret(textsOf(error), [wrongToken]);
     const basic = await failureOf(
-      client(service, { credentials: { kind: 'basic', email: EMAIL, password: new Secret('pw-wrong-Qq-77') } }).api.listOrganizations(),
+      client(service, {
+        credentials: { kind: 'basic', email: EMAIL, password: new Secret('pw-wrong-Qq-77') },
+      }).api.listOrganizations(),
     );
     expect(basic.code).toBe('MPPROV_SERVICE_BAD_CREDENTIALS');
     expect(basic.message).toBe(
@@ -102,11 +131,15 @@ describe('documented error statuses', () => {
     service.setFaults({ error: { name: 'undecodable' } });
     const error = await failureOf(client(service).api.listOrganizations());
     expect(error.code).toBe('MPPROV_SERVICE_UNDECODABLE_CREDENTIALS');
-    expect(error.message).toBe(`the service at ${service.url} could not decode the access token (HTTP 401 "Failed to decode basic authentication token")`);
+    expect(error.message).toBe(
+      `the service at ${service.url} could not decode the access token (HTTP 401 "Failed to decode basic authentication token")`,
+    );
   });
 
   it('403 Access is denied: a token without access', async () => {
-    const error = await failureOf(client(service, { credentials: tokenCredentials(OTHER_TOKEN) }).api.listAppliances({ hostname: 'branch-12-mp1' }));
+    const error = await failureOf(
+      client(service, { credentials: tokenCredentials(OTHER_TOKEN) }).api.listAppliances({ hostname: 'branch-12-mp1' }),
+    );
     expect(error.code).toBe('MPPROV_SERVICE_FORBIDDEN');
     expect(error.message).toBe(
       `the service at ${service.url} denies GET /v3/appliance?hostname=branch-12-mp1 to the access token (HTTP 403 "Access is denied"): no permission for it`,
@@ -117,21 +150,27 @@ describe('documented error statuses', () => {
     const origin = service.url.replace(/\/api$/, '');
     const error = await failureOf(client(service, { url: origin }).api.listOrganizations());
     expect(error.code).toBe('MPPROV_SERVICE_NOT_FOUND');
-    expect(error.message).toBe(`the service at ${origin} has no endpoint ${operation} (HTTP 404 "Not found"); check that service.url ends with /api`);
+    expect(error.message).toBe(
+      `the service at ${origin} has no endpoint ${operation} (HTTP 404 "Not found"); check that service.url ends with /api`,
+    );
   });
 
   it('406 Not Acceptable', async () => {
     service.setFaults({ error: { name: 'notAcceptable' } });
     const error = await failureOf(client(service).api.listOrganizations());
     expect(error.code).toBe('MPPROV_SERVICE_NOT_ACCEPTABLE');
-    expect(error.message).toBe(`the service at ${service.url} refused the headers of ${operation} (HTTP 406 "Not Acceptable")`);
+    expect(error.message).toBe(
+      `the service at ${service.url} refused the headers of ${operation} (HTTP 406 "Not Acceptable")`,
+    );
   });
 
   it('500 Internal server error', async () => {
     service.setFaults({ error: { name: 'internal' } });
     const error = await failureOf(client(service).api.listOrganizations());
     expect(error.code).toBe('MPPROV_SERVICE_INTERNAL_ERROR');
-    expect(error.message).toBe(`the service at ${service.url} failed internally on ${operation} (HTTP 500 "Internal server error"); retry later`);
+    expect(error.message).toBe(
+      `the service at ${service.url} failed internally on ${operation} (HTTP 500 "Internal server error"); retry later`,
+    );
   });
 
   it('429 on every attempt: waited out, then a typed error with the count', async () => {
@@ -140,9 +179,16 @@ describe('documented error statuses', () => {
     const error = await failureOf(api.listOrganizations());
     expect(error).toBeInstanceOf(ServiceRateLimitedError);
     expect(error.code).toBe('MPPROV_SERVICE_RATE_LIMITED');
-    expect(error.message).toBe(`the service at ${service.url} still refused ${operation} as too many requests (HTTP 429 "Too Many Requests") after 2 attempts`);
+    expect(error.message).toBe(
+      `the service at ${service.url} still refused ${operation} as too many requests (HTTP 429 "Too Many Requests") after 2 attempts`,
+    );
     expect(retries).toEqual([
-      { path: '/v3/organization', attempt: 1, reason: 'the service answered HTTP 429 (too many requests) and asks to wait 1 s', delayMs: 1000 },
+      {
+        path: '/v3/organization',
+        attempt: 1,
+        reason: 'the service answered HTTP 429 (too many requests) and asks to wait 1 s',
+        delayMs: 1000,
+      },
     ]);
   });
 });
@@ -174,7 +220,12 @@ describe('transport failures', () => {
     expect(notJson.message).toBe(
       `the service at ${service.url} answered GET /v3/organization with HTTP 200 and a body that is not JSON (text/html): "<html><body>Bad gateway</body></html>"`,
     );
-    service.setFaults({ rawBody: { text: '[{"id": 3, "name": "mp", "hostname": "mp", "orgId": 12, "connectionStatus": "ONLINE"}]', contentType: 'application/json' } });
+    service.setFaults({
+      rawBody: {
+        text: '[{"id": 3, "name": "mp", "hostname": "mp", "orgId": 12, "connectionStatus": "ONLINE"}]',
+        contentType: 'application/json',
+      },
+    });
     const shape = await failureOf(client(service).api.listAppliances({ hostname: 'mp' }));
     expect(shape.code).toBe('MPPROV_SERVICE_RESPONSE');
     expect(shape.message).toBe(
@@ -203,6 +254,8 @@ describe('transport failures', () => {
     const { api } = client(service, { maxBodyBytes: 64 });
     const error = await failureOf(api.listOrganizations());
     expect(error.code).toBe('MPPROV_SERVICE_BODY_TOO_LARGE');
-    expect(error.message).toBe(`the service at ${service.url} sent more than 64 bytes in answer to GET /v3/organization; mpprov stopped reading it`);
+    expect(error.message).toBe(
+      `the service at ${service.url} sent more than 64 bytes in answer to GET /v3/organization; mpprov stopped reading it`,
+    );
   });
 });

@@ -47,10 +47,16 @@ describe('a 200-device fleet with the post-check', () => {
     const file = join(dir, 'mpprov.yaml');
     writeFileSync(file, `${lines.join('\n')}\n`);
     const service = setup.service;
-    const agent = testAgentConfig({ service: { url: service.url, token: new Secret(service.token), caPem: service.caPem, waitConnectedS: 120 } });
+    const agent = testAgentConfig({
+      service: { url: service.url, token: new Secret(service.token), caPem: service.caPem, waitConnectedS: 120 },
+    });
 
     const started = Date.now();
-    const { result } = await applyFile(file, { agent, concurrency: 32, serviceBackoff: { firstMs: 500, maxMs: 2_000 } });
+    const { result } = await applyFile(file, {
+      agent,
+      concurrency: 32,
+      serviceBackoff: { firstMs: 500, maxMs: 2_000 },
+    });
     const tookMs = Date.now() - started;
 
     expect(result.outcome).toBe('changed');
@@ -59,8 +65,15 @@ describe('a 200-device fleet with the post-check', () => {
     const requests = service.requests();
     expect(requests.length).toBeGreaterThanOrEqual(COUNT);
     expect(requests.filter((r) => r.status === 429)).toEqual([]);
-    expect(busiestWindow(requests.map((r) => r.atMs), 10_000)).toBeLessThanOrEqual(50);
+    expect(
+      busiestWindow(
+        requests.map((r) => r.atMs),
+        10_000,
+      ),
+    ).toBeLessThanOrEqual(50);
     // For the report: how long 200 devices and their post-checks took.
-    console.log(`200-device fleet with the post-check: ${requests.length} service requests, ${(tookMs / 1000).toFixed(1)} s`);
+    console.log(
+      `200-device fleet with the post-check: ${requests.length} service requests, ${(tookMs / 1000).toFixed(1)} s`,
+    );
   }, 240_000);
 });

@@ -61,7 +61,13 @@ async function scenario(
 ): Promise<ConnectionOutcome> {
   service.setFaults(fault);
   const retries: unknown[] = [];
-  const { api } = clientOf(service, { credentials, rateLimitedAttempts: 2, requestTimeoutMs: 400, onRetry: (r) => retries.push(r), ...extra });
+  const { api } = clientOf(service, {
+    credentials,
+    rateLimitedAttempts: 2,
+    requestTimeoutMs: 400,
+    onRetry: (r) => retries.push(r),
+    ...extra,
+  });
   clients.push(api);
   try {
     collect(await api.listAppliances({ hostname: 'leak-mp' }));
@@ -69,7 +75,11 @@ async function scenario(
     collect(error);
   }
   const progress: unknown[] = [];
-  const outcome = await waitUntilConnected(api, 'leak-mp', { waitS, backoff: FAST, onProgress: (p) => progress.push(p) });
+  const outcome = await waitUntilConnected(api, 'leak-mp', {
+    waitS,
+    backoff: FAST,
+    onProgress: (p) => progress.push(p),
+  });
   collect(outcome, outcome.sentence, progress, retries, api);
   service.clearFaults();
   return outcome;
@@ -80,10 +90,16 @@ describe('no secret in any output', () => {
     // A service that echoes what it was sent (the header, the secret itself) in its error message.
     const echoOf = (credentials: ServiceCredentials) => {
       const header =
-        credentials.kind === 'token' ? `Token ${TOKEN}` : `Basic ${Buffer.from(`${EMAIL}:${PASSWORD}`).toString('base64')}`;
+        credentials.kind === 'token'
+          ? `Token ${TOKEN}`
+          : `Basic ${Buffer.from(`${EMAIL}:${PASSWORD}`).toString('base64')}`;
       const secret = credentials.kind === 'token' ? TOKEN : PASSWORD;
       return (status: number): ServiceFaultSpec => ({
-        rawBody: { status, contentType: 'application/json', text: JSON.stringify({ status, message: `rejected ${header} / ${secret}` }) },
+        rawBody: {
+          status,
+          contentType: 'application/json',
+          text: JSON.stringify({ status, message: `rejected ${header} / ${secret}` }),
+        },
       });
     };
     const kinds: string[] = [];
@@ -102,7 +118,12 @@ describe('no secret in any output', () => {
         { rawBody: { text: `<html>${credentials.kind === 'token' ? TOKEN : PASSWORD}</html>` } },
         { oversizedBody: { bytes: 5 * 1024 * 1024 } },
       ];
-      const retried: ServiceFaultSpec[] = [{ error: { name: 'internal' } }, { error: { name: 'tooManyRequests' } }, echo(500), { latencyMs: 1_000 }];
+      const retried: ServiceFaultSpec[] = [
+        { error: { name: 'internal' } },
+        { error: { name: 'tooManyRequests' } },
+        echo(500),
+        { latencyMs: 1_000 },
+      ];
       for (const fault of answered) kinds.push((await scenario(credentials, fault)).kind);
       for (const fault of retried) kinds.push((await scenario(credentials, fault, {}, RETRIED_WAIT_S)).kind);
     }
@@ -121,7 +142,13 @@ describe('no secret in any output', () => {
 
   it('the settings and the target show the token as (secret) only', () => {
     const settings: ServiceSettings = { url: service.url, token: new Secret(TOKEN), waitConnectedS: 300 };
-    const texts = [JSON.stringify(settings), inspect(settings), String(settings.token), JSON.stringify(serviceTarget(settings)), inspect(serviceTarget(settings), { depth: 8 })];
+    const texts = [
+      JSON.stringify(settings),
+      inspect(settings),
+      String(settings.token),
+      JSON.stringify(serviceTarget(settings)),
+      inspect(serviceTarget(settings), { depth: 8 }),
+    ];
     expectNoSecret(texts);
     expect(texts[0]).toContain('"token":"(secret)"');
   });

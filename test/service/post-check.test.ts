@@ -52,7 +52,13 @@ describe('connected', () => {
     };
     const outcome = await waitUntilConnected(client(service), hostname, { waitS: 10, backoff: FAST, onProgress });
     expect(answeredAt).toBeGreaterThan(0);
-    expect(outcome).toMatchObject({ kind: 'connected', connected: true, hostname, sentence: 'connected to the service', lastStatus: 'AVAILABLE' });
+    expect(outcome).toMatchObject({
+      kind: 'connected',
+      connected: true,
+      hostname,
+      sentence: 'connected to the service',
+      lastStatus: 'AVAILABLE',
+    });
     expect(outcome.appliance).toMatchObject({ hostname, orgId: 12, connectionStatus: 'AVAILABLE' });
     // Not before the service's reconnect delay ran out.
     expect(Date.now() - answeredAt).toBeGreaterThanOrEqual(500);
@@ -65,10 +71,17 @@ describe('connected', () => {
     const hostname = mp();
     service.setFaults({ error: { name: 'internal', count: 2 } });
     const progress: ConnectionProgress[] = [];
-    const outcome = await waitUntilConnected(client(service), hostname.toUpperCase(), { waitS: 10, backoff: FAST, onProgress: (p) => progress.push(p) });
+    const outcome = await waitUntilConnected(client(service), hostname.toUpperCase(), {
+      waitS: 10,
+      backoff: FAST,
+      onProgress: (p) => progress.push(p),
+    });
     expect(outcome.kind).toBe('connected');
     expect(outcome.polls).toBe(3);
-    expect(progress.map((p) => p.failure?.code)).toEqual(['MPPROV_SERVICE_INTERNAL_ERROR', 'MPPROV_SERVICE_INTERNAL_ERROR']);
+    expect(progress.map((p) => p.failure?.code)).toEqual([
+      'MPPROV_SERVICE_INTERNAL_ERROR',
+      'MPPROV_SERVICE_INTERNAL_ERROR',
+    ]);
   });
 });
 
@@ -76,7 +89,9 @@ describe('not connected, by what the service says', () => {
   it('unknown to the service', async () => {
     const outcome = await waitUntilConnected(client(service), 'never-registered', { waitS: 2, backoff: FAST });
     expect(outcome).toMatchObject({ kind: 'unknown', connected: false, lastStatus: 'absent' });
-    expect(outcome.sentence).toBe('unknown to the service: it lists no Monitoring Point with hostname "never-registered" (checked for 2 s)');
+    expect(outcome.sentence).toBe(
+      'unknown to the service: it lists no Monitoring Point with hostname "never-registered" (checked for 2 s)',
+    );
     expect(outcome.polls).toBeGreaterThan(1);
   });
 
@@ -112,9 +127,18 @@ describe('not connected, by what the service says', () => {
       waitUntilConnected(api, mp('REMOVED'), { waitS: 3, backoff: FAST }),
       waitUntilConnected(api, mp('NEW'), { waitS: 3, backoff: FAST }),
     ]);
-    expect(blocked).toMatchObject({ kind: 'blocked', sentence: 'BLOCKED in the service: an administrator of the service must unblock it' });
-    expect(removed).toMatchObject({ kind: 'removed', sentence: 'REMOVED from the service: it must be added to the service again' });
-    expect(fresh).toMatchObject({ kind: 'new', sentence: 'still NEW in the service after 3 s: it has not reported yet' });
+    expect(blocked).toMatchObject({
+      kind: 'blocked',
+      sentence: 'BLOCKED in the service: an administrator of the service must unblock it',
+    });
+    expect(removed).toMatchObject({
+      kind: 'removed',
+      sentence: 'REMOVED from the service: it must be added to the service again',
+    });
+    expect(fresh).toMatchObject({
+      kind: 'new',
+      sentence: 'still NEW in the service after 3 s: it has not reported yet',
+    });
   });
 
   it('an MP blocked while it is being waited for', async () => {
@@ -136,7 +160,10 @@ describe('not connected, because the service cannot tell', () => {
   it('bad token: stops at the first 401', async () => {
     const wrong = 'tok-Wrong-4471-never-shown';
     const hostname = mp();
-    const outcome = await waitUntilConnected(client(service, { credentials: tokenCredentials(wrong) }), hostname, { waitS: 10, backoff: FAST });
+    const outcome = await waitUntilConnected(client(service, { credentials: tokenCredentials(wrong) }), hostname, {
+      waitS: 10,
+      backoff: FAST,
+    });
     expect(outcome).toMatchObject({ kind: 'bad-token', polls: 1, errorCode: 'MPPROV_SERVICE_BAD_CREDENTIALS' });
     expect(outcome.sentence).toBe(
       `bad token: the service at ${service.url} does not accept the access token (HTTP 401 "Bad credentials"): it is wrong, expired or revoked`,
@@ -149,14 +176,22 @@ describe('not connected, because the service cannot tell', () => {
     service.revokeToken('revoked-mid-run', { afterRequests: 2 });
     const hostname = mp();
     service.restartStarted(hostname);
-    const outcome = await waitUntilConnected(client(service, { credentials: tokenCredentials(value) }), hostname, { waitS: 10, backoff: FAST });
+    const outcome = await waitUntilConnected(client(service, { credentials: tokenCredentials(value) }), hostname, {
+      waitS: 10,
+      backoff: FAST,
+    });
     expect(outcome).toMatchObject({ kind: 'bad-token', polls: 3, lastStatus: 'UNAVAILABLE' });
   });
 
   it('no permission: stops at the first 403', async () => {
-    const outcome = await waitUntilConnected(client(service, { credentials: tokenCredentials(OTHER_TOKEN) }), mp(), { waitS: 10, backoff: FAST });
+    const outcome = await waitUntilConnected(client(service, { credentials: tokenCredentials(OTHER_TOKEN) }), mp(), {
+      waitS: 10,
+      backoff: FAST,
+    });
     expect(outcome).toMatchObject({ kind: 'no-permission', polls: 1, errorCode: 'MPPROV_SERVICE_FORBIDDEN' });
-    expect(outcome.sentence).toMatch(/^no permission: the service at .* denies GET \/v3\/appliance\?hostname=branch-mp\d+ to the access token/);
+    expect(outcome.sentence).toMatch(
+      /^no permission: the service at .* denies GET \/v3\/appliance\?hostname=branch-mp\d+ to the access token/,
+    );
   });
 
   it('service unreachable: retried for the whole wait, with the reason', async () => {
@@ -215,7 +250,9 @@ describe('not connected, because the service cannot tell', () => {
     await api.listOrganizations();
     const outcome = await waitUntilConnected(api, mp(), { waitS: 1, backoff: FAST });
     expect(outcome).toMatchObject({ kind: 'unchecked', polls: 0 });
-    expect(outcome.sentence).toBe("not checked: the service's rate limit, shared by every device of this run, gave it no turn within 1 s");
+    expect(outcome.sentence).toBe(
+      "not checked: the service's rate limit, shared by every device of this run, gave it no turn within 1 s",
+    );
   });
 });
 
@@ -224,7 +261,11 @@ describe('cancelled', () => {
     const hostname = mp();
     service.restartStarted(hostname);
     const controller = new AbortController();
-    const waiting = waitUntilConnected(client(service), hostname, { waitS: 30, backoff: FAST, signal: controller.signal });
+    const waiting = waitUntilConnected(client(service), hostname, {
+      waitS: 30,
+      backoff: FAST,
+      signal: controller.signal,
+    });
     await sleep(300);
     controller.abort(new Error('SIGTERM'));
     await expect(waiting).rejects.toThrow('SIGTERM');

@@ -74,7 +74,10 @@ describe('429 and Retry-After', () => {
     const limited = await service({ rateLimit: { requests: 2, windowMs: 2_000 } });
     // A client whose own limit is looser than the service's: the service's 429 must be honoured.
     const retries: { delayMs: number }[] = [];
-    const api = clientOf(limited, { rateLimit: { requests: 100, windowMs: 10_000 }, onRetry: (info) => retries.push(info) }).api;
+    const api = clientOf(limited, {
+      rateLimit: { requests: 100, windowMs: 10_000 },
+      onRetry: (info) => retries.push(info),
+    }).api;
     cleanup.push(() => api.close());
     const answers = await Promise.all([0, 1, 2].map(() => api.listOrganizations()));
     expect(answers).toHaveLength(3);
@@ -113,12 +116,19 @@ describe('a fleet of 200 MPs', () => {
       answered += 1;
       if (answered === 50) for (const hostname of hostnames) fleet.answeringAgain(hostname);
     };
-    const outcomes = await Promise.all(hostnames.map((hostname) => waitUntilConnected(api, hostname, { waitS: 19, onProgress })));
+    const outcomes = await Promise.all(
+      hostnames.map((hostname) => waitUntilConnected(api, hostname, { waitS: 19, onProgress })),
+    );
     expect(answered).toBeGreaterThanOrEqual(50);
     const log = fleet.requests();
     expect(log.length).toBeGreaterThanOrEqual(100);
     expect(log.filter((e) => e.status !== 200)).toEqual([]);
-    expect(busiestWindow(log.map((e) => e.atMs), 10_000)).toBeLessThanOrEqual(50);
+    expect(
+      busiestWindow(
+        log.map((e) => e.atMs),
+        10_000,
+      ),
+    ).toBeLessThanOrEqual(50);
     const kinds = new Map<string, number>();
     for (const outcome of outcomes) kinds.set(outcome.kind, (kinds.get(outcome.kind) ?? 0) + 1);
     expect([...kinds.keys()].sort()).toEqual(['connected', 'unavailable', 'unchecked']);

@@ -1,7 +1,17 @@
 import { expect } from 'vitest';
 import { Secret } from '../../src/core/secret.js';
-import { createDataApiClient, type DataApi, type DataApiClientOptions, type ServiceCredentials, type ServiceRetryInfo } from '../../src/service/index.js';
-import { startServiceSimulator, type ServiceSimulator, type ServiceSimulatorOptions } from '../../src/simulator/service/index.js';
+import {
+  createDataApiClient,
+  type DataApi,
+  type DataApiClientOptions,
+  type ServiceCredentials,
+  type ServiceRetryInfo,
+} from '../../src/service/index.js';
+import {
+  startServiceSimulator,
+  type ServiceSimulator,
+  type ServiceSimulatorOptions,
+} from '../../src/simulator/service/index.js';
 
 /** The token every service test uses: distinctive, so a leak is easy to find. */
 export const TOKEN = 'tok-Quokka-5521-never-shown-Zx9';
@@ -20,7 +30,10 @@ export function secretForms(secret: string): string[] {
   ];
 }
 
-export function expectNoSecret(texts: readonly string[], secrets: readonly string[] = [TOKEN, OTHER_TOKEN, PASSWORD]): void {
+export function expectNoSecret(
+  texts: readonly string[],
+  secrets: readonly string[] = [TOKEN, OTHER_TOKEN, PASSWORD],
+): void {
   expect(texts.length).toBeGreaterThan(0);
   const joined = texts.join('\n');
   for (const form of secrets.flatMap(secretForms)) expect(joined).not.toContain(form);
@@ -58,7 +71,11 @@ export function clientOf(
   const retries: ServiceRetryInfo[] = [];
   const { credentials, url, caPem, ...clientOptions } = options;
   const api = createDataApiClient(
-    { url: url ?? service.url, credentials: credentials ?? tokenCredentials(), caPem: caPem === null ? undefined : (caPem ?? service.caPem) },
+    {
+      url: url ?? service.url,
+      credentials: credentials ?? tokenCredentials(),
+      caPem: caPem === null ? undefined : (caPem ?? service.caPem),
+    },
     { connectTimeoutMs: 2_000, requestTimeoutMs: 5_000, onRetry: (info) => retries.push(info), ...clientOptions },
   );
   return { api, retries };

@@ -33,12 +33,22 @@ interface Raw {
 
 const TOKEN_HEADERS = { accept: 'application/json', authorization: `Token ${TOKEN}` };
 
-async function get(path: string, headers: Record<string, string> = TOKEN_HEADERS, method = 'GET', on = service, through = agent): Promise<Raw> {
+async function get(
+  path: string,
+  headers: Record<string, string> = TOKEN_HEADERS,
+  method = 'GET',
+  on = service,
+  through = agent,
+): Promise<Raw> {
   const url = new URL(on.url);
   const response = await request(`${url.origin}${path}`, { dispatcher: through, method, headers });
   const text = await response.body.text();
   const retryAfter = response.headers['retry-after'];
-  return { status: response.statusCode, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, json: JSON.parse(text) as unknown };
+  return {
+    status: response.statusCode,
+    retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+    json: JSON.parse(text) as unknown,
+  };
 }
 
 const error = (status: number, message: string) => ({ status, retryAfter: undefined, json: { status, message } });
@@ -48,27 +58,44 @@ describe('the error table, with exact messages', () => {
     expect(await get('/api/v3/organization', { accept: 'application/json' })).toEqual(
       error(401, 'Full authentication is required to access this resource'),
     );
-    expect(await get('/api/v3/organization', { accept: 'application/json', authorization: 'Token tok-nobody' })).toEqual(error(401, 'Bad credentials'));
-    expect(await get('/api/v3/organization', { accept: 'application/json', authorization: 'Basic !!not-base64' })).toEqual(
-      error(401, 'Failed to decode basic authentication token'),
-    );
+    expect(
+      await get('/api/v3/organization', { accept: 'application/json', authorization: 'Token tok-nobody' }),
+    ).toEqual(error(401, 'Bad credentials'));
+    expect(
+      await get('/api/v3/organization', { accept: 'application/json', authorization: 'Basic !!not-base64' }),
+    ).toEqual(error(401, 'Failed to decode basic authentication token'));
     const noColon = Buffer.from('just-an-email').toString('base64');
-    expect(await get('/api/v3/organization', { accept: 'application/json', authorization: `Basic ${noColon}` })).toEqual(
-      error(401, 'Failed to decode basic authentication token'),
-    );
+    expect(
+      await get('/api/v3/organization', { accept: 'application/json', authorization: `Basic ${noColon}` }),
+    ).toEqual(error(401, 'Failed to decode basic authentication token'));
     const wrong = Buffer.from(`${EMAIL}:wrong`).toString('base64');
-    expect(await get('/api/v3/organization', { accept: 'application/json', authorization: `Basic ${wrong}` })).toEqual(error(401, 'Bad credentials'));
+    expect(await get('/api/v3/organization', { accept: 'application/json', authorization: `Basic ${wrong}` })).toEqual(
+      error(401, 'Bad credentials'),
+    );
   });
 
   it('Basic with the right e-mail and password works', async () => {
     const right = Buffer.from(`${EMAIL}:${PASSWORD}`).toString('base64');
-    expect((await get('/api/v3/organization', { accept: 'application/json', authorization: `Basic ${right}` })).status).toBe(200);
+    expect(
+      (await get('/api/v3/organization', { accept: 'application/json', authorization: `Basic ${right}` })).status,
+    ).toBe(200);
   });
 
   it('406 without Accept: application/json', async () => {
-    expect(await get('/api/v3/organization', { authorization: `Token ${TOKEN}` })).toEqual(error(406, 'Not Acceptable'));
-    expect(await get('/api/v3/organization', { accept: 'text/html', authorization: `Token ${TOKEN}` })).toEqual(error(406, 'Not Acceptable'));
-    expect((await get('/api/v3/organization', { accept: 'text/html, application/json;q=0.9', authorization: `Token ${TOKEN}` })).status).toBe(200);
+    expect(await get('/api/v3/organization', { authorization: `Token ${TOKEN}` })).toEqual(
+      error(406, 'Not Acceptable'),
+    );
+    expect(await get('/api/v3/organization', { accept: 'text/html', authorization: `Token ${TOKEN}` })).toEqual(
+      error(406, 'Not Acceptable'),
+    );
+    expect(
+      (
+        await get('/api/v3/organization', {
+          accept: 'text/html, application/json;q=0.9',
+          authorization: `Token ${TOKEN}`,
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('404 for anything but the two endpoints', async () => {
@@ -78,7 +105,9 @@ describe('the error table, with exact messages', () => {
   });
 
   it('403 for a token without access', async () => {
-    expect(await get('/api/v3/appliance', { accept: 'application/json', authorization: `Token ${OTHER_TOKEN}` })).toEqual(error(403, 'Access is denied'));
+    expect(
+      await get('/api/v3/appliance', { accept: 'application/json', authorization: `Token ${OTHER_TOKEN}` }),
+    ).toEqual(error(403, 'Access is denied'));
   });
 
   it('400 for parameters it does not take', async () => {
@@ -99,10 +128,19 @@ describe('what a caller sees', () => {
     const branch = { accept: 'application/json', authorization: 'Token tok-branch-only' };
     expect((await get('/api/v3/organization', branch)).json).toEqual([{ id: 12, name: 'Branch Networks' }]);
     expect((await get('/api/v3/appliance', branch)).json).toEqual([
-      { id: 3141, name: 'branch-12-mp1', hostname: 'branch-12-mp1', orgId: 12, macAddress: '00:1b:21:3a:4f:10', connectionStatus: 'AVAILABLE' },
+      {
+        id: 3141,
+        name: 'branch-12-mp1',
+        hostname: 'branch-12-mp1',
+        orgId: 12,
+        macAddress: '00:1b:21:3a:4f:10',
+        connectionStatus: 'AVAILABLE',
+      },
     ]);
     expect((await get('/api/v3/appliance?hostname=hq-mp1', branch)).json).toEqual([]);
-    expect((await get('/api/v3/appliance?hostname=HQ-MP1')).json).toMatchObject([{ hostname: 'hq-mp1', orgId: 40, connectionStatus: 'NEW' }]);
+    expect((await get('/api/v3/appliance?hostname=HQ-MP1')).json).toMatchObject([
+      { hostname: 'hq-mp1', orgId: 40, connectionStatus: 'NEW' },
+    ]);
     expect((await get('/api/v3/appliance?mac=00:1B:21:3A:4F:10')).json).toMatchObject([{ hostname: 'branch-12-mp1' }]);
   });
 });
@@ -147,9 +185,13 @@ describe('connectionStatus follows the simulated device', () => {
     await sleep(500);
     expect(service.connectionStatus('mp-restart')).toBe('UNAVAILABLE');
     service.answeringAgain('mp-restart');
-    expect((await get('/api/v3/appliance?hostname=mp-restart')).json).toMatchObject([{ connectionStatus: 'UNAVAILABLE' }]);
+    expect((await get('/api/v3/appliance?hostname=mp-restart')).json).toMatchObject([
+      { connectionStatus: 'UNAVAILABLE' },
+    ]);
     await sleep(450);
-    expect((await get('/api/v3/appliance?hostname=mp-restart')).json).toMatchObject([{ connectionStatus: 'AVAILABLE' }]);
+    expect((await get('/api/v3/appliance?hostname=mp-restart')).json).toMatchObject([
+      { connectionStatus: 'AVAILABLE' },
+    ]);
   });
 
   it('stays UNAVAILABLE while its management port fails 802.1X, until a restart that works', async () => {
@@ -175,8 +217,12 @@ describe('connectionStatus follows the simulated device', () => {
   });
 
   it('refuses a registration that does not fit the model', () => {
-    expect(() => service.registerAppliance({ hostname: 'x', macAddress: 'nope' })).toThrow(/cannot register the appliance: macAddress/);
-    expect(() => service.restartStarted('not-registered')).toThrow('the simulated service has no appliance with hostname "not-registered"');
+    expect(() => service.registerAppliance({ hostname: 'x', macAddress: 'nope' })).toThrow(
+      /cannot register the appliance: macAddress/,
+    );
+    expect(() => service.restartStarted('not-registered')).toThrow(
+      'the simulated service has no appliance with hostname "not-registered"',
+    );
   });
 });
 
@@ -194,10 +240,19 @@ describe('a token revoked mid-run', () => {
 describe('the request log', () => {
   it('has timestamps and caller labels, and never a token or password', async () => {
     await get('/api/v3/appliance?hostname=branch-12-mp1');
-    await get('/api/v3/organization', { accept: 'application/json', authorization: `Basic ${Buffer.from(`${EMAIL}:${PASSWORD}`).toString('base64')}` });
+    await get('/api/v3/organization', {
+      accept: 'application/json',
+      authorization: `Basic ${Buffer.from(`${EMAIL}:${PASSWORD}`).toString('base64')}`,
+    });
     const log = service.requests();
     expect(log).toHaveLength(2);
-    expect(log[0]).toMatchObject({ method: 'GET', path: '/api/v3/appliance', query: { hostname: 'branch-12-mp1' }, caller: 'technician', status: 200 });
+    expect(log[0]).toMatchObject({
+      method: 'GET',
+      path: '/api/v3/appliance',
+      query: { hostname: 'branch-12-mp1' },
+      caller: 'technician',
+      status: 200,
+    });
     expect(log[1]).toMatchObject({ caller: EMAIL, status: 200 });
     expect(Date.parse(log[0]?.time ?? '')).toBe(log[0]?.atMs);
     expect((log[1]?.atMs ?? 0) >= (log[0]?.atMs ?? Infinity)).toBe(true);

@@ -22,8 +22,14 @@ const closeLater = useCloseAfterAll();
 beforeAll(async () => {
   pki = deviceCertificates('127.0.0.1');
   otherAddress = deviceCertificates('127.0.0.2');
-  caIssued = closeLater(await startService({ tls: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caPem } }));
-  issuedForOtherAddress = closeLater(await startService({ tls: { certPem: otherAddress.serverCertPem, keyPem: otherAddress.serverKeyPem, caPem: otherAddress.caPem } }));
+  caIssued = closeLater(
+    await startService({ tls: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caPem } }),
+  );
+  issuedForOtherAddress = closeLater(
+    await startService({
+      tls: { certPem: otherAddress.serverCertPem, keyPem: otherAddress.serverKeyPem, caPem: otherAddress.caPem },
+    }),
+  );
   selfIssued = closeLater(await startService());
 });
 const client = (...args: Parameters<typeof clientOf>) => closeLater(clientOf(...args), (rig) => rig.api.close());
@@ -60,7 +66,9 @@ describe('trust', () => {
       const error = await failureOf(api.listOrganizations());
       expect(error.code).toBe('MPPROV_SERVICE_TLS');
       expect(error.data).toMatchObject({ problem: 'wrong-name', tlsCode: 'ERR_TLS_CERT_ALTNAME_INVALID' });
-      expect(error.message).toMatch(/^the certificate of https:\/\/127\.0\.0\.1:\d+\/api is not issued for this host name \(.*\); no token was sent$/);
+      expect(error.message).toMatch(
+        /^the certificate of https:\/\/127\.0\.0\.1:\d+\/api is not issued for this host name \(.*\); no token was sent$/,
+      );
     }
     expect(issuedForOtherAddress.requests()).toEqual([]);
   });
@@ -75,7 +83,9 @@ describe('trust', () => {
 
 describe('TLS 1.2 minimum', () => {
   it('refuses a service that offers only TLS 1.1, even where Node itself would allow it', async () => {
-    const service = await startService({ tlsVersions: { min: 'TLSv1', max: 'TLSv1.1', ciphers: 'DEFAULT:@SECLEVEL=0' } });
+    const service = await startService({
+      tlsVersions: { min: 'TLSv1', max: 'TLSv1.1', ciphers: 'DEFAULT:@SECLEVEL=0' },
+    });
     const saved = { min: tls.DEFAULT_MIN_VERSION, ciphers: tls.DEFAULT_CIPHERS };
     // Lowered process-wide for this test only: without the client's own minimum, TLS 1.1 would now connect.
     tls.DEFAULT_MIN_VERSION = 'TLSv1';
@@ -95,11 +105,16 @@ describe('TLS 1.2 minimum', () => {
 });
 
 describe('unusable settings', () => {
-  const make = (url: string, caPem?: string) => () => createDataApiClient({ url, credentials: tokenCredentials(), caPem });
+  const make = (url: string, caPem?: string) => () =>
+    createDataApiClient({ url, credentials: tokenCredentials(), caPem });
 
   it('are refused when the client is made, naming what is wrong', () => {
-    expect(make('http://service.example/api')).toThrow('the service URL "http://service.example/api" must start with https://');
-    expect(make('https://user:pw@service.example/api')).toThrow('the service URL must not contain a user name or password');
+    expect(make('http://service.example/api')).toThrow(
+      'the service URL "http://service.example/api" must start with https://',
+    );
+    expect(make('https://user:pw@service.example/api')).toThrow(
+      'the service URL must not contain a user name or password',
+    );
     expect(make('not a url')).toThrow('the service URL "not a url" is not a URL; expected https://host[:port]/api');
     expect(make('https://service.example/api', 'not a PEM')).toThrow(
       'the CA configured for the service at https://service.example/api (service.tls.ca) is not a PEM certificate',

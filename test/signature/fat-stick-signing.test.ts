@@ -12,7 +12,13 @@ import { useSigningRig } from './signing-rig.js';
  * (never a truncating overwrite, which breaks fusefat's cluster chains), and what lands on the
  * image, read back with mtools after unmounting, verifies.
  */
-const REFERENCED = ['secrets/admin.pw', 'certs/device-ca.pem', 'certs/radius-ca.pem', 'certs/mp01-cert.pem', 'certs/mp01-key.pem'];
+const REFERENCED = [
+  'secrets/admin.pw',
+  'certs/device-ca.pem',
+  'certs/radius-ca.pem',
+  'certs/mp01-cert.pem',
+  'certs/mp01-key.pem',
+];
 
 const rig = useSigningRig();
 const work = tempFolder('sign-fat');

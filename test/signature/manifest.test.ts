@@ -24,7 +24,10 @@ describe('mpprov.sha256 as sha256sum writes it', () => {
       const printed = execFileSync('sha256sum', ['mpprov.yaml', 'certs/ca.pem'], { cwd: dir });
       const parsed = parseManifest(printed);
       expect(parsed.problems).toEqual([]);
-      expect(parsed.entries.map((e) => [e.path, e.line])).toEqual([['mpprov.yaml', 1], ['certs/ca.pem', 2]]);
+      expect(parsed.entries.map((e) => [e.path, e.line])).toEqual([
+        ['mpprov.yaml', 1],
+        ['certs/ca.pem', 2],
+      ]);
       expect(formatManifest(parsed.entries).equals(printed)).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -43,17 +46,21 @@ describe('mpprov.sha256 as sha256sum writes it', () => {
 
 describe('hostile lines', () => {
   it('refuses paths that leave the stick or mean something else elsewhere', () => {
-    expect(only([
-      `${HASH}  ../../etc/shadow`,
-      `${HASH}  certs/../../x`,
-      `${HASH}  /etc/shadow`,
-      `${HASH}  C:/Windows/x`,
-      `${HASH}  certs\\ca.pem`,
-      `${HASH}  certs//ca.pem`,
-      `${HASH}  certs/`,
-      `${HASH}  .`,
-      `${HASH}  `,
-    ].join('\n'))).toEqual([
+    expect(
+      only(
+        [
+          `${HASH}  ../../etc/shadow`,
+          `${HASH}  certs/../../x`,
+          `${HASH}  /etc/shadow`,
+          `${HASH}  C:/Windows/x`,
+          `${HASH}  certs\\ca.pem`,
+          `${HASH}  certs//ca.pem`,
+          `${HASH}  certs/`,
+          `${HASH}  .`,
+          `${HASH}  `,
+        ].join('\n'),
+      ),
+    ).toEqual([
       "1:67 the path leaves the stick through '..'",
       "2:67 the path leaves the stick through '..'",
       '3:67 the path is absolute',
@@ -67,15 +74,19 @@ describe('hostile lines', () => {
   });
 
   it('refuses broken hashes and formats', () => {
-    expect(only([
-      `${'A'.repeat(64)}  upper.pem`,
-      `${'a'.repeat(63)}  short.pem`,
-      `${'g'.repeat(64)}  nothex.pem`,
-      `${HASH} one-space.pem`,
-      `SHA256 (bsd.pem) = ${HASH}`,
-      `\\${HASH}  escaped\\nname`,
-      '# a comment',
-    ].join('\n'))).toEqual([
+    expect(
+      only(
+        [
+          `${'A'.repeat(64)}  upper.pem`,
+          `${'a'.repeat(63)}  short.pem`,
+          `${'g'.repeat(64)}  nothex.pem`,
+          `${HASH} one-space.pem`,
+          `SHA256 (bsd.pem) = ${HASH}`,
+          `\\${HASH}  escaped\\nname`,
+          '# a comment',
+        ].join('\n'),
+      ),
+    ).toEqual([
       '1:1 the SHA-256 is not written in lower-case hex',
       '2:1 the line is not a SHA-256 and a path as sha256sum prints them',
       '3:1 the line is not a SHA-256 and a path as sha256sum prints them',
@@ -113,7 +124,11 @@ describe('hostile lines', () => {
   });
 
   it('refuses listing the list, its signature, or what the agent writes on the stick', () => {
-    expect(only(['mpprov.sha256', 'MPPROV.SHA256.SIG', 'usb.log', 'mpprov-result.json'].map((n) => `${HASH}  ${n}`).join('\n'))).toEqual([
+    expect(
+      only(
+        ['mpprov.sha256', 'MPPROV.SHA256.SIG', 'usb.log', 'mpprov-result.json'].map((n) => `${HASH}  ${n}`).join('\n'),
+      ),
+    ).toEqual([
       "1:67 'mpprov.sha256' cannot be listed: it is the list itself, its signature, or a file the agent writes on the stick",
       "2:67 'MPPROV.SHA256.SIG' cannot be listed: it is the list itself, its signature, or a file the agent writes on the stick",
       "3:67 'usb.log' cannot be listed: it is the list itself, its signature, or a file the agent writes on the stick",

@@ -43,7 +43,9 @@ describe('referencedFiles', () => {
       writeFileSync(join(dir, 'mpprov.yaml'), EVERY_FILE_KEY);
       const loaded = await loadStick(join(dir, 'mpprov.yaml'));
       expect(loaded.model).toBeDefined();
-      const missing = loaded.problems.map((p) => /^file '(.+)' does not exist$/.exec(p.message)?.[1]).filter((name) => name !== undefined);
+      const missing = loaded.problems
+        .map((p) => /^file '(.+)' does not exist$/.exec(p.message)?.[1])
+        .filter((name) => name !== undefined);
       expect(missing).toHaveLength(13);
       expect(referencedFiles(loaded.model).sort()).toEqual([...new Set(missing)].sort());
     } finally {
@@ -52,6 +54,14 @@ describe('referencedFiles', () => {
   });
 
   it('ignores strings under other keys and keys that hold no string', () => {
-    expect(referencedFiles({ name: 'ca_cert', password_file: { nested: 'x' }, tls: { fingerprint_sha256: 'ab' }, ca: 'not-under-tls', list: [{ private_key: 'k.pem' }] })).toEqual(['k.pem']);
+    expect(
+      referencedFiles({
+        name: 'ca_cert',
+        password_file: { nested: 'x' },
+        tls: { fingerprint_sha256: 'ab' },
+        ca: 'not-under-tls',
+        list: [{ private_key: 'k.pem' }],
+      }),
+    ).toEqual(['k.pem']);
   });
 });

@@ -24,7 +24,12 @@ async function verify(root: string) {
   files.delete('mpprov.sha256');
   files.delete('mpprov.sha256.sig');
   return verifyStickSignature({
-    manifestBytes, signatureBytes, allowedSignersFile: rig.allowedSigners, filesByPath: files, configName: 'mpprov.yaml', referencedPaths: referencedFiles(loaded.model),
+    manifestBytes,
+    signatureBytes,
+    allowedSignersFile: rig.allowedSigners,
+    filesByPath: files,
+    configName: 'mpprov.yaml',
+    referencedPaths: referencedFiles(loaded.model),
   });
 }
 
@@ -32,16 +37,35 @@ describe('mpprov sign', () => {
   it('writes a list sha256sum checks and a signature ssh-keygen and the agent accept', async () => {
     const root = profileStick();
     const result = await runCli(['sign', root, '--key', rig.keys.team]);
-    const fingerprint = execFileSync('ssh-keygen', ['-l', '-f', `${rig.keys.team}.pub`]).toString().split(' ')[1];
-    expect(result.stdout).toBe(`${root}: signed with ED25519 key ${fingerprint}; mpprov.sha256 lists mpprov.yaml, ${PROFILE_FILES.join(', ')}\n`);
+    const fingerprint = execFileSync('ssh-keygen', ['-l', '-f', `${rig.keys.team}.pub`])
+      .toString()
+      .split(' ')[1];
+    expect(result.stdout).toBe(
+      `${root}: signed with ED25519 key ${fingerprint}; mpprov.sha256 lists mpprov.yaml, ${PROFILE_FILES.join(', ')}\n`,
+    );
     expect(result.code).toBe(0);
     expect(result.stdout + result.stderr).not.toContain(ADMIN_PASSWORD);
 
     const checked = execFileSync('sha256sum', ['-c', '--strict', 'mpprov.sha256'], { cwd: root }).toString();
     expect(checked.trim().split('\n')).toEqual(['mpprov.yaml: OK', ...PROFILE_FILES.map((f) => `${f}: OK`)]);
-    const verified = execFileSync('ssh-keygen', ['-Y', 'verify', '-f', rig.allowedSigners, '-I', 'team@example.com', '-n', 'mpprov', '-s', join(root, 'mpprov.sha256.sig')], {
-      input: readFileSync(join(root, 'mpprov.sha256')),
-    }).toString();
+    const verified = execFileSync(
+      'ssh-keygen',
+      [
+        '-Y',
+        'verify',
+        '-f',
+        rig.allowedSigners,
+        '-I',
+        'team@example.com',
+        '-n',
+        'mpprov',
+        '-s',
+        join(root, 'mpprov.sha256.sig'),
+      ],
+      {
+        input: readFileSync(join(root, 'mpprov.sha256')),
+      },
+    ).toString();
     expect(verified).toContain('Good "mpprov" signature for team@example.com');
     expect(await verify(root)).toMatchObject({ status: 'signed', principal: 'team@example.com' });
   });
@@ -69,7 +93,9 @@ describe('mpprov sign', () => {
 
     const other = profileStick();
     const outside = await runCli(['sign', other, '--key', rig.keys.team, '--include', '../stick-1/mpprov.yaml']);
-    expect(outside.stdout).toBe(`../stick-1/mpprov.yaml:1:1  (file)  cannot be listed: the path leaves the stick through '..'  (list only files inside the stick)\n${other}: not signed\n`);
+    expect(outside.stdout).toBe(
+      `../stick-1/mpprov.yaml:1:1  (file)  cannot be listed: the path leaves the stick through '..'  (list only files inside the stick)\n${other}: not signed\n`,
+    );
     expect(outside.code).toBe(1);
     expect(existsSync(join(other, 'mpprov.sha256'))).toBe(false);
   });
@@ -79,7 +105,9 @@ describe('mpprov sign', () => {
     rmSync(join(root, 'certs/mp01-key.pem'));
     const result = await runCli(['sign', root, '--key', rig.keys.team]);
     expect(result.stdout).toContain("file 'certs/mp01-key.pem' does not exist");
-    expect(result.stdout.endsWith(`${root}: not signed: the configuration is invalid (1 error, 0 warnings)\n`)).toBe(true);
+    expect(result.stdout.endsWith(`${root}: not signed: the configuration is invalid (1 error, 0 warnings)\n`)).toBe(
+      true,
+    );
     expect(result.code).toBe(1);
     expect(existsSync(join(root, 'mpprov.sha256'))).toBe(false);
     expect(existsSync(join(root, 'mpprov.sha256.sig'))).toBe(false);
@@ -90,14 +118,20 @@ describe('mpprov sign', () => {
     const notAKey = join(work, 'not-a-key');
     writeFileSync(notAKey, 'just text\n');
     const result = await runCli(['sign', root, '--key', notAKey]);
-    expect(result.stdout).toMatch(new RegExp(`^${notAKey}:1:1  \\(file\\)  ssh-keygen could not sign with this key \\(.+\\)  \\(give an SSH private key`));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^${notAKey}:1:1  \\(file\\)  ssh-keygen could not sign with this key \\(.+\\)  \\(give an SSH private key`,
+      ),
+    );
     expect(result.code).toBe(1);
     expect(readdirSync(root).sort()).toEqual(['certs', 'mpprov.yaml', 'secrets']);
   });
 
   it('refuses a target that is not a folder as a usage error', async () => {
     const result = await runCli(['sign', join(work, 'nowhere'), '--key', rig.keys.team]);
-    expect(result.stderr).toBe(`mpprov sign: ${join(work, 'nowhere')} is not a folder (give the stick's folder, which holds mpprov.yaml)\n`);
+    expect(result.stderr).toBe(
+      `mpprov sign: ${join(work, 'nowhere')} is not a folder (give the stick's folder, which holds mpprov.yaml)\n`,
+    );
     expect(result.code).toBe(64);
   });
 });

@@ -26,7 +26,8 @@ export function createSigningRig(): SigningRig {
     execFileSync('ssh-keygen', ['-h'], { stdio: 'ignore' });
   } catch (error) {
     // -h is not an option: ssh-keygen exits 1 with its usage, which is fine; ENOENT is not.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('these tests need ssh-keygen (apt-get install openssh-client)');
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new Error('these tests need ssh-keygen (apt-get install openssh-client)');
   }
   const dir = mkdtempSync(join(tmpdir(), 'mpprov-sig-rig-'));
   const keygen = (name: string, type: string[]): string => {
@@ -34,10 +35,17 @@ export function createSigningRig(): SigningRig {
     execFileSync('ssh-keygen', ['-q', ...type, '-N', '', '-C', name, '-f', file], { stdio: 'ignore' });
     return file;
   };
-  const keys = { team: keygen('team', ['-t', 'ed25519']), ops: keygen('ops', ['-t', 'rsa', '-b', '3072']), stranger: keygen('stranger', ['-t', 'ed25519']) };
+  const keys = {
+    team: keygen('team', ['-t', 'ed25519']),
+    ops: keygen('ops', ['-t', 'rsa', '-b', '3072']),
+    stranger: keygen('stranger', ['-t', 'ed25519']),
+  };
   const publicKey = (file: string): string => readFileSync(`${file}.pub`, 'utf8').split(' ').slice(0, 2).join(' ');
   const allowedSigners = join(dir, 'allowed_signers');
-  writeFileSync(allowedSigners, `# the network team\nteam@example.com ${publicKey(keys.team)}\nops@example.com ${publicKey(keys.ops)}\n`);
+  writeFileSync(
+    allowedSigners,
+    `# the network team\nteam@example.com ${publicKey(keys.team)}\nops@example.com ${publicKey(keys.ops)}\n`,
+  );
   let count = 0;
   return {
     dir,
@@ -84,7 +92,13 @@ export function readStick(root: string): Map<string, Buffer> {
   return files;
 }
 
-export const PROFILE_FILES = ['secrets/admin.pw', 'certs/device-ca.pem', 'certs/radius-ca.pem', 'certs/mp01-cert.pem', 'certs/mp01-key.pem'];
+export const PROFILE_FILES = [
+  'secrets/admin.pw',
+  'certs/device-ca.pem',
+  'certs/radius-ca.pem',
+  'certs/mp01-cert.pem',
+  'certs/mp01-key.pem',
+];
 
 /** The admin password of profiles/eap-tls-pem.yaml: an output that holds it leaked a secret. */
 export const PROFILE_ADMIN_PASSWORD = readFileSync(`${repoRoot}profiles/secrets/admin.pw`, 'utf8').trim();

@@ -25,7 +25,11 @@ describe('mpprov validate --allowed-signers', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines.filter((l) => l.includes('signed by'))).toEqual([
-      expect.stringMatching(new RegExp(`^${join(root, 'mpprov.yaml')}: signed by team@example\\.com \\(ED25519 key SHA256:[^)]+\\), 6 files checked$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^${join(root, 'mpprov.yaml')}: signed by team@example\\.com \\(ED25519 key SHA256:[^)]+\\), 6 files checked$`,
+        ),
+      ),
     ]);
     expect(lines.at(-1)).toMatch(/: valid \(/);
     expect(result.stdout + result.stderr).not.toContain(ADMIN_PASSWORD);
@@ -43,7 +47,12 @@ describe('mpprov validate --allowed-signers', () => {
     copyFileSync(`${repoRoot}profiles/certs/client-ca.pem`, join(root, 'certs/radius-ca.pem'));
     const result = await runCli(['validate', root, '--allowed-signers', rig.allowedSigners]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(new RegExp(`^${join(root, 'mpprov.sha256')}:\\d+:\\d+ .*'certs/radius-ca\\.pem' changed after the stick was signed`, 'm'));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^${join(root, 'mpprov.sha256')}:\\d+:\\d+ .*'certs/radius-ca\\.pem' changed after the stick was signed`,
+        'm',
+      ),
+    );
     expect(result.stdout).toContain(`${join(root, 'mpprov.yaml')}: signature of ops@example.com refused\n`);
     expect(result.stdout.trimEnd().split('\n').at(-1)).toMatch(/: INVALID \(/);
   });

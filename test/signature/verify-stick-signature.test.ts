@@ -39,7 +39,11 @@ function freshStick(files: Record<string, string | Buffer> = STICK): string {
 /** A stick signed by `mpprov sign`'s own function, listing the references and notes/README.txt. */
 async function signedStick(key = rig.keys.team): Promise<string> {
   const root = freshStick();
-  const outcome = await signStick(root, key, { configName: 'mpprov.yaml', referencedPaths: REFERENCED, extraPaths: ['notes/README.txt'] });
+  const outcome = await signStick(root, key, {
+    configName: 'mpprov.yaml',
+    referencedPaths: REFERENCED,
+    extraPaths: ['notes/README.txt'],
+  });
   expect(outcome.ok).toBe(true);
   return root;
 }
@@ -51,7 +55,15 @@ function inputFor(root: string, overrides: Partial<StickSignatureInput> = {}): S
   const signatureBytes = files.get('mpprov.sha256.sig');
   files.delete('mpprov.sha256');
   files.delete('mpprov.sha256.sig');
-  return { manifestBytes, signatureBytes, allowedSignersFile: rig.allowedSigners, filesByPath: files, configName: 'mpprov.yaml', referencedPaths: REFERENCED, ...overrides };
+  return {
+    manifestBytes,
+    signatureBytes,
+    allowedSignersFile: rig.allowedSigners,
+    filesByPath: files,
+    configName: 'mpprov.yaml',
+    referencedPaths: REFERENCED,
+    ...overrides,
+  };
 }
 
 function refusedProblems(result: StickSignature): { file: string; line: number; column: number; message: string }[] {
@@ -63,7 +75,9 @@ function refusedProblems(result: StickSignature): { file: string; line: number; 
 describe('a signed stick', () => {
   it('is accepted with its signer named (ed25519 key)', async () => {
     const result = await verifyStickSignature(inputFor(await signedStick()));
-    const fingerprint = execFileSync('ssh-keygen', ['-l', '-f', `${rig.keys.team}.pub`]).toString().split(' ')[1];
+    const fingerprint = execFileSync('ssh-keygen', ['-l', '-f', `${rig.keys.team}.pub`])
+      .toString()
+      .split(' ')[1];
     expect(result).toEqual({
       status: 'signed',
       principal: 'team@example.com',
@@ -84,7 +98,12 @@ describe('a signed stick', () => {
   it('takes hashes the caller already computed in place of bytes', async () => {
     const root = await signedStick();
     const input = inputFor(root);
-    const hashes = new Map([...input.filesByPath].map(([path, bytes]) => [path, execFileSync('sha256sum', { input: bytes }).toString().slice(0, 64)]));
+    const hashes = new Map(
+      [...input.filesByPath].map(([path, bytes]) => [
+        path,
+        execFileSync('sha256sum', { input: bytes }).toString().slice(0, 64),
+      ]),
+    );
     expect((await verifyStickSignature({ ...input, filesByPath: hashes })).status).toBe('signed');
   });
 });
@@ -107,7 +126,10 @@ describe('listed files beyond the references', () => {
     expect((await verifyStickSignature(withoutNotes(root, { readListed }))).status).toBe('signed');
     expect(asked).toEqual(['notes/README.txt']);
 
-    writeFileSync(join(root, 'mpprov.sha256.sig'), rig.signBytes(readFileSync(join(root, 'mpprov.sha256')), rig.keys.stranger));
+    writeFileSync(
+      join(root, 'mpprov.sha256.sig'),
+      rig.signBytes(readFileSync(join(root, 'mpprov.sha256')), rig.keys.stranger),
+    );
     asked.length = 0;
     expect((await verifyStickSignature(withoutNotes(root, { readListed }))).status).toBe('refused');
     expect(asked).toEqual([]);
@@ -127,7 +149,17 @@ describe('an unsigned stick', () => {
     const result = await verifyStickSignature(inputFor(freshStick()));
     expect(result).toEqual({
       status: 'unsigned',
-      problems: [{ severity: 'error', file: 'mpprov.sha256.sig', line: 1, column: 1, path: '', message: 'the stick is not signed', hint: 'sign the stick again: mpprov sign DIR --key FILE' }],
+      problems: [
+        {
+          severity: 'error',
+          file: 'mpprov.sha256.sig',
+          line: 1,
+          column: 1,
+          path: '',
+          message: 'the stick is not signed',
+          hint: 'sign the stick again: mpprov sign DIR --key FILE',
+        },
+      ],
     });
     expect(signatureProblems(result, false)).toEqual([]);
     expect(signatureProblems(result, true).map((p) => p.message)).toEqual(['the stick is not signed']);
@@ -139,7 +171,9 @@ describe('an unsigned stick', () => {
     unlinkSync(join(root, 'mpprov.sha256.sig'));
     const result = await verifyStickSignature(inputFor(root));
     expect(result.status).toBe('unsigned');
-    expect(signatureProblems(result, true).map((p) => p.message)).toEqual(['the stick is not signed: mpprov.sha256 has no mpprov.sha256.sig beside it']);
+    expect(signatureProblems(result, true).map((p) => p.message)).toEqual([
+      'the stick is not signed: mpprov.sha256 has no mpprov.sha256.sig beside it',
+    ]);
   });
 
   it('with a signature but no list is refused', async () => {
@@ -147,7 +181,12 @@ describe('an unsigned stick', () => {
     unlinkSync(join(root, 'mpprov.sha256'));
     const result = await verifyStickSignature(inputFor(root));
     expect(refusedProblems(result)).toEqual([
-      { file: 'mpprov.sha256', line: 1, column: 1, message: 'mpprov.sha256.sig is on the stick but mpprov.sha256, the list it signs, is not' },
+      {
+        file: 'mpprov.sha256',
+        line: 1,
+        column: 1,
+        message: 'mpprov.sha256.sig is on the stick but mpprov.sha256, the list it signs, is not',
+      },
     ]);
     // A refused signature stops the stick even where signatures are not required: it is altered.
     expect(signatureProblems(result, false)).toHaveLength(1);
@@ -173,7 +212,12 @@ describe('a stick that is not what was signed', () => {
     writeStick(root, { 'certs/device-ca.pem': 'another CA\n' });
     const result = await verifyStickSignature(inputFor(root));
     expect(refusedProblems(result)).toEqual([
-      { file: 'mpprov.sha256', line: 3, column: 1, message: "'certs/device-ca.pem' changed after the stick was signed: its SHA-256 is not the listed one" },
+      {
+        file: 'mpprov.sha256',
+        line: 3,
+        column: 1,
+        message: "'certs/device-ca.pem' changed after the stick was signed: its SHA-256 is not the listed one",
+      },
     ]);
     expect(result.status === 'refused' && result.principal).toBe('team@example.com');
     expect(describeSignature(result)).toBe('signature of team@example.com refused');
@@ -184,7 +228,12 @@ describe('a stick that is not what was signed', () => {
     writeStick(root, { 'certs/new-ca.pem': 'added later\n' });
     const result = await verifyStickSignature(inputFor(root, { referencedPaths: [...REFERENCED, 'certs/new-ca.pem'] }));
     expect(refusedProblems(result)).toEqual([
-      { file: 'mpprov.sha256', line: 1, column: 1, message: "'certs/new-ca.pem' (referenced by mpprov.yaml) is not listed, so its content is not signed" },
+      {
+        file: 'mpprov.sha256',
+        line: 1,
+        column: 1,
+        message: "'certs/new-ca.pem' (referenced by mpprov.yaml) is not listed, so its content is not signed",
+      },
     ]);
   });
 
@@ -198,20 +247,34 @@ describe('a stick that is not what was signed', () => {
 
   it('is refused when the configuration file itself is not listed', async () => {
     const root = freshStick();
-    const manifest = Buffer.from(`${sha(STICK['secrets/admin.pw'])}  secrets/admin.pw\n${sha(STICK['certs/device-ca.pem'])}  certs/device-ca.pem\n`);
+    const manifest = Buffer.from(
+      `${sha(STICK['secrets/admin.pw'])}  secrets/admin.pw\n${sha(STICK['certs/device-ca.pem'])}  certs/device-ca.pem\n`,
+    );
     writeStick(root, { 'mpprov.sha256': manifest, 'mpprov.sha256.sig': rig.signBytes(manifest, rig.keys.team) });
     expect(refusedProblems(await verifyStickSignature(inputFor(root)))).toEqual([
-      { file: 'mpprov.sha256', line: 1, column: 1, message: "'mpprov.yaml' (the configuration file) is not listed, so its content is not signed" },
+      {
+        file: 'mpprov.sha256',
+        line: 1,
+        column: 1,
+        message: "'mpprov.yaml' (the configuration file) is not listed, so its content is not signed",
+      },
     ]);
   });
 });
 
-describe('a signature that is not an allowed signer\'s', () => {
+describe("a signature that is not an allowed signer's", () => {
   it('is refused when the signer is not in allowed_signers, naming the key', async () => {
     const result = await verifyStickSignature(inputFor(await signedStick(rig.keys.stranger)));
-    const fingerprint = execFileSync('ssh-keygen', ['-l', '-f', `${rig.keys.stranger}.pub`]).toString().split(' ')[1];
+    const fingerprint = execFileSync('ssh-keygen', ['-l', '-f', `${rig.keys.stranger}.pub`])
+      .toString()
+      .split(' ')[1];
     expect(refusedProblems(result)).toEqual([
-      { file: 'mpprov.sha256.sig', line: 1, column: 1, message: `the stick is signed by a key that is not in the allowed signers (ED25519 key ${fingerprint})` },
+      {
+        file: 'mpprov.sha256.sig',
+        line: 1,
+        column: 1,
+        message: `the stick is signed by a key that is not in the allowed signers (ED25519 key ${fingerprint})`,
+      },
     ]);
     expect(result.status === 'refused' && result.principal).toBeUndefined();
   });
@@ -222,23 +285,37 @@ describe('a signature that is not an allowed signer\'s', () => {
     writeFileSync(join(root, 'mpprov.sha256.sig'), rig.signBytes(manifest, rig.keys.team, 'git'));
     const problems = refusedProblems(await verifyStickSignature(inputFor(root)));
     expect(problems).toHaveLength(1);
-    expect(problems[0]?.message).toMatch(/^the signature of team@example\.com does not verify: .*\(ssh-keygen: .*namespace.*\)$/);
+    expect(problems[0]?.message).toMatch(
+      /^the signature of team@example\.com does not verify: .*\(ssh-keygen: .*namespace.*\)$/,
+    );
   });
 
   it('is refused when it is garbage', async () => {
     const root = await signedStick();
-    writeFileSync(join(root, 'mpprov.sha256.sig'), '-----BEGIN SSH SIGNATURE-----\nbm90IGEgc2lnbmF0dXJl\n-----END SSH SIGNATURE-----\n');
+    writeFileSync(
+      join(root, 'mpprov.sha256.sig'),
+      '-----BEGIN SSH SIGNATURE-----\nbm90IGEgc2lnbmF0dXJl\n-----END SSH SIGNATURE-----\n',
+    );
     const problems = refusedProblems(await verifyStickSignature(inputFor(root)));
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ file: 'mpprov.sha256.sig', line: 1, column: 1 });
-    expect(problems[0]?.message).toMatch(/^mpprov\.sha256\.sig is not a valid "mpprov" signature of mpprov\.sha256 \(ssh-keygen: .+\)$/);
+    expect(problems[0]?.message).toMatch(
+      /^mpprov\.sha256\.sig is not a valid "mpprov" signature of mpprov\.sha256 \(ssh-keygen: .+\)$/,
+    );
   });
 
   it('is refused, without running ssh-keygen, when it is far larger than any signature', async () => {
     const root = await signedStick();
     writeFileSync(join(root, 'mpprov.sha256.sig'), Buffer.alloc(20_000, 0x41));
-    expect(refusedProblems(await verifyStickSignature(inputFor(root, { sshKeygen: '/nonexistent/ssh-keygen' })))).toEqual([
-      { file: 'mpprov.sha256.sig', line: 1, column: 1, message: 'the signature is 20000 bytes; an SSH signature is under 16 KiB' },
+    expect(
+      refusedProblems(await verifyStickSignature(inputFor(root, { sshKeygen: '/nonexistent/ssh-keygen' }))),
+    ).toEqual([
+      {
+        file: 'mpprov.sha256.sig',
+        line: 1,
+        column: 1,
+        message: 'the signature is 20000 bytes; an SSH signature is under 16 KiB',
+      },
     ]);
   });
 });
@@ -262,7 +339,12 @@ describe('a signed list with hostile lines', () => {
       { file: 'mpprov.sha256', line: 2, column: 67, message: "the path leaves the stick through '..'" },
       { file: 'mpprov.sha256', line: 3, column: 67, message: 'the path is absolute' },
       { file: 'mpprov.sha256', line: 5, column: 67, message: "'secrets/admin.pw' is listed twice: lines 4 and 5" },
-      { file: 'mpprov.sha256', line: 6, column: 1, message: 'the line is not a SHA-256 and a path as sha256sum prints them' },
+      {
+        file: 'mpprov.sha256',
+        line: 6,
+        column: 1,
+        message: 'the line is not a SHA-256 and a path as sha256sum prints them',
+      },
     ]);
   });
 
@@ -280,23 +362,28 @@ describe('a signed list with hostile lines', () => {
 describe('the laptop side', () => {
   it('refuses when allowed_signers does not exist, naming that file', async () => {
     const missing = join(work, 'no-allowed-signers');
-    expect(refusedProblems(await verifyStickSignature(inputFor(await signedStick(), { allowedSignersFile: missing })))).toEqual([
-      { file: missing, line: 1, column: 1, message: 'the allowed signers file does not exist' },
-    ]);
+    expect(
+      refusedProblems(await verifyStickSignature(inputFor(await signedStick(), { allowedSignersFile: missing }))),
+    ).toEqual([{ file: missing, line: 1, column: 1, message: 'the allowed signers file does not exist' }]);
   });
 
   it('refuses at once when allowed_signers is a FIFO, instead of waiting for a writer', async () => {
     const fifo = join(work, `fifo-${(count += 1)}`);
     execFileSync('mkfifo', [fifo]);
-    expect(refusedProblems(await verifyStickSignature(inputFor(await signedStick(), { allowedSignersFile: fifo })))).toEqual([
-      { file: fifo, line: 1, column: 1, message: 'the allowed signers file is not a regular file' },
-    ]);
+    expect(
+      refusedProblems(await verifyStickSignature(inputFor(await signedStick(), { allowedSignersFile: fifo }))),
+    ).toEqual([{ file: fifo, line: 1, column: 1, message: 'the allowed signers file is not a regular file' }]);
   });
 
   it('refuses when ssh-keygen is not installed', async () => {
     const result = await verifyStickSignature(inputFor(await signedStick(), { sshKeygen: '/nonexistent/ssh-keygen' }));
     expect(refusedProblems(result)).toEqual([
-      { file: 'ssh-keygen', line: 1, column: 1, message: 'the signature could not be checked: ssh-keygen is not installed (package openssh-client)' },
+      {
+        file: 'ssh-keygen',
+        line: 1,
+        column: 1,
+        message: 'the signature could not be checked: ssh-keygen is not installed (package openssh-client)',
+      },
     ]);
     expect(result.status === 'refused' && result.problems[0]?.hint).toBe('install openssh-client on this laptop');
   });
@@ -307,7 +394,12 @@ describe('the laptop side', () => {
     process.env.TMPDIR = join(work, 'no-such-tmp');
     try {
       expect(refusedProblems(await verifyStickSignature(input))).toEqual([
-        { file: 'ssh-keygen', line: 1, column: 1, message: 'the signature could not be checked: no private temporary folder (ENOENT)' },
+        {
+          file: 'ssh-keygen',
+          line: 1,
+          column: 1,
+          message: 'the signature could not be checked: no private temporary folder (ENOENT)',
+        },
       ]);
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;
@@ -322,7 +414,12 @@ describe('the laptop side', () => {
     const started = Date.now();
     const result = await verifyStickSignature(inputFor(await signedStick(), { sshKeygen: hanging, timeoutMs: 300 }));
     expect(refusedProblems(result)).toEqual([
-      { file: 'ssh-keygen', line: 1, column: 1, message: 'the signature could not be checked: ssh-keygen did not finish within 0.3 s' },
+      {
+        file: 'ssh-keygen',
+        line: 1,
+        column: 1,
+        message: 'the signature could not be checked: ssh-keygen did not finish within 0.3 s',
+      },
     ]);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
@@ -335,7 +432,9 @@ describe('the laptop side', () => {
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 200);
     const result = await verifyStickSignature(inputFor(root, { sshKeygen: hanging, signal: abort.signal }));
-    expect(refusedProblems(result).map((p) => p.message)).toEqual(['the signature could not be checked: ssh-keygen was stopped']);
+    expect(refusedProblems(result).map((p) => p.message)).toEqual([
+      'the signature could not be checked: ssh-keygen was stopped',
+    ]);
   });
 
   it('hands ssh-keygen copies in a private folder, never the stick, and removes the folder', async () => {
@@ -343,7 +442,10 @@ describe('the laptop side', () => {
     const record = join(work, 'where.txt');
     const spy = join(work, 'spy-ssh-keygen');
     const real = execFileSync('sh', ['-c', 'command -v ssh-keygen']).toString().trim();
-    writeFileSync(spy, `#!/bin/sh\nfor a in "$@"; do case "$a" in *.sig) d=$(dirname "$a"); echo "$d $(stat -c %a "$d")" >> ${record};; esac; done\nexec ${real} "$@"\n`);
+    writeFileSync(
+      spy,
+      `#!/bin/sh\nfor a in "$@"; do case "$a" in *.sig) d=$(dirname "$a"); echo "$d $(stat -c %a "$d")" >> ${record};; esac; done\nexec ${real} "$@"\n`,
+    );
     chmodSync(spy, 0o755);
     const root = await signedStick();
     const result = await verifyStickSignature(inputFor(root, { sshKeygen: spy }));

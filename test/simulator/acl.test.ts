@@ -3,7 +3,14 @@ import { restartNetworking, useSimulatorApi } from './sim-client.js';
 
 /** GET/PUT/DELETE /access_control/acl/: effective at once, no duplicates, remove one or all. */
 
-const RULE = { action: 'permit', protocol: 'tcp', from_port: 443, to_port: 443, source_addresses: ['192.0.2.0/24'], interfaces: ['eth0'] };
+const RULE = {
+  action: 'permit',
+  protocol: 'tcp',
+  from_port: 443,
+  to_port: 443,
+  source_addresses: ['192.0.2.0/24'],
+  interfaces: ['eth0'],
+};
 const OTHER = { ...RULE, protocol: 'udp', from_port: 161, to_port: 162 };
 
 const { sim, api } = useSimulatorApi({ restartMs: 100, serviceRateLimit: false });
@@ -50,11 +57,23 @@ describe('access control list', () => {
     ['another protocol', { ...RULE, protocol: 'icmp' }, 'Field "protocol" must be "tcp" or "udp".'],
     ['a port 0', { ...RULE, from_port: 0 }, 'Field "from_port" must be a port number from 1 to 65535.'],
     ['a port over 65535', { ...RULE, to_port: 70000 }, 'Field "to_port" must be a port number from 1 to 65535.'],
-    ['from_port above to_port', { ...RULE, from_port: 444, to_port: 443 }, 'Field "to_port" must not be below "from_port".'],
+    [
+      'from_port above to_port',
+      { ...RULE, from_port: 444, to_port: 443 },
+      'Field "to_port" must not be below "from_port".',
+    ],
     ['no source address', { ...RULE, source_addresses: [] }, 'Field "source_addresses" must list at least one CIDR.'],
-    ['a source that is not a CIDR', { ...RULE, source_addresses: ['192.0.2.1'] }, 'Field "source_addresses[0]" must be a CIDR such as "192.0.2.0/24".'],
+    [
+      'a source that is not a CIDR',
+      { ...RULE, source_addresses: ['192.0.2.1'] },
+      'Field "source_addresses[0]" must be a CIDR such as "192.0.2.0/24".',
+    ],
     ['no interface', { ...RULE, interfaces: [] }, 'Field "interfaces" must list at least one interface.'],
-    ['an interface the device lacks', { ...RULE, interfaces: ['eth0', 'eth9'] }, 'Field "interfaces[1]" must name an interface of this device; "eth9" is not one.'],
+    [
+      'an interface the device lacks',
+      { ...RULE, interfaces: ['eth0', 'eth9'] },
+      'Field "interfaces[1]" must name an interface of this device; "eth9" is not one.',
+    ],
     ['a missing field', { ...RULE, interfaces: undefined }, 'Field "interfaces" is required.'],
     ['a body that is not an object', [RULE], 'Request body must be a JSON object.'],
   ])('refuses %s', async (_label, body, sentence) => {

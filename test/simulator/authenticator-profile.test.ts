@@ -47,16 +47,34 @@ users:
 
   it.each([
     ['an unknown method', 'eap_methods: [ttls]\nusers: []\n', 'Field "eap_methods[0]" must be "peap", "tls" or "md5".'],
-    ['a TLS-based method without a server certificate', 'eap_methods: [peap]\nusers: []\n', 'Fields "server_cert" and "server_key" are required when eap_methods has peap or tls.'],
-    ['a password-based user without a password', 'eap_methods: [md5]\nusers:\n  - { identity: u, methods: [md5] }\n', 'Field "users[0].password" is required for method "md5".'],
-    ['a certificate user without client_ca', 'eap_methods: [tls]\nserver_cert: server.pem\nserver_key: server.key\nusers:\n  - { identity: u, methods: [tls] }\n', 'Field "client_ca" is required: users[0] may use certificates.'],
-    ['an unknown user method', 'eap_methods: [peap]\nserver_cert: server.pem\nserver_key: server.key\nusers:\n  - { identity: u, methods: [peap] }\n', 'Field "users[0].methods[0]" must be "peap-mschapv2", "peap-tls", "tls" or "md5".'],
+    [
+      'a TLS-based method without a server certificate',
+      'eap_methods: [peap]\nusers: []\n',
+      'Fields "server_cert" and "server_key" are required when eap_methods has peap or tls.',
+    ],
+    [
+      'a password-based user without a password',
+      'eap_methods: [md5]\nusers:\n  - { identity: u, methods: [md5] }\n',
+      'Field "users[0].password" is required for method "md5".',
+    ],
+    [
+      'a certificate user without client_ca',
+      'eap_methods: [tls]\nserver_cert: server.pem\nserver_key: server.key\nusers:\n  - { identity: u, methods: [tls] }\n',
+      'Field "client_ca" is required: users[0] may use certificates.',
+    ],
+    [
+      'an unknown user method',
+      'eap_methods: [peap]\nserver_cert: server.pem\nserver_key: server.key\nusers:\n  - { identity: u, methods: [peap] }\n',
+      'Field "users[0].methods[0]" must be "peap-mschapv2", "peap-tls", "tls" or "md5".',
+    ],
   ])('refuses %s', async (_label, text, message) => {
     await expect(profile(text)).rejects.toThrow(`Authenticator profile ${join(dir, 'port.yaml')}: ${message}`);
   });
 
   it('refuses a profile whose files cannot be read', async () => {
-    await expect(profile('eap_methods: [peap]\nserver_cert: missing.pem\nserver_key: server.key\nusers: []\n')).rejects.toThrow(
+    await expect(
+      profile('eap_methods: [peap]\nserver_cert: missing.pem\nserver_key: server.key\nusers: []\n'),
+    ).rejects.toThrow(
       `Authenticator profile ${join(dir, 'port.yaml')}: cannot read "server_cert" file ${join(dir, 'missing.pem')}.`,
     );
   });

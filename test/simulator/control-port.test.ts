@@ -21,8 +21,23 @@ describe('the control port', () => {
   });
 
   it('shows the whole state, and the request log with write-only values redacted', async () => {
-    await api.post('/interface/', { name: 'eth1', family: 'inet', method: 'dhcp', wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'MD5', wpa_identity: 'md5user', wpa_password: 'very-secret' });
-    await api.put('/access_control/acl/', { action: 'permit', protocol: 'tcp', from_port: 22, to_port: 22, source_addresses: ['192.0.2.0/24'], interfaces: ['eth0'] });
+    await api.post('/interface/', {
+      name: 'eth1',
+      family: 'inet',
+      method: 'dhcp',
+      wpa_key_mgmt: 'IEEE8021X',
+      wpa_eap: 'MD5',
+      wpa_identity: 'md5user',
+      wpa_password: 'very-secret',
+    });
+    await api.put('/access_control/acl/', {
+      action: 'permit',
+      protocol: 'tcp',
+      from_port: 22,
+      to_port: 22,
+      source_addresses: ['192.0.2.0/24'],
+      interfaces: ['eth0'],
+    });
     const { status, body } = await control('GET', '/state');
     expect(status).toBe(200);
     expect(JSON.stringify(body)).not.toContain('very-secret');
@@ -41,7 +56,15 @@ describe('the control port', () => {
       path: '/api/v1/interface/',
       query: {},
       status: 200,
-      body: { name: 'eth1', family: 'inet', method: 'dhcp', wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'MD5', wpa_identity: 'md5user', wpa_password: '(redacted)' },
+      body: {
+        name: 'eth1',
+        family: 'inet',
+        method: 'dhcp',
+        wpa_key_mgmt: 'IEEE8021X',
+        wpa_eap: 'MD5',
+        wpa_identity: 'md5user',
+        wpa_password: '(redacted)',
+      },
     });
     expect(Date.parse(body.state.requests[0].time)).not.toBeNaN();
   });
@@ -50,7 +73,12 @@ describe('the control port', () => {
     await api.get('/interface/?config_state=pending');
     const listed = await control('GET', '/requests');
     expect(listed.body.requests).toEqual([
-      expect.objectContaining({ method: 'GET', path: '/api/v1/interface/', query: { config_state: 'pending' }, status: 200 }),
+      expect.objectContaining({
+        method: 'GET',
+        path: '/api/v1/interface/',
+        query: { config_state: 'pending' },
+        status: 200,
+      }),
     ]);
     expect((await control('DELETE', '/requests')).body).toEqual({ success: true });
     expect(sim.requests()).toEqual([]);
@@ -70,7 +98,14 @@ describe('the control port', () => {
 
   it('resets the device to its start configuration', async () => {
     await api.post('/interface/', STANZA.eth1Static);
-    await api.put('/access_control/acl/', { action: 'permit', protocol: 'tcp', from_port: 22, to_port: 22, source_addresses: ['192.0.2.0/24'], interfaces: ['eth0'] });
+    await api.put('/access_control/acl/', {
+      action: 'permit',
+      protocol: 'tcp',
+      from_port: 22,
+      to_port: 22,
+      source_addresses: ['192.0.2.0/24'],
+      interfaces: ['eth0'],
+    });
     sim.setFaults(['latency=10ms']);
     expect((await control('POST', '/reset')).body).toEqual({ success: true });
     const state = sim.state();

@@ -20,11 +20,76 @@ const UNICODE_PASSWORD = 'pässwörd-ключ';
 beforeAll(async () => {
   const openssl = (...args: string[]) => run('openssl', args, { cwd: pki.dir });
   await Promise.all([
-    openssl('pkcs12', '-export', '-in', 'client.pem', '-inkey', 'client.key', '-passout', 'pass:', '-out', 'empty-password.pfx'),
-    openssl('pkcs12', '-export', '-in', 'client.pem', '-inkey', 'client.key', '-certfile', 'ca.pem', '-passout', `pass:${UNICODE_PASSWORD}`, '-out', 'unicode.pfx'),
-    openssl('pkcs12', '-export', '-legacy', '-in', 'client.pem', '-inkey', 'client.key', '-certfile', 'ca.pem', '-passout', `pass:${UNICODE_PASSWORD}`, '-out', 'unicode-legacy.pfx'),
-    openssl('pkcs12', '-export', '-in', 'client.pem', '-inkey', 'client.key', '-certfile', 'ca.pem', '-passout', `pass:${PFX_PASSWORD}`, '-nomac', '-out', 'no-mac.pfx'),
-    openssl('pkcs8', '-topk8', '-in', 'client.key', '-v2', 'aes-256-cbc', '-passout', `pass:${KEY_PASSWORD}`, '-outform', 'DER', '-out', 'client-encrypted.der'),
+    openssl(
+      'pkcs12',
+      '-export',
+      '-in',
+      'client.pem',
+      '-inkey',
+      'client.key',
+      '-passout',
+      'pass:',
+      '-out',
+      'empty-password.pfx',
+    ),
+    openssl(
+      'pkcs12',
+      '-export',
+      '-in',
+      'client.pem',
+      '-inkey',
+      'client.key',
+      '-certfile',
+      'ca.pem',
+      '-passout',
+      `pass:${UNICODE_PASSWORD}`,
+      '-out',
+      'unicode.pfx',
+    ),
+    openssl(
+      'pkcs12',
+      '-export',
+      '-legacy',
+      '-in',
+      'client.pem',
+      '-inkey',
+      'client.key',
+      '-certfile',
+      'ca.pem',
+      '-passout',
+      `pass:${UNICODE_PASSWORD}`,
+      '-out',
+      'unicode-legacy.pfx',
+    ),
+    openssl(
+      'pkcs12',
+      '-export',
+      '-in',
+      'client.pem',
+      '-inkey',
+      'client.key',
+      '-certfile',
+      'ca.pem',
+      '-passout',
+      `pass:${PFX_PASSWORD}`,
+      '-nomac',
+      '-out',
+      'no-mac.pfx',
+    ),
+    openssl(
+      'pkcs8',
+      '-topk8',
+      '-in',
+      'client.key',
+      '-v2',
+      'aes-256-cbc',
+      '-passout',
+      `pass:${KEY_PASSWORD}`,
+      '-outform',
+      'DER',
+      '-out',
+      'client-encrypted.der',
+    ),
   ]);
   client = new X509Certificate(pki.read('client.pem'));
 });
@@ -36,12 +101,15 @@ describe('a PFX', () => {
     ['AES with a password beyond ASCII', 'unicode.pfx', UNICODE_PASSWORD],
     ['legacy with a password beyond ASCII', 'unicode-legacy.pfx', UNICODE_PASSWORD],
     ['without a MAC', 'no-mac.pfx', PFX_PASSWORD],
-  ])('%s opens with its password: the key of the client certificate, and the certificates in file order', async (_label, file, password) => {
-    const opened = openPrivateKey(pki.read(file), password);
-    expect(opened).toBeDefined();
-    expect(client.checkPrivateKey(opened!.key)).toBe(true);
-    expect(opened!.certificates.map((c) => c.subject)).toEqual(['CN=client.lab.test', 'CN=Lab Root CA']);
-  });
+  ])(
+    '%s opens with its password: the key of the client certificate, and the certificates in file order',
+    async (_label, file, password) => {
+      const opened = openPrivateKey(pki.read(file), password);
+      expect(opened).toBeDefined();
+      expect(client.checkPrivateKey(opened!.key)).toBe(true);
+      expect(opened!.certificates.map((c) => c.subject)).toEqual(['CN=client.lab.test', 'CN=Lab Root CA']);
+    },
+  );
 
   it.each([
     ['client.pfx', 'wrong-password'],

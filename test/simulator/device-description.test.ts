@@ -1,7 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeBuiltInModel, loadDeviceDescription, SimulatorErrorCode, startSimulator } from '../../src/simulator/index.js';
+import {
+  describeBuiltInModel,
+  loadDeviceDescription,
+  SimulatorErrorCode,
+  startSimulator,
+} from '../../src/simulator/index.js';
 import { useLabPki } from '../support/lab-pki.js';
 import { tempFolder } from '../support/temp-folder.js';
 import { apiClient } from './sim-client.js';
@@ -53,7 +58,9 @@ active:
       expect(active.map((i: { name: string }) => i.name)).toEqual(['eth0', 'eth1']);
       expect(active[1].families.inet).toMatchObject({ wpa_eap: 'PEAP', wpa_password_set: true, wpa_ca_cert: 'ca.pem' });
       expect(sim.state().model).toBe('lab-box');
-      expect(sim.state().files).toEqual([expect.objectContaining({ slot: 'wpa_ca_cert', name: 'ca.pem', state: 'active' })]);
+      expect(sim.state().files).toEqual([
+        expect.objectContaining({ slot: 'wpa_ca_cert', name: 'ca.pem', state: 'active' }),
+      ]);
     } finally {
       await api.close();
       await sim.close();
@@ -61,7 +68,10 @@ active:
   });
 
   it('may name a built-in model and keep its ports (JSON)', async () => {
-    const file = await deviceFile('m22.json', JSON.stringify({ model: 'm22', active: [{ name: 'eth0', family: 'inet', method: 'dhcp' }] }));
+    const file = await deviceFile(
+      'm22.json',
+      JSON.stringify({ model: 'm22', active: [{ name: 'eth0', family: 'inet', method: 'dhcp' }] }),
+    );
     const description = await loadDeviceDescription(file);
     expect(Object.keys(description.model.interfaces)).toEqual(['eth0', 'wlan0']);
   });
@@ -72,10 +82,22 @@ active:
   });
 
   it.each([
-    ['an unknown model without interfaces', 'model: m99\n', 'model "m99" is not built in, so "interfaces" is required.'],
+    [
+      'an unknown model without interfaces',
+      'model: m99\n',
+      'model "m99" is not built in, so "interfaces" is required.',
+    ],
     ['an unknown field', 'model: m50\ncolour: red\n', 'Unknown field "colour".'],
-    ['a port without its speeds', 'model: x\ninterfaces:\n  eth0: { autoneg: true, duplex: [full] }\n', 'Field "interfaces.eth0" must be { wireless: true } or { autoneg, speeds, duplex }.'],
-    ['a starting stanza the API would refuse', 'model: m50\nactive:\n  - { name: eth0, family: inet, method: static }\n', 'Starting configuration, active[0]: Field "address" is required with method "static".'],
+    [
+      'a port without its speeds',
+      'model: x\ninterfaces:\n  eth0: { autoneg: true, duplex: [full] }\n',
+      'Field "interfaces.eth0" must be { wireless: true } or { autoneg, speeds, duplex }.',
+    ],
+    [
+      'a starting stanza the API would refuse',
+      'model: m50\nactive:\n  - { name: eth0, family: inet, method: static }\n',
+      'Starting configuration, active[0]: Field "address" is required with method "static".',
+    ],
     ['a file that is not YAML', 'model: [\n', 'not valid YAML or JSON.'],
   ])('refuses %s', async (_label, text, message) => {
     const file = await deviceFile('bad.yaml', text);
@@ -83,22 +105,34 @@ active:
   });
 
   it('refuses a device file that cannot be read', async () => {
-    await expect(loadDeviceDescription(join(dir, 'missing.yaml'))).rejects.toThrow(`Cannot read device file ${join(dir, 'missing.yaml')}.`);
+    await expect(loadDeviceDescription(join(dir, 'missing.yaml'))).rejects.toThrow(
+      `Cannot read device file ${join(dir, 'missing.yaml')}.`,
+    );
   });
 
-  it('refuses a starting file that its slot would refuse as an upload, with the simulator\'s own code', async () => {
-    const file = await deviceFile('wrong-kind.yaml', `model: m50\nfiles:\n  - { slot: wpa_ca_cert, name: ca.key, path: ${pki.path('ca.key')} }\n`);
+  it("refuses a starting file that its slot would refuse as an upload, with the simulator's own code", async () => {
+    const file = await deviceFile(
+      'wrong-kind.yaml',
+      `model: m50\nfiles:\n  - { slot: wpa_ca_cert, name: ca.key, path: ${pki.path('ca.key')} }\n`,
+    );
     const attempt = loadDeviceDescription(file);
-    await expect(attempt).rejects.toThrow(`Device file ${file}: files[0]: slot "wpa_ca_cert" takes a certificate (PEM or DER); "ca.key" is not one.`);
+    await expect(attempt).rejects.toThrow(
+      `Device file ${file}: files[0]: slot "wpa_ca_cert" takes a certificate (PEM or DER); "ca.key" is not one.`,
+    );
     await expect(attempt).rejects.toMatchObject({ name: 'SimulatorError', code: SimulatorErrorCode.FileInvalid });
   });
 
-  it('says which file it cannot read, with the simulator\'s own code', async () => {
-    await expect(loadDeviceDescription(join(dir, 'missing.yaml'))).rejects.toMatchObject({ code: SimulatorErrorCode.FileUnreadable });
+  it("says which file it cannot read, with the simulator's own code", async () => {
+    await expect(loadDeviceDescription(join(dir, 'missing.yaml'))).rejects.toMatchObject({
+      code: SimulatorErrorCode.FileUnreadable,
+    });
   });
 
   it('refuses a starting configuration that leaves the management interface without an address', async () => {
-    const file = await deviceFile('no-mgmt.yaml', 'model: m50\nactive:\n  - { name: eth1, family: inet, method: dhcp }\n');
+    const file = await deviceFile(
+      'no-mgmt.yaml',
+      'model: m50\nactive:\n  - { name: eth1, family: inet, method: dhcp }\n',
+    );
     const attempt = startSimulator({ device: await loadDeviceDescription(file) });
     await expect(attempt).rejects.toThrow(
       'The starting configuration makes the device unreachable: management interface eth0 has no active stanza with an address.',

@@ -1,6 +1,11 @@
 import { request } from 'undici';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { describeBuiltInModel, loadAuthenticatorProfile, startSimulator, type AuthenticatorProfile } from '../../src/simulator/index.js';
+import {
+  describeBuiltInModel,
+  loadAuthenticatorProfile,
+  startSimulator,
+  type AuthenticatorProfile,
+} from '../../src/simulator/index.js';
 import { KEY_PASSWORD, PFX_PASSWORD, useLabPki } from '../support/lab-pki.js';
 import { apiClient, restartNetworking, useSimulatorApi, waitForPhase, type ApiClient } from './sim-client.js';
 
@@ -12,11 +17,38 @@ import { apiClient, restartNetworking, useSimulatorApi, waitForPhase, type ApiCl
 
 type Body = Record<string, unknown>;
 const BASE = { name: 'eth1', family: 'inet', method: 'dhcp', wpa_key_mgmt: 'IEEE8021X' } as const;
-const PEAP: Body = { ...BASE, wpa_eap: 'PEAP', wpa_identity: 'alice', wpa_anonymous_identity: 'anonymous', wpa_password: 'alicepass', wpa_phase1: 'peapver=0', wpa_phase2: 'auth=MSCHAPV2', wpa_ca_cert: 'ca.pem' };
-const TLS: Body = { ...BASE, wpa_eap: 'TLS', wpa_identity: 'client.lab.test', wpa_ca_cert: 'ca.pem', wpa_client_cert: 'client.pem', wpa_private_key: 'client.key' };
-const PEAP_TLS: Body = { ...BASE, wpa_eap: 'PEAP', wpa_identity: 'client.lab.test', wpa_anonymous_identity: 'anonymous', wpa_phase2: 'auth=TLS', wpa_ca_cert: 'ca.pem', wpa_ca_cert2: 'ca.pem', wpa_client_cert2: 'client.pem', wpa_private_key2: 'client.key' };
+const PEAP: Body = {
+  ...BASE,
+  wpa_eap: 'PEAP',
+  wpa_identity: 'alice',
+  wpa_anonymous_identity: 'anonymous',
+  wpa_password: 'alicepass',
+  wpa_phase1: 'peapver=0',
+  wpa_phase2: 'auth=MSCHAPV2',
+  wpa_ca_cert: 'ca.pem',
+};
+const TLS: Body = {
+  ...BASE,
+  wpa_eap: 'TLS',
+  wpa_identity: 'client.lab.test',
+  wpa_ca_cert: 'ca.pem',
+  wpa_client_cert: 'client.pem',
+  wpa_private_key: 'client.key',
+};
+const PEAP_TLS: Body = {
+  ...BASE,
+  wpa_eap: 'PEAP',
+  wpa_identity: 'client.lab.test',
+  wpa_anonymous_identity: 'anonymous',
+  wpa_phase2: 'auth=TLS',
+  wpa_ca_cert: 'ca.pem',
+  wpa_ca_cert2: 'ca.pem',
+  wpa_client_cert2: 'client.pem',
+  wpa_private_key2: 'client.key',
+};
 const MD5: Body = { ...BASE, wpa_eap: 'MD5', wpa_identity: 'md5user', wpa_password: 'md5secret' };
-const without = (body: Body, ...fields: string[]): Body => Object.fromEntries(Object.entries(body).filter(([k]) => !fields.includes(k)));
+const without = (body: Body, ...fields: string[]): Body =>
+  Object.fromEntries(Object.entries(body).filter(([k]) => !fields.includes(k)));
 
 const pki = useLabPki();
 let profile: AuthenticatorProfile;
@@ -33,7 +65,20 @@ async function uploadAll(api: ApiClient): Promise<void> {
   const sets: [string, string[]][] = [
     ['wpa_ca_cert', ['ca.pem', 'rogue-ca.pem']],
     ['wpa_client_cert', ['client.pem', 'rogue-client.pem', 'expired-client.pem', 'future-client.pem']],
-    ['wpa_private_key', ['client.key', 'client.key.der', 'client.pfx', 'client-legacy.pfx', 'client-encrypted.key', 'rogue-client.key', 'expired-client.key', 'future-client.key', 'other.key']],
+    [
+      'wpa_private_key',
+      [
+        'client.key',
+        'client.key.der',
+        'client.pfx',
+        'client-legacy.pfx',
+        'client-encrypted.key',
+        'rogue-client.key',
+        'expired-client.key',
+        'future-client.key',
+        'other.key',
+      ],
+    ],
     ['wpa_ca_cert2', ['ca.pem', 'rogue-ca.pem']],
     ['wpa_client_cert2', ['client.pem', 'rogue-client.pem']],
     ['wpa_private_key2', ['client.key', 'client.pfx', 'rogue-client.key']],
@@ -47,7 +92,11 @@ async function uploadAll(api: ApiClient): Promise<void> {
 }
 
 describe('a switch port on eth1 demanding 802.1X', () => {
-  const { sim, api } = useSimulatorApi(() => ({ restartMs: 50, serviceRateLimit: false, switchPorts: { eth1: profile } }));
+  const { sim, api } = useSimulatorApi(() => ({
+    restartMs: 50,
+    serviceRateLimit: false,
+    switchPorts: { eth1: profile },
+  }));
 
   beforeEach(async () => {
     await uploadAll(api);
@@ -61,20 +110,56 @@ describe('a switch port on eth1 demanding 802.1X', () => {
     const status = sim.state().dot1x['eth1'];
     // The API shows the model's view: the outcome is read from the control port's state.
     expect(view.body.interface).not.toHaveProperty('dot1x_state');
-    return { state: status?.state ?? '', reason: status?.reason ?? '', inUse: view.body.interface.families.inet.in_use };
+    return {
+      state: status?.state ?? '',
+      reason: status?.reason ?? '',
+      inUse: view.body.interface.families.inet.in_use,
+    };
   }
 
   describe('authorizes', () => {
     it.each([
       ['PEAP with MSCHAPv2', PEAP, 'authorized by peap-mschapv2 as "alice"'],
-      ['PEAP with MSCHAPv2 without a CA (no server check, as wpa_supplicant)', without(PEAP, 'wpa_ca_cert'), 'authorized by peap-mschapv2 as "alice"'],
+      [
+        'PEAP with MSCHAPv2 without a CA (no server check, as wpa_supplicant)',
+        without(PEAP, 'wpa_ca_cert'),
+        'authorized by peap-mschapv2 as "alice"',
+      ],
       ['EAP-TLS with a PEM key', TLS, 'authorized by EAP-TLS as "client.lab.test"'],
-      ['EAP-TLS with a DER key', { ...TLS, wpa_private_key: 'client.key.der' }, 'authorized by EAP-TLS as "client.lab.test"'],
-      ['EAP-TLS with an encrypted PEM key and its password', { ...TLS, wpa_private_key: 'client-encrypted.key', wpa_private_key_passwd: KEY_PASSWORD }, 'authorized by EAP-TLS as "client.lab.test"'],
-      ['EAP-TLS with a PFX and no client certificate', { ...without(TLS, 'wpa_client_cert'), wpa_private_key: 'client.pfx', wpa_private_key_passwd: PFX_PASSWORD }, 'authorized by EAP-TLS as "client.lab.test"'],
-      ['EAP-TLS with a legacy (RC2) PFX', { ...without(TLS, 'wpa_client_cert'), wpa_private_key: 'client-legacy.pfx', wpa_private_key_passwd: PFX_PASSWORD }, 'authorized by EAP-TLS as "client.lab.test"'],
+      [
+        'EAP-TLS with a DER key',
+        { ...TLS, wpa_private_key: 'client.key.der' },
+        'authorized by EAP-TLS as "client.lab.test"',
+      ],
+      [
+        'EAP-TLS with an encrypted PEM key and its password',
+        { ...TLS, wpa_private_key: 'client-encrypted.key', wpa_private_key_passwd: KEY_PASSWORD },
+        'authorized by EAP-TLS as "client.lab.test"',
+      ],
+      [
+        'EAP-TLS with a PFX and no client certificate',
+        { ...without(TLS, 'wpa_client_cert'), wpa_private_key: 'client.pfx', wpa_private_key_passwd: PFX_PASSWORD },
+        'authorized by EAP-TLS as "client.lab.test"',
+      ],
+      [
+        'EAP-TLS with a legacy (RC2) PFX',
+        {
+          ...without(TLS, 'wpa_client_cert'),
+          wpa_private_key: 'client-legacy.pfx',
+          wpa_private_key_passwd: PFX_PASSWORD,
+        },
+        'authorized by EAP-TLS as "client.lab.test"',
+      ],
       ['PEAP with inner EAP-TLS', PEAP_TLS, 'authorized by PEAP with inner EAP-TLS as "client.lab.test"'],
-      ['PEAP with inner EAP-TLS from a PFX', { ...without(PEAP_TLS, 'wpa_client_cert2'), wpa_private_key2: 'client.pfx', wpa_private_key2_passwd: PFX_PASSWORD }, 'authorized by PEAP with inner EAP-TLS as "client.lab.test"'],
+      [
+        'PEAP with inner EAP-TLS from a PFX',
+        {
+          ...without(PEAP_TLS, 'wpa_client_cert2'),
+          wpa_private_key2: 'client.pfx',
+          wpa_private_key2_passwd: PFX_PASSWORD,
+        },
+        'authorized by PEAP with inner EAP-TLS as "client.lab.test"',
+      ],
       ['EAP-MD5', MD5, 'authorized by md5 as "md5user"'],
     ])('%s', async (_label, stanza, reason) => {
       const result = await outcome(stanza);
@@ -87,18 +172,66 @@ describe('a switch port on eth1 demanding 802.1X', () => {
     it.each([
       ['a wrong PEAP password', { ...PEAP, wpa_password: 'WRONGpass' }, 'wrong password for identity "alice"'],
       ['a wrong MD5 password', { ...MD5, wpa_password: 'WRONGsecret' }, 'wrong password for identity "md5user"'],
-      ['an unknown identity', { ...MD5, wpa_identity: 'mallory' }, 'identity "mallory" is unknown to the authentication server'],
-      ['a method the user may not use', { ...MD5, wpa_identity: 'alice', wpa_password: 'alicepass' }, 'identity "alice" may not use md5'],
-      ['a client certificate from another CA', { ...TLS, wpa_client_cert: 'rogue-client.pem', wpa_private_key: 'rogue-client.key' }, "the authentication server rejects the client certificate: it was not issued by the port's client CA"],
-      ['an inner client certificate from another CA', { ...PEAP_TLS, wpa_client_cert2: 'rogue-client.pem', wpa_private_key2: 'rogue-client.key' }, "the authentication server rejects the client certificate: it was not issued by the port's client CA"],
-      ['a key that does not match the certificate', { ...TLS, wpa_private_key: 'other.key' }, 'wpa_private_key "other.key" does not match the client certificate'],
-      ['a PFX with a wrong password', { ...without(TLS, 'wpa_client_cert'), wpa_private_key: 'client.pfx', wpa_private_key_passwd: 'wrong' }, 'the supplicant cannot open wpa_private_key "client.pfx" (wrong or missing wpa_private_key_passwd)'],
-      ['a PFX without its password', { ...without(TLS, 'wpa_client_cert'), wpa_private_key: 'client.pfx' }, 'the supplicant cannot open wpa_private_key "client.pfx" (wrong or missing wpa_private_key_passwd)'],
-      ['an encrypted key without its password', { ...TLS, wpa_private_key: 'client-encrypted.key' }, 'the supplicant cannot open wpa_private_key "client-encrypted.key" (wrong or missing wpa_private_key_passwd)'],
-      ['a server certificate the stanza\'s CA did not issue', { ...TLS, wpa_ca_cert: 'rogue-ca.pem' }, 'the supplicant rejects the authentication server: its certificate (CN=radius.lab.test) was not issued by wpa_ca_cert "rogue-ca.pem"'],
-      ['a PEAP server certificate the stanza\'s CA did not issue', { ...PEAP, wpa_ca_cert: 'rogue-ca.pem' }, 'the supplicant rejects the authentication server: its certificate (CN=radius.lab.test) was not issued by wpa_ca_cert "rogue-ca.pem"'],
-      ['an inner server certificate the second CA did not issue', { ...PEAP_TLS, wpa_ca_cert2: 'rogue-ca.pem' }, 'the supplicant rejects the authentication server: its certificate (CN=radius.lab.test) was not issued by wpa_ca_cert2 "rogue-ca.pem"'],
-      ['802.1X disabled on the port that demands it', { name: 'eth1', family: 'inet', method: 'dhcp' }, '802.1X is disabled on the interface, but its switch port demands it'],
+      [
+        'an unknown identity',
+        { ...MD5, wpa_identity: 'mallory' },
+        'identity "mallory" is unknown to the authentication server',
+      ],
+      [
+        'a method the user may not use',
+        { ...MD5, wpa_identity: 'alice', wpa_password: 'alicepass' },
+        'identity "alice" may not use md5',
+      ],
+      [
+        'a client certificate from another CA',
+        { ...TLS, wpa_client_cert: 'rogue-client.pem', wpa_private_key: 'rogue-client.key' },
+        "the authentication server rejects the client certificate: it was not issued by the port's client CA",
+      ],
+      [
+        'an inner client certificate from another CA',
+        { ...PEAP_TLS, wpa_client_cert2: 'rogue-client.pem', wpa_private_key2: 'rogue-client.key' },
+        "the authentication server rejects the client certificate: it was not issued by the port's client CA",
+      ],
+      [
+        'a key that does not match the certificate',
+        { ...TLS, wpa_private_key: 'other.key' },
+        'wpa_private_key "other.key" does not match the client certificate',
+      ],
+      [
+        'a PFX with a wrong password',
+        { ...without(TLS, 'wpa_client_cert'), wpa_private_key: 'client.pfx', wpa_private_key_passwd: 'wrong' },
+        'the supplicant cannot open wpa_private_key "client.pfx" (wrong or missing wpa_private_key_passwd)',
+      ],
+      [
+        'a PFX without its password',
+        { ...without(TLS, 'wpa_client_cert'), wpa_private_key: 'client.pfx' },
+        'the supplicant cannot open wpa_private_key "client.pfx" (wrong or missing wpa_private_key_passwd)',
+      ],
+      [
+        'an encrypted key without its password',
+        { ...TLS, wpa_private_key: 'client-encrypted.key' },
+        'the supplicant cannot open wpa_private_key "client-encrypted.key" (wrong or missing wpa_private_key_passwd)',
+      ],
+      [
+        "a server certificate the stanza's CA did not issue",
+        { ...TLS, wpa_ca_cert: 'rogue-ca.pem' },
+        'the supplicant rejects the authentication server: its certificate (CN=radius.lab.test) was not issued by wpa_ca_cert "rogue-ca.pem"',
+      ],
+      [
+        "a PEAP server certificate the stanza's CA did not issue",
+        { ...PEAP, wpa_ca_cert: 'rogue-ca.pem' },
+        'the supplicant rejects the authentication server: its certificate (CN=radius.lab.test) was not issued by wpa_ca_cert "rogue-ca.pem"',
+      ],
+      [
+        'an inner server certificate the second CA did not issue',
+        { ...PEAP_TLS, wpa_ca_cert2: 'rogue-ca.pem' },
+        'the supplicant rejects the authentication server: its certificate (CN=radius.lab.test) was not issued by wpa_ca_cert2 "rogue-ca.pem"',
+      ],
+      [
+        '802.1X disabled on the port that demands it',
+        { name: 'eth1', family: 'inet', method: 'dhcp' },
+        '802.1X is disabled on the interface, but its switch port demands it',
+      ],
     ])('%s', async (_label, stanza, reason) => {
       const result = await outcome(stanza);
       expect(result).toMatchObject({ state: 'unauthorized', reason });
@@ -107,20 +240,36 @@ describe('a switch port on eth1 demanding 802.1X', () => {
     });
 
     it('an expired client certificate', async () => {
-      const result = await outcome({ ...TLS, wpa_client_cert: 'expired-client.pem', wpa_private_key: 'expired-client.key' });
+      const result = await outcome({
+        ...TLS,
+        wpa_client_cert: 'expired-client.pem',
+        wpa_private_key: 'expired-client.key',
+      });
       expect(result.state).toBe('unauthorized');
       expect(result.reason).toMatch(/^the client certificate has expired \(valid to Jan {1,2}1 00:00:00 2021 GMT\)$/);
     });
 
     it('a client certificate that is not valid yet', async () => {
-      const result = await outcome({ ...TLS, wpa_client_cert: 'future-client.pem', wpa_private_key: 'future-client.key' });
+      const result = await outcome({
+        ...TLS,
+        wpa_client_cert: 'future-client.pem',
+        wpa_private_key: 'future-client.key',
+      });
       expect(result.state).toBe('unauthorized');
-      expect(result.reason).toMatch(/^the client certificate is not valid yet \(valid from Jan {1,2}1 00:00:00 2099 GMT\)$/);
+      expect(result.reason).toMatch(
+        /^the client certificate is not valid yet \(valid from Jan {1,2}1 00:00:00 2099 GMT\)$/,
+      );
     });
   });
 
   it('keeps a static address on an unauthorized interface (it carries no traffic, but holds the address)', async () => {
-    const result = await outcome({ ...MD5, method: 'static', address: '192.0.2.10', netmask: '255.255.255.0', wpa_password: 'WRONG' });
+    const result = await outcome({
+      ...MD5,
+      method: 'static',
+      address: '192.0.2.10',
+      netmask: '255.255.255.0',
+      wpa_password: 'WRONG',
+    });
     expect(result.state).toBe('unauthorized');
     expect(result.inUse).toEqual({ address: '192.0.2.10', netmask: '255.255.255.0' });
   });
@@ -144,7 +293,18 @@ describe('a switch port on eth1 demanding 802.1X', () => {
   });
 
   it('carries traffic on ports that do not demand 802.1X: "authorized" with 802.1X, "disabled" without', async () => {
-    await api.post('/interface/', { name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'corp', security: 'wpa2_enterprise', wpa_key_mgmt: 'WPA-EAP', wpa_eap: 'PEAP', wpa_identity: 'x', wpa_password: 'y', wpa_phase2: 'auth=MSCHAPV2' });
+    await api.post('/interface/', {
+      name: 'wlan0',
+      family: 'inet',
+      method: 'dhcp',
+      ssid: 'corp',
+      security: 'wpa2_enterprise',
+      wpa_key_mgmt: 'WPA-EAP',
+      wpa_eap: 'PEAP',
+      wpa_identity: 'x',
+      wpa_password: 'y',
+      wpa_phase2: 'auth=MSCHAPV2',
+    });
     await restartNetworking(sim, api);
     const states = Object.fromEntries(Object.entries(sim.state().dot1x).map(([name, status]) => [name, status.state]));
     expect(states).toEqual({ eth0: 'disabled', wlan0: 'authorized' });
@@ -160,7 +320,9 @@ describe('a switch port that offers only PEAP', () => {
       await api.post('/interface/', TLS);
       await restartNetworking(sim, api);
       expect(sim.state().dot1x['eth1']?.state).toBe('unauthorized');
-      expect(sim.state().dot1x['eth1']?.reason).toBe("EAP type TLS is not offered by the switch port's authentication server (it offers peap)");
+      expect(sim.state().dot1x['eth1']?.reason).toBe(
+        "EAP type TLS is not offered by the switch port's authentication server (it offers peap)",
+      );
     } finally {
       await api.close();
       await sim.close();
@@ -169,10 +331,17 @@ describe('a switch port that offers only PEAP', () => {
 });
 
 describe('the management interface on a port demanding 802.1X', () => {
-  const { sim, api } = useSimulatorApi(() => ({ restartMs: 50, serviceRateLimit: false, switchPorts: { eth0: profile } }));
+  const { sim, api } = useSimulatorApi(() => ({
+    restartMs: 50,
+    serviceRateLimit: false,
+    switchPorts: { eth0: profile },
+  }));
 
   const controlReset = async (body?: unknown) => {
-    const res = await request(`${sim.controlUrl}/reset`, { method: 'POST', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const res = await request(`${sim.controlUrl}/reset`, {
+      method: 'POST',
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
     expect(res.statusCode).toBe(200);
     expect(await res.body.json()).toEqual({ success: true });
   };
@@ -194,7 +363,9 @@ describe('the management interface on a port demanding 802.1X', () => {
     expect((await api.put('/service/networking/?action=restart', {})).status).toBe(202);
     await waitForPhase(sim, 'locked-out');
     const state = sim.state();
-    expect(state.lockout_reason).toBe('management interface eth0 carries no traffic: wrong password for identity "md5user"');
+    expect(state.lockout_reason).toBe(
+      'management interface eth0 carries no traffic: wrong password for identity "md5user"',
+    );
     await expect(api.get('/interface/?config_state=active')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     // Still away well after the restart time: a lockout does not end by itself.
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -205,7 +376,9 @@ describe('the management interface on a port demanding 802.1X', () => {
     expect(sim.state().phase).toBe('up');
     const view = await api.get('/interface/eth0/?config_state=active');
     expect(view.status).toBe(200);
-    expect(view.body.interface.families).toEqual({ inet: { method: 'dhcp', in_use: { address: '127.0.0.1', netmask: '255.0.0.0' } } });
+    expect(view.body.interface.families).toEqual({
+      inet: { method: 'dhcp', in_use: { address: '127.0.0.1', netmask: '255.0.0.0' } },
+    });
   });
 
   it('locks the device out when 802.1X is turned off on it', async () => {
@@ -214,7 +387,9 @@ describe('the management interface on a port demanding 802.1X', () => {
     await api.post('/interface/', { name: 'eth0', family: 'inet', method: 'dhcp' });
     expect((await api.put('/service/networking/?action=restart', {})).status).toBe(202);
     await waitForPhase(sim, 'locked-out');
-    expect(sim.state().lockout_reason).toBe('management interface eth0 carries no traffic: 802.1X is disabled on the interface, but its switch port demands it');
+    expect(sim.state().lockout_reason).toBe(
+      'management interface eth0 carries no traffic: 802.1X is disabled on the interface, but its switch port demands it',
+    );
   });
 
   it('keeps the configuration on reset with keep_config', async () => {
@@ -243,7 +418,9 @@ describe('another management interface (--mgmt eth1)', () => {
       await api.post('/interface/', { ...MD5, wpa_password: 'WRONG' });
       await api.put('/service/networking/?action=restart', {});
       await waitForPhase(sim, 'locked-out');
-      expect(sim.state().lockout_reason).toBe('management interface eth1 carries no traffic: wrong password for identity "md5user"');
+      expect(sim.state().lockout_reason).toBe(
+        'management interface eth1 carries no traffic: wrong password for identity "md5user"',
+      );
     } finally {
       await api.close();
       await sim.close();

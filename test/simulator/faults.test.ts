@@ -1,7 +1,13 @@
 import { connect } from 'node:tls';
 import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { FaultSyntaxError, formatFault, parseFault, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/index.js';
+import {
+  FaultSyntaxError,
+  formatFault,
+  parseFault,
+  type SimulatorHandle,
+  type SimulatorOptions,
+} from '../../src/simulator/index.js';
 import { apiClient, restartNetworking, STANZA, useSimulatorApi, waitForPhase, type ApiClient } from './sim-client.js';
 
 /** Fault injection: per request (latency, 500s, dropped connections) and per restart. */
@@ -9,16 +15,28 @@ import { apiClient, restartNetworking, STANZA, useSimulatorApi, waitForPhase, ty
 describe('the fault syntax KIND[=VALUE][,times=N][@[METHOD ]PATH]', () => {
   it.each([
     ['latency=250ms', { kind: 'latency', value: 250 }],
-    ['latency=2s@GET /api/v1/interface/*', { kind: 'latency', value: 2000, method: 'GET', path: '/api/v1/interface/*' }],
+    [
+      'latency=2s@GET /api/v1/interface/*',
+      { kind: 'latency', value: 2000, method: 'GET', path: '/api/v1/interface/*' },
+    ],
     ['error=30%,times=5@/api/v1/interface/', { kind: 'error', value: 0.3, times: 5, path: '/api/v1/interface/' }],
-    ['drop=1,times=1@put /api/v1/service/*', { kind: 'drop', value: 1, times: 1, method: 'PUT', path: '/api/v1/service/*' }],
+    [
+      'drop=1,times=1@put /api/v1/service/*',
+      { kind: 'drop', value: 1, times: 1, method: 'PUT', path: '/api/v1/service/*' },
+    ],
     ['restart-delay=1m', { kind: 'restart-delay', value: 60_000 }],
     ['no-return', { kind: 'no-return' }],
     ['pending-stuck,times=1', { kind: 'pending-stuck', times: 1 }],
     ['drop-field=gateway', { kind: 'drop-field', value: 'gateway' }],
     ['new-cert', { kind: 'new-cert' }],
-    ['throttle=2s,times=3@PUT /api/v1/service/*', { kind: 'throttle', value: 2000, times: 3, method: 'PUT', path: '/api/v1/service/*' }],
-    ['huge-body=64MiB@GET /api/v1/interface/', { kind: 'huge-body', value: 64 * 1024 * 1024, method: 'GET', path: '/api/v1/interface/' }],
+    [
+      'throttle=2s,times=3@PUT /api/v1/service/*',
+      { kind: 'throttle', value: 2000, times: 3, method: 'PUT', path: '/api/v1/service/*' },
+    ],
+    [
+      'huge-body=64MiB@GET /api/v1/interface/',
+      { kind: 'huge-body', value: 64 * 1024 * 1024, method: 'GET', path: '/api/v1/interface/' },
+    ],
     ['huge-body=4096', { kind: 'huge-body', value: 4096 }],
     ['huge-body=3KiB', { kind: 'huge-body', value: 3072 }],
   ])('parses %s', (text, spec) => {
@@ -27,14 +45,29 @@ describe('the fault syntax KIND[=VALUE][,times=N][@[METHOD ]PATH]', () => {
   });
 
   it.each([
-    ['explode', 'Fault "explode": unknown kind "explode" (known: latency, error, drop, throttle, huge-body, restart-delay, no-return, pending-stuck, drop-field, new-cert). Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
+    [
+      'explode',
+      'Fault "explode": unknown kind "explode" (known: latency, error, drop, throttle, huge-body, restart-delay, no-return, pending-stuck, drop-field, new-cert). Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].',
+    ],
     ['latency', 'Fault "latency": "latency" needs a value. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
-    ['latency=soon', 'Fault "latency=soon": "soon" is not a duration such as 250ms or 2s. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
-    ['error=2', 'Fault "error=2": "2" is not a rate from 0 to 1 or a percentage. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
+    [
+      'latency=soon',
+      'Fault "latency=soon": "soon" is not a duration such as 250ms or 2s. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].',
+    ],
+    [
+      'error=2',
+      'Fault "error=2": "2" is not a rate from 0 to 1 or a percentage. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].',
+    ],
     ['no-return=1', 'Fault "no-return=1": "no-return" takes no value. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
     ['error=1,often', 'Fault "error=1,often": unknown option "often". Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
-    ['new-cert@/api/v1/', 'Fault "new-cert@/api/v1/": "new-cert" is global; only latency, error, drop, throttle, huge-body take @METHOD PATH. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
-    ['huge-body=lots', 'Fault "huge-body=lots": "lots" is not a size such as 8MiB or 4096. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
+    [
+      'new-cert@/api/v1/',
+      'Fault "new-cert@/api/v1/": "new-cert" is global; only latency, error, drop, throttle, huge-body take @METHOD PATH. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].',
+    ],
+    [
+      'huge-body=lots',
+      'Fault "huge-body=lots": "lots" is not a size such as 8MiB or 4096. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].',
+    ],
     ['throttle', 'Fault "throttle": "throttle" needs a value. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
   ])('refuses %s', (text, message) => {
     expect(() => parseFault(text)).toThrow(FaultSyntaxError);
@@ -59,7 +92,11 @@ describe('request faults', () => {
     expect(failed.status).toBe(500);
     expect(failed.body).toEqual({ success: false, error: 'Internal server error (injected fault).' });
     expect((await api.post('/interface/', STANZA.eth1Dhcp)).status).toBe(200);
-    expect(sim.requests().map((r) => `${r.method} ${r.status} ${r.fault ?? ''}`)).toEqual(['GET 200 ', 'POST 500 error', 'POST 200 ']);
+    expect(sim.requests().map((r) => `${r.method} ${r.status} ${r.fault ?? ''}`)).toEqual([
+      'GET 200 ',
+      'POST 500 error',
+      'POST 200 ',
+    ]);
     expect(sim.state().faults).toEqual([]);
   });
 
@@ -67,7 +104,12 @@ describe('request faults', () => {
     const { sim, api } = await start({ faults: ['drop=1,times=1@GET /api/v1/interface/*'] });
     await expect(api.get('/interface/eth0/?config_state=active')).rejects.toThrow();
     expect((await api.get('/interface/eth0/?config_state=active')).status).toBe(200);
-    expect(sim.requests()[0]).toMatchObject({ method: 'GET', path: '/api/v1/interface/eth0/', status: null, fault: 'drop' });
+    expect(sim.requests()[0]).toMatchObject({
+      method: 'GET',
+      path: '/api/v1/interface/eth0/',
+      status: null,
+      fault: 'drop',
+    });
   });
 
   it('adds latency and still answers', async () => {
@@ -100,7 +142,12 @@ describe('request faults', () => {
     }
     expect(sim.state().restarts).toBe(0);
     expect((await api.put('/service/networking/?action=restart', {})).status).toBe(202);
-    expect(sim.requests().map((r) => `${r.method} ${r.status} ${r.fault ?? ''}`)).toEqual(['GET 200 ', 'PUT 429 throttle', 'PUT 429 throttle', 'PUT 202 ']);
+    expect(sim.requests().map((r) => `${r.method} ${r.status} ${r.fault ?? ''}`)).toEqual([
+      'GET 200 ',
+      'PUT 429 throttle',
+      'PUT 429 throttle',
+      'PUT 202 ',
+    ]);
     expect(sim.state().faults).toEqual([]);
   });
 
@@ -108,7 +155,9 @@ describe('request faults', () => {
     const { sim } = await start({ faults: ['huge-body=300KiB,times=1@GET /api/v1/interface/'] });
     const client = apiClient(sim, { password: 'wrong' });
     try {
-      const res = await request(`${sim.apiUrl}/interface/?config_state=active`, { dispatcher: new Agent({ connect: { ca: sim.certificatePem } }) });
+      const res = await request(`${sim.apiUrl}/interface/?config_state=active`, {
+        dispatcher: new Agent({ connect: { ca: sim.certificatePem } }),
+      });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-length']).toBeUndefined();
       expect(res.headers['transfer-encoding']).toBe('chunked');
@@ -183,7 +232,10 @@ describe('restart faults', () => {
     await restartNetworking(sim, api);
     const active = await api.get('/interface/eth1/?config_state=active');
     expect(active.body.interface.families.inet).toEqual({
-      method: 'static', address: '192.0.2.10', netmask: '255.255.255.0', in_use: { address: '192.0.2.10', netmask: '255.255.255.0' },
+      method: 'static',
+      address: '192.0.2.10',
+      netmask: '255.255.255.0',
+      in_use: { address: '192.0.2.10', netmask: '255.255.255.0' },
     });
   });
 

@@ -32,15 +32,49 @@ beforeAll(async () => {
     openssl('pkey', '-in', 'client.key', '-pubout', '-out', 'client.pub'),
     openssl('pkey', '-in', 'client.key', '-pubout', '-outform', 'DER', '-out', 'client.pub.der'),
     openssl('ecparam', '-name', 'prime256v1', '-genkey', '-out', 'ec-sec1.key'),
-    openssl('pkcs8', '-topk8', '-in', 'client.key', '-v2', 'aes-256-cbc', '-passout', `pass:${KEY_PASSWORD}`, '-outform', 'DER', '-out', 'client-encrypted.der'),
-    openssl('pkcs12', '-export', '-in', 'client.pem', '-inkey', 'client.key', '-passout', 'pass:', '-out', 'no-password.pfx'),
+    openssl(
+      'pkcs8',
+      '-topk8',
+      '-in',
+      'client.key',
+      '-v2',
+      'aes-256-cbc',
+      '-passout',
+      `pass:${KEY_PASSWORD}`,
+      '-outform',
+      'DER',
+      '-out',
+      'client-encrypted.der',
+    ),
+    openssl(
+      'pkcs12',
+      '-export',
+      '-in',
+      'client.pem',
+      '-inkey',
+      'client.key',
+      '-passout',
+      'pass:',
+      '-out',
+      'no-password.pfx',
+    ),
     openssl('genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:1024', '-out', 'rsa.key'),
   ]);
   await Promise.all([
     openssl('ec', '-in', 'ec-sec1.key', '-outform', 'DER', '-out', 'ec-sec1.der'),
     openssl('rsa', '-in', 'rsa.key', '-traditional', '-out', 'rsa-pkcs1.key'),
     openssl('rsa', '-in', 'rsa.key', '-traditional', '-outform', 'DER', '-out', 'rsa-pkcs1.der'),
-    openssl('rsa', '-in', 'rsa.key', '-traditional', '-aes128', '-passout', `pass:${KEY_PASSWORD}`, '-out', 'rsa-legacy-encrypted.key'),
+    openssl(
+      'rsa',
+      '-in',
+      'rsa.key',
+      '-traditional',
+      '-aes128',
+      '-passout',
+      `pass:${KEY_PASSWORD}`,
+      '-out',
+      'rsa-legacy-encrypted.key',
+    ),
   ]);
   const caPem = pki.read('ca.pem');
   const caDer = pki.read('ca.der');
@@ -75,7 +109,10 @@ async function upload(parts: readonly (readonly [string, string])[]): Promise<{ 
 async function accepted(slots: readonly string[], file: string, kind: string): Promise<void> {
   await sim.reset();
   const answer = await upload(slots.map((slot) => [slot, file] as const));
-  expect(answer).toEqual({ status: 200, body: { success: true, files: Object.fromEntries(slots.map((slot) => [slot, file])) } });
+  expect(answer).toEqual({
+    status: 200,
+    body: { success: true, files: Object.fromEntries(slots.map((slot) => [slot, file])) },
+  });
   const stored = sim.state().files;
   expect(stored).toHaveLength(slots.length);
   expect(stored.map((f) => [f.slot, f.name, f.kind])).toEqual(slots.map((slot) => [slot, file, kind]));
@@ -143,7 +180,9 @@ const NOT_A_KEY = [
 /** Every other slot gets a good file before the wrong one: the 400 must name the wrong part, and nothing is stored. */
 async function refused(slot: string, file: string, sentence: string): Promise<void> {
   await sim.reset();
-  const others = [...CERT_SLOTS, ...KEY_SLOTS].filter((s) => s !== slot).map((s) => [s, CERT_SLOTS.includes(s as never) ? 'ca.pem' : 'client.key'] as const);
+  const others = [...CERT_SLOTS, ...KEY_SLOTS]
+    .filter((s) => s !== slot)
+    .map((s) => [s, CERT_SLOTS.includes(s as never) ? 'ca.pem' : 'client.key'] as const);
   const answer = await upload([...others, [slot, file]]);
   expect(answer).toEqual({ status: 400, body: { success: false, error: sentence } });
   expect(sim.state().files).toEqual([]);
@@ -166,18 +205,43 @@ describe('a file of the wrong kind gets 400 naming the part', () => {
 describe('the kind decides what the device later takes', () => {
   it('lets a TLS stanza leave out wpa_client_cert only when the key uploaded is a PFX', async () => {
     await sim.reset();
-    expect((await upload([['wpa_ca_cert', 'ca.pem'], ['wpa_private_key', 'client.pfx']])).status).toBe(200);
+    expect(
+      (
+        await upload([
+          ['wpa_ca_cert', 'ca.pem'],
+          ['wpa_private_key', 'client.pfx'],
+        ])
+      ).status,
+    ).toBe(200);
     expect((await upload([['wpa_private_key', 'client.key']])).status).toBe(200);
     const stanza = (key: string) =>
       JSON.stringify({
-        name: 'eth1', family: 'inet', method: 'dhcp', wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'TLS', wpa_identity: 'mp01',
-        wpa_ca_cert: 'ca.pem', wpa_private_key: key, wpa_private_key_passwd: PFX_PASSWORD,
+        name: 'eth1',
+        family: 'inet',
+        method: 'dhcp',
+        wpa_key_mgmt: 'IEEE8021X',
+        wpa_eap: 'TLS',
+        wpa_identity: 'mp01',
+        wpa_ca_cert: 'ca.pem',
+        wpa_private_key: key,
+        wpa_private_key_passwd: PFX_PASSWORD,
       });
     const post = (key: string) =>
-      curl([...auth, '-X', 'POST', '-H', 'Content-Type: application/json', '-d', stanza(key), `${sim.apiUrl}/interface/`]);
+      curl([
+        ...auth,
+        '-X',
+        'POST',
+        '-H',
+        'Content-Type: application/json',
+        '-d',
+        stanza(key),
+        `${sim.apiUrl}/interface/`,
+      ]);
     expect((await post('client.pfx')).status).toBe(200);
     const pemKey = await post('client.key');
     expect(pemKey.status).toBe(400);
-    expect(JSON.parse(pemKey.body).error).toBe('Field "wpa_client_cert" is required with EAP type "TLS" unless "wpa_private_key" is a PFX file.');
+    expect(JSON.parse(pemKey.body).error).toBe(
+      'Field "wpa_client_cert" is required with EAP type "TLS" unless "wpa_private_key" is a PFX file.',
+    );
   });
 });

@@ -74,14 +74,70 @@ describe('accepted uploads', () => {
 
 describe('refused uploads', () => {
   it.each([
-    ['a key in a certificate slot', 'wpa_ca_cert', 'ca.key', 'ca.key', 400, 'Part "wpa_ca_cert" must be a certificate (PEM or DER); "ca.key" is not one.'],
-    ['a certificate in a key slot', 'wpa_private_key', 'client.pem', 'client.pem', 400, 'Part "wpa_private_key" must be a private key (PEM, DER or PFX); "client.pem" is not one.'],
-    ['a PFX in a certificate slot', 'wpa_client_cert2', 'client.pfx', 'client.pfx', 400, 'Part "wpa_client_cert2" must be a certificate (PEM or DER); "client.pfx" is not one.'],
-    ['a file name with a slash', 'wpa_ca_cert', '../ca.pem', 'ca.pem', 400, 'Part "wpa_ca_cert" has file name "../ca.pem"; a file name is 1 to 128 characters of A-Z, a-z, 0-9, ".", "_" and "-".'],
-    ['a file name with a space', 'wpa_ca_cert', 'my ca.pem', 'ca.pem', 400, 'Part "wpa_ca_cert" has file name "my ca.pem"; a file name is 1 to 128 characters of A-Z, a-z, 0-9, ".", "_" and "-".'],
-    ['a file name of 129 characters', 'wpa_ca_cert', `${'a'.repeat(125)}.pem`, 'ca.pem', 400, `Part "wpa_ca_cert" has file name "${'a'.repeat(125)}.pem"; a file name is 1 to 128 characters of A-Z, a-z, 0-9, ".", "_" and "-".`],
-    ['the file name ".."', 'wpa_ca_cert', '..', 'ca.pem', 400, 'Part "wpa_ca_cert" has file name ".."; a file name is 1 to 128 characters of A-Z, a-z, 0-9, ".", "_" and "-".'],
-    ['an unknown part', 'wpa_ca', 'ca.pem', 'ca.pem', 400, 'Unknown part "wpa_ca"; the parts are wpa_ca_cert, wpa_client_cert, wpa_private_key, wpa_ca_cert2, wpa_client_cert2, wpa_private_key2.'],
+    [
+      'a key in a certificate slot',
+      'wpa_ca_cert',
+      'ca.key',
+      'ca.key',
+      400,
+      'Part "wpa_ca_cert" must be a certificate (PEM or DER); "ca.key" is not one.',
+    ],
+    [
+      'a certificate in a key slot',
+      'wpa_private_key',
+      'client.pem',
+      'client.pem',
+      400,
+      'Part "wpa_private_key" must be a private key (PEM, DER or PFX); "client.pem" is not one.',
+    ],
+    [
+      'a PFX in a certificate slot',
+      'wpa_client_cert2',
+      'client.pfx',
+      'client.pfx',
+      400,
+      'Part "wpa_client_cert2" must be a certificate (PEM or DER); "client.pfx" is not one.',
+    ],
+    [
+      'a file name with a slash',
+      'wpa_ca_cert',
+      '../ca.pem',
+      'ca.pem',
+      400,
+      'Part "wpa_ca_cert" has file name "../ca.pem"; a file name is 1 to 128 characters of A-Z, a-z, 0-9, ".", "_" and "-".',
+    ],
+    [
+      'a file name with a space',
+      'wpa_ca_cert',
+      'my ca.pem',
+      'ca.pem',
+      400,
+      'Part "wpa_ca_cert" has file name "my ca.pem"; a file name is 1 to 128 characters of A-Z, a-z, 0-9, ".", "_" and "-".',
+    ],
+    [
+      'a file name of 129 characters',
+      'wpa_ca_cert',
+      `${'a'.repeat(125)}.pem`,
+      'ca.pem',
+      400,
+      `Part "wpa_ca_cert" has file name "${'a'.repeat(125)}.pem"; a file name is 1 to 128 characters of A-Z, a-z, 0-9, ".", "_" and "-".`,
+    ],
+    [
+      'the file name ".."',
+      'wpa_ca_cert',
+      '..',
+      'ca.pem',
+      400,
+      'Part "wpa_ca_cert" has file name ".."; a file name is 1 to 128 characters of A-Z, a-z, 0-9, ".", "_" and "-".',
+    ],
+    [
+      'an unknown part',
+      'wpa_ca',
+      'ca.pem',
+      'ca.pem',
+      400,
+      'Unknown part "wpa_ca"; the parts are wpa_ca_cert, wpa_client_cert, wpa_private_key, wpa_ca_cert2, wpa_client_cert2, wpa_private_key2.',
+    ],
   ])('refuses %s', async (_label, part, name, source, status, sentence) => {
     const answer = await api.upload({ [part]: await file(name, source) });
     expect(answer.status).toBe(status);
@@ -132,7 +188,10 @@ describe('refused uploads', () => {
     form.append('wpa_ca_cert', 'just text');
     const answer = await api.call('POST', '/interface/file/', form);
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({ success: false, error: 'Part "wpa_ca_cert" must be a file upload with a file name.' });
+    expect(answer.body).toEqual({
+      success: false,
+      error: 'Part "wpa_ca_cert" must be a file upload with a file name.',
+    });
   });
 
   it('refuses a part given twice', async () => {
@@ -149,7 +208,8 @@ describe('refused uploads', () => {
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({
       success: false,
-      error: 'Request has no file part; send one or more of wpa_ca_cert, wpa_client_cert, wpa_private_key, wpa_ca_cert2, wpa_client_cert2, wpa_private_key2.',
+      error:
+        'Request has no file part; send one or more of wpa_ca_cert, wpa_client_cert, wpa_private_key, wpa_ca_cert2, wpa_client_cert2, wpa_private_key2.',
     });
   });
 
@@ -177,12 +237,18 @@ function postWithExpect(expectation: string, body: Buffer): Promise<{ status: nu
         method: 'POST',
         ca: sim.certificatePem,
         auth: `${sim.username}:${sim.password}`,
-        headers: { expect: expectation, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': payload.length },
+        headers: {
+          expect: expectation,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': payload.length,
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }),
+        );
       },
     );
     req.on('error', reject);
@@ -197,7 +263,8 @@ describe('Expect', () => {
     expect(answer.status).toBe(417);
     expect(answer.body).toEqual({
       success: false,
-      error: 'Expect: 100-continue is not supported by POST /interface/file/; send the request without it (curl -H "Expect:").',
+      error:
+        'Expect: 100-continue is not supported by POST /interface/file/; send the request without it (curl -H "Expect:").',
     });
     expect(sim.state().files).toEqual([]);
   });

@@ -65,9 +65,15 @@ describe('startFleet', () => {
     const summary = (await all.body.json()) as { devices: { index: number; phase: string }[] };
     expect(summary.devices.map((d) => `${d.index}:${d.phase}`)).toEqual(['0:up', '1:up', '2:up', '3:up', '4:up']);
 
-    await request(`${fleet.manifest.control_url}/_sim/faults`, { method: 'POST', body: JSON.stringify({ faults: ['latency=1ms'] }) });
+    await request(`${fleet.manifest.control_url}/_sim/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ faults: ['latency=1ms'] }),
+    });
     expect(fleet.devices.map((d) => d.state().faults)).toEqual(Array(5).fill(['latency=1ms']));
-    await request(`${fleet.manifest.devices[2]!.control_url}/faults`, { method: 'POST', body: JSON.stringify({ faults: [] }) });
+    await request(`${fleet.manifest.devices[2]!.control_url}/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ faults: [] }),
+    });
     expect(fleet.devices.map((d) => d.state().faults.length)).toEqual([1, 1, 0, 1, 1]);
     await request(`${fleet.manifest.control_url}/_sim/reset`, { method: 'POST' });
     expect(fleet.devices.map((d) => d.state().faults.length)).toEqual([0, 0, 0, 0, 0]);

@@ -17,7 +17,11 @@ async function specifiers(): Promise<{ file: string; specifier: string }[]> {
     const text = await readFile(`${SIMULATOR}${file}`, 'utf8');
     // Static imports and re-exports (over several lines too), side-effect imports, dynamic imports;
     // not any `from('...')` call in the code (Buffer.from with a quoted string once counted).
-    for (const pattern of [/^\s*(?:import|export)\s[^;]*?\sfrom\s*'([^']+)'/gm, /^\s*import\s*'([^']+)'/gm, /\bimport\(\s*'([^']+)'/g]) {
+    for (const pattern of [
+      /^\s*(?:import|export)\s[^;]*?\sfrom\s*'([^']+)'/gm,
+      /^\s*import\s*'([^']+)'/gm,
+      /\bimport\(\s*'([^']+)'/g,
+    ]) {
       for (const match of text.matchAll(pattern)) found.push({ file, specifier: match[1] ?? '' });
     }
   }
@@ -34,7 +38,9 @@ describe('the simulator', () => {
   });
 
   it('uses no certificate library but node:crypto', async () => {
-    const packages = (await specifiers()).filter((i) => !i.specifier.startsWith('.') && !i.specifier.startsWith('node:'));
+    const packages = (await specifiers()).filter(
+      (i) => !i.specifier.startsWith('.') && !i.specifier.startsWith('node:'),
+    );
     expect(packages.length).toBeGreaterThan(0);
     expect([...new Set(packages.map((i) => i.specifier))].sort()).toEqual(['undici', 'yaml', 'zod']);
   });

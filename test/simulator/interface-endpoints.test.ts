@@ -26,13 +26,19 @@ describe('GET /interface/', () => {
   it('refuses a request without config_state: there is no default view', async () => {
     const answer = await api.get('/interface/');
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({ success: false, error: 'Query parameter "config_state" is required: "active" or "pending".' });
+    expect(answer.body).toEqual({
+      success: false,
+      error: 'Query parameter "config_state" is required: "active" or "pending".',
+    });
   });
 
   it('refuses an unknown config_state', async () => {
     const answer = await api.get('/interface/?config_state=running');
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({ success: false, error: 'Query parameter "config_state" must be "active" or "pending".' });
+    expect(answer.body).toEqual({
+      success: false,
+      error: 'Query parameter "config_state" must be "active" or "pending".',
+    });
   });
 });
 
@@ -99,15 +105,32 @@ describe('write-only fields', () => {
   it('are never returned; <field>_set: true stands in their place', async () => {
     await api.post('/interface/', STANZA.wlanPersonal);
     await api.post('/interface/', {
-      name: 'eth1', family: 'inet', method: 'dhcp', wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'MD5', wpa_identity: 'md5user', wpa_password: 'md5-secret-value',
+      name: 'eth1',
+      family: 'inet',
+      method: 'dhcp',
+      wpa_key_mgmt: 'IEEE8021X',
+      wpa_eap: 'MD5',
+      wpa_identity: 'md5user',
+      wpa_password: 'md5-secret-value',
     });
     const raw = await api.get('/interface/?config_state=pending');
     const text = JSON.stringify(raw.body);
     expect(text).not.toContain('correct horse');
     expect(text).not.toContain('md5-secret-value');
     const [, eth1, wlan0] = raw.body.interfaces;
-    expect(eth1.families.inet).toEqual({ method: 'dhcp', wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'MD5', wpa_identity: 'md5user', wpa_password_set: true });
-    expect(wlan0.families.inet).toEqual({ method: 'dhcp', ssid: 'lab', security: 'wpa2_personal', passphrase_set: true });
+    expect(eth1.families.inet).toEqual({
+      method: 'dhcp',
+      wpa_key_mgmt: 'IEEE8021X',
+      wpa_eap: 'MD5',
+      wpa_identity: 'md5user',
+      wpa_password_set: true,
+    });
+    expect(wlan0.families.inet).toEqual({
+      method: 'dhcp',
+      ssid: 'lab',
+      security: 'wpa2_personal',
+      passphrase_set: true,
+    });
     const state = JSON.stringify(sim.state());
     expect(state).not.toContain('correct horse');
     expect(state).not.toContain('md5-secret-value');
@@ -119,14 +142,28 @@ describe('in_use in the active view', () => {
     await api.post('/interface/', { name: 'eth1', family: 'inet', method: 'dhcp' });
     await api.post('/interface/', { name: 'eth1', family: 'inet6', method: 'auto' });
     await api.post('/interface/', { name: 'wlan0', family: 'inet', method: 'manual', ssid: 'lab', security: 'open' });
-    await api.post('/interface/', { name: 'eth0', family: 'inet6', method: 'static', address: '2001:db8::10', netmask: '64' });
+    await api.post('/interface/', {
+      name: 'eth0',
+      family: 'inet6',
+      method: 'static',
+      address: '2001:db8::10',
+      netmask: '64',
+    });
     await restartNetworking(sim, api);
     const { body } = await api.get('/interface/?config_state=active');
     const byName = Object.fromEntries(body.interfaces.map((i: { name: string }) => [i.name, i]));
     expect(byName.eth0.families.inet.in_use).toEqual({ address: '127.0.0.1', netmask: '255.0.0.0' });
     expect(byName.eth0.families.inet6.in_use).toEqual({ address: '2001:db8::10', netmask: '64' });
-    expect(byName.eth1.families.inet.in_use).toEqual({ address: '198.51.100.11', netmask: '255.255.255.0', gateway: '198.51.100.1' });
-    expect(byName.eth1.families.inet6.in_use).toEqual({ address: '2001:db8:100::11', netmask: '64', gateway: '2001:db8:100::1' });
+    expect(byName.eth1.families.inet.in_use).toEqual({
+      address: '198.51.100.11',
+      netmask: '255.255.255.0',
+      gateway: '198.51.100.1',
+    });
+    expect(byName.eth1.families.inet6.in_use).toEqual({
+      address: '2001:db8:100::11',
+      netmask: '64',
+      gateway: '2001:db8:100::1',
+    });
     expect(byName.wlan0.families.inet).toEqual({ method: 'manual', ssid: 'lab', security: 'open' });
   });
 
@@ -187,16 +224,28 @@ describe('PUT /interface/{name}/ updates a wireless stanza', () => {
   });
 
   it('changes the given fields and keeps the rest (write-only ones included)', async () => {
-    const answer = await api.put('/interface/wlan0/', { family: 'inet', method: 'static', address: '192.0.2.50', netmask: '255.255.255.0' });
+    const answer = await api.put('/interface/wlan0/', {
+      family: 'inet',
+      method: 'static',
+      address: '192.0.2.50',
+      netmask: '255.255.255.0',
+    });
     expect(answer.body).toEqual({ success: true });
     const pending = await api.get('/interface/wlan0/?config_state=pending');
     expect(pending.body.interface.families.inet).toEqual({
-      method: 'static', address: '192.0.2.50', netmask: '255.255.255.0', ssid: 'lab', security: 'wpa2_personal', passphrase_set: true,
+      method: 'static',
+      address: '192.0.2.50',
+      netmask: '255.255.255.0',
+      ssid: 'lab',
+      security: 'wpa2_personal',
+      passphrase_set: true,
     });
   });
 
   it('removes a field given as null', async () => {
-    expect((await api.put('/interface/wlan0/', { family: 'inet', security: 'open', passphrase: null })).status).toBe(200);
+    expect((await api.put('/interface/wlan0/', { family: 'inet', security: 'open', passphrase: null })).status).toBe(
+      200,
+    );
     const pending = await api.get('/interface/wlan0/?config_state=pending');
     expect(pending.body.interface.families.inet).toEqual({ method: 'dhcp', ssid: 'lab', security: 'open' });
   });
@@ -207,7 +256,8 @@ describe('PUT /interface/{name}/ updates a wireless stanza', () => {
     expect(answer.status).toBe(409);
     expect(answer.body).toEqual({
       success: false,
-      error: 'Field "ssid" cannot be changed in place: delete the interface, restart networking, add it with the new SSID and restart networking again.',
+      error:
+        'Field "ssid" cannot be changed in place: delete the interface, restart networking, add it with the new SSID and restart networking again.',
     });
   });
 
@@ -218,12 +268,36 @@ describe('PUT /interface/{name}/ updates a wireless stanza', () => {
   });
 
   it.each([
-    ['a wired interface', '/interface/eth0/', { family: 'inet', mtu: 1500 }, 400, 'PUT /interface/eth0/ updates wireless interfaces only; post the whole stanza with POST /interface/.'],
-    ['an interface the device lacks', '/interface/wlan9/', { family: 'inet' }, 404, 'No interface "wlan9" on this device.'],
-    ['a family without stanza', '/interface/wlan0/', { family: 'inet6', ssid: 'lab' }, 404, 'Interface "wlan0" has no inet6 stanza to update.'],
+    [
+      'a wired interface',
+      '/interface/eth0/',
+      { family: 'inet', mtu: 1500 },
+      400,
+      'PUT /interface/eth0/ updates wireless interfaces only; post the whole stanza with POST /interface/.',
+    ],
+    [
+      'an interface the device lacks',
+      '/interface/wlan9/',
+      { family: 'inet' },
+      404,
+      'No interface "wlan9" on this device.',
+    ],
+    [
+      'a family without stanza',
+      '/interface/wlan0/',
+      { family: 'inet6', ssid: 'lab' },
+      404,
+      'Interface "wlan0" has no inet6 stanza to update.',
+    ],
     ['a missing family', '/interface/wlan0/', { ssid: 'lab' }, 400, 'Field "family" is required.'],
     ['an unknown family', '/interface/wlan0/', { family: 'ipx' }, 400, 'Field "family" must be "inet" or "inet6".'],
-    ['another name in the body', '/interface/wlan0/', { family: 'inet', name: 'eth0' }, 400, 'Field "name" must be "wlan0", the interface in the path.'],
+    [
+      'another name in the body',
+      '/interface/wlan0/',
+      { family: 'inet', name: 'eth0' },
+      400,
+      'Field "name" must be "wlan0", the interface in the path.',
+    ],
     ['a body that is not an object', '/interface/wlan0/', ['inet'], 400, 'Request body must be a JSON object.'],
   ])('refuses %s', async (_label, path, body, status, sentence) => {
     const answer = await api.put(path, body);

@@ -11,11 +11,27 @@ import { apiClient, curl, waitFor, type ApiClient } from './sim-client.js';
  */
 
 const RESTART = '/service/networking/?action=restart';
-const RESTART_BODY = 'PUT /service/networking/?action=restart needs the JSON body {} (with "Content-Type: application/json").';
-const needsJson = (sent: string) => `A JSON body needs the header "Content-Type: application/json"; this request sent ${sent}.`;
-const RULE = { action: 'permit', protocol: 'tcp', from_port: 443, to_port: 443, source_addresses: ['192.0.2.0/24'], interfaces: ['eth0'] };
+const RESTART_BODY =
+  'PUT /service/networking/?action=restart needs the JSON body {} (with "Content-Type: application/json").';
+const needsJson = (sent: string) =>
+  `A JSON body needs the header "Content-Type: application/json"; this request sent ${sent}.`;
+const RULE = {
+  action: 'permit',
+  protocol: 'tcp',
+  from_port: 443,
+  to_port: 443,
+  source_addresses: ['192.0.2.0/24'],
+  interfaces: ['eth0'],
+};
 const ETH1 = { name: 'eth1', family: 'inet', method: 'dhcp' };
-const WLAN = { name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'lab', security: 'wpa2_personal', passphrase: 'correct horse' };
+const WLAN = {
+  name: 'wlan0',
+  family: 'inet',
+  method: 'dhcp',
+  ssid: 'lab',
+  security: 'wpa2_personal',
+  passphrase: 'correct horse',
+};
 
 let sim: SimulatorHandle;
 let api: ApiClient;
@@ -40,7 +56,12 @@ beforeEach(async () => {
 });
 
 /** One request with exactly these headers (besides authorization) and this body. */
-async function raw(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+async function raw(
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
   const res = await request(`${sim.apiUrl}${path}`, {
     method: method as 'PUT',
     dispatcher: agent,
@@ -62,7 +83,14 @@ describe('PUT /service/networking/?action=restart needs the body {} with Content
   const restarted = () => sim.state().restarts - restartsBefore;
 
   it('refuses a restart without a body (curl -X PUT without -d), and does not restart', async () => {
-    const result = await curl([...curlAuth(), '-X', 'PUT', '-H', 'Content-Type: application/json', `${sim.apiUrl}${RESTART}`]);
+    const result = await curl([
+      ...curlAuth(),
+      '-X',
+      'PUT',
+      '-H',
+      'Content-Type: application/json',
+      `${sim.apiUrl}${RESTART}`,
+    ]);
     expect({ status: result.status, body: JSON.parse(result.body) }).toEqual(refused(RESTART_BODY));
     expect(restarted()).toBe(0);
     expect(sim.state().phase).toBe('up');
@@ -85,17 +113,24 @@ describe('PUT /service/networking/?action=restart needs the body {} with Content
 
   it('refuses {} sent by curl -d without -H (application/x-www-form-urlencoded)', async () => {
     const result = await curl([...curlAuth(), '-X', 'PUT', '-d', '{}', `${sim.apiUrl}${RESTART}`]);
-    expect({ status: result.status, body: JSON.parse(result.body) }).toEqual(refused(needsJson('"application/x-www-form-urlencoded"')));
+    expect({ status: result.status, body: JSON.parse(result.body) }).toEqual(
+      refused(needsJson('"application/x-www-form-urlencoded"')),
+    );
     expect(restarted()).toBe(0);
   });
 
   it('refuses {} as text/plain', async () => {
-    expect(await raw('PUT', RESTART, '{}', { 'content-type': 'text/plain' })).toEqual(refused(needsJson('"text/plain"')));
+    expect(await raw('PUT', RESTART, '{}', { 'content-type': 'text/plain' })).toEqual(
+      refused(needsJson('"text/plain"')),
+    );
     expect(restarted()).toBe(0);
   });
 
   it('accepts {} as application/json with a charset parameter, in any letter case', async () => {
-    expect(await raw('PUT', RESTART, '{ }', { 'content-type': 'Application/JSON; charset=utf-8' })).toEqual({ status: 202, body: { success: true } });
+    expect(await raw('PUT', RESTART, '{ }', { 'content-type': 'Application/JSON; charset=utf-8' })).toEqual({
+      status: 202,
+      body: { success: true },
+    });
     await waitFor(() => restarted() === 1 && sim.state().phase === 'up', 'the device to come back from its restart');
   });
 });
@@ -124,22 +159,31 @@ describe('every JSON body needs Content-Type: application/json', () => {
 
   it.each(cases)('%s as text/plain is refused and changes nothing', async (_label, method, path, body) => {
     const before = snapshot();
-    expect(await raw(method, path, JSON.stringify(body), { 'content-type': 'text/plain; charset=utf-8' })).toEqual(refused(needsJson('"text/plain; charset=utf-8"')));
+    expect(await raw(method, path, JSON.stringify(body), { 'content-type': 'text/plain; charset=utf-8' })).toEqual(
+      refused(needsJson('"text/plain; charset=utf-8"')),
+    );
     expect(snapshot()).toEqual(before);
   });
 
   it.each(cases)('%s from curl -d without -H is refused', async (_label, method, path, body) => {
     const result = await curl([...curlAuth(), '-X', method, '-d', JSON.stringify(body), `${sim.apiUrl}${path}`]);
-    expect({ status: result.status, body: JSON.parse(result.body) }).toEqual(refused(needsJson('"application/x-www-form-urlencoded"')));
+    expect({ status: result.status, body: JSON.parse(result.body) }).toEqual(
+      refused(needsJson('"application/x-www-form-urlencoded"')),
+    );
   });
 
   it.each(cases)('%s with the header is accepted', async (_label, method, path, body) => {
-    expect(await raw(method, path, JSON.stringify(body), { 'content-type': 'application/json' })).toEqual({ status: 200, body: { success: true } });
+    expect(await raw(method, path, JSON.stringify(body), { 'content-type': 'application/json' })).toEqual({
+      status: 200,
+      body: { success: true },
+    });
   });
 
   it('judges the header before the bytes: invalid JSON without it is refused for the header', async () => {
     expect(await raw('POST', '/interface/', '{"name": ')).toEqual(refused(needsJson('none')));
-    expect(await raw('POST', '/interface/', '{"name": ', { 'content-type': 'application/json' })).toEqual(refused('Request body is not valid JSON.'));
+    expect(await raw('POST', '/interface/', '{"name": ', { 'content-type': 'application/json' })).toEqual(
+      refused('Request body is not valid JSON.'),
+    );
   });
 
   it('needs no header on a request without a body: DELETE /access_control/acl/ removes every rule', async () => {
@@ -164,7 +208,11 @@ describe('GET /interface/ and GET /interface/{name}/ need config_state', () => {
     expect({ status: result.status, body: JSON.parse(result.body) }).toEqual(refused(error));
   });
 
-  it.each(['/interface/?config_state=active', '/interface/?config_state=pending', '/interface/eth0/?config_state=active'])('answers GET %s', async (path) => {
+  it.each([
+    '/interface/?config_state=active',
+    '/interface/?config_state=pending',
+    '/interface/eth0/?config_state=active',
+  ])('answers GET %s', async (path) => {
     const result = await curl([...curlAuth(), `${sim.apiUrl}${path}`]);
     expect(result.status).toBe(200);
     expect(JSON.parse(result.body)).toMatchObject({ success: true });
@@ -176,7 +224,11 @@ describe('paths as listed', () => {
     expect((await raw('GET', '/appliance/capability')).status).toBe(200);
     expect(await raw('GET', '/appliance/capability/')).toEqual({
       status: 404,
-      body: { success: false, error: 'No such endpoint: GET /api/v1/appliance/capability/ (this path has no trailing slash: /api/v1/appliance/capability).' },
+      body: {
+        success: false,
+        error:
+          'No such endpoint: GET /api/v1/appliance/capability/ (this path has no trailing slash: /api/v1/appliance/capability).',
+      },
     });
   });
 });

@@ -10,12 +10,23 @@ import { apiClient, restartNetworking, type ApiClient } from './sim-client.js';
  */
 
 type Body = Record<string, unknown>;
-const without = (body: Body, ...fields: string[]): Body => Object.fromEntries(Object.entries(body).filter(([k]) => !fields.includes(k)));
+const without = (body: Body, ...fields: string[]): Body =>
+  Object.fromEntries(Object.entries(body).filter(([k]) => !fields.includes(k)));
 
 const PEAP_FIELDS = {
-  wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'PEAP', wpa_identity: 'alice', wpa_password: 'alicepass', wpa_phase1: 'peapver=0', wpa_phase2: 'auth=MSCHAPV2',
+  wpa_key_mgmt: 'IEEE8021X',
+  wpa_eap: 'PEAP',
+  wpa_identity: 'alice',
+  wpa_password: 'alicepass',
+  wpa_phase1: 'peapver=0',
+  wpa_phase2: 'auth=MSCHAPV2',
 } as const;
-const MD5_FIELDS = { wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'MD5', wpa_identity: 'md5user', wpa_password: 'md5secret' } as const;
+const MD5_FIELDS = {
+  wpa_key_mgmt: 'IEEE8021X',
+  wpa_eap: 'MD5',
+  wpa_identity: 'md5user',
+  wpa_password: 'md5secret',
+} as const;
 const ETH1: Body = { name: 'eth1', family: 'inet', method: 'dhcp' };
 const ETH1_PEAP: Body = { ...ETH1, ...PEAP_FIELDS };
 const ETH1_STATIC6: Body = { name: 'eth1', family: 'inet6', method: 'static', address: '2001:db8::10', netmask: '64' };
@@ -68,7 +79,12 @@ describe('address, netmask and gateway belong to method static only', () => {
     ['address with manual', { ...ETH1, method: 'manual', address: '192.0.2.10' }, 'address', 'manual'],
     ['netmask with manual', { ...ETH1, method: 'manual', netmask: '255.255.255.0' }, 'netmask', 'manual'],
     ['gateway with manual', { ...ETH1, method: 'manual', gateway: '192.0.2.1' }, 'gateway', 'manual'],
-    ['a whole static address with manual', { ...ETH1, method: 'manual', address: '192.0.2.10', netmask: '255.255.255.0', gateway: '192.0.2.1' }, 'address', 'manual'],
+    [
+      'a whole static address with manual',
+      { ...ETH1, method: 'manual', address: '192.0.2.10', netmask: '255.255.255.0', gateway: '192.0.2.1' },
+      'address',
+      'manual',
+    ],
     ['netmask with inet6 auto', { ...ETH1, family: 'inet6', method: 'auto', netmask: '64' }, 'netmask', 'auto'],
     ['netmask with inet6 dhcp', { ...ETH1, family: 'inet6', method: 'dhcp', netmask: '64' }, 'netmask', 'dhcp'],
   ])('refuses %s, naming the field', async (_label, body, field, method) => {
@@ -99,7 +115,10 @@ describe("a VLAN's vlan_raw_device is a wired physical interface", () => {
 
   it('refuses a VLAN of eth1 that names bridge1 or wlan0 as its parent', async () => {
     for (const parent of ['bridge1', 'wlan0']) {
-      await refused({ ...VLAN, vlan_raw_device: parent }, 'Field "vlan_raw_device" must be "eth1", the parent of "eth1.100".');
+      await refused(
+        { ...VLAN, vlan_raw_device: parent },
+        'Field "vlan_raw_device" must be "eth1", the parent of "eth1.100".',
+      );
     }
   });
 
@@ -109,10 +128,20 @@ describe("a VLAN's vlan_raw_device is a wired physical interface", () => {
   });
 
   it('lets an access control rule name a VLAN of eth1, not one of wlan0, which cannot exist', async () => {
-    const rule = { action: 'permit', protocol: 'tcp', from_port: 22, to_port: 22, source_addresses: ['192.0.2.0/24'], interfaces: ['eth1.100'] };
+    const rule = {
+      action: 'permit',
+      protocol: 'tcp',
+      from_port: 22,
+      to_port: 22,
+      source_addresses: ['192.0.2.0/24'],
+      interfaces: ['eth1.100'],
+    };
     expect((await api.put('/access_control/acl/', rule)).body).toEqual({ success: true });
     const answer = await api.put('/access_control/acl/', { ...rule, interfaces: ['wlan0.100'] });
-    expect(answer.body).toEqual({ success: false, error: 'Field "interfaces[0]" must name an interface of this device; "wlan0.100" is not one.' });
+    expect(answer.body).toEqual({
+      success: false,
+      error: 'Field "interfaces[0]" must name an interface of this device; "wlan0.100" is not one.',
+    });
     expect(answer.status).toBe(400);
   });
 });
@@ -163,7 +192,10 @@ describe('the VLAN 802.1X rule holds both ways, judged on the pending view', () 
     await accepted({ ...ETH1_PEAP, family: 'inet6', method: 'auto' });
     await accepted(VLAN_MD5);
     await restartNetworking(sim, api);
-    expect((await api.del('/interface/eth1/?family=inet')).body).toEqual({ success: false, error: vlanLeftWithout('DELETE') });
+    expect((await api.del('/interface/eth1/?family=inet')).body).toEqual({
+      success: false,
+      error: vlanLeftWithout('DELETE'),
+    });
     await accepted({ ...ETH1_STATIC6, ...PEAP_FIELDS });
     expect((await api.del('/interface/eth1/?family=inet')).body).toEqual({ success: true });
   });
@@ -192,7 +224,7 @@ describe('the VLAN 802.1X rule holds both ways, judged on the pending view', () 
 });
 
 describe('interface-level fields: the device copies them into the other pending stanza', () => {
-  it('keeps the other stanza\'s own fields and takes the posted interface-level fields', async () => {
+  it("keeps the other stanza's own fields and takes the posted interface-level fields", async () => {
     await accepted({ ...ETH1_STATIC6, mtu: 1500, link_speed: 100, link_duplex: 'full', link_autoneg: false });
     await accepted({ ...ETH1, mtu: 9000 });
     expect(await pending('eth1')).toEqual({
@@ -259,7 +291,13 @@ describe('a copied write-only field works, not only its marker', () => {
     expect((await client.post('/interface/', { ...ETH1, family: 'inet6', method: 'auto' })).status).toBe(200);
     expect((await client.post('/interface/', { ...ETH1, ...MD5_FIELDS })).status).toBe(200);
     const families = (await client.get('/interface/eth1/?config_state=pending')).body.interface.families;
-    expect(families.inet6).toEqual({ method: 'auto', wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'MD5', wpa_identity: 'md5user', wpa_password_set: true });
+    expect(families.inet6).toEqual({
+      method: 'auto',
+      wpa_key_mgmt: 'IEEE8021X',
+      wpa_eap: 'MD5',
+      wpa_identity: 'md5user',
+      wpa_password_set: true,
+    });
     // Only the copy is left: the inet stanza was never active, so DELETE drops it.
     expect((await client.del('/interface/eth1/?family=inet')).status).toBe(200);
     await restartNetworking(port, client);

@@ -56,7 +56,13 @@ describe('PUT /service/networking/?action=restart', () => {
   });
 
   it.each([
-    ['another service', '/service/ntp/?action=restart', {}, 404, 'No service "ntp"; the device has the service "networking".'],
+    [
+      'another service',
+      '/service/ntp/?action=restart',
+      {},
+      404,
+      'No service "ntp"; the device has the service "networking".',
+    ],
     ['another action', '/service/networking/?action=stop', {}, 400, 'Query parameter "action" must be "restart".'],
     ['no action', '/service/networking/', {}, 400, 'Query parameter "action" must be "restart".'],
     ['a body that is not JSON', '/service/networking/?action=restart', '{', 400, 'Request body is not valid JSON.'],

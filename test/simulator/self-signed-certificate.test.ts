@@ -26,9 +26,15 @@ describe('createSelfSignedCertificate', () => {
 
   it('takes other names, and a shared key pair still gives each certificate its own fingerprint', () => {
     const keyPair = generateEcKeyPair();
-    const a = createSelfSignedCertificate({ keyPair, ipAddresses: ['192.0.2.10', '2001:db8::10'], dnsNames: ['mp01.lab'] });
+    const a = createSelfSignedCertificate({
+      keyPair,
+      ipAddresses: ['192.0.2.10', '2001:db8::10'],
+      dnsNames: ['mp01.lab'],
+    });
     const b = createSelfSignedCertificate({ keyPair });
-    expect(new X509Certificate(a.certificatePem).subjectAltName).toBe('IP Address:192.0.2.10, IP Address:2001:DB8:0:0:0:0:0:10, DNS:mp01.lab');
+    expect(new X509Certificate(a.certificatePem).subjectAltName).toBe(
+      'IP Address:192.0.2.10, IP Address:2001:DB8:0:0:0:0:0:10, DNS:mp01.lab',
+    );
     expect(a.privateKeyPem).toBe(b.privateKeyPem);
     expect(a.fingerprintSha256).not.toBe(b.fingerprintSha256);
   });

@@ -16,16 +16,25 @@ export interface ApiClient {
   post(path: string, body: unknown): Promise<ApiAnswer>;
   put(path: string, body: unknown): Promise<ApiAnswer>;
   del(path: string, body?: unknown): Promise<ApiAnswer>;
-  upload(parts: Record<string, { name: string; content: Uint8Array | string }>, headers?: Record<string, string>): Promise<ApiAnswer>;
+  upload(
+    parts: Record<string, { name: string; content: Uint8Array | string }>,
+    headers?: Record<string, string>,
+  ): Promise<ApiAnswer>;
   close(): Promise<void>;
 }
 
 export function apiClient(sim: SimulatorHandle, options: { password?: string; username?: string } = {}): ApiClient {
   const agent = new Agent({ connect: { ca: sim.certificatePem } });
   const auth = `Basic ${Buffer.from(`${options.username ?? sim.username}:${options.password ?? sim.password}`).toString('base64')}`;
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer> => {
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiAnswer> => {
     const isForm = body instanceof FormData;
-    const payload = body === undefined ? undefined : isForm ? body : typeof body === 'string' ? body : JSON.stringify(body);
+    const payload =
+      body === undefined ? undefined : isForm ? body : typeof body === 'string' ? body : JSON.stringify(body);
     const res = await request(`${sim.apiUrl}${path}`, {
       method: method as 'GET',
       dispatcher: agent,
@@ -65,7 +74,13 @@ export function useSimulatorApi(
   settings?: SimulatorFixtureSettings,
 ): SimulatorFixture & { api: ApiClient } {
   const device = useSimulator(options, settings);
-  return { ...device, api: device.attach((sim) => apiClient(sim), (api) => api.close()) };
+  return {
+    ...device,
+    api: device.attach(
+      (sim) => apiClient(sim),
+      (api) => api.close(),
+    ),
+  };
 }
 
 /** Polls until `done()` holds; fails after `timeoutMs` with `what`. */
@@ -90,7 +105,10 @@ export async function restartNetworking(sim: SimulatorHandle, api: ApiClient): P
   const before = sim.state().restarts;
   const answer = await api.put('/service/networking/?action=restart', {});
   if (answer.status !== 202) throw new Error(`restart answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-  await waitFor(() => sim.state().restarts > before && sim.state().phase === 'up', 'the device to come back from its restart');
+  await waitFor(
+    () => sim.state().restarts > before && sim.state().phase === 'up',
+    'the device to come back from its restart',
+  );
 }
 
 export interface CurlResult {
@@ -102,20 +120,39 @@ export interface CurlResult {
 /** Runs the real curl binary; `-w` appends the status code on its own line. */
 export function curl(args: string[]): Promise<CurlResult> {
   return new Promise((resolve) => {
-    execFile('curl', ['-sS', '--max-time', '10', '-w', '\n%{http_code}', ...args], { encoding: 'utf8' }, (error, stdout) => {
-      const cut = stdout.lastIndexOf('\n');
-      resolve({
-        exitCode: error === null ? 0 : typeof error.code === 'number' ? error.code : 1,
-        status: Number(stdout.slice(cut + 1)),
-        body: stdout.slice(0, cut),
-      });
-    });
+    execFile(
+      'curl',
+      ['-sS', '--max-time', '10', '-w', '\n%{http_code}', ...args],
+      { encoding: 'utf8' },
+      (error, stdout) => {
+        const cut = stdout.lastIndexOf('\n');
+        resolve({
+          exitCode: error === null ? 0 : typeof error.code === 'number' ? error.code : 1,
+          status: Number(stdout.slice(cut + 1)),
+          body: stdout.slice(0, cut),
+        });
+      },
+    );
   });
 }
 
 /** Flat stanza bodies used across the tests. */
 export const STANZA = {
-  eth1Static: { name: 'eth1', family: 'inet', method: 'static', address: '192.0.2.10', netmask: '255.255.255.0', gateway: '192.0.2.1' },
+  eth1Static: {
+    name: 'eth1',
+    family: 'inet',
+    method: 'static',
+    address: '192.0.2.10',
+    netmask: '255.255.255.0',
+    gateway: '192.0.2.1',
+  },
   eth1Dhcp: { name: 'eth1', family: 'inet', method: 'dhcp' },
-  wlanPersonal: { name: 'wlan0', family: 'inet', method: 'dhcp', ssid: 'lab', security: 'wpa2_personal', passphrase: 'correct horse' },
+  wlanPersonal: {
+    name: 'wlan0',
+    family: 'inet',
+    method: 'dhcp',
+    ssid: 'lab',
+    security: 'wpa2_personal',
+    passphrase: 'correct horse',
+  },
 } as const;

@@ -38,7 +38,9 @@ describe('mpprov simulate', () => {
     await res.body.dump();
     await pinned.close();
     const state = await request(`${info['control_url']}/state`);
-    expect(((await state.body.json()) as { state: { fingerprint_sha256: string } }).state.fingerprint_sha256).toBe(info['fingerprint_sha256']);
+    expect(((await state.body.json()) as { state: { fingerprint_sha256: string } }).state.fingerprint_sha256).toBe(
+      info['fingerprint_sha256'],
+    );
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });
@@ -68,7 +70,9 @@ describe('mpprov simulate', () => {
     const text = await simulate(['--show-dot1x-state']);
     text.child.kill('SIGINT');
     expect(await text.exited).toBe(0);
-    expect(text.stdout()).toContain("  API view:     the model's view plus dot1x_state in GET /interface/ (a rehearsal aid; a real device has no such field)\n");
+    expect(text.stdout()).toContain(
+      "  API view:     the model's view plus dot1x_state in GET /interface/ (a rehearsal aid; a real device has no such field)\n",
+    );
   });
 
   it('prints text by default and stops on SIGINT', async () => {
@@ -78,21 +82,34 @@ describe('mpprov simulate', () => {
     const text = stdout();
     expect(text).toContain('  password:     pw-text\n');
     expect(text).toMatch(/ {2}fingerprint: {2}([0-9A-F]{2}:){31}[0-9A-F]{2}\n/);
-    expect(text).toContain("  API view:     exactly the model's view (--show-dot1x-state adds dot1x_state, a rehearsal aid)\n");
+    expect(text).toContain(
+      "  API view:     exactly the model's view (--show-dot1x-state adds dot1x_state, a rehearsal aid)\n",
+    );
   });
 
   it('applies --switch, --fault and --model', async () => {
     const profile = join(dir, 'port.yaml');
     await writeFile(profile, 'eap_methods: [md5]\nusers:\n  - { identity: u, password: p, methods: [md5] }\n');
     const { child, firstLine, exited } = await simulate([
-      '--json', '--model', 'm70', '--switch', `eth1=dot1x:${profile}`, '--fault', 'error=1,times=1@GET /api/v1/interface/',
+      '--json',
+      '--model',
+      'm70',
+      '--switch',
+      `eth1=dot1x:${profile}`,
+      '--fault',
+      'error=1,times=1@GET /api/v1/interface/',
     ]);
     const info = JSON.parse(firstLine) as Record<string, string>;
     const auth = { authorization: `Basic ${Buffer.from(`admin:${info['password']}`).toString('base64')}` };
-    const first = await request(`${info['api_url']}/interface/?config_state=active`, { dispatcher: insecure, headers: auth });
+    const first = await request(`${info['api_url']}/interface/?config_state=active`, {
+      dispatcher: insecure,
+      headers: auth,
+    });
     expect(first.statusCode).toBe(500);
     await first.body.dump();
-    const state = (await (await request(`${info['control_url']}/state`)).body.json()) as { state: { model: string; switch_ports: unknown } };
+    const state = (await (await request(`${info['control_url']}/state`)).body.json()) as {
+      state: { model: string; switch_ports: unknown };
+    };
     expect(state.state.model).toBe('m70');
     expect(state.state.switch_ports).toEqual({ eth1: { eap_methods: ['md5'], profile } });
     child.kill('SIGTERM');
@@ -104,7 +121,9 @@ describe('mpprov simulate', () => {
     const { child, firstLine, exited } = await simulate(['--devices', '3', '--manifest', manifestFile, '--json']);
     const line = JSON.parse(firstLine) as { devices: number; manifest: string };
     expect(line).toMatchObject({ devices: 3, manifest: manifestFile });
-    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as { devices: { url: string; password: string }[] };
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as {
+      devices: { url: string; password: string }[];
+    };
     expect(manifest.devices).toHaveLength(3);
     expect((await stat(manifestFile)).mode & 0o777).toBe(0o600);
     const device = manifest.devices[2]!;
@@ -128,9 +147,15 @@ describe('mpprov simulate', () => {
   });
 
   it.each([
-    [['--host', '192.0.2.1'], 'mpprov simulate: Refusing to listen on 192.0.2.1: the simulator listens on loopback unless --allow-remote is given.\n'],
+    [
+      ['--host', '192.0.2.1'],
+      'mpprov simulate: Refusing to listen on 192.0.2.1: the simulator listens on loopback unless --allow-remote is given.\n',
+    ],
     [['--switch', 'eth0'], 'mpprov simulate: --switch "eth0": write PORT=dot1x:PROFILE.yaml or PORT=open.\n'],
-    [['--fault', 'explode'], 'mpprov simulate: Fault "explode": unknown kind "explode" (known: latency, error, drop, throttle, huge-body, restart-delay, no-return, pending-stuck, drop-field, new-cert). Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].\n'],
+    [
+      ['--fault', 'explode'],
+      'mpprov simulate: Fault "explode": unknown kind "explode" (known: latency, error, drop, throttle, huge-body, restart-delay, no-return, pending-stuck, drop-field, new-cert). Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].\n',
+    ],
     [['--restart-ms', 'soon'], 'mpprov simulate: --restart-ms must be an integer from 0 to 3600000; "soon" is not.\n'],
     [['--model', 'm99'], 'mpprov simulate: Unknown model "m99"; built-in models: m50, m22, m70, virtual.\n'],
     [['--cert', '/nonexistent.pem'], 'mpprov simulate: --cert and --key go together.\n'],

@@ -43,12 +43,28 @@ describe('mpprov simulate --service', () => {
   it('prints the service, writes its token and CA, and the MP is UNAVAILABLE from the restart until the reconnect delay after it answers', async () => {
     const dir = join(tempFolder('sim-service'), 'files');
     const { child, firstLine, exited } = await processes.startCli([
-      'simulate', '--json', '--password', 'pw-123', '--restart-ms', '300',
-      '--service', '--service-reconnect-ms', '500', '--service-hostname', 'branch-mp', '--service-files', dir,
+      'simulate',
+      '--json',
+      '--password',
+      'pw-123',
+      '--restart-ms',
+      '300',
+      '--service',
+      '--service-reconnect-ms',
+      '500',
+      '--service-hostname',
+      'branch-mp',
+      '--service-files',
+      dir,
     ]);
     const info = JSON.parse(firstLine) as { api_url: string; service: ServiceLine };
     const service = info.service;
-    expect(service).toMatchObject({ reconnect_ms: 500, hostnames: ['branch-mp'], token_file: join(dir, 'service-token'), ca_file: join(dir, 'service-ca.pem') });
+    expect(service).toMatchObject({
+      reconnect_ms: 500,
+      hostnames: ['branch-mp'],
+      token_file: join(dir, 'service-token'),
+      ca_file: join(dir, 'service-ca.pem'),
+    });
     expect(service.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/api$/);
     expect(service.fingerprint_sha256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
     expect(await readFile(service.token_file, 'utf8')).toBe(`${service.token}\n`);
@@ -61,7 +77,10 @@ describe('mpprov simulate --service', () => {
     const restart = await request(`${info.api_url}/service/networking/?action=restart`, {
       method: 'PUT',
       dispatcher: new Agent({ connect: { rejectUnauthorized: false } }),
-      headers: { authorization: `Basic ${Buffer.from('admin:pw-123').toString('base64')}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Basic ${Buffer.from('admin:pw-123').toString('base64')}`,
+        'content-type': 'application/json',
+      },
       body: '{}',
     });
     expect(restart.statusCode).toBe(202);
@@ -95,10 +114,21 @@ describe('device hooks', () => {
     const setup = await startSimulatedService({ devices: 1, hostname: 'mp-dot1x', reconnectMs: 0 });
     try {
       const failed: number[] = [];
-      const hooks = { ...setup.hooks, managementDot1xFailed: (index: number) => (failed.push(index), setup.hooks.managementDot1xFailed?.(index)) };
+      const hooks = {
+        ...setup.hooks,
+        managementDot1xFailed: (index: number) => (failed.push(index), setup.hooks.managementDot1xFailed?.(index)),
+      };
       const sim = await start({ restartMs: 50, serviceRateLimit: false, switchPorts: { eth0: profile }, hooks });
       const api = apiClient(sim);
-      await api.post('/interface/', { name: 'eth0', family: 'inet', method: 'dhcp', wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'MD5', wpa_identity: 'md5user', wpa_password: 'WRONGsecret' });
+      await api.post('/interface/', {
+        name: 'eth0',
+        family: 'inet',
+        method: 'dhcp',
+        wpa_key_mgmt: 'IEEE8021X',
+        wpa_eap: 'MD5',
+        wpa_identity: 'md5user',
+        wpa_password: 'WRONGsecret',
+      });
       expect((await api.put('/service/networking/?action=restart', {})).status).toBe(202);
       expect(setup.service.connectionStatus('mp-dot1x')).toBe('UNAVAILABLE');
       await waitForPhase(sim, 'locked-out');

@@ -2,7 +2,12 @@ import { X509Certificate } from 'node:crypto';
 import { connect, type PeerCertificate } from 'node:tls';
 import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { createSelfSignedCertificate, SimulatorError, SimulatorErrorCode, startSimulator } from '../../src/simulator/index.js';
+import {
+  createSelfSignedCertificate,
+  SimulatorError,
+  SimulatorErrorCode,
+  startSimulator,
+} from '../../src/simulator/index.js';
 import { createLabPki } from '../support/lab-pki.js';
 import { apiClient, useSimulatorApi } from './sim-client.js';
 
@@ -46,7 +51,10 @@ describe('TLS', () => {
   it('serves a given certificate and key (--cert/--key)', async () => {
     const pki = createLabPki();
     try {
-      const given = await startSimulator({ certificatePem: pki.read('server.pem').toString(), privateKeyPem: pki.read('server.key').toString() });
+      const given = await startSimulator({
+        certificatePem: pki.read('server.pem').toString(),
+        privateKeyPem: pki.read('server.key').toString(),
+      });
       try {
         const expected = new X509Certificate(pki.read('server.pem')).fingerprint256;
         expect(given.fingerprintSha256).toBe(expected);
@@ -61,14 +69,20 @@ describe('TLS', () => {
 
   it('refuses to listen on a non-loopback address without allowRemote', async () => {
     const attempt = startSimulator({ host: '192.0.2.1' });
-    await expect(attempt).rejects.toThrow('Refusing to listen on 192.0.2.1: the simulator listens on loopback unless --allow-remote is given.');
-    await expect(attempt).rejects.toSatisfy((e: unknown) => e instanceof SimulatorError && e.code === SimulatorErrorCode.Usage);
+    await expect(attempt).rejects.toThrow(
+      'Refusing to listen on 192.0.2.1: the simulator listens on loopback unless --allow-remote is given.',
+    );
+    await expect(attempt).rejects.toSatisfy(
+      (e: unknown) => e instanceof SimulatorError && e.code === SimulatorErrorCode.Usage,
+    );
   });
 });
 
 describe('HTTP Basic', () => {
   it('answers 401 without credentials', async () => {
-    const res = await request(`${sim.apiUrl}/interface/`, { dispatcher: new Agent({ connect: { ca: sim.certificatePem } }) });
+    const res = await request(`${sim.apiUrl}/interface/`, {
+      dispatcher: new Agent({ connect: { ca: sim.certificatePem } }),
+    });
     expect(res.statusCode).toBe(401);
     expect(res.headers['www-authenticate']).toBe('Basic realm="Monitoring Point"');
     expect(await res.body.json()).toEqual({
@@ -112,7 +126,9 @@ describe('routing', () => {
   it('answers 404 to a listed path without its trailing slash, naming the right one', async () => {
     const answer = await api.get('/interface');
     expect(answer.status).toBe(404);
-    expect(answer.body.error).toBe('No such endpoint: GET /api/v1/interface (paths end with a slash: /api/v1/interface/).');
+    expect(answer.body.error).toBe(
+      'No such endpoint: GET /api/v1/interface (paths end with a slash: /api/v1/interface/).',
+    );
   });
 
   it.each([
@@ -125,11 +141,19 @@ describe('routing', () => {
     const answer = await api.call(method, path);
     expect(answer.status).toBe(405);
     expect(answer.headers['allow']).toBe(allow);
-    expect(answer.body).toEqual({ success: false, error: `Method ${method} is not allowed on /api/v1${path}; allowed: ${allow}.` });
+    expect(answer.body).toEqual({
+      success: false,
+      error: `Method ${method} is not allowed on /api/v1${path}; allowed: ${allow}.`,
+    });
   });
 
   it('answers 413 to a JSON body over 64 KiB', async () => {
-    const answer = await api.post('/interface/', { name: 'eth1', family: 'inet', method: 'dhcp', dns_search: ['x'.repeat(70 * 1024)] });
+    const answer = await api.post('/interface/', {
+      name: 'eth1',
+      family: 'inet',
+      method: 'dhcp',
+      dns_search: ['x'.repeat(70 * 1024)],
+    });
     expect(answer.status).toBe(413);
     expect(answer.body).toEqual({ success: false, error: 'Request body is too large.' });
   });
@@ -143,7 +167,11 @@ describe('IPv6 loopback', () => {
       expect(six.url).toMatch(/^https:\/\/\[::1\]:\d+$/);
       const eth0 = (await client.get('/interface/eth0/?config_state=active')).body.interface;
       expect(eth0.families.inet6.in_use).toEqual({ address: '::1', netmask: '128' });
-      expect(eth0.families.inet.in_use).toEqual({ address: '198.51.100.10', netmask: '255.255.255.0', gateway: '198.51.100.1' });
+      expect(eth0.families.inet.in_use).toEqual({
+        address: '198.51.100.10',
+        netmask: '255.255.255.0',
+        gateway: '198.51.100.1',
+      });
     } finally {
       await client.close();
       await six.close();

@@ -76,69 +76,92 @@ describe('the status page in headless Chromium', () => {
   const bannerText = (page: Page, word: string): Promise<string> =>
     page.$eval(`#banners [data-banner="${word}"]`, (node) => (node as unknown as { innerText: string }).innerText);
 
-  it('open first, then a stick goes in: WORKING, then SAFE TO REMOVE without a reload; its log opens; a screenshot is saved', { timeout: 120_000 }, async () => {
-    const sim = await rig.simulator({ restartMs: 1500 });
-    const { world, agent, url } = await agentWithPage();
-    const { page, navigations } = await openPage(url);
-    expect(await page.$$('#banners [data-banner]')).toHaveLength(0);
+  it(
+    'open first, then a stick goes in: WORKING, then SAFE TO REMOVE without a reload; its log opens; a screenshot is saved',
+    { timeout: 120_000 },
+    async () => {
+      const sim = await rig.simulator({ restartMs: 1500 });
+      const { world, agent, url } = await agentWithPage();
+      const { page, navigations } = await openPage(url);
+      expect(await page.$$('#banners [data-banner]')).toHaveLength(0);
 
-    await rig.insertStick(world, 'MPSTICK', stickFiles([{ name: 'mp1', sim, dot1x: true }]));
-    await page.waitForSelector('#banners [data-banner="WORKING"]', { timeout: 30_000 });
-    expect(await bannerText(page, 'WORKING')).toContain('Stick MPSTICK');
-    expect(await bannerText(page, 'WORKING')).toContain('Do not remove it.');
-    // The live job lists its steps as they run.
-    await page.waitForSelector('.live-job tr.step', { timeout: 30_000 });
-    await mkdir(OUTPUT, { recursive: true });
-    await page.screenshot({ path: join(OUTPUT, 'status-page-working.png'), fullPage: true });
+      await rig.insertStick(world, 'MPSTICK', stickFiles([{ name: 'mp1', sim, dot1x: true }]));
+      await page.waitForSelector('#banners [data-banner="WORKING"]', { timeout: 30_000 });
+      expect(await bannerText(page, 'WORKING')).toContain('Stick MPSTICK');
+      expect(await bannerText(page, 'WORKING')).toContain('Do not remove it.');
+      // The live job lists its steps as they run.
+      await page.waitForSelector('.live-job tr.step', { timeout: 30_000 });
+      await mkdir(OUTPUT, { recursive: true });
+      await page.screenshot({ path: join(OUTPUT, 'status-page-working.png'), fullPage: true });
 
-    await page.waitForSelector('#banners [data-banner="SAFE TO REMOVE"]', { timeout: 60_000 });
-    const [end] = await waitForJobEnds(world, 1, agent);
-    expect(end?.result).toBe('CHANGED');
-    expect(await page.$$('#banners [data-banner="WORKING"]')).toHaveLength(0);
-    expect(await bannerText(page, 'SAFE TO REMOVE')).toMatch(/SAFE TO REMOVE\s+Stick MPSTICK/);
-    expect(await bannerText(page, 'SAFE TO REMOVE')).toContain(`(stick MPSTICK, mpprov.yaml, job ${end?.id}): mp1: changed`);
-    expect(await bannerText(page, 'SAFE TO REMOVE')).toContain('The agent has unmounted the stick: pull it out.');
-    expect(navigations()).toBe(0);
-    expect(await page.evaluate('window.stillTheSamePage')).toBe(true);
+      await page.waitForSelector('#banners [data-banner="SAFE TO REMOVE"]', { timeout: 60_000 });
+      const [end] = await waitForJobEnds(world, 1, agent);
+      expect(end?.result).toBe('CHANGED');
+      expect(await page.$$('#banners [data-banner="WORKING"]')).toHaveLength(0);
+      expect(await bannerText(page, 'SAFE TO REMOVE')).toMatch(/SAFE TO REMOVE\s+Stick MPSTICK/);
+      expect(await bannerText(page, 'SAFE TO REMOVE')).toContain(
+        `(stick MPSTICK, mpprov.yaml, job ${end?.id}): mp1: changed`,
+      );
+      expect(await bannerText(page, 'SAFE TO REMOVE')).toContain('The agent has unmounted the stick: pull it out.');
+      expect(navigations()).toBe(0);
+      expect(await page.evaluate('window.stillTheSamePage')).toBe(true);
 
-    // Recent results: the finished job with its step times, and its log behind an expander.
-    await page.waitForSelector(`.recent-job[data-job="${end?.id}"]`);
-    await page.click(`.recent-job[data-job="${end?.id}"] details.log summary`);
-    await page.waitForFunction(logShows(end?.id ?? '', 'RESULT: CHANGED'), { timeout: 10_000 });
-    const html = await page.content();
-    for (const secret of [sim.password, PEAP_PASSWORD]) expect(html.includes(secret)).toBe(false);
+      // Recent results: the finished job with its step times, and its log behind an expander.
+      await page.waitForSelector(`.recent-job[data-job="${end?.id}"]`);
+      await page.click(`.recent-job[data-job="${end?.id}"] details.log summary`);
+      await page.waitForFunction(logShows(end?.id ?? '', 'RESULT: CHANGED'), { timeout: 10_000 });
+      const html = await page.content();
+      for (const secret of [sim.password, PEAP_PASSWORD]) expect(html.includes(secret)).toBe(false);
 
-    await page.screenshot({ path: join(OUTPUT, 'status-page.png'), fullPage: true });
-    expect((await readFile(join(OUTPUT, 'status-page.png'))).subarray(1, 4).toString()).toBe('PNG');
-    await page.close();
-  });
+      await page.screenshot({ path: join(OUTPUT, 'status-page.png'), fullPage: true });
+      expect((await readFile(join(OUTPUT, 'status-page.png'))).subarray(1, 4).toString()).toBe('PNG');
+      await page.close();
+    },
+  );
 
-  it('a stick with the wrong device password: FAILED with what to do, and the password nowhere on the page', { timeout: 120_000 }, async () => {
-    const sim = await rig.simulator({ restartMs: 300 });
-    const { world, agent, url } = await agentWithPage();
-    const { page, navigations } = await openPage(url);
+  it(
+    'a stick with the wrong device password: FAILED with what to do, and the password nowhere on the page',
+    { timeout: 120_000 },
+    async () => {
+      const sim = await rig.simulator({ restartMs: 300 });
+      const { world, agent, url } = await agentWithPage();
+      const { page, navigations } = await openPage(url);
 
-    await rig.insertStick(world, 'BADPW', { ...stickFiles([{ name: 'mp1', sim }]), 'secrets/mp1.pw': `${WRONG_PASSWORD}\n` });
-    await page.waitForSelector('#banners [data-banner="FAILED"]', { timeout: 60_000 });
-    const [end] = await waitForJobEnds(world, 1, agent);
-    expect(end?.result).toBe('FAILED');
-    const text = await bannerText(page, 'FAILED');
-    expect(text).toMatch(/^FAILED: what to do\s+Stick BADPW/);
-    expect(text).toContain(`What to do: read usb.log on this stick (its last section, job ${end?.id}) for the reason`);
-    expect(navigations()).toBe(0);
-    await page.screenshot({ path: join(OUTPUT, 'status-page-failed.png'), fullPage: true });
+      await rig.insertStick(world, 'BADPW', {
+        ...stickFiles([{ name: 'mp1', sim }]),
+        'secrets/mp1.pw': `${WRONG_PASSWORD}\n`,
+      });
+      await page.waitForSelector('#banners [data-banner="FAILED"]', { timeout: 60_000 });
+      const [end] = await waitForJobEnds(world, 1, agent);
+      expect(end?.result).toBe('FAILED');
+      const text = await bannerText(page, 'FAILED');
+      expect(text).toMatch(/^FAILED: what to do\s+Stick BADPW/);
+      expect(text).toContain(
+        `What to do: read usb.log on this stick (its last section, job ${end?.id}) for the reason`,
+      );
+      expect(navigations()).toBe(0);
+      await page.screenshot({ path: join(OUTPUT, 'status-page-failed.png'), fullPage: true });
 
-    // The password the stick carried is a secret of that job: not in the page, the status, or the log.
-    await page.click(`.recent-job[data-job="${end?.id}"] details.log summary`);
-    await page.waitForFunction(logShows(end?.id ?? '', 'RESULT: FAILED'), { timeout: 10_000 });
-    const status = String(await page.evaluate("fetch('/status.json').then((r) => r.text())"));
-    const log = String(await page.evaluate(`fetch('/jobs/${end?.id ?? ''}/log').then((r) => r.text())`));
-    const statusFile = await readFile(join(world.dir, 'run', 'status.json'), 'utf8');
-    expect(JSON.parse(statusFile)).toMatchObject({ format: 1, jobs: [{ id: end?.id, banner: 'FAILED', result: 'FAILED' }] });
-    for (const [what, bytes] of [['page', await page.content()], ['status.json', status], ['log', log], ['status file', statusFile]] as const) {
-      expect([what, bytes.includes(WRONG_PASSWORD), bytes.includes(sim.password)]).toEqual([what, false, false]);
-    }
-    expect(log).toContain(`RESULT: FAILED  mp1: failed, wrong user name or password  [${end?.id}]`);
-    await page.close();
-  });
+      // The password the stick carried is a secret of that job: not in the page, the status, or the log.
+      await page.click(`.recent-job[data-job="${end?.id}"] details.log summary`);
+      await page.waitForFunction(logShows(end?.id ?? '', 'RESULT: FAILED'), { timeout: 10_000 });
+      const status = String(await page.evaluate("fetch('/status.json').then((r) => r.text())"));
+      const log = String(await page.evaluate(`fetch('/jobs/${end?.id ?? ''}/log').then((r) => r.text())`));
+      const statusFile = await readFile(join(world.dir, 'run', 'status.json'), 'utf8');
+      expect(JSON.parse(statusFile)).toMatchObject({
+        format: 1,
+        jobs: [{ id: end?.id, banner: 'FAILED', result: 'FAILED' }],
+      });
+      for (const [what, bytes] of [
+        ['page', await page.content()],
+        ['status.json', status],
+        ['log', log],
+        ['status file', statusFile],
+      ] as const) {
+        expect([what, bytes.includes(WRONG_PASSWORD), bytes.includes(sim.password)]).toEqual([what, false, false]);
+      }
+      expect(log).toContain(`RESULT: FAILED  mp1: failed, wrong user name or password  [${end?.id}]`);
+      await page.close();
+    },
+  );
 });

@@ -29,18 +29,34 @@ interface Answer {
 function get(port: number, path: string, options: { method?: string; host?: string } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const host = options.host ?? `127.0.0.1:${port}`;
-    const req = request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', setHost: false, headers: host === '' ? {} : { Host: host } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: options.method ?? 'GET',
+        setHost: false,
+        headers: host === '' ? {} : { Host: host },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end();
   });
 }
 
 /** Opens /events and collects its bytes until `until` holds for them; then closes the connection. */
-function events(port: number, until: (text: string) => boolean, onOpen?: () => void): Promise<{ headers: Answer['headers']; text: string }> {
+function events(
+  port: number,
+  until: (text: string) => boolean,
+  onOpen?: () => void,
+): Promise<{ headers: Answer['headers']; text: string }> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`timed out waiting for events; got: ${text}`)), 5000);
     let text = '';
@@ -75,7 +91,10 @@ describe('the status page server', () => {
     const redactor = new Redactor([new Secret(SECRET)]);
     const board = createJobBoard({ redactor, version: '0.1.0', hostname: 'laptop' });
     // The local log as a buggy writer might have left it: the secret in plain text and base64.
-    await writeFile(join(dir, `${JOB}.log`), `line one\nsent password ${SECRET}\nencoded ${Buffer.from(SECRET).toString('base64')}\n`);
+    await writeFile(
+      join(dir, `${JOB}.log`),
+      `line one\nsent password ${SECRET}\nencoded ${Buffer.from(SECRET).toString('base64')}\n`,
+    );
     page = await startStatusPage({
       host: '127.0.0.1',
       port: 0,
@@ -125,7 +144,14 @@ describe('the status page server', () => {
     const { port } = await serve();
     expect((await get(port, '/status.json', { host: `127.0.0.1:${port}` })).status).toBe(200);
     expect((await get(port, '/status.json', { host: `LOCALHOST:${port}` })).status).toBe(200);
-    for (const host of [`evil.example:${port}`, 'evil.example', `127.0.0.1:${port + 1}`, `localhost:${port}.evil.example`, '127.0.0.1', '']) {
+    for (const host of [
+      `evil.example:${port}`,
+      'evil.example',
+      `127.0.0.1:${port + 1}`,
+      `localhost:${port}.evil.example`,
+      '127.0.0.1',
+      '',
+    ]) {
       const answer = await get(port, '/status.json', { host });
       // No Host at all: node's own HTTP/1.1 check answers 400 before the page sees it.
       expect([host, answer.status]).toEqual([host, host === '' ? 400 : 403]);
@@ -140,10 +166,18 @@ describe('the status page server', () => {
     const got = await events(
       port,
       (text) => snapshots(text).length >= 2 && text.includes(': heartbeat\n\n'),
-      () => setTimeout(() => {
-        expect(page?.eventClients()).toBe(1);
-        board.start(JOB, { kind: 'stick', label: `MP${SECRET}`, location: '/media/MPSTICK', config: 'mpprov.yaml', started: new Date(), stage: 'applying' });
-      }, 50),
+      () =>
+        setTimeout(() => {
+          expect(page?.eventClients()).toBe(1);
+          board.start(JOB, {
+            kind: 'stick',
+            label: `MP${SECRET}`,
+            location: '/media/MPSTICK',
+            config: 'mpprov.yaml',
+            started: new Date(),
+            stage: 'applying',
+          });
+        }, 50),
     );
     expect(got.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     expect(got.headers['content-security-policy']).toContain("default-src 'none'");
@@ -152,7 +186,9 @@ describe('the status page server', () => {
     expect(first).toHaveLength(2);
     expect(second).toHaveLength(2);
     expect(JSON.parse((first?.[1] ?? '').slice('data: '.length))).toMatchObject({ format: 1, jobs: [] });
-    const after = JSON.parse((second?.[1] ?? '').slice('data: '.length)) as { jobs: { banner: string; label: string }[] };
+    const after = JSON.parse((second?.[1] ?? '').slice('data: '.length)) as {
+      jobs: { banner: string; label: string }[];
+    };
     expect(after.jobs.map((j) => `${j.banner} ${j.label}`)).toEqual(['WORKING MP(secret)']);
     expect(got.text.includes(SECRET)).toBe(false);
     // The closed client is gone from the server's list.
@@ -180,7 +216,8 @@ describe('the status page server', () => {
       expect(refused.status).toBe(503);
       expect(refused.headers['retry-after']).toBe('10');
       open.pop()?.destroy();
-      for (let i = 0; i < 100 && page?.eventClients() !== MAX_EVENT_CLIENTS - 1; i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 100 && page?.eventClients() !== MAX_EVENT_CLIENTS - 1; i++)
+        await new Promise((r) => setTimeout(r, 10));
       const again = await events(port, (text) => text.includes('event: snapshot'));
       expect(again.text).toContain('event: snapshot');
     } finally {
@@ -199,8 +236,21 @@ describe('the status page server', () => {
     for (let i = 0; i < 100 && page?.eventClients() !== 1; i++) await new Promise((r) => setTimeout(r, 10));
     expect(page?.eventClients()).toBe(1);
     // Big snapshots (a hundred devices with long names), one per turn of the loop: far more than the socket buffers hold.
-    board.start(JOB, { kind: 'stick', label: 'MPSTICK', location: '/media/MPSTICK', config: 'mpprov.yaml', started: new Date(), stage: 'start' });
-    board.expect(JOB, Array.from({ length: 100 }, (_, d) => ({ name: `mp${d}-${'x'.repeat(290)}`, url: `https://192.0.2.1/${'y'.repeat(290)}` })));
+    board.start(JOB, {
+      kind: 'stick',
+      label: 'MPSTICK',
+      location: '/media/MPSTICK',
+      config: 'mpprov.yaml',
+      started: new Date(),
+      stage: 'start',
+    });
+    board.expect(
+      JOB,
+      Array.from({ length: 100 }, (_, d) => ({
+        name: `mp${d}-${'x'.repeat(290)}`,
+        url: `https://192.0.2.1/${'y'.repeat(290)}`,
+      })),
+    );
     for (let i = 0; i < 400 && page?.eventClients() === 1; i++) {
       board.stage(JOB, `stage ${i}`);
       await new Promise((r) => setImmediate(r));
@@ -212,22 +262,54 @@ describe('the status page server', () => {
 
   it('/jobs/ID/log: the job log as text, redacted again; a bad id is 400, an unknown one 404; no secret anywhere', async () => {
     const { board, port } = await serve();
-    board.start(JOB, { kind: 'stick', label: 'MPSTICK', location: '/media/MPSTICK', config: 'mpprov.yaml', started: new Date(), stage: 'applying' });
-    board.event(JOB, { type: 'step-failed', device: 'mp1', index: 0, description: 'log in', error: `refused ${SECRET}`, elapsedMs: 1 });
+    board.start(JOB, {
+      kind: 'stick',
+      label: 'MPSTICK',
+      location: '/media/MPSTICK',
+      config: 'mpprov.yaml',
+      started: new Date(),
+      stage: 'applying',
+    });
+    board.event(JOB, {
+      type: 'step-failed',
+      device: 'mp1',
+      index: 0,
+      description: 'log in',
+      error: `refused ${SECRET}`,
+      elapsedMs: 1,
+    });
     const log = await get(port, `/jobs/${JOB}/log`);
     expect(log.status).toBe(200);
     expect(log.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(log.body).toBe('line one\nsent password (secret)\nencoded (secret)\n');
     expect((await get(port, '/jobs/j20261123-100000-ffff/log')).status).toBe(404);
-    for (const bad of ['..%2F..%2Fetc%2Fpasswd', 'j20261123-100000-AB12', 'x', '%00', '%E0%A4%A', 'j20261123-100000-ab1%32']) expect([bad, (await get(port, `/jobs/${bad}/log`)).status]).toEqual([bad, 400]);
+    for (const bad of [
+      '..%2F..%2Fetc%2Fpasswd',
+      'j20261123-100000-AB12',
+      'x',
+      '%00',
+      '%E0%A4%A',
+      'j20261123-100000-ab1%32',
+    ])
+      expect([bad, (await get(port, `/jobs/${bad}/log`)).status]).toEqual([bad, 400]);
     expect((await get(port, '/jobs/../../etc/passwd')).status).toBe(404);
 
     const json = await get(port, '/status.json');
     expect(json.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(JSON.parse(json.body)).toMatchObject({ jobs: [{ id: JOB, devices: [{ name: 'mp1', at: 'step 1 log in failed: refused (secret)' }] }] });
+    expect(JSON.parse(json.body)).toMatchObject({
+      jobs: [{ id: JOB, devices: [{ name: 'mp1', at: 'step 1 log in failed: refused (secret)' }] }],
+    });
     const stream = await events(port, (text) => text.includes('event: snapshot'));
-    for (const [what, bytes] of [['status.json', json.body], ['events', stream.text], ['log', log.body]] as const) {
-      expect([what, bytes.includes(SECRET), bytes.includes(Buffer.from(SECRET).toString('base64'))]).toEqual([what, false, false]);
+    for (const [what, bytes] of [
+      ['status.json', json.body],
+      ['events', stream.text],
+      ['log', log.body],
+    ] as const) {
+      expect([what, bytes.includes(SECRET), bytes.includes(Buffer.from(SECRET).toString('base64'))]).toEqual([
+        what,
+        false,
+        false,
+      ]);
     }
   });
 });

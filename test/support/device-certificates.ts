@@ -16,8 +16,16 @@ export function deviceCertificates(ipAddress = '127.0.0.1'): DeviceCertificates 
   const pki = new TestPki();
   try {
     const ca = pki.ca('ca', 'mpprov client test CA', { algorithm: 'p256', endDays: 2 });
-    const server = pki.issue('server', 'mpprov test device', ca, 'server', { algorithm: 'p256', endDays: 2, san: `IP:${ipAddress}` });
-    return { caPem: readFileSync(ca.cert, 'utf8'), serverCertPem: readFileSync(server.cert, 'utf8'), serverKeyPem: readFileSync(server.key, 'utf8') };
+    const server = pki.issue('server', 'mpprov test device', ca, 'server', {
+      algorithm: 'p256',
+      endDays: 2,
+      san: `IP:${ipAddress}`,
+    });
+    return {
+      caPem: readFileSync(ca.cert, 'utf8'),
+      serverCertPem: readFileSync(server.cert, 'utf8'),
+      serverKeyPem: readFileSync(server.key, 'utf8'),
+    };
   } finally {
     pki.dispose();
   }

@@ -9,7 +9,12 @@ export function writeSequence(device: SimulatorHandle): string[] {
     .filter((r) => r.method !== 'GET')
     .map((r) => {
       const body = (r.body ?? {}) as Record<string, unknown>;
-      const what = typeof body.name === 'string' ? ` ${body.name} ${String(body.family)}` : r.query.family !== undefined ? ` family=${r.query.family}` : '';
+      const what =
+        typeof body.name === 'string'
+          ? ` ${body.name} ${String(body.family)}`
+          : r.query.family !== undefined
+            ? ` family=${r.query.family}`
+            : '';
       return `${r.method} ${r.path}${what}`;
     });
 }

@@ -30,9 +30,19 @@ export async function startEchoingDevice(style: EchoStyle = 'raw'): Promise<Echo
       res.setHeader('content-type', 'application/json');
       const path = req.url ?? '';
       if (req.method === 'GET' && path.startsWith('/api/v1/interface/')) {
-        res.end(JSON.stringify({ success: true, interfaces: [{ name: 'eth0', families: { inet: { method: 'dhcp', in_use: { address: '127.0.0.1' } } } }] }));
+        res.end(
+          JSON.stringify({
+            success: true,
+            interfaces: [{ name: 'eth0', families: { inet: { method: 'dhcp', in_use: { address: '127.0.0.1' } } } }],
+          }),
+        );
       } else if (req.method === 'GET' && path.startsWith('/api/v1/appliance/capability')) {
-        res.end(JSON.stringify({ success: true, interfaces: { eth0: { autoneg: true }, eth1: { autoneg: true }, wlan0: { wireless: true } } }));
+        res.end(
+          JSON.stringify({
+            success: true,
+            interfaces: { eth0: { autoneg: true }, eth1: { autoneg: true }, wlan0: { wireless: true } },
+          }),
+        );
       } else {
         res.statusCode = 400;
         res.end(JSON.stringify({ success: false, error: echoOf(style, req.headers.authorization, body) }));
@@ -50,7 +60,9 @@ export async function startEchoingDevice(style: EchoStyle = 'raw'): Promise<Echo
 function echoOf(style: EchoStyle, authorization: string | undefined, body: string): string {
   if (style === 'raw') return `bad request from ${authorization ?? ''}; body was ${body}`;
   if (style === 'encoded') return encodedEcho(authorization, body);
-  const fields = Object.entries(parseObject(body)).filter((e): e is [string, string] => typeof e[1] === 'string' && /pass/.test(e[0]));
+  const fields = Object.entries(parseObject(body)).filter(
+    (e): e is [string, string] => typeof e[1] === 'string' && /pass/.test(e[0]),
+  );
   return `refused ${'.'.repeat(460)} ${fields.map(([k, v]) => `${k}=${v}`).join(' ')}`;
 }
 
@@ -59,7 +71,9 @@ function encodedEcho(authorization: string | undefined, body: string): string {
   const fields = Object.entries(parseObject(body))
     .filter((e): e is [string, string] => typeof e[1] === 'string')
     .sort(([a], [b]) => Number(/pass/.test(b)) - Number(/pass/.test(a)));
-  const echoed = fields.map(([k, v]) => `${k}=${Buffer.from(v).toString('base64')}|${Buffer.from(v).toString('hex')}|${encodeURIComponent(v)}`);
+  const echoed = fields.map(
+    ([k, v]) => `${k}=${Buffer.from(v).toString('base64')}|${Buffer.from(v).toString('hex')}|${encodeURIComponent(v)}`,
+  );
   return `refused (${authorization ?? ''}): ${echoed.join(' ')}`;
 }
 

@@ -5,7 +5,9 @@ import { afterAll, expect } from 'vitest';
 /** What the client tests of both APIs (device and service) need to look at failures, and to close what they opened. */
 
 /** The rejection of `promise` (fails the test if it resolves). */
-export async function failureOf(promise: Promise<unknown>): Promise<Error & { code?: string; data?: Record<string, unknown> }> {
+export async function failureOf(
+  promise: Promise<unknown>,
+): Promise<Error & { code?: string; data?: Record<string, unknown> }> {
   try {
     await promise;
   } catch (error) {

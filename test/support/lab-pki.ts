@@ -24,7 +24,11 @@ users:
   - { identity: client.lab.test, methods: [tls, peap-tls] }
 `;
 
-const lab = (cn: string, extra: CertOptions = {}): CertOptions => ({ algorithm: 'p256', subject: `/CN=${cn}`, ...extra });
+const lab = (cn: string, extra: CertOptions = {}): CertOptions => ({
+  algorithm: 'p256',
+  subject: `/CN=${cn}`,
+  ...extra,
+});
 
 /** Adds the lab's files to `pki`, each under the name the tests use (ca.pem, client.key, client.pfx, port.yaml, ...). */
 export function addLabFiles(pki: TestPki): void {
@@ -34,12 +38,60 @@ export function addLabFiles(pki: TestPki): void {
   pki.issue('client', 'client.lab.test', ca, 'client', lab('client.lab.test'));
   pki.issue('rogue-client', 'client.lab.test', rogue, 'client', lab('client.lab.test'));
   // Fixed dates: the simulator's sentences name them ("valid to Jan  1 00:00:00 2021 GMT").
-  pki.issue('expired-client', 'client.lab.test', ca, 'client', lab('client.lab.test', { validFrom: new Date('2020-01-01T00:00:00Z'), validTo: new Date('2021-01-01T00:00:00Z') }));
-  pki.issue('future-client', 'client.lab.test', ca, 'client', lab('client.lab.test', { validFrom: new Date('2099-01-01T00:00:00Z'), validTo: new Date('2099-12-31T00:00:00Z') }));
+  pki.issue(
+    'expired-client',
+    'client.lab.test',
+    ca,
+    'client',
+    lab('client.lab.test', { validFrom: new Date('2020-01-01T00:00:00Z'), validTo: new Date('2021-01-01T00:00:00Z') }),
+  );
+  pki.issue(
+    'future-client',
+    'client.lab.test',
+    ca,
+    'client',
+    lab('client.lab.test', { validFrom: new Date('2099-01-01T00:00:00Z'), validTo: new Date('2099-12-31T00:00:00Z') }),
+  );
   pki.openssl(['pkey', '-in', 'client.key', '-outform', 'DER', '-out', 'client.key.der']);
-  pki.openssl(['pkey', '-in', 'client.key', '-aes256', '-passout', `pass:${KEY_PASSWORD}`, '-out', 'client-encrypted.key']);
-  pki.openssl(['pkcs12', '-export', '-in', 'client.pem', '-inkey', 'client.key', '-certfile', 'ca.pem', '-passout', `pass:${PFX_PASSWORD}`, '-out', 'client.pfx']);
-  pki.openssl(['pkcs12', '-export', '-legacy', '-in', 'client.pem', '-inkey', 'client.key', '-certfile', 'ca.pem', '-passout', `pass:${PFX_PASSWORD}`, '-out', 'client-legacy.pfx']);
+  pki.openssl([
+    'pkey',
+    '-in',
+    'client.key',
+    '-aes256',
+    '-passout',
+    `pass:${KEY_PASSWORD}`,
+    '-out',
+    'client-encrypted.key',
+  ]);
+  pki.openssl([
+    'pkcs12',
+    '-export',
+    '-in',
+    'client.pem',
+    '-inkey',
+    'client.key',
+    '-certfile',
+    'ca.pem',
+    '-passout',
+    `pass:${PFX_PASSWORD}`,
+    '-out',
+    'client.pfx',
+  ]);
+  pki.openssl([
+    'pkcs12',
+    '-export',
+    '-legacy',
+    '-in',
+    'client.pem',
+    '-inkey',
+    'client.key',
+    '-certfile',
+    'ca.pem',
+    '-passout',
+    `pass:${PFX_PASSWORD}`,
+    '-out',
+    'client-legacy.pfx',
+  ]);
   pki.key('other.key', 'p256');
   pki.openssl(['x509', '-in', 'ca.pem', '-outform', 'DER', '-out', 'ca.der']);
   pki.write('port.yaml', PORT_PROFILE);

@@ -13,4 +13,9 @@ export const STATIC_DUAL_STACK_ETH1_INET = {
 } as const;
 
 /** The interface-level link settings of the same profile (sent in both families' stanzas). */
-export const STATIC_DUAL_STACK_ETH1_LINK = { mtu: 1500, link_speed: 1000, link_duplex: 'full', link_autoneg: false } as const;
+export const STATIC_DUAL_STACK_ETH1_LINK = {
+  mtu: 1500,
+  link_speed: 1000,
+  link_duplex: 'full',
+  link_autoneg: false,
+} as const;

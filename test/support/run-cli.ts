@@ -45,7 +45,11 @@ export interface CliResult extends Exit {
 /** Runs `mpprov ARGS` to its end. */
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd: options.cwd ?? repoRoot, env: environment(options), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      cwd: options.cwd ?? repoRoot,
+      env: environment(options),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -72,7 +76,11 @@ export interface RunningProcess {
 
 /** Starts `node ARGV` (a script of the test's own, or cliPath and the CLI's arguments) and returns at once. */
 export function startNode(argv: readonly string[], options: Omit<CliOptions, 'input'> = {}): RunningProcess {
-  const child = spawn(process.execPath, argv, { cwd: options.cwd ?? repoRoot, env: environment(options), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, argv, {
+    cwd: options.cwd ?? repoRoot,
+    env: environment(options),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -45,7 +45,10 @@ interface Attachment {
 }
 
 /** Options are a function when they depend on what a beforeAll made (an authenticator profile). */
-export function useSimulator(options: SimulatorOptions | (() => SimulatorOptions) = {}, settings: SimulatorFixtureSettings = {}): SimulatorFixture {
+export function useSimulator(
+  options: SimulatorOptions | (() => SimulatorOptions) = {},
+  settings: SimulatorFixtureSettings = {},
+): SimulatorFixture {
   const base = typeof options === 'function' ? options : () => options;
   const attachments: Attachment[] = [];
   let current: SimulatorHandle | undefined;
@@ -147,7 +150,9 @@ function follow<T extends object>(current: () => T | undefined, what: string): T
       if (target === undefined) {
         // `await` and test tooling probe for these; they must not throw.
         if (key === 'then' || typeof key === 'symbol') return undefined;
-        throw new Error(`${what} is not running: use it inside a test or a hook that runs after the fixture started it`);
+        throw new Error(
+          `${what} is not running: use it inside a test or a hook that runs after the fixture started it`,
+        );
       }
       const value: unknown = Reflect.get(target, key, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;

@@ -95,7 +95,9 @@ export function stickYaml(devices: readonly StickDevice[]): string {
       `        ipv4: { method: static, address: ${d.address ?? '192.0.2.10'}/24, gateway: 192.0.2.1 }`,
     );
     if (d.dot1x === true) {
-      lines.push(`        dot1x: { eap: peap, inner: mschapv2, identity: mp01@corp.example, password: "${PEAP_PASSWORD}" }`);
+      lines.push(
+        `        dot1x: { eap: peap, inner: mschapv2, identity: mp01@corp.example, password: "${PEAP_PASSWORD}" }`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;

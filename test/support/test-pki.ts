@@ -37,7 +37,11 @@ export interface CertOptions {
 }
 
 const PROFILE_EXTENSIONS: Record<Profile, readonly string[]> = {
-  ca: ['basicConstraints = critical, CA:TRUE', 'keyUsage = critical, keyCertSign, cRLSign', 'subjectKeyIdentifier = hash'],
+  ca: [
+    'basicConstraints = critical, CA:TRUE',
+    'keyUsage = critical, keyCertSign, cRLSign',
+    'subjectKeyIdentifier = hash',
+  ],
   client: ['basicConstraints = CA:FALSE', 'extendedKeyUsage = clientAuth'],
   'client-no-eku': ['basicConstraints = CA:FALSE', 'keyUsage = critical, digitalSignature'],
   server: ['basicConstraints = CA:FALSE', 'extendedKeyUsage = serverAuth'],
@@ -113,19 +117,59 @@ export class TestPki {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private sign(name: string, cn: string, key: string, profile: Profile, issuer: Issued | undefined, options: CertOptions): string {
+  private sign(
+    name: string,
+    cn: string,
+    key: string,
+    profile: Profile,
+    issuer: Issued | undefined,
+    options: CertOptions,
+  ): string {
     const csr = this.path(`${name}.csr`);
     const cert = this.path(`${name}.pem`);
     const config = this.path('ca.cnf');
     // Its own extension file: the subjectAltName differs from one certificate to the next.
-    const extensions = this.write(`${name}.ext`, ['[ext]', ...PROFILE_EXTENSIONS[profile], ...(options.san === undefined ? [] : [`subjectAltName = ${options.san}`]), ''].join('\n'));
-    this.openssl(['req', '-new', '-key', key, '-subj', options.subject ?? `/O=mpprov TEST ONLY/CN=${cn}`, '-config', config, '-out', csr]);
+    const extensions = this.write(
+      `${name}.ext`,
+      [
+        '[ext]',
+        ...PROFILE_EXTENSIONS[profile],
+        ...(options.san === undefined ? [] : [`subjectAltName = ${options.san}`]),
+        '',
+      ].join('\n'),
+    );
     this.openssl([
-      'ca', '-batch', '-notext', '-config', config, '-rand_serial',
+      'req',
+      '-new',
+      '-key',
+      key,
+      '-subj',
+      options.subject ?? `/O=mpprov TEST ONLY/CN=${cn}`,
+      '-config',
+      config,
+      '-out',
+      csr,
+    ]);
+    this.openssl([
+      'ca',
+      '-batch',
+      '-notext',
+      '-config',
+      config,
+      '-rand_serial',
       ...(issuer ? ['-cert', issuer.cert, '-keyfile', issuer.key] : ['-selfsign', '-keyfile', key]),
-      '-startdate', asn1Time(options.validFrom ?? this.date(options.startDays ?? -1)),
-      '-enddate', asn1Time(options.validTo ?? this.date(options.endDays ?? 3650)),
-      '-extfile', extensions, '-extensions', 'ext', '-in', csr, '-out', cert,
+      '-startdate',
+      asn1Time(options.validFrom ?? this.date(options.startDays ?? -1)),
+      '-enddate',
+      asn1Time(options.validTo ?? this.date(options.endDays ?? 3650)),
+      '-extfile',
+      extensions,
+      '-extensions',
+      'ext',
+      '-in',
+      csr,
+      '-out',
+      cert,
     ]);
     return cert;
   }

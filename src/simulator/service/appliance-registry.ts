@@ -38,7 +38,10 @@ export class ApplianceRegistry {
   register(input: ApplianceRegistration): ApplianceJson {
     const parsed = ApplianceRegistration.safeParse(input);
     if (!parsed.success) {
-      throw new MpprovError(ErrorCode.ConfigInvalid, `cannot register the appliance: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      throw new MpprovError(
+        ErrorCode.ConfigInvalid,
+        `cannot register the appliance: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     }
     const spec = parsed.data;
     const id = spec.id ?? this.#nextId++;
@@ -99,7 +102,8 @@ export class ApplianceRegistry {
 
   #get(hostname: string): ApplianceRecord {
     const record = this.#byHostname.get(key(hostname));
-    if (record === undefined) throw new MpprovError(ErrorCode.Usage, `the simulated service has no appliance with hostname "${hostname}"`);
+    if (record === undefined)
+      throw new MpprovError(ErrorCode.Usage, `the simulated service has no appliance with hostname "${hostname}"`);
     return record;
   }
 

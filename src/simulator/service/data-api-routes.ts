@@ -62,14 +62,23 @@ export function decide(facts: IncomingFacts, context: RouteContext): Decision {
   const who = authenticated.caller;
 
   const endpoint = facts.method === 'GET' ? url.pathname.slice(context.basePath.length) : undefined;
-  if (!url.pathname.startsWith(`${context.basePath}/`) || (endpoint !== '/v3/organization' && endpoint !== '/v3/appliance')) {
+  if (
+    !url.pathname.startsWith(`${context.basePath}/`) ||
+    (endpoint !== '/v3/organization' && endpoint !== '/v3/appliance')
+  ) {
     return { ...base, answer: fail(SIM_ERRORS.notFound) };
   }
   if (!acceptsJson(facts.accept)) return { ...base, answer: fail(SIM_ERRORS.notAcceptable) };
   if (!who.access) return { ...base, answer: fail(SIM_ERRORS.accessDenied) };
 
-  if (fault?.kind === 'oversized-body') return { ...base, fault: 'oversized-body', answer: { kind: 'oversized', bytes: fault.bytes } };
-  if (fault?.kind === 'raw-body') return { ...base, fault: 'raw-body', answer: { kind: 'raw', status: fault.status, text: fault.text, contentType: fault.contentType } };
+  if (fault?.kind === 'oversized-body')
+    return { ...base, fault: 'oversized-body', answer: { kind: 'oversized', bytes: fault.bytes } };
+  if (fault?.kind === 'raw-body')
+    return {
+      ...base,
+      fault: 'raw-body',
+      answer: { kind: 'raw', status: fault.status, text: fault.text, contentType: fault.contentType },
+    };
 
   const params = [...url.searchParams.keys()];
   if (endpoint === '/v3/organization') {
@@ -86,7 +95,8 @@ function appliances(search: URLSearchParams, caller: Caller, context: RouteConte
   const once = new Set(keys).size === keys.length;
   const hostname = search.get('hostname');
   const mac = search.get('mac');
-  if (!known || !once || hostname === '' || (mac !== null && !MAC_ADDRESS.test(mac))) return fail(SIM_ERRORS.badRequest);
+  if (!known || !once || hostname === '' || (mac !== null && !MAC_ADDRESS.test(mac)))
+    return fail(SIM_ERRORS.badRequest);
   const listed = context.registry
     .list()
     .filter((a) => sees(caller, a.orgId))

@@ -2,7 +2,12 @@
  * The simulated monitoring service (data API, area A): used by tests, and by `mpprov simulate
  * --service` next to the simulated MPs. It shares no code with src/service.
  */
-export { startServiceSimulator, SIM_BASE_PATH, type ServiceSimulator, type ServiceSimulatorOptions } from './service-simulator.js';
+export {
+  startServiceSimulator,
+  SIM_BASE_PATH,
+  type ServiceSimulator,
+  type ServiceSimulatorOptions,
+} from './service-simulator.js';
 export type { SimTokenSpec, SimUserSpec } from './service-callers.js';
 export type { ServiceFaultSpec } from './service-faults.js';
 export type { ServiceLogEntry } from './service-request-log.js';

@@ -57,12 +57,23 @@ export class ServiceCallers {
 
   addToken(spec: SimTokenSpec): string {
     const value = spec.value ?? randomBytes(24).toString('base64url');
-    this.#tokens.set(value, { label: spec.label, value, orgIds: spec.orgIds ?? 'all', access: spec.access ?? true, revoked: false });
+    this.#tokens.set(value, {
+      label: spec.label,
+      value,
+      orgIds: spec.orgIds ?? 'all',
+      access: spec.access ?? true,
+      revoked: false,
+    });
     return value;
   }
 
   addUser(spec: SimUserSpec): void {
-    this.#users.set(spec.email.toLowerCase(), { label: spec.email, password: spec.password, orgIds: spec.orgIds ?? 'all', access: spec.access ?? true });
+    this.#users.set(spec.email.toLowerCase(), {
+      label: spec.email,
+      password: spec.password,
+      orgIds: spec.orgIds ?? 'all',
+      access: spec.access ?? true,
+    });
   }
 
   /** Revokes a token by its label (or value) now, or after `afterRequests` more requests with it. */

@@ -45,7 +45,12 @@ export class ServiceFaults {
       return { kind: 'oversized-body', bytes: oversizedBody.bytes };
     }
     if (rawBody !== undefined && use(rawBody, () => delete this.#spec.rawBody)) {
-      return { kind: 'raw-body', text: rawBody.text, contentType: rawBody.contentType ?? 'text/html', status: rawBody.status ?? 200 };
+      return {
+        kind: 'raw-body',
+        text: rawBody.text,
+        contentType: rawBody.contentType ?? 'text/html',
+        status: rawBody.status ?? 200,
+      };
     }
     return undefined;
   }

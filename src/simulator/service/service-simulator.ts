@@ -82,12 +82,16 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
   for (const user of options.users ?? []) callers.addUser(user);
   const registry = new ApplianceRegistry(options.reconnectMs ?? 5_000, () => callers.organizations[0]?.id ?? 1);
   for (const appliance of options.appliances ?? []) registry.register(appliance);
-  const rateLimit = options.rateLimit === false ? undefined : new CallerRateLimit(options.rateLimit ?? SIM_DATA_API_LIMIT);
+  const rateLimit =
+    options.rateLimit === false ? undefined : new CallerRateLimit(options.rateLimit ?? SIM_DATA_API_LIMIT);
   const faults = new ServiceFaults();
   const log = new ServiceRequestLog();
   const handshakes = { completed: 0, failed: 0 };
 
-  const generated = options.tls === undefined ? createSelfSignedCertificate({ commonName: 'mpprov simulated monitoring service' }) : undefined;
+  const generated =
+    options.tls === undefined
+      ? createSelfSignedCertificate({ commonName: 'mpprov simulated monitoring service' })
+      : undefined;
   const certPem = options.tls?.certPem ?? generated?.certificatePem ?? '';
   const keyPem = options.tls?.keyPem ?? generated?.privateKeyPem ?? '';
   const versions = options.tlsVersions ?? {};
@@ -124,7 +128,9 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
       { basePath: SIM_BASE_PATH, callers, registry, faults, rateLimit, now: atMs },
     );
     const latency = faults.latencyMs;
-    const fault = [decision.fault, latency > 0 ? `latency ${latency} ms` : undefined].filter((f) => f !== undefined).join(', ');
+    const fault = [decision.fault, latency > 0 ? `latency ${latency} ms` : undefined]
+      .filter((f) => f !== undefined)
+      .join(', ');
     const retryAfterS = decision.answer.kind === 'json' ? decision.answer.retryAfterS : undefined;
     log.add({
       atMs,
@@ -187,7 +193,10 @@ async function write(res: ServerResponse, answer: SimAnswer): Promise<void> {
   switch (answer.kind) {
     case 'json': {
       const body = JSON.stringify(answer.json);
-      const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+      const headers: Record<string, string | number> = {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      };
       if (answer.retryAfterS !== undefined) headers['retry-after'] = answer.retryAfterS;
       res.writeHead(answer.status, headers).end(body);
       return;

@@ -37,7 +37,8 @@ export async function startSimulatedService(options: {
     ...(options.port === undefined ? {} : { port: options.port }),
     tokens: [{ label: 'simulate' }],
   });
-  const hostnameOf = (index: number): string => (options.devices === 1 ? options.hostname : `${options.hostname}-${index + 1}`);
+  const hostnameOf = (index: number): string =>
+    options.devices === 1 ? options.hostname : `${options.hostname}-${index + 1}`;
   for (let index = 0; index < options.devices; index++) {
     service.registerAppliance({ hostname: hostnameOf(index), macAddress: macOf(index), connectionStatus: 'AVAILABLE' });
   }

@@ -1,0 +1,19 @@
+// Lint runs in `npm test`: type-checked rules for the TypeScript sources and tests, the plain
+// recommended rules for the build, bench and soak scripts. Formatting is Prettier's (npm run format:check).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', '.test-output/', 'coverage/', 'test/fixtures/'] },
+  {
+    files: ['**/*.{js,mjs,cjs}'],
+    extends: [js.configs.recommended],
+    languageOptions: { globals: { ...globals.node } },
+  },
+  {
+    files: ['**/*.ts'],
+    extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+  },
+);
