@@ -116,7 +116,7 @@ export async function buildDeb({ repo, out, bundle, version, metafile }) {
       `packaging/debian/changelog starts with version ${top}, but package.json says ${version}: add a "mpprov (${debVersion})" entry`,
     );
   // The build's date for the man pages: the changelog's, so a rebuild of the same version is identical.
-  const date = new Date(/^ -- .*>  (.+)$/m.exec(changelog)?.[1] ?? Date.now()).toISOString().slice(0, 10);
+  const date = new Date(/^ -- .*> {2}(.+)$/m.exec(changelog)?.[1] ?? Date.now()).toISOString().slice(0, 10);
 
   const tree = JSON.parse(execFileSync(process.execPath, [bundle, 'describe-cli'], { encoding: 'utf8' }));
   const root = join(out, 'deb');
@@ -150,12 +150,13 @@ export async function buildDeb({ repo, out, bundle, version, metafile }) {
   );
 
   const readme = await readFile(join(repo, 'README.md'), 'utf8');
+  const commandsDoc = await readFile(join(repo, 'docs/commands.md'), 'utf8');
   const agentConfigDoc = await readFile(join(repo, 'docs/agent-config.md'), 'utf8');
   const stickFormatDoc = await readFile(join(repo, 'docs/stick-format.md'), 'utf8');
   await put(
     root,
     'usr/share/man/man1/mpprov.1.gz',
-    gzip(mpprovManPage({ tree, readme, agentConfigDoc, version, date })),
+    gzip(mpprovManPage({ tree, commandsDoc, agentConfigDoc, version, date })),
     0o644,
   );
   await put(
@@ -171,6 +172,9 @@ export async function buildDeb({ repo, out, bundle, version, metafile }) {
   await put(root, `${doc}/copyright`, await copyright(repo, metafile), 0o644);
   await put(root, `${doc}/changelog.Debian.gz`, gzip(changelog), 0o644);
   for (const name of [
+    'commands.md',
+    'json-output.md',
+    'service.md',
     'agent-config.md',
     'stick-format.md',
     'device-model.md',

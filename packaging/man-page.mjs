@@ -1,6 +1,6 @@
 // The man pages, written as roff at package build time: mpprov(1) from the command tree the CLI
 // reports (`mpprov describe-cli`: every command, argument and option with its help text), the
-// README's exit statuses and docs/agent-config.md; mpprov.yaml(5) from docs/stick-format.md.
+// exit statuses of docs/commands.md and docs/agent-config.md; mpprov.yaml(5) from docs/stick-format.md.
 import { markdownToRoff, roffInline, roffText } from './markdown-roff.mjs';
 
 function header(name, section, version, date, title) {
@@ -59,10 +59,10 @@ function commandSection(path, command) {
   return out;
 }
 
-/** The rows of the README's command table: command, what it does, exit status. */
-function exitStatusRows(readme) {
-  const table = /## Commands\n\n(\|[^\n]*\n)+/.exec(readme);
-  if (table === null) throw new Error('README.md has no "## Commands" table to take the exit statuses from');
+/** The rows of docs/commands.md's command table: command, what it does, exit status. */
+function exitStatusRows(commandsDoc) {
+  const table = /## Commands\n\n(\|[^\n]*\n)+/.exec(commandsDoc);
+  if (table === null) throw new Error('docs/commands.md has no "## Commands" table to take the exit statuses from');
   return table[0]
     .split('\n')
     .filter((l) => l.startsWith('|'))
@@ -76,7 +76,7 @@ function exitStatusRows(readme) {
     .filter((row) => row.length >= 3);
 }
 
-export function mpprovManPage({ tree, readme, agentConfigDoc, version, date }) {
+export function mpprovManPage({ tree, commandsDoc, agentConfigDoc, version, date }) {
   const commands = walk(tree).slice(1);
   const out = [
     ...header('MPPROV', '1', version, date, 'mpprov manual'),
@@ -100,7 +100,7 @@ export function mpprovManPage({ tree, readme, agentConfigDoc, version, date }) {
     '.SH COMMANDS',
     ...commands.flatMap(({ path, command }) => commandSection(path, command)),
     '.SH "EXIT STATUS"',
-    ...exitStatusRows(readme).flatMap(([command, , status]) => ['.TP', roffInline(command), roffInline(status)]),
+    ...exitStatusRows(commandsDoc).flatMap(([command, , status]) => ['.TP', roffInline(command), roffInline(status)]),
     '.SH ENVIRONMENT',
     '.TP',
     '.B MPPROV_AGENT_CONFIG',
@@ -123,7 +123,7 @@ export function mpprovManPage({ tree, readme, agentConfigDoc, version, date }) {
     'the service; \\fBsystemctl reload mpprov\\fR re-reads agent.yaml, \\fBjournalctl \\-u mpprov\\fR shows its log.',
     '.TP',
     '.I /usr/share/doc/mpprov/',
-    'the agent configuration, stick format and device model references.',
+    'the commands, JSON output, agent, agent configuration, stick format and device model references.',
     // agent-config.md's own sections, one level down: it is one section of this page.
     '.SH "AGENT CONFIGURATION"',
     markdownToRoff(agentConfigDoc, { sectionDepth: 2 }).replace(
