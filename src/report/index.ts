@@ -12,7 +12,7 @@ export {
   StickProblem,
   type AppendMethod,
   type WriteTarget,
-} from './durable-write.js';
+} from '../core/durable-write.js';
 export { createJobLog, type JobLog, type JobLogOptions } from './job-log.js';
 export {
   concludeJob,

@@ -7,7 +7,7 @@ import {
   replaceDurably,
   restoreInterruptedReplace,
   StickProblem,
-} from './durable-write.js';
+} from '../core/durable-write.js';
 import { type ResultTxtName, writeResultTxt } from './result-file.js';
 
 /**

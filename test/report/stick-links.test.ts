@@ -8,7 +8,7 @@ import {
   appendOverTail,
   replaceDurably,
   restoreInterruptedReplace,
-} from '../../src/report/durable-write.js';
+} from '../../src/core/durable-write.js';
 import { writeResultTxt } from '../../src/report/result-file.js';
 import { createUsbLogWriter } from '../../src/report/usb-log-writer.js';
 import { waitFor, waitForJobEnds } from '../daemon/agent-process.js';
@@ -115,7 +115,7 @@ describe('writes to a stick never follow a symbolic link', () => {
         expect(problems, what).toEqual(['not-plain']);
         expect(readFileSync(join(root, 'mpprov.yaml'), 'utf8'), what).toBe(ORIGINAL);
         await expect(appendDurably(join(root, 'usb.log'), 'x\n', { device }), what).rejects.toMatchObject({
-          code: expect.stringMatching(/^(ENOTPLAIN|ENXIO)$/),
+          code: expect.stringMatching(/^(ENOTPLAIN|ENXIO)$/) as string,
         });
       }
       // A usb.log.tmp that is a second name of mpprov.yaml is never put back as usb.log.
@@ -175,7 +175,7 @@ describe('mpprov run with a tmpfs stick whose usb.log is a link', () => {
       async () => (await agent.output()).includes('symbolic link'),
       10_000,
       'the journal line about the link',
-      agent.output,
+      () => agent.output(),
     );
     expect(readFileSync(join(staging, 'notes.txt'), 'utf8')).toBe("the technician's notes\n");
     expect(readFileSync(join(staging, 'mpprov.yaml'), 'utf8')).toBe(ORIGINAL);
