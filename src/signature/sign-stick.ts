@@ -1,12 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import {
-  checkReplaceable,
-  classifyStickError,
-  replaceDurably,
-  StickProblem,
-  type WriteTarget,
-} from '../core/durable-write.js';
+import { checkReplaceable, replaceDurably, type WriteTarget } from '../core/durable-write.js';
+import { classifyStickError, StickProblem } from '../core/stick-problem.js';
 import { type Problem, Severity } from '../core/problem.js';
 import { readReferencedFile } from '../ingest/index.js';
 import { formatManifest, sha256Hex } from './manifest.js';
