@@ -7,12 +7,11 @@ export type { AgentLogger, AgentLoggerOptions, LogLevel } from './agent-logger.j
 export {
   appendDurably,
   appendOverTail,
-  classifyStickError,
   replaceDurably,
-  StickProblem,
   type AppendMethod,
   type WriteTarget,
-} from './durable-write.js';
+} from '../core/durable-write.js';
+export { classifyStickError, StickProblem } from '../core/stick-problem.js';
 export { createJobLog, type JobLog, type JobLogOptions } from './job-log.js';
 export {
   concludeJob,

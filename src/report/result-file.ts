@@ -1,6 +1,6 @@
 import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { replaceDurably, type WriteTarget } from './durable-write.js';
+import { replaceDurably, type WriteTarget } from '../core/durable-write.js';
 import type { JobConclusion } from './job-log-format.js';
 
 /**

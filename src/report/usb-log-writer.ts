@@ -1,13 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  appendOverTail,
-  classifyStickError,
-  endsMidLine,
-  replaceDurably,
-  restoreInterruptedReplace,
-  StickProblem,
-} from './durable-write.js';
+import { appendOverTail, endsMidLine, replaceDurably, restoreInterruptedReplace } from '../core/durable-write.js';
+import { classifyStickError, StickProblem } from '../core/stick-problem.js';
 import { type ResultTxtName, writeResultTxt } from './result-file.js';
 
 /**

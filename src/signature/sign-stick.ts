@@ -1,13 +1,16 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { checkReplaceable, replaceDurably, type WriteTarget } from '../core/durable-write.js';
+import { classifyStickError, StickProblem } from '../core/stick-problem.js';
 import { type Problem, Severity } from '../core/problem.js';
 import { readReferencedFile } from '../ingest/index.js';
 import { formatManifest, sha256Hex } from './manifest.js';
 import { withPrivateTempDir } from './private-temp-dir.js';
-import { replaceFile } from './replace-file.js';
 import { runSshKeygen, signingKeyIn, sshKeygenReason } from './run-ssh-keygen.js';
 import { MANIFEST_NAME, SIGNATURE_NAME, SIGNATURE_NAMESPACE, UNLISTABLE_NAMES } from './signature-files.js';
 import { foldCase, quotePath, stickPath } from './stick-path.js';
+
+const REMOVE_HINT = 'remove it from the stick and sign again';
 
 export interface SignStickOptions {
   /** The configuration file's name at the stick's root (`mpprov.yaml`). */
@@ -30,7 +33,10 @@ export type SignOutcome =
  * Signs a stick folder: writes `mpprov.sha256` (the configuration file and every file it
  * references, plus `extraPaths`, as sha256sum prints them) and `mpprov.sha256.sig`
  * (`ssh-keygen -Y sign -f KEY -n mpprov`), each whole or not at all. The signature is made in a
- * private folder and checked (`-Y check-novalidate`) before either file reaches the stick.
+ * private folder and checked (`-Y check-novalidate`) before either file reaches the stick. Both
+ * are written like the agent's usb.log: never through a link, never into a FIFO, a folder, a
+ * second name of another file or a file mounted from elsewhere, and nothing at all when either
+ * place is refused.
  */
 export async function signStick(dir: string, keyFile: string, options: SignStickOptions): Promise<SignOutcome> {
   const problem = (file: string, message: string, hint?: string): Problem => ({
@@ -84,6 +90,41 @@ export async function signStick(dir: string, keyFile: string, options: SignStick
   }
   if (problems.length > 0) return { ok: false, problems };
 
+  /** Why `name` could not be written, said about the file the writer refused (it may be its .tmp). */
+  const unwritable = (name: string, error: unknown): SignOutcome => {
+    const { code, path } = error as NodeJS.ErrnoException;
+    const kind = classifyStickError(error);
+    const refused = kind === StickProblem.Link || kind === StickProblem.NotPlain;
+    const file = refused && typeof path === 'string' ? path : join(dir, name);
+    const said =
+      kind === StickProblem.Link
+        ? problem(file, 'is a symbolic link, which mpprov never writes through: nothing was written', REMOVE_HINT)
+        : kind === StickProblem.NotPlain
+          ? problem(
+              file,
+              'is not a plain file (a FIFO, a device, a folder, a second name of another file, or a file mounted from another filesystem): nothing was written to it',
+              REMOVE_HINT,
+            )
+          : problem(
+              file,
+              `cannot be written (${code ?? 'error'})`,
+              'check that the stick is mounted read-write and not full',
+            );
+    return { ok: false, problems: [said] };
+  };
+  // The folder's filesystem: a file created anywhere else (the stick pulled and its empty mount
+  // folder left behind) is removed again and the write fails.
+  const target: WriteTarget = { device: (await stat(dir)).dev };
+  // Both places are checked before signing: a refused signature file must not leave a new list
+  // beside the old signature (nor ask for a passphrase first).
+  for (const name of [MANIFEST_NAME, SIGNATURE_NAME]) {
+    try {
+      await checkReplaceable(join(dir, name));
+    } catch (error) {
+      return unwritable(name, error);
+    }
+  }
+
   const manifest = formatManifest(entries);
   const signed = await withPrivateTempDir(async (_tmp, put) => {
     const manifestFile = await put(MANIFEST_NAME, manifest);
@@ -128,18 +169,9 @@ export async function signStick(dir: string, keyFile: string, options: SignStick
     [SIGNATURE_NAME, signed.signature],
   ] as const) {
     try {
-      await replaceFile(join(dir, name), bytes);
+      await replaceDurably(join(dir, name), bytes, target);
     } catch (error) {
-      return {
-        ok: false,
-        problems: [
-          problem(
-            join(dir, name),
-            `cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-            'check that the stick is mounted read-write and not full',
-          ),
-        ],
-      };
+      return unwritable(name, error);
     }
   }
   return { ok: true, listed: paths, key: signed.key };

@@ -8,7 +8,7 @@ import {
   appendOverTail,
   replaceDurably,
   restoreInterruptedReplace,
-} from '../../src/report/durable-write.js';
+} from '../../src/core/durable-write.js';
 import { writeResultTxt } from '../../src/report/result-file.js';
 import { createUsbLogWriter } from '../../src/report/usb-log-writer.js';
 import { waitFor, waitForJobEnds } from '../daemon/agent-process.js';
@@ -115,7 +115,7 @@ describe('writes to a stick never follow a symbolic link', () => {
         expect(problems, what).toEqual(['not-plain']);
         expect(readFileSync(join(root, 'mpprov.yaml'), 'utf8'), what).toBe(ORIGINAL);
         await expect(appendDurably(join(root, 'usb.log'), 'x\n', { device }), what).rejects.toMatchObject({
-          code: expect.stringMatching(/^(ENOTPLAIN|ENXIO)$/),
+          code: expect.stringMatching(/^(ENOTPLAIN|ENXIO)$/) as string,
         });
       }
       // A usb.log.tmp that is a second name of mpprov.yaml is never put back as usb.log.
@@ -129,6 +129,55 @@ describe('writes to a stick never follow a symbolic link', () => {
       expect(readFileSync(join(root, 'mpprov.yaml'), 'utf8')).toBe(ORIGINAL);
     },
   );
+
+  it('a planted mpprov-result.json.tmp (link, FIFO, folder, second name) is refused, named and left; a plain one is a cut replace, removed', async () => {
+    const root = tmpfsStick();
+    const config = join(root, 'mpprov.yaml');
+    writeFileSync(config, ORIGINAL);
+    const device = (await stat(root)).dev;
+    const result = join(root, 'mpprov-result.json');
+    const tmp = `${result}.tmp`;
+    const plant: Record<string, { make: () => void; code: string; kept: () => boolean }> = {
+      link: { make: () => symlinkSync('mpprov.yaml', tmp), code: 'ELOOP', kept: () => lstatSync(tmp).isSymbolicLink() },
+      fifo: { make: () => execFileSync('mkfifo', [tmp]), code: 'ENOTPLAIN', kept: () => lstatSync(tmp).isFIFO() },
+      folder: { make: () => mkdirSync(tmp), code: 'ENOTPLAIN', kept: () => lstatSync(tmp).isDirectory() },
+      'hard link': { make: () => linkSync(config, tmp), code: 'ENOTPLAIN', kept: () => lstatSync(config).nlink === 2 },
+    };
+    expect(Object.keys(plant)).toHaveLength(4);
+    for (const [what, { make, code, kept }] of Object.entries(plant)) {
+      execFileSync('rm', ['-rf', tmp]);
+      make();
+      await expect(replaceDurably(result, '{}\n', { device }), what).rejects.toMatchObject({ code, path: tmp });
+      expect(kept(), what).toBe(true);
+      expect(lstatSync(result, { throwIfNoEntry: false }), what).toBeUndefined();
+      expect(readFileSync(config, 'utf8'), what).toBe(ORIGINAL);
+    }
+    execFileSync('rm', ['-rf', tmp]);
+    writeFileSync(tmp, '{"cut sh');
+    await replaceDurably(result, '{}\n', { device });
+    expect(readFileSync(result, 'utf8')).toBe('{}\n');
+    expect(lstatSync(tmp, { throwIfNoEntry: false })).toBeUndefined();
+  });
+
+  it('a usb.log of another filesystem mounted on the stick is refused as not plain, and that file is left alone', async () => {
+    const root = tmpfsStick();
+    const device = (await stat(root)).dev;
+    const outside = join(tempFolder('outside'), 'notes');
+    writeFileSync(outside, 'laptop file\n');
+    writeFileSync(join(root, 'usb.log'), '');
+    execFileSync('mount', ['--bind', outside, join(root, 'usb.log')]);
+    mounts.push(join(root, 'usb.log'));
+    const refused = { code: 'ENOTPLAIN', path: join(root, 'usb.log') };
+    await expect(appendDurably(join(root, 'usb.log'), 'x\n', { device })).rejects.toMatchObject(refused);
+    await expect(appendOverTail(join(root, 'usb.log'), 'tail\n', 'x\n', { device })).rejects.toMatchObject(refused);
+    await expect(replaceDurably(join(root, 'usb.log'), 'x\n', { device })).rejects.toMatchObject(refused);
+    const problems: string[] = [];
+    const writer = createUsbLogWriter({ root, device, onProblem: (s) => problems.push(s.problem) });
+    writer.append('a line\n');
+    await writer.flush();
+    expect(problems).toEqual(['not-plain']);
+    expect(readFileSync(outside, 'utf8')).toBe('laptop file\n');
+  });
 
   it('the usb.log writer stops at the link and reports it as a link, naming the file', async () => {
     const root = tmpfsStick();
@@ -175,7 +224,7 @@ describe('mpprov run with a tmpfs stick whose usb.log is a link', () => {
       async () => (await agent.output()).includes('symbolic link'),
       10_000,
       'the journal line about the link',
-      agent.output,
+      () => agent.output(),
     );
     expect(readFileSync(join(staging, 'notes.txt'), 'utf8')).toBe("the technician's notes\n");
     expect(readFileSync(join(staging, 'mpprov.yaml'), 'utf8')).toBe(ORIGINAL);

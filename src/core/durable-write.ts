@@ -1,10 +1,12 @@
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 
 /**
  * Writing to a stick that may be FAT through an odd driver, read-only, full, or pulled at any
- * moment. No handle is kept open between writes (the stick can be unmounted at any time), every
+ * moment, and that may be hostile: the agent's usb.log and result files and the signer's
+ * mpprov.sha256 and its signature all go through here, so every one of them gets the same
+ * refusals. No handle is kept open between writes (the stick can be unmounted at any time), every
  * write is synced before it counts, and a file is never opened with O_TRUNC ('w'): on fusefat
  * that leaves the old size and a broken cluster chain.
  */
@@ -60,6 +62,7 @@ type OpenMode = keyof typeof OPEN_FLAGS;
 function linkRefused(file: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${file} is a symbolic link; mpprov does not follow links on a stick`), {
     code: 'ELOOP',
+    path: file,
   });
 }
 
@@ -73,7 +76,22 @@ function notPlainRefused(file: string): NodeJS.ErrnoException {
     new Error(
       `${file} is not a plain file (a FIFO, a device, a folder or a second name of another file); mpprov does not write to it`,
     ),
-    { code: 'ENOTPLAIN' },
+    { code: 'ENOTPLAIN', path: file },
+  );
+}
+
+/**
+ * A file on the stick that lives on another filesystem than its folder: something is mounted on
+ * it (a bind mount of a file elsewhere). A replace would fail on the mount point and an append
+ * would write into the other filesystem's file, so it is refused like any file that is not one
+ * plain file of the stick's own (code ENOTPLAIN).
+ */
+function otherFilesystemRefused(file: string): NodeJS.ErrnoException {
+  return Object.assign(
+    new Error(
+      `${file} is on another filesystem than its folder (something is mounted on it); mpprov does not write to it`,
+    ),
+    { code: 'ENOTPLAIN', path: file },
   );
 }
 
@@ -82,14 +100,34 @@ function plain(info: { isFile(): boolean; nlink: number }): boolean {
   return info.isFile() && info.nlink === 1;
 }
 
-/** Throws for a link or anything but a plain file at `file`; a missing file is fine (it will be created). */
-async function refuseLink(file: string): Promise<void> {
+/**
+ * What is at `file` now, without following a link: undefined when nothing is (it will be
+ * created); throws for a link, anything but one plain file, or a file on another filesystem than
+ * its folder.
+ */
+async function inspect(file: string): Promise<Stats | undefined> {
   const info = await lstat(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw error;
   });
-  if (info?.isSymbolicLink() === true) throw linkRefused(file);
-  if (info !== undefined && !plain(info)) throw notPlainRefused(file);
+  if (info === undefined) return undefined;
+  if (info.isSymbolicLink()) throw linkRefused(file);
+  if (!plain(info)) throw notPlainRefused(file);
+  // Compared with the folder, not with the stick's device: a folder that is no longer the stick
+  // (pulled) is the device check's to say, as a removal.
+  if (info.dev !== (await stat(dirname(file))).dev) throw otherFilesystemRefused(file);
+  return info;
+}
+
+/**
+ * Throws the refusal a replace of `file` would meet, before anything is written: `file` or its
+ * temporary `<file>.tmp` is a link, not one plain file, or on another filesystem than its folder.
+ * A plain `<file>.tmp` is a write cut short earlier and is fine (the replace removes it). For a
+ * caller that writes several files and must not write the first when a later one is refused.
+ */
+export async function checkReplaceable(file: string): Promise<void> {
+  await inspect(file);
+  await inspect(`${file}.tmp`);
 }
 
 /**
@@ -202,13 +240,7 @@ class MisplacedWrite extends Error {
 }
 
 async function sizeOf(file: string): Promise<number> {
-  const info = await lstat(file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
-  if (info?.isSymbolicLink() === true) throw linkRefused(file);
-  if (info !== undefined && !plain(info)) throw notPlainRefused(file);
-  return info?.size ?? 0;
+  return (await inspect(file))?.size ?? 0;
 }
 
 /**
@@ -221,7 +253,7 @@ async function rewriteWith(
   bytes: Buffer,
   target: WriteTarget,
 ): Promise<AppendMethod> {
-  await refuseLink(file);
+  await inspect(file);
   let old: Buffer;
   try {
     old = await readFile(file);
@@ -247,8 +279,10 @@ export async function replaceDurably(
   mode = 0o644,
 ): Promise<void> {
   // The rename would replace a planted link rather than follow it, but a link where our file
-  // belongs is a hostile stick: refused and said, like usb.log.
-  await refuseLink(file);
+  // belongs is a hostile stick: refused and said, like usb.log. The same for the temporary file:
+  // a plain one is a replace cut short and is removed, but a link, a FIFO, a folder or a second
+  // name there was planted, and is refused rather than quietly unlinked.
+  await checkReplaceable(file);
   const tmp = `${file}.tmp`;
   await unlink(tmp).catch(() => undefined);
   try {
@@ -340,11 +374,9 @@ export async function appendOverTail(
   const tailBytes = Buffer.from(tail, 'utf8');
   let old: Buffer;
   try {
-    // lstat: a link is refused by appendDurably below, never read through.
-    const info = await lstat(file);
-    if (info.isSymbolicLink()) throw linkRefused(file);
-    if (!plain(info)) throw notPlainRefused(file);
-    if (info.size > MAX_TAIL_REWRITE_BYTES) return appendDurably(file, text, target);
+    // lstat first: a link is refused, never read through.
+    const info = await inspect(file);
+    if (info === undefined || info.size > MAX_TAIL_REWRITE_BYTES) return appendDurably(file, text, target);
     old = await readFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return appendDurably(file, text, target);
@@ -358,43 +390,4 @@ export async function appendOverTail(
     target,
   );
   return 'rewrite';
-}
-
-/** Why a write to the stick failed, as the technician should read it. */
-export const StickProblem = {
-  Removed: 'removed',
-  ReadOnly: 'read-only',
-  Full: 'full',
-  Link: 'link',
-  NotPlain: 'not-plain',
-  Failed: 'failed',
-} as const;
-export type StickProblem = (typeof StickProblem)[keyof typeof StickProblem];
-
-export function classifyStickError(error: unknown): StickProblem {
-  switch ((error as NodeJS.ErrnoException).code) {
-    case 'EROFS':
-    case 'EACCES':
-    case 'EPERM':
-      return StickProblem.ReadOnly;
-    case 'ENOSPC':
-    case 'EDQUOT':
-    case 'EFBIG':
-      return StickProblem.Full;
-    case 'ENOENT':
-    case 'EIO':
-    case 'ENODEV':
-    case 'ENOTCONN':
-    case 'ECONNABORTED':
-    case 'ESTALE':
-    case 'EBADF':
-      return StickProblem.Removed;
-    case 'ELOOP':
-      return StickProblem.Link;
-    case 'ENOTPLAIN':
-    case 'ENXIO':
-      return StickProblem.NotPlain;
-    default:
-      return StickProblem.Failed;
-  }
 }
