@@ -47,6 +47,11 @@ describe('mpprov run on a state folder another agent uses', () => {
   it('after the first is SIGKILLed, a new one starts on the same folder', { timeout: 60_000 }, async () => {
     const world = await rig.makeWorld();
     const first = await rig.startAgent(world);
+    // Held while it lives...
+    const refused = startCli(['run', '--agent-config', world.agentConfig], { env: ENV(world.dir) });
+    expect((await refused.exited).code, refused.output()).toBe(1);
+    expect(refused.stderr()).toContain(`(pid ${first.child.pid}) already uses the state folder`);
+    // ...and gone with it, with no file or pid left behind to be mistaken for it.
     expect((await first.stop('SIGKILL')).signal).toBe('SIGKILL');
     // startAgent waits until it watches its media roots: it started, nothing held it back.
     const next = await rig.startAgent(world);
