@@ -1,32 +1,25 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ValidatedStick } from '../certs/index.js';
-import type { AgentConfig, Problem } from '../config/index.js';
+import type { AgentConfig } from '../config/index.js';
 import type { StickSnapshot } from '../ingest/index.js';
 import {
-  describeSignature,
   MANIFEST_NAME,
   referencedFiles,
   SIGNATURE_NAME,
-  SignatureStatus,
-  signatureProblems,
-  verifyStickSignature,
+  type SignatureFileRead,
+  signatureVerdict,
+  type SignatureVerdict,
 } from '../signature/index.js';
 import { stickPath } from '../signature/stick-path.js';
-
-export interface SignatureVerdict {
-  /** One line for usb.log, or undefined when there is nothing worth saying (unsigned, not required). */
-  line: string | undefined;
-  /** Non-empty: the whole job is refused before any device request. */
-  problems: Problem[];
-}
 
 /**
  * The job's signature check (docs/stick-format.md, "Signed sticks"), on the snapshot the job already
  * took: the list and its signature from the snapshot's copy, the configuration and certificate
  * files by the hashes validation already computed. Secret `_file`s keep no bytes after
  * validation, so those (and any extra listed file) are read from the snapshot's copy in the job
- * folder, never from the stick again, and only once the signature verified.
+ * folder, never from the stick again, and only once the signature verified. A signature file the
+ * snapshot refused to copy (a link out, a FIFO, too large) was there: it is unusable, not absent.
  */
 export async function checkStickSignature(
   agent: AgentConfig,
@@ -34,20 +27,13 @@ export async function checkStickSignature(
   stick: ValidatedStick,
   signal?: AbortSignal,
 ): Promise<SignatureVerdict> {
-  const manifestBytes = await readOptional(join(snapshot.dir, MANIFEST_NAME));
-  const signatureBytes = await readOptional(join(snapshot.dir, SIGNATURE_NAME));
-  const { required, allowedSigners } = agent.signatures;
-  if (allowedSigners === undefined) {
-    // Without allowed signers nothing can be verified; config load refuses required:true then.
-    if (signatureBytes === undefined) return { line: undefined, problems: [] };
-    return { line: `signature not checked: agent.yaml has no signatures.allowed_signers`, problems: [] };
-  }
   const filesByPath = new Map<string, Buffer | string>([[snapshot.configName, stick.sha256]]);
   for (const file of stick.files.values()) filesByPath.set(file.name, file.sha256);
-  const result = await verifyStickSignature({
-    manifestBytes,
-    signatureBytes,
-    allowedSignersFile: allowedSigners,
+  return signatureVerdict(agent.signatures, {
+    files: {
+      manifest: await snapshotFile(snapshot, MANIFEST_NAME),
+      signature: await snapshotFile(snapshot, SIGNATURE_NAME),
+    },
     filesByPath,
     readListed: async (path) => {
       const normal = stickPath(path);
@@ -57,9 +43,18 @@ export async function checkStickSignature(
     referencedPaths: stick.model === undefined ? [] : referencedFiles(stick.model),
     ...(signal === undefined ? {} : { signal }),
   });
-  const problems = signatureProblems(result, required);
-  if (result.status === SignatureStatus.Unsigned && !required) return { line: undefined, problems };
-  return { line: describeSignature(result), problems };
+}
+
+async function snapshotFile(snapshot: StickSnapshot, name: string): Promise<SignatureFileRead> {
+  const refusal = snapshot.refused.get(name);
+  // The snapshot's sentence names the file first ("mpprov.sha256.sig is a FIFO ..."): the reason is the rest.
+  if (refusal !== undefined)
+    return {
+      state: 'unusable',
+      reason: refusal.message.startsWith(name) ? `it${refusal.message.slice(name.length)}` : refusal.message,
+    };
+  const bytes = await readOptional(join(snapshot.dir, name));
+  return bytes === undefined ? { state: 'absent' } : { state: 'read', bytes };
 }
 
 async function readOptional(file: string): Promise<Buffer | undefined> {

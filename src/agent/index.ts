@@ -14,3 +14,4 @@ export {
 export { interruptionReason, whereStopped } from './interrupted-jobs.js';
 export { readStatus, renderStatus, type JobStatus, type StatusReport } from './job-status.js';
 export { stateDirProblem } from './state-dir-access.js';
+export { lockStateDir, type StateDirLock } from './state-dir-lock.js';

@@ -17,6 +17,7 @@ import { Redactor } from '../core/redact.js';
 import { configFileOf } from '../ingest/index.js';
 import { createProgressDisplay, formatProblem, renderPlan } from '../report/index.js';
 import { jsonVersionLine } from './json-version.js';
+import { ALLOW_UNSIGNED_FLAG, stickSignatureGate } from './stick-signature-gate.js';
 import { stopOnSignal } from './stop-on-signal.js';
 import { createStopProgress } from './stop-progress.js';
 
@@ -32,6 +33,7 @@ interface ApplyFlags {
   concurrency?: number;
   json?: boolean;
   limit?: string[];
+  allowUnsigned?: boolean;
 }
 
 function addEngineOptions(command: Command): Command {
@@ -61,6 +63,10 @@ function addEngineOptions(command: Command): Command {
         '--limit <names>',
         'only these monitoring points of the file (their names, comma-separated; repeatable); the whole file is still validated',
       ).argParser(limitNames),
+    )
+    .option(
+      ALLOW_UNSIGNED_FLAG,
+      "where agent.yaml requires signatures: use an unsigned stick anyway, only if it brings its own admin password for every device it names (said loudly; never for a stick relying on the laptop's passwords, nor for an altered signature)",
     );
 }
 
@@ -87,6 +93,8 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   const redactor = new Redactor();
   const print = (text: string): void => void process.stdout.write(`${redactor.text(text)}\n`);
   const emitJson = (value: unknown): void => print(JSON.stringify(value));
+  const printProblem = (problem: Problem): void =>
+    json ? emitJson({ type: 'problem', ...problem }) : print(formatProblem(problem));
   if (json) print(jsonVersionLine());
   // First of all: a signal must end the command at any point, saying where it stopped.
   const progress = createStopProgress(target, dryRun);
@@ -98,8 +106,7 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   const agentFile = agentConfigPath(flags.agentConfig);
   const loaded = await loadAgentConfig(agentFile);
   if (loaded.problems.length > 0) {
-    for (const problem of loaded.problems)
-      json ? emitJson({ type: 'problem', ...problem }) : print(formatProblem(problem));
+    for (const problem of loaded.problems) printProblem(problem);
     return ExitStatus.Failure;
   }
   const agent: AgentConfig = {
@@ -118,6 +125,18 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   const unknownLimit = flags.limit === undefined ? undefined : limitProblem(stick, flags.limit);
   if (unknownLimit !== undefined && stick.model !== undefined)
     command.error(`error: ${unknownLimit}`, { exitCode: ExitStatus.Usage, code: ErrorCode.Usage });
+
+  // agent.yaml's signatures, as the agent honours them: a refused stick gets no request at all.
+  const gate = await stickSignatureGate(file, stick, agent, flags.allowUnsigned === true);
+  if (!gate.ok) {
+    for (const problem of gate.problems) printProblem(problem);
+    if (json) emitJson({ type: 'result', file, outcome: StickOutcome.Invalid, devices: [], sentence: gate.sentence });
+    else print(`${file}: ${gate.sentence}`);
+    return ExitStatus.Failure;
+  }
+  if (gate.warning !== undefined) process.stderr.write(`WARNING: ${redactor.text(gate.warning)}\n`);
+  if (gate.line !== undefined && json) emitJson({ type: 'signature', sentence: gate.line });
+  else if (gate.line !== undefined) print(`signature: ${gate.line}`);
 
   // From here on a signal cuts the engine (and the request under way) and waits for its report.
   progress.engineStarted((stick.access ?? []).map((a) => a.name).filter((name) => flags.limit?.includes(name) ?? true));

@@ -1,66 +1,39 @@
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ValidatedStick } from '../certs/index.js';
-import type { Problem } from '../config/index.js';
+import { MAX_REFERENCED_BYTES, readInside } from '../ingest/index.js';
 import {
-  describeSignature,
-  MANIFEST_NAME,
+  readSignatureFiles,
   referencedFiles,
-  SIGNATURE_NAME,
-  signatureProblems,
-  verifyStickSignature,
+  type SignaturePolicy,
+  signatureVerdict,
+  type SignatureVerdict,
 } from '../signature/index.js';
-import { stickPath } from '../signature/stick-path.js';
-
-export interface FolderSignature {
-  /** One line: `signed by PRINCIPAL (...)`, `not signed`, or `signature ... refused`. */
-  line: string;
-  /** Located problems of a refused signature (an unsigned folder is not one: it is only said). */
-  problems: Problem[];
-  summary: { status: string; principal?: string };
-}
 
 /**
- * `mpprov validate --allowed-signers`: the same check the agent makes, on a folder. The
- * configuration and certificate files go in by the hashes validation computed; other listed
- * files (secret `_file`s, extras) are read from the folder once the signature verified.
+ * The agent's signature check (signatureVerdict, the one policy) on a stick folder, for
+ * `validate --allowed-signers`, `plan` and `apply`. The configuration and certificate files go
+ * in by the hashes validation computed; the two signature files are read bounded and never
+ * through a link; other listed files (secret `_file`s, extras) are read from the folder as the
+ * agent reads a stick, and only once the signature verified.
  */
 export async function checkFolderSignature(
   configFile: string,
   stick: ValidatedStick,
-  allowedSigners: string,
-): Promise<FolderSignature> {
+  policy: SignaturePolicy,
+): Promise<SignatureVerdict> {
   const dir = dirname(configFile);
   const configName = configFile.slice(dir.length + 1) || configFile;
   const filesByPath = new Map<string, Buffer | string>([[configName, stick.sha256]]);
   for (const file of stick.files.values()) filesByPath.set(file.name, file.sha256);
-  const result = await verifyStickSignature({
-    manifestBytes: await readOptional(join(dir, MANIFEST_NAME)),
-    signatureBytes: await readOptional(join(dir, SIGNATURE_NAME)),
-    allowedSignersFile: allowedSigners,
+  return signatureVerdict(policy, {
+    files: await readSignatureFiles(dir),
     filesByPath,
     readListed: async (path) => {
-      const normal = stickPath(path);
-      return normal.ok ? readOptional(join(dir, ...normal.path.split('/'))) : undefined;
+      const read = await readInside(dir, path, { what: path, limit: MAX_REFERENCED_BYTES, limitText: '1 MiB' });
+      return read.ok ? read.bytes : undefined;
     },
     configName,
     referencedPaths: stick.model === undefined ? [] : referencedFiles(stick.model),
     fileLabel: (name) => join(dir, name),
   });
-  return {
-    line: describeSignature(result),
-    problems: signatureProblems(result, false),
-    summary: {
-      status: result.status,
-      ...(result.status === 'unsigned' || result.principal === undefined ? {} : { principal: result.principal }),
-    },
-  };
-}
-
-async function readOptional(file: string): Promise<Buffer | undefined> {
-  try {
-    return await readFile(file);
-  } catch {
-    return undefined;
-  }
 }

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { keepJitAtBaseline, runDaemon } from '../agent/index.js';
-import { agentConfigPath } from '../config/index.js';
+import { keepJitAtBaseline, lockStateDir, runDaemon } from '../agent/index.js';
+import { agentConfigPath, loadAgentConfig } from '../config/index.js';
+import { ExitStatus } from '../core/errors.js';
 import { packageVersion } from './package-version.js';
 
 export function registerRunCommand(program: Command): void {
@@ -18,8 +19,18 @@ export function registerRunCommand(program: Command): void {
     )
     .action(async (flags: { agentConfig?: string; stateDir?: string; secretsRecord?: string }) => {
       keepJitAtBaseline();
+      const agentConfigFile = agentConfigPath(flags.agentConfig);
+      // One agent per state folder, taken before the daemon starts anything (no stick, no device).
+      const stateDir = flags.stateDir ?? (await configuredStateDir(agentConfigFile));
+      if (stateDir !== undefined) {
+        const lock = await lockStateDir(stateDir);
+        if (!lock.ok) {
+          process.stderr.write(`${lock.sentence}\n`);
+          process.exit(ExitStatus.Failure);
+        }
+      }
       const status = await runDaemon({
-        agentConfigFile: agentConfigPath(flags.agentConfig),
+        agentConfigFile,
         ...(flags.stateDir === undefined ? {} : { stateDir: flags.stateDir }),
         ...(flags.secretsRecord === undefined ? {} : { secretsRecord: resolve(flags.secretsRecord) }),
         version: packageVersion(),
@@ -27,4 +38,10 @@ export function registerRunCommand(program: Command): void {
       // Exit now: a device connection still open after a forced stop must not keep the agent alive.
       process.exit(status);
     });
+}
+
+/** agent.yaml's state_dir; undefined when the file has problems, which the daemon reports as it refuses to start. */
+async function configuredStateDir(agentConfigFile: string): Promise<string | undefined> {
+  const loaded = await loadAgentConfig(agentConfigFile);
+  return loaded.problems.length > 0 ? undefined : loaded.config.stateDir;
 }

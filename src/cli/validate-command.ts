@@ -5,6 +5,7 @@ import { ExitStatus } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
 import { formatProblem, summarizeProblems } from '../report/index.js';
 import { validateStick } from '../certs/index.js';
+import type { SignatureVerdict } from '../signature/index.js';
 import { checkFolderSignature } from './folder-signature.js';
 import { stopOnSignal } from './stop-on-signal.js';
 
@@ -30,8 +31,11 @@ async function runValidate(target: string, json: boolean, allowedSigners: string
   const validated = await validateStick(file);
   const redactor = new Redactor(validated.secrets);
   const print = (text: string): void => void process.stdout.write(`${redactor.text(text)}\n`);
+  // validate reports; it never refuses an unsigned folder (that is the agent's and apply's policy to apply).
   const signature =
-    allowedSigners === undefined ? undefined : await checkFolderSignature(file, validated, allowedSigners);
+    allowedSigners === undefined
+      ? undefined
+      : await checkFolderSignature(file, validated, { required: false, allowedSigners });
   const problems = [...validated.problems, ...(signature?.problems ?? [])];
   const valid = !hasErrors(problems);
   if (json) {
@@ -39,7 +43,7 @@ async function runValidate(target: string, json: boolean, allowedSigners: string
       JSON.stringify(
         {
           ...(jsonReport(file, valid, problems) as object),
-          ...(signature === undefined ? {} : { signature: signature.summary }),
+          ...(signature === undefined ? {} : { signature: signatureSummary(signature) }),
         },
         null,
         2,
@@ -49,10 +53,17 @@ async function runValidate(target: string, json: boolean, allowedSigners: string
     // Source lines under problems on a terminal only; the stick withholds lines that hold a secret.
     const source = process.stdout.isTTY ? validated : undefined;
     for (const problem of problems) print(formatProblem(problem, source));
-    if (signature !== undefined) print(`${file}: ${signature.line}`);
+    if (signature !== undefined) print(`${file}: ${signature.description}`);
     print(`${file}: ${valid ? 'valid' : 'INVALID'} (${summarizeProblems(problems)})`);
   }
   return valid ? ExitStatus.Ok : ExitStatus.Failure;
+}
+
+function signatureSummary(signature: SignatureVerdict): { status: string; principal?: string } {
+  return {
+    status: signature.status,
+    ...(signature.principal === undefined ? {} : { principal: signature.principal }),
+  };
 }
 
 function jsonReport(file: string, valid: boolean, problems: readonly Problem[]): unknown {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { link, lstat, mkdir, opendir, readdir, truncate, writeFile } from 'node:fs/promises';
+import { link, mkdir, opendir, truncate, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { isCaseInsensitiveMount } from './mount-table.js';
 import { readInside } from './read-inside.js';
@@ -125,7 +125,11 @@ export async function snapshotStick(
   for (const name of SIGNATURE_NAMES) {
     const read = await readInside(root, name, { what: name, limit: MAX_CONFIG_BYTES, limitText: '256 KiB' });
     if (!read.ok) {
-      if (!/does not exist$/.test(read.message)) notes.push(`${read.message}: not read`);
+      if (!/does not exist$/.test(read.message)) {
+        notes.push(`${read.message}: not read`);
+        // It was there: the signature check refuses it as unusable, never takes the stick as unsigned.
+        refused.set(name, { message: read.message, ...(read.hint === undefined ? {} : { hint: read.hint }) });
+      }
       continue;
     }
     state.files += 1;

@@ -10,3 +10,11 @@ export {
 export { describeSignature, signatureProblems } from './signature-policy.js';
 export { referencedFiles } from './referenced-files.js';
 export { MANIFEST_NAME, SIGNATURE_NAME, SIGNATURE_NAMESPACE, SIGNATURE_LIMITS } from './signature-files.js';
+export { readSignatureFiles, type SignatureFileRead, type SignatureFiles } from './read-signature-files.js';
+export {
+  bringsOwnCredentials,
+  type SignaturePolicy,
+  signatureVerdict,
+  type SignatureVerdict,
+  type VerdictInput,
+} from './signature-verdict.js';

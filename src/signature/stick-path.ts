@@ -12,7 +12,7 @@ export type StickPathResult = { ok: true; path: string } | { ok: false; reason: 
 const MAX_PATH_BYTES = SIGNATURE_LIMITS.pathBytes;
 
 // C0 and C1 controls, DEL, and the bidirectional overrides that make a name display as another.
-const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE_CHARACTERS = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
 export function stickPath(raw: string): StickPathResult {
   if (raw === '') return refuse('the path is empty', "write the file's path relative to the stick's root");

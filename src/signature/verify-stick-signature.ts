@@ -29,6 +29,13 @@ export interface StickSignatureInput {
   manifestBytes: Buffer | undefined;
   /** mpprov.sha256.sig as read from the stick; undefined when the stick has none. */
   signatureBytes: Buffer | undefined;
+  /**
+   * Why a signature file that is on the stick could not be read (a link, a FIFO, too large), when
+   * so: then `signatureBytes` is undefined and the stick is refused, never taken as unsigned.
+   */
+  signatureUnusable?: string;
+  /** The same for mpprov.sha256. */
+  manifestUnusable?: string;
   /** agent.yaml `signatures.allowed_signers` (or `validate --allowed-signers`). */
   allowedSignersFile: string;
   /**
@@ -89,13 +96,23 @@ export async function verifyStickSignature(input: StickSignatureInput): Promise<
     problems: capped(problems, manifestFile),
   });
 
+  // Someone put a signature there: unusable is refused like a bad one, never read as "no signature".
+  const unusable =
+    input.signatureUnusable ??
+    (input.signatureBytes === undefined ? undefined : unusableSignature(input.signatureBytes));
+  if (unusable !== undefined)
+    return refused([at(signatureFile, `${SIGNATURE_NAME} is on the stick but unusable: ${unusable}`, SIGN_HINT)]);
   if (input.signatureBytes === undefined) {
     const what =
-      input.manifestBytes === undefined
+      input.manifestBytes === undefined && input.manifestUnusable === undefined
         ? 'the stick is not signed'
         : `the stick is not signed: ${MANIFEST_NAME} has no ${SIGNATURE_NAME} beside it`;
     return { status: SignatureStatus.Unsigned, problems: [at(signatureFile, what, SIGN_HINT)] };
   }
+  if (input.manifestUnusable !== undefined)
+    return refused([
+      at(manifestFile, `${MANIFEST_NAME} is on the stick but unusable: ${input.manifestUnusable}`, SIGN_HINT),
+    ]);
   if (input.manifestBytes === undefined)
     return refused([
       at(manifestFile, `${SIGNATURE_NAME} is on the stick but ${MANIFEST_NAME}, the list it signs, is not`, SIGN_HINT),
@@ -134,6 +151,24 @@ export async function verifyStickSignature(input: StickSignatureInput): Promise<
   const problems = await checkList(input, manifestFile, at);
   if (problems.problems.length > 0) return refused(problems.problems, signer.principal);
   return { status: SignatureStatus.Signed, principal: signer.principal, key: signer.key, listed: problems.listed };
+}
+
+const ARMOR_BEGIN = '-----BEGIN SSH SIGNATURE-----';
+const ARMOR_END = '-----END SSH SIGNATURE-----';
+
+/**
+ * What is plainly wrong with the signature's bytes, said before ssh-keygen is asked (whose answer
+ * would only be "not a valid signature"): empty, not an armored SSH signature, or cut short.
+ */
+function unusableSignature(bytes: Buffer): string | undefined {
+  // Too large is said below, with the size.
+  if (bytes.length > SIGNATURE_LIMITS.signatureBytes) return undefined;
+  if (bytes.length === 0) return 'the file is empty';
+  const text = bytes.toString('latin1').trim();
+  if (text === '') return 'the file holds only blank space';
+  if (!text.startsWith(ARMOR_BEGIN)) return `it is not an SSH signature (it does not start with ${ARMOR_BEGIN})`;
+  if (!text.endsWith(ARMOR_END)) return `it is cut short (it does not end with ${ARMOR_END})`;
+  return undefined;
 }
 
 type Signer =
@@ -214,7 +249,7 @@ function principalsIn(stdout: string): string[] {
   return stdout
     .split('\n')
     .map((line) => line.trim())
-    .filter((line) => /^[^\s\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]{1,256}$/u.test(line));
+    .filter((line) => /^[^\s\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]{1,256}$/u.test(line));
 }
 
 /** Every listed hash against the caller's bytes, and every referenced file listed. */
