@@ -1,11 +1,11 @@
 import { createHash, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
-import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
+import * as asn1js from 'asn1js';
+import { AsnConvert, AsnSerializer, OctetString } from '@peculiar/asn1-schema';
 import {
   AlgorithmIdentifier,
   AttributeTypeAndValue,
   AttributeValue,
-  Certificate,
   ExtendedKeyUsage,
   Extension,
   Extensions,
@@ -87,21 +87,22 @@ export function createSelfSignedCertificate(options: SelfSignedCertificateOption
     // Validity's Time picks UTCTime through 2049 and GeneralizedTime after, as RFC 5280 4.1.2.5 asks.
     validity: new Validity({ notBefore, notAfter }),
     subject: name,
-    subjectPublicKeyInfo: AsnConvert.parse(
-      keyPair.publicKey.export({ type: 'spki', format: 'der' }),
-      SubjectPublicKeyInfo,
-    ),
+    subjectPublicKeyInfo: subjectPublicKeyInfo(keyPair.publicKey),
     extensions: new Extensions([
       extension(id_ce_subjectAltName, new SubjectAlternativeName(generalNames(options))),
       extension(id_ce_extKeyUsage, new ExtendedKeyUsage([id_kp_serverAuth])),
     ]),
   });
+  // Encoded once: signed as it is, then wrapped. asn1-x509's Certificate would encode it again
+  // (a third of the time a certificate takes, which a fleet of 200 devices feels).
+  const tbs = AsnSerializer.toASN(tbsCertificate);
   // node:crypto signs EC keys with a DER-encoded ECDSA-Sig-Value, the form X.509 wants.
-  const signature = sign('sha256', Buffer.from(AsnConvert.serialize(tbsCertificate)), keyPair.privateKey);
+  const signature = sign('sha256', Buffer.from(tbs.toBER()), keyPair.privateKey);
+  // Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue BIT STRING }
   const certificateDer = Buffer.from(
-    AsnConvert.serialize(
-      new Certificate({ tbsCertificate, signatureAlgorithm: algorithm, signatureValue: arrayBufferOf(signature) }),
-    ),
+    new asn1js.Sequence({
+      value: [tbs, AsnSerializer.toASN(algorithm), new asn1js.BitString({ valueHex: arrayBufferOf(signature) })],
+    }).toBER(),
   );
   return {
     certificateDer,
@@ -125,6 +126,18 @@ export function fingerprintOfCertificate(certificate: string | Buffer): string {
 function toPem(certificateDer: Buffer): string {
   const lines = certificateDer.toString('base64').match(/.{1,64}/g) ?? [];
   return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
+}
+
+/** Read once per key: a fleet's devices share one key pair. */
+const publicKeyInfos = new WeakMap<KeyObject, SubjectPublicKeyInfo>();
+
+function subjectPublicKeyInfo(publicKey: KeyObject): SubjectPublicKeyInfo {
+  let info = publicKeyInfos.get(publicKey);
+  if (info === undefined) {
+    info = AsnConvert.parse(publicKey.export({ type: 'spki', format: 'der' }), SubjectPublicKeyInfo);
+    publicKeyInfos.set(publicKey, info);
+  }
+  return info;
 }
 
 function serialNumber(): ArrayBuffer {
