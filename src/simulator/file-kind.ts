@@ -2,7 +2,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { id_data, id_signedData } from '@peculiar/asn1-cms';
 import { PFX } from '@peculiar/asn1-pfx';
 import { EncryptedPrivateKeyInfo } from '@peculiar/asn1-pkcs8';
-import { firstObjectBytes, isSequence, octetStringValue, parseAs, readBer } from './ber.js';
+import { firstObjectBytes, isSequence, octetStringValue, parseAs, readBer, sequenceLength } from './ber.js';
 import { pemBlocks, type PemBlock } from './pem-blocks.js';
 import { CERTIFICATE_SLOTS, type FileSlot } from './stanza.js';
 
@@ -123,6 +123,8 @@ const PASSWORD_BASED = /^1\.2\.840\.113549\.1\.(5\.\d+|12\.1\.\d+)$/;
 
 /** EncryptedPrivateKeyInfo ::= SEQUENCE { encryptionAlgorithm AlgorithmIdentifier, encryptedData OCTET STRING } */
 function isEncryptedPrivateKeyInfo(der: Uint8Array): boolean {
+  // asn1-schema reads a SEQUENCE's leading items and ignores extra ones; OpenSSL refuses them.
+  if (sequenceLength(der) !== 2) return false;
   const info = parseAs(der, EncryptedPrivateKeyInfo);
   return (
     info !== undefined && PASSWORD_BASED.test(info.encryptionAlgorithm.algorithm) && info.encryptedData.byteLength > 0
@@ -135,6 +137,8 @@ function isEncryptedPrivateKeyInfo(der: Uint8Array): boolean {
  * the content must be an OCTET STRING holding a SEQUENCE (the AuthenticatedSafe).
  */
 function isPfx(der: Uint8Array): boolean {
+  const items = sequenceLength(der);
+  if (items !== 2 && items !== 3) return false;
   const pfx = parseAs(der, PFX);
   if (pfx === undefined || pfx.version !== 3) return false;
   const { contentType, content } = pfx.authSafe;

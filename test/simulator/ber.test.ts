@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { firstObjectBytes, octetStringValue, readBer, sequenceLength } from '../../src/simulator/ber.js';
+import { fileKindFor } from '../../src/simulator/file-kind.js';
 
 /**
  * The simulator's reading of uploaded DER and BER through asn1js: whole objects only, BER as some
@@ -36,5 +37,13 @@ describe('reading BER', () => {
     expect(sequenceLength(nested(20))).toBe(1);
     expect(readBer(nested(40))).toBeUndefined();
     expect(readBer(nested(100_000))).toBeUndefined();
+  });
+});
+
+describe("the device's check of a DER key file read through asn1-schema", () => {
+  const algorithm = '300b 0609 2a864886f70d01050d'; // PBES2, parameters left out
+  it('takes an EncryptedPrivateKeyInfo of exactly its two items, as OpenSSL does', () => {
+    expect(fileKindFor('wpa_private_key', hex(`3010 ${algorithm} 0401aa`))).toBe('der-encrypted-private-key');
+    expect(fileKindFor('wpa_private_key', hex(`3013 ${algorithm} 0401aa 020101`))).toBeUndefined();
   });
 });
