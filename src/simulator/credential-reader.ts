@@ -1,5 +1,5 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
-import { readDer, readDerPrefix } from './der-reader.js';
+import { firstObjectBytes, readBer } from './ber.js';
 import { pemBlocks } from './pem-blocks.js';
 import { openPfx } from './pfx-reader.js';
 
@@ -29,7 +29,7 @@ export function readCertificates(bytes: Uint8Array): X509Certificate[] {
   const out: X509Certificate[] = [];
   for (const der of ders) {
     // A TRUSTED CERTIFICATE has OpenSSL's trust settings after the certificate: read the first object.
-    const first = readDerPrefix(der)?.encoding;
+    const first = firstObjectBytes(der);
     try {
       if (first !== undefined) out.push(new X509Certificate(first));
     } catch {
@@ -55,7 +55,7 @@ export function openPrivateKey(bytes: Uint8Array, password: string | undefined):
       : loaded(() => createPrivateKey({ key: block.text, format: 'pem', passphrase: password ?? '' }));
   }
   const der = Buffer.from(bytes);
-  if (readDer(der) === undefined) return undefined;
+  if (readBer(der) === undefined) return undefined;
   for (const type of ['pkcs8', 'pkcs1', 'sec1'] as const) {
     const plain = loaded(() => createPrivateKey({ key: der, format: 'der', type }));
     if (plain !== undefined) return plain;

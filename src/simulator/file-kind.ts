@@ -1,16 +1,8 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import {
-  isContext,
-  isUniversal,
-  octetsOf,
-  oidOf,
-  readDer,
-  readDerPrefix,
-  sequenceItems,
-  smallIntegerOf,
-  Tag,
-  type DerNode,
-} from './der-reader.js';
+import { id_data, id_signedData } from '@peculiar/asn1-cms';
+import { PFX } from '@peculiar/asn1-pfx';
+import { EncryptedPrivateKeyInfo } from '@peculiar/asn1-pkcs8';
+import { firstObjectBytes, isSequence, octetStringValue, parseAs, readBer, sequenceLength } from './ber.js';
 import { pemBlocks, type PemBlock } from './pem-blocks.js';
 import { CERTIFICATE_SLOTS, type FileSlot } from './stanza.js';
 
@@ -57,12 +49,12 @@ function certificateKind(bytes: Uint8Array): FileKind | undefined {
     if (certificates.length === 0) return undefined;
     // A TRUSTED CERTIFICATE carries OpenSSL's trust settings after the certificate itself.
     return certificates.every((b) =>
-      parsesAsCertificate(b.label === 'TRUSTED CERTIFICATE' ? readDerPrefix(b.der)?.encoding : b.der),
+      parsesAsCertificate(b.label === 'TRUSTED CERTIFICATE' ? firstObjectBytes(b.der) : b.der),
     )
       ? FileKind.PemCertificate
       : undefined;
   }
-  return readDer(bytes) !== undefined && parsesAsCertificate(Buffer.from(bytes)) ? FileKind.DerCertificate : undefined;
+  return readBer(bytes) !== undefined && parsesAsCertificate(Buffer.from(bytes)) ? FileKind.DerCertificate : undefined;
 }
 
 function parsesAsCertificate(der: Buffer | undefined): boolean {
@@ -88,19 +80,17 @@ function privateKeyKind(bytes: Uint8Array): FileKind | undefined {
     const block = blocks.find((b) => b.label === 'ENCRYPTED PRIVATE KEY' || PLAIN_KEY_LABELS.has(b.label));
     return block === undefined ? undefined : pemKeyKind(block);
   }
-  const node = readDer(bytes);
-  if (node === undefined) return undefined;
+  if (readBer(bytes) === undefined) return undefined;
   const der = Buffer.from(bytes);
   if (loadsAsDerKey(der)) return FileKind.DerPrivateKey;
-  if (isEncryptedPrivateKeyInfo(node)) return FileKind.DerEncryptedPrivateKey;
-  if (isPfx(node)) return FileKind.Pfx;
+  if (isEncryptedPrivateKeyInfo(der)) return FileKind.DerEncryptedPrivateKey;
+  if (isPfx(der)) return FileKind.Pfx;
   return undefined;
 }
 
 function pemKeyKind(block: PemBlock): FileKind | undefined {
   if (block.label === 'ENCRYPTED PRIVATE KEY') {
-    const node = readDer(block.der);
-    return node !== undefined && isEncryptedPrivateKeyInfo(node) ? FileKind.PemEncryptedPrivateKey : undefined;
+    return isEncryptedPrivateKeyInfo(block.der) ? FileKind.PemEncryptedPrivateKey : undefined;
   }
   // OpenSSL's legacy PEM encryption: the cipher and IV are in the headers, the body is ciphertext.
   if (/^4,\s*ENCRYPTED$/.test(block.headers['Proc-Type'] ?? '')) {
@@ -132,37 +122,29 @@ function loadsAsDerKey(der: Buffer): boolean {
 const PASSWORD_BASED = /^1\.2\.840\.113549\.1\.(5\.\d+|12\.1\.\d+)$/;
 
 /** EncryptedPrivateKeyInfo ::= SEQUENCE { encryptionAlgorithm AlgorithmIdentifier, encryptedData OCTET STRING } */
-function isEncryptedPrivateKeyInfo(node: DerNode): boolean {
-  const items = sequenceItems(node);
-  if (items?.length !== 2) return false;
-  const algorithm = sequenceItems(items[0]);
-  const scheme = oidOf(algorithm?.[0]);
-  const data = items[1];
+function isEncryptedPrivateKeyInfo(der: Uint8Array): boolean {
+  // asn1-schema reads a SEQUENCE's leading items and ignores extra ones; OpenSSL refuses them.
+  if (sequenceLength(der) !== 2) return false;
+  const info = parseAs(der, EncryptedPrivateKeyInfo);
   return (
-    scheme !== undefined && PASSWORD_BASED.test(scheme) && isUniversal(data, Tag.OctetString) && data.content.length > 0
+    info !== undefined && PASSWORD_BASED.test(info.encryptionAlgorithm.algorithm) && info.encryptedData.byteLength > 0
   );
 }
-
-const PKCS7_DATA = '1.2.840.113549.1.7.1';
-const PKCS7_SIGNED_DATA = '1.2.840.113549.1.7.2';
 
 /**
  * PFX ::= SEQUENCE { version INTEGER (3), authSafe ContentInfo, macData MacData OPTIONAL }, with
  * ContentInfo ::= SEQUENCE { contentType (data or signedData), content [0] EXPLICIT }. For data,
  * the content must be an OCTET STRING holding a SEQUENCE (the AuthenticatedSafe).
  */
-function isPfx(node: DerNode): boolean {
-  const items = sequenceItems(node);
-  if (items === undefined || items.length < 2 || items.length > 3 || smallIntegerOf(items[0]) !== 3) return false;
-  const authSafe = sequenceItems(items[1]);
-  const type = oidOf(authSafe?.[0]);
-  const content = authSafe?.[1];
-  if (authSafe?.length !== 2 || !isContext(content, 0) || !content.constructed || content.children.length !== 1)
-    return false;
-  if (items[2] !== undefined && sequenceItems(items[2]) === undefined) return false;
-  if (type === PKCS7_SIGNED_DATA) return sequenceItems(content.children[0]) !== undefined;
-  if (type !== PKCS7_DATA) return false;
-  // A BER writer may split the OCTET STRING into pieces: octetsOf joins them.
-  const octets = octetsOf(content.children[0]);
-  return octets !== undefined && sequenceItems(readDer(octets)) !== undefined;
+function isPfx(der: Uint8Array): boolean {
+  const items = sequenceLength(der);
+  if (items !== 2 && items !== 3) return false;
+  const pfx = parseAs(der, PFX);
+  if (pfx === undefined || pfx.version !== 3) return false;
+  const { contentType, content } = pfx.authSafe;
+  if (contentType === id_signedData) return isSequence(content);
+  if (contentType !== id_data) return false;
+  // A BER writer may split the OCTET STRING into pieces: asn1js joins them.
+  const octets = octetStringValue(content);
+  return octets !== undefined && isSequence(octets);
 }

@@ -1,5 +1,7 @@
 import { createDecipheriv, createHash, pbkdf2Sync } from 'node:crypto';
-import { octetsOf, oidOf, sequenceItems, smallIntegerOf, type DerNode } from './der-reader.js';
+import type { AlgorithmIdentifier } from '@peculiar/asn1-x509';
+import { octetStringValue, parseAs } from './ber.js';
+import { countOf, Pbes2Params, Pbkdf2Params, Pkcs12PbeParams } from './password-based-params.js';
 import { rc2CbcDecryptRaw } from './rc2.js';
 
 /**
@@ -7,6 +9,13 @@ import { rc2CbcDecryptRaw } from './rc2.js';
  * writes) and the PKCS#12 schemes of RFC 7292 appendix C (3DES and RC2, what `-legacy` and many
  * Windows exports write), plus the PKCS#12 key derivation the MAC needs. A password is given as a
  * JavaScript string, or null for "no password at all" (which PKCS#12 tells from "").
+ *
+ * The parameters are read by asn1-schema (password-based-params.ts); the ciphers and PBKDF2 are
+ * node:crypto's, synchronously, as the device's OpenSSL would run them. Not WebCrypto: it has no
+ * 3DES, no PBKDF2 with SHA-224, and only asynchronous calls, while the file check and the
+ * supplicant model that open a PFX are synchronous. Two parts stay hand-written because no
+ * maintained library offers them synchronously: the PKCS#12 key derivation (RFC 7292 appendix B;
+ * WebCrypto has none) and RC2 (rc2.ts).
  */
 
 export type Password = string | null;
@@ -99,20 +108,15 @@ const CBC_CIPHERS: Record<string, { name: string; keyLength: number }> = {
  */
 export const MAX_ITERATIONS = 1_000_000;
 
-/** Decrypts `data` with the scheme of an AlgorithmIdentifier node. Never throws. */
-export function decryptWith(algorithm: DerNode | undefined, password: Password, data: Buffer): Buffer | DecryptFailure {
-  const items = sequenceItems(algorithm);
-  const scheme = oidOf(items?.[0]);
-  if (scheme === undefined) return 'unsupported';
+/** Decrypts `data` with the scheme an AlgorithmIdentifier names. Never throws. */
+export function decryptWith(algorithm: AlgorithmIdentifier, password: Password, data: Buffer): Buffer | DecryptFailure {
   try {
-    if (scheme === PBES2) return pbes2(items?.[1], password, data);
-    const pbe = PKCS12_PBE[scheme];
-    if (pbe === undefined) return 'unsupported';
-    const params = sequenceItems(items?.[1]);
-    const salt = octetsOf(params?.[0]);
-    const iterations = smallIntegerOf(params?.[1]);
-    if (salt === undefined || iterations === undefined || iterations < 1 || iterations > MAX_ITERATIONS)
-      return 'unsupported';
+    if (algorithm.algorithm === PBES2) return pbes2(algorithm.parameters, password, data);
+    const pbe = PKCS12_PBE[algorithm.algorithm];
+    const params = pbe === undefined ? undefined : parametersAs(algorithm.parameters, Pkcs12PbeParams);
+    const iterations = countOf(params?.iterations);
+    if (pbe === undefined || params === undefined || !withinBounds(iterations)) return 'unsupported';
+    const salt = Buffer.from(params.salt.buffer);
     const sha1 = { name: 'sha1', block: 64, size: 20 };
     const pass = bmpPassword(password);
     const key = pkcs12Kdf(sha1, pass, salt, 1, iterations, pbe.keyLength);
@@ -124,33 +128,31 @@ export function decryptWith(algorithm: DerNode | undefined, password: Password, 
   }
 }
 
-/** PBES2-params ::= SEQUENCE { keyDerivationFunc (PBKDF2), encryptionScheme } (RFC 8018). */
-function pbes2(paramsNode: DerNode | undefined, password: Password, data: Buffer): Buffer | DecryptFailure {
-  const params = sequenceItems(paramsNode);
-  const kdf = sequenceItems(params?.[0]);
-  const encryption = sequenceItems(params?.[1]);
-  if (oidOf(kdf?.[0]) !== PBKDF2) return 'unsupported';
-  const kdfParams = sequenceItems(kdf?.[1]) ?? [];
-  const salt = octetsOf(kdfParams[0]);
-  const iterations = smallIntegerOf(kdfParams[1]);
-  // keyLength and prf are both optional: tell them apart by type.
-  const rest = kdfParams.slice(2);
-  const keyLength = rest.map((n) => smallIntegerOf(n)).find((n) => n !== undefined);
-  const prfNode = rest.find((n) => sequenceItems(n) !== undefined);
-  const prf = prfNode === undefined ? 'sha1' : PRFS[oidOf(sequenceItems(prfNode)?.[0]) ?? ''];
-  const cipher = CBC_CIPHERS[oidOf(encryption?.[0]) ?? ''];
-  const iv = octetsOf(encryption?.[1]);
-  if (
-    salt === undefined ||
-    iterations === undefined ||
-    iterations < 1 ||
-    iterations > MAX_ITERATIONS ||
-    prf === undefined
-  )
-    return 'unsupported';
+/** PBES2 (RFC 8018 6.2) with PBKDF2 and a CBC cipher whose parameters are its IV. */
+function pbes2(parameters: ArrayBuffer | null | undefined, password: Password, data: Buffer): Buffer | DecryptFailure {
+  const params = parametersAs(parameters, Pbes2Params);
+  if (params?.keyDerivationFunc.algorithm !== PBKDF2) return 'unsupported';
+  const kdf = parametersAs(params.keyDerivationFunc.parameters, Pbkdf2Params);
+  const iterations = countOf(kdf?.iterationCount);
+  const keyLength = countOf(kdf?.keyLength);
+  // An absent prf is the DEFAULT, hmacWithSHA1.
+  const prf = kdf?.prf === undefined ? 'sha1' : PRFS[kdf.prf.algorithm];
+  const cipher = CBC_CIPHERS[params.encryptionScheme.algorithm];
+  const iv = params.encryptionScheme.parameters ? octetStringValue(params.encryptionScheme.parameters) : undefined;
+  if (kdf === undefined || !withinBounds(iterations) || prf === undefined) return 'unsupported';
   if (cipher === undefined || iv === undefined) return 'unsupported';
+  const salt = Buffer.from(kdf.salt.buffer);
   const key = pbkdf2Sync(Buffer.from(password ?? '', 'utf8'), salt, iterations, keyLength ?? cipher.keyLength, prf);
   return cbc(cipher.name, key, iv, data);
+}
+
+function parametersAs<T>(parameters: ArrayBuffer | null | undefined, type: new () => T): T | undefined {
+  return parameters ? parseAs(parameters, type) : undefined;
+}
+
+/** An iteration count a tool could have written, within MAX_ITERATIONS. */
+export function withinBounds(iterations: number | undefined): iterations is number {
+  return iterations !== undefined && iterations >= 1 && iterations <= MAX_ITERATIONS;
 }
 
 function cbc(name: string, key: Buffer, iv: Buffer, data: Buffer): Buffer | DecryptFailure {

@@ -1,12 +1,29 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { isContext, octetsOf, oidOf, readDer, sequenceItems, smallIntegerOf, type DerNode } from './der-reader.js';
-import { bmpPassword, decryptWith, hashOf, MAX_ITERATIONS, pkcs12Kdf, type Password } from './password-decryption.js';
+import { ContentInfo, id_data, id_encryptedData } from '@peculiar/asn1-cms';
+import {
+  AuthenticatedSafe,
+  CertBag,
+  id_certBag,
+  id_keyBag,
+  id_pkcs8ShroudedKeyBag,
+  id_SafeContents,
+  id_x509Certificate,
+  PFX,
+  SafeContents,
+  type MacData,
+} from '@peculiar/asn1-pfx';
+import { EncryptedPrivateKeyInfo } from '@peculiar/asn1-pkcs8';
+import { octetStringValue, parseAs, sequenceLength } from './ber.js';
+import { countOf, EncryptedData } from './password-based-params.js';
+import { bmpPassword, decryptWith, hashOf, pkcs12Kdf, withinBounds, type Password } from './password-decryption.js';
 
 /**
  * Opens a PFX (PKCS#12, RFC 7292) the way OpenSSL's PKCS12_parse does for wpa_supplicant: the MAC
  * decides whether the password is right (with no password, both "no password" and "" are tried),
- * then the key and the certificates come out of their bags. Gives the key as PKCS#8 DER and the
- * certificates as DER, for node:crypto to load. Never throws.
+ * then the key and the certificates come out of their bags. The structure is read by
+ * @peculiar/asn1-pfx; the simulator's own reading, apart from the agent's, so the two can
+ * disagree. Gives the key as PKCS#8 DER and the certificates as DER, for node:crypto to load.
+ * Never throws.
  */
 
 export interface PfxContents {
@@ -18,28 +35,23 @@ export interface PfxContents {
 
 export type PfxFailure = 'unreadable' | 'wrong-password' | 'unsupported' | 'no-key';
 
-const OID = {
-  data: '1.2.840.113549.1.7.1',
-  encryptedData: '1.2.840.113549.1.7.6',
-  keyBag: '1.2.840.113549.1.12.10.1.1',
-  shroudedKeyBag: '1.2.840.113549.1.12.10.1.2',
-  certBag: '1.2.840.113549.1.12.10.1.3',
-  safeContentsBag: '1.2.840.113549.1.12.10.1.6',
-  x509Certificate: '1.2.840.113549.1.9.22.1',
-} as const;
+interface Found {
+  keys: Buffer[];
+  certificates: Buffer[];
+}
 
 export function openPfx(der: Uint8Array, password: string | undefined): PfxContents | PfxFailure {
-  const root = sequenceItems(readDer(der));
-  if (root === undefined || smallIntegerOf(root[0]) !== 3) return 'unreadable';
-  const authSafe = sequenceItems(root[1]);
-  if (oidOf(authSafe?.[0]) !== OID.data) return 'unsupported';
-  const content = authSafe?.[1];
-  const authSafeBytes = isContext(content, 0) ? octetsOf(content.children[0]) : undefined;
+  const pfx = parseAs(der, PFX);
+  if (pfx === undefined || countOf(pfx.version) !== 3) return 'unreadable';
+  if (pfx.authSafe.contentType !== id_data) return 'unsupported';
+  const authSafeBytes = octetStringValue(pfx.authSafe.content);
   if (authSafeBytes === undefined) return 'unreadable';
 
   const candidates: Password[] = password === undefined || password === '' ? [null, ''] : [password];
+  // PFX's class fills an absent macData with an empty default: whether the file has one is
+  // whether its SEQUENCE has a third item.
+  const mac = sequenceLength(der) === 3 ? pfx.macData : undefined;
   let chosen: Password | undefined;
-  const mac = root[2];
   if (mac === undefined) {
     chosen = candidates[0];
   } else {
@@ -54,9 +66,9 @@ export function openPfx(der: Uint8Array, password: string | undefined): PfxConte
     if (chosen === undefined) return 'wrong-password';
   }
 
-  const contents = sequenceItems(readDer(authSafeBytes));
+  const contents = parseAs(authSafeBytes, AuthenticatedSafe);
   if (contents === undefined) return 'unreadable';
-  const found: { keys: Buffer[]; certificates: Buffer[] } = { keys: [], certificates: [] };
+  const found: Found = { keys: [], certificates: [] };
   for (const info of contents) {
     const failure = readContentInfo(info, chosen ?? null, found);
     if (failure !== undefined) return failure;
@@ -66,48 +78,27 @@ export function openPfx(der: Uint8Array, password: string | undefined): PfxConte
 }
 
 /** MacData ::= SEQUENCE { mac DigestInfo, macSalt OCTET STRING, iterations INTEGER DEFAULT 1 } */
-function verifyMac(node: DerNode, password: Password, authSafe: Buffer): boolean | 'unsupported' {
-  const items = sequenceItems(node);
-  const digestInfo = sequenceItems(items?.[0]);
+function verifyMac(mac: MacData, password: Password, authSafe: Buffer): boolean | 'unsupported' {
   // PBMAC1 (RFC 9579) and other digests are not what tools write by default: refuse, do not guess.
-  const hash = hashOf(oidOf(sequenceItems(digestInfo?.[0])?.[0]));
-  const expected = octetsOf(digestInfo?.[1]);
-  const salt = octetsOf(items?.[1]);
-  const iterations = items?.[2] === undefined ? 1 : smallIntegerOf(items[2]);
-  if (
-    hash === undefined ||
-    expected === undefined ||
-    salt === undefined ||
-    iterations === undefined ||
-    iterations < 1 ||
-    iterations > MAX_ITERATIONS
-  ) {
-    return 'unsupported';
-  }
-  const key = pkcs12Kdf(hash, bmpPassword(password), salt, 3, iterations, hash.size);
+  const hash = hashOf(mac.mac.digestAlgorithm.algorithm);
+  const iterations = countOf(mac.iterations);
+  if (hash === undefined || !withinBounds(iterations)) return 'unsupported';
+  const expected = Buffer.from(mac.mac.digest.buffer);
+  const key = pkcs12Kdf(hash, bmpPassword(password), Buffer.from(mac.macSalt.buffer), 3, iterations, hash.size);
   const actual = createHmac(hash.name, key).update(authSafe).digest();
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
 /** ContentInfo ::= SEQUENCE { contentType, content [0] EXPLICIT }: plain data or encryptedData. */
-function readContentInfo(
-  node: DerNode,
-  password: Password,
-  found: { keys: Buffer[]; certificates: Buffer[] },
-): PfxFailure | undefined {
-  const items = sequenceItems(node);
-  const type = oidOf(items?.[0]);
-  const content = items?.[1];
-  if (!isContext(content, 0)) return 'unreadable';
+function readContentInfo(info: ContentInfo, password: Password, found: Found): PfxFailure | undefined {
   let safeContents: Buffer | undefined;
-  if (type === OID.data) {
-    safeContents = octetsOf(content.children[0]);
-  } else if (type === OID.encryptedData) {
-    // EncryptedData ::= SEQUENCE { version, EncryptedContentInfo ::= SEQUENCE { type, algorithm, [0] IMPLICIT OCTET STRING } }
-    const encryptedInfo = sequenceItems(sequenceItems(content.children[0])?.[1]);
-    const ciphertext = isContext(encryptedInfo?.[2], 0) ? octetsOf(encryptedInfo?.[2], true) : undefined;
-    if (ciphertext === undefined) return 'unreadable';
-    const plain = decryptWith(encryptedInfo?.[1], password, ciphertext);
+  if (info.contentType === id_data) {
+    safeContents = octetStringValue(info.content);
+  } else if (info.contentType === id_encryptedData) {
+    const encrypted = parseAs(info.content, EncryptedData)?.encryptedContentInfo;
+    const ciphertext = encryptedContent(encrypted?.encryptedContent);
+    if (encrypted === undefined || ciphertext === undefined) return 'unreadable';
+    const plain = decryptWith(encrypted.contentEncryptionAlgorithm, password, ciphertext);
     if (typeof plain === 'string') return plain;
     safeContents = plain;
   } else {
@@ -117,41 +108,39 @@ function readContentInfo(
   return readSafeContents(safeContents, password, found, 0);
 }
 
+/** `[0] IMPLICIT OCTET STRING`, whole or (BER) in pieces. */
+function encryptedContent(
+  content: { value?: { buffer: ArrayBuffer }; constructedValue?: { buffer: ArrayBuffer }[] } | undefined,
+): Buffer | undefined {
+  if (content?.value !== undefined) return Buffer.from(content.value.buffer);
+  if (content?.constructedValue !== undefined)
+    return Buffer.concat(content.constructedValue.map((piece) => Buffer.from(piece.buffer)));
+  return undefined;
+}
+
 /** SafeContents ::= SEQUENCE OF SafeBag { bagId, bagValue [0] EXPLICIT, bagAttributes SET OPTIONAL } */
-function readSafeContents(
-  bytes: Buffer,
-  password: Password,
-  found: { keys: Buffer[]; certificates: Buffer[] },
-  depth: number,
-): PfxFailure | undefined {
-  const bags = sequenceItems(readDer(bytes));
+function readSafeContents(bytes: Uint8Array, password: Password, found: Found, depth: number): PfxFailure | undefined {
+  const bags = parseAs(bytes, SafeContents);
   // A wrong password without a MAC decrypts to garbage that may pass the padding check.
   if (bags === undefined || depth > 4) return 'wrong-password';
   for (const bag of bags) {
-    const items = sequenceItems(bag);
-    const type = oidOf(items?.[0]);
-    const holder = items?.[1];
-    const value = isContext(holder, 0) ? holder.children[0] : undefined;
-    if (value === undefined) return 'unreadable';
-    if (type === OID.keyBag) {
-      found.keys.push(value.encoding);
-    } else if (type === OID.shroudedKeyBag) {
-      // EncryptedPrivateKeyInfo ::= SEQUENCE { encryptionAlgorithm, encryptedData OCTET STRING }
-      const parts = sequenceItems(value);
-      const ciphertext = octetsOf(parts?.[1]);
-      if (ciphertext === undefined) return 'unreadable';
-      const plain = decryptWith(parts?.[0], password, ciphertext);
+    if (bag.bagId === id_keyBag) {
+      found.keys.push(Buffer.from(bag.bagValue));
+    } else if (bag.bagId === id_pkcs8ShroudedKeyBag) {
+      const shrouded = parseAs(bag.bagValue, EncryptedPrivateKeyInfo);
+      if (shrouded === undefined) return 'unreadable';
+      const plain = decryptWith(shrouded.encryptionAlgorithm, password, Buffer.from(shrouded.encryptedData.buffer));
       if (typeof plain === 'string') return plain;
       found.keys.push(plain);
-    } else if (type === OID.certBag) {
-      const cert = sequenceItems(value);
-      const certValue = cert?.[1];
-      if (oidOf(cert?.[0]) !== OID.x509Certificate) continue;
-      const certDer = isContext(certValue, 0) ? octetsOf(certValue.children[0]) : undefined;
-      if (certDer === undefined) return 'unreadable';
-      found.certificates.push(certDer);
-    } else if (type === OID.safeContentsBag) {
-      const failure = readSafeContents(value.encoding, password, found, depth + 1);
+    } else if (bag.bagId === id_certBag) {
+      const certificate = parseAs(bag.bagValue, CertBag);
+      if (certificate === undefined) return 'unreadable';
+      if (certificate.certId !== id_x509Certificate) continue;
+      const certificateDer = octetStringValue(certificate.certValue);
+      if (certificateDer === undefined) return 'unreadable';
+      found.certificates.push(certificateDer);
+    } else if (bag.bagId === id_SafeContents) {
+      const failure = readSafeContents(new Uint8Array(bag.bagValue), password, found, depth + 1);
       if (failure !== undefined) return failure;
     }
     // CRL bags, secret bags and unknown bags carry nothing the supplicant uses.

@@ -2,8 +2,12 @@
  * RC2 decryption in CBC mode (RFC 2268). Needed for one thing only: the certificates of a legacy
  * PFX (`openssl pkcs12 -legacy`, and what many Windows versions export) are encrypted with
  * pbeWithSHAAnd40BitRC2-CBC, and the OpenSSL that node:crypto uses refuses RC2 unless its legacy
- * provider is loaded, which node does not do. wpa_supplicant on a device loads it and reads such a
- * file, so the simulator's model of it must too.
+ * provider is loaded, which node does not do: `crypto.getCiphers()` has no rc2 (3DES it still
+ * has, so that one is node's). `node --openssl-legacy-provider` would add rc2-cbc, but that is a
+ * flag on the whole process, which the CLI, the agent and every test worker would then need.
+ * WebCrypto has no RC2 either, and no maintained RC2-only package turned up (node-forge has one,
+ * but the simulator stays off the product's libraries). wpa_supplicant on a device loads the
+ * legacy provider and reads such a file, so the simulator's model of it must too.
  */
 
 // The RC2 "PITABLE": a permutation of 0..255 derived from the digits of pi (RFC 2268, section 2).

@@ -1,26 +1,38 @@
 import { createHash, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIP } from 'node:net';
+import * as asn1js from 'asn1js';
+import { AsnConvert, AsnSerializer, OctetString } from '@peculiar/asn1-schema';
 import {
-  bitString,
-  explicit,
-  implicitPrimitive,
-  integer,
-  objectIdentifier,
-  octetString,
-  sequence,
-  set,
-  time,
-  utf8String,
-} from './der-writer.js';
+  AlgorithmIdentifier,
+  AttributeTypeAndValue,
+  AttributeValue,
+  ExtendedKeyUsage,
+  Extension,
+  Extensions,
+  GeneralName,
+  id_ce_extKeyUsage,
+  id_ce_subjectAltName,
+  id_kp_serverAuth,
+  Name,
+  RelativeDistinguishedName,
+  SubjectAlternativeName,
+  SubjectPublicKeyInfo,
+  TBSCertificate,
+  Validity,
+  Version,
+} from '@peculiar/asn1-x509';
 import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
 
 /**
  * A self-issued TLS server certificate, as a Monitoring Point makes for itself.
  *
- * Built by hand (TBSCertificate in DER by der-writer.ts, signed by node:crypto) with an EC P-256
- * key: node:crypto generates keys but cannot issue certificates, and RSA key generation takes
- * hundreds of milliseconds per key, far too slow for a fleet of 200 simulated devices or for tests
- * that start many simulators.
+ * The structure is @peculiar/asn1-x509's (RFC 5280 schema, DER by @peculiar/asn1-schema), signed
+ * by node:crypto with an EC P-256 key. Not @peculiar/x509's generator: it signs through WebCrypto,
+ * so it can only issue asynchronously, and this function is synchronous for its many callers (a
+ * test server, a fleet of 200 devices); it also needs a global Reflect polyfill (tsyringe) loaded
+ * into the process before it, which a library of the product has no business installing. EC, not
+ * RSA: RSA key generation takes hundreds of milliseconds per key, far too slow for a fleet or for
+ * tests that start many simulators.
  */
 export interface SelfSignedCertificate {
   certificatePem: string;
@@ -49,9 +61,6 @@ const OID = {
   ecdsaWithSha256: '1.2.840.10045.4.3.2',
   commonName: '2.5.4.3',
   organizationName: '2.5.4.10',
-  subjectAltName: '2.5.29.17',
-  extKeyUsage: '2.5.29.37',
-  serverAuth: '1.3.6.1.5.5.7.3.1',
 } as const;
 
 const DAY_MS = 86_400_000;
@@ -67,20 +76,34 @@ export function createSelfSignedCertificate(options: SelfSignedCertificateOption
   const notBefore = options.validFrom ?? new Date(Date.now() - DAY_MS);
   const notAfter = new Date(notBefore.getTime() + (options.validDays ?? 3 * 365) * DAY_MS);
   const name = distinguishedName(options.commonName ?? 'mpprov simulated Monitoring Point');
+  // ECDSA signature algorithms take no parameters (RFC 5758 3.2): absent, not NULL.
+  const algorithm = new AlgorithmIdentifier({ algorithm: OID.ecdsaWithSha256 });
 
-  const tbsDer = sequence([
-    explicit(0, [integer(Buffer.from([2]))]), // version v3
-    integer(serialNumber()),
-    sequence([objectIdentifier(OID.ecdsaWithSha256)]),
-    name,
-    sequence([time(notBefore), time(notAfter)]),
-    name,
-    keyPair.publicKey.export({ type: 'spki', format: 'der' }),
-    explicit(3, [sequence([subjectAltName(options), extendedKeyUsageServerAuth()])]),
-  ]);
+  const tbsCertificate = new TBSCertificate({
+    version: Version.v3,
+    serialNumber: serialNumber(),
+    signature: algorithm,
+    issuer: name,
+    // Validity's Time picks UTCTime through 2049 and GeneralizedTime after, as RFC 5280 4.1.2.5 asks.
+    validity: new Validity({ notBefore, notAfter }),
+    subject: name,
+    subjectPublicKeyInfo: subjectPublicKeyInfo(keyPair.publicKey),
+    extensions: new Extensions([
+      extension(id_ce_subjectAltName, new SubjectAlternativeName(generalNames(options))),
+      extension(id_ce_extKeyUsage, new ExtendedKeyUsage([id_kp_serverAuth])),
+    ]),
+  });
+  // Encoded once: signed as it is, then wrapped. asn1-x509's Certificate would encode it again
+  // (a third of the time a certificate takes, which a fleet of 200 devices feels).
+  const tbs = AsnSerializer.toASN(tbsCertificate);
   // node:crypto signs EC keys with a DER-encoded ECDSA-Sig-Value, the form X.509 wants.
-  const signature = sign('sha256', tbsDer, keyPair.privateKey);
-  const certificateDer = sequence([tbsDer, sequence([objectIdentifier(OID.ecdsaWithSha256)]), bitString(signature)]);
+  const signature = sign('sha256', Buffer.from(tbs.toBER()), keyPair.privateKey);
+  // Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue BIT STRING }
+  const certificateDer = Buffer.from(
+    new asn1js.Sequence({
+      value: [tbs, AsnSerializer.toASN(algorithm), new asn1js.BitString({ valueHex: arrayBufferOf(signature) })],
+    }).toBER(),
+  );
   return {
     certificateDer,
     certificatePem: toPem(certificateDer),
@@ -105,46 +128,51 @@ function toPem(certificateDer: Buffer): string {
   return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
 }
 
-function serialNumber(): Buffer {
+/** Read once per key: a fleet's devices share one key pair. */
+const publicKeyInfos = new WeakMap<KeyObject, SubjectPublicKeyInfo>();
+
+function subjectPublicKeyInfo(publicKey: KeyObject): SubjectPublicKeyInfo {
+  let info = publicKeyInfos.get(publicKey);
+  if (info === undefined) {
+    info = AsnConvert.parse(publicKey.export({ type: 'spki', format: 'der' }), SubjectPublicKeyInfo);
+    publicKeyInfos.set(publicKey, info);
+  }
+  return info;
+}
+
+function serialNumber(): ArrayBuffer {
   const bytes = randomBytes(16);
   // A serial number is a positive INTEGER: clear the sign bit, and avoid a leading zero byte.
   bytes[0] = ((bytes[0] ?? 1) & 0x7f) | 0x40;
-  return bytes;
+  return arrayBufferOf(bytes);
 }
 
-function distinguishedName(commonName: string): Buffer {
-  const attribute = (type: string, value: string): Buffer =>
-    set([sequence([objectIdentifier(type), utf8String(value)])]);
-  return sequence([attribute(OID.organizationName, 'mpprov simulator'), attribute(OID.commonName, commonName)]);
+function distinguishedName(commonName: string): Name {
+  const attribute = (type: string, value: string): RelativeDistinguishedName =>
+    new RelativeDistinguishedName([
+      new AttributeTypeAndValue({ type, value: new AttributeValue({ utf8String: value }) }),
+    ]);
+  return new Name([attribute(OID.organizationName, 'mpprov simulator'), attribute(OID.commonName, commonName)]);
 }
 
-function subjectAltName(options: SelfSignedCertificateOptions): Buffer {
+function generalNames(options: SelfSignedCertificateOptions): GeneralName[] {
   const ips = options.ipAddresses ?? ['127.0.0.1', '::1'];
   const dns = options.dnsNames ?? ['localhost'];
-  const names = [
-    ...ips.map((ip) => implicitPrimitive(7, ipBytes(ip))),
-    ...dns.map((d) => implicitPrimitive(2, Buffer.from(d, 'ascii'))),
-  ];
-  return extension(OID.subjectAltName, sequence(names));
+  // Checked here: the library's own check throws a plain Error, and the operator needs a sentence.
+  for (const ip of ips) {
+    if (isIP(ip) === 0)
+      throw new SimulatorError(SimulatorErrorCode.Usage, `Not an IP address for the certificate: ${ip}.`);
+  }
+  return [...ips.map((ip) => new GeneralName({ iPAddress: ip })), ...dns.map((d) => new GeneralName({ dNSName: d }))];
 }
 
-function extendedKeyUsageServerAuth(): Buffer {
-  return extension(OID.extKeyUsage, sequence([objectIdentifier(OID.serverAuth)]));
+function extension(id: string, value: object): Extension {
+  return new Extension({ extnID: id, critical: false, extnValue: new OctetString(AsnConvert.serialize(value)) });
 }
 
-function extension(id: string, value: Buffer): Buffer {
-  return sequence([objectIdentifier(id), octetString(value)]);
-}
-
-function ipBytes(ip: string): Buffer {
-  if (isIPv4(ip)) return Buffer.from(ip.split('.').map(Number));
-  if (!isIPv6(ip)) throw new SimulatorError(SimulatorErrorCode.Usage, `Not an IP address for the certificate: ${ip}.`);
-  const [head = '', tail = ''] = ip.split('::');
-  const groups = (part: string): number[] => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
-  const left = groups(head);
-  const right = ip.includes('::') ? groups(tail) : [];
-  const all = [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
-  const out = Buffer.alloc(16);
-  all.forEach((g, i) => out.writeUInt16BE(g, i * 2));
-  return out;
+/** The bytes as an ArrayBuffer of their own: the schema takes ArrayBuffer, node gives pooled Buffers. */
+function arrayBufferOf(bytes: Buffer): ArrayBuffer {
+  const copy = new ArrayBuffer(bytes.length);
+  new Uint8Array(copy).set(bytes);
+  return copy;
 }
