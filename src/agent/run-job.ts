@@ -14,23 +14,16 @@ import {
   formatInvalidLine,
   formatJobLine,
   formatProblemLine,
-  formatResultLine,
-  type JobConclusion,
-  type JobHeader,
   type JobLog,
   RESULT_TXT,
-  resultDocument,
-  resultText,
-  resultTxtName,
-  stickProblemText,
 } from '../report/index.js';
 import { deviceLockKeys, resolveDeviceIdentity } from '../client/index.js';
-import { endOnBoard, setStage } from './board-feed.js';
+import { setStage } from './board-feed.js';
 import { checkStickSignature } from './check-stick-signature.js';
-import { failJob, FINISHING, jobHeader } from './job-failure.js';
+import { finishJob, type JobEnd, jobHeader } from './finish-job.js';
+import { failJob } from './job-failure.js';
 import type { DeviceLocks } from './device-locks.js';
 import type { JobBoard } from './job-board.js';
-import { releaseStick } from './release-stick.js';
 import type { JobMarker, JobSourceRecord, StateStore } from './state-store.js';
 
 /**
@@ -81,11 +74,7 @@ export interface JobEnvironment {
   board?: JobBoard;
 }
 
-export interface JobEnd {
-  conclusion: JobConclusion;
-  /** `complete`, `none` (profile), or what happened to the stick. */
-  stickLog: string;
-}
+export type { JobEnd };
 
 export interface RunningJob {
   readonly id: string;
@@ -133,9 +122,6 @@ export function startJob(id: string, request: JobRequest, env: JobEnvironment): 
   job.done = runJob(job, env).catch((error: unknown) => failJob(job, env, error));
   return job;
 }
-
-/** The marker's stage while the agent unmounts the stick itself (the daemon says nothing of that unmount). */
-export const RELEASING = 'releasing the stick';
 
 /** usb.log's last line while the job runs. */
 export const STILL_RUNNING =
@@ -228,93 +214,17 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
     configName: request.configName,
     stopped,
   });
-  setStage(job, env.board, FINISHING);
-  const finished = new Date();
-  log.stick?.setTrailer(undefined);
-  log.result(formatResultLine(conclusion, id), conclusion.word === 'FAILED' ? 'error' : 'info');
-  log.writeResult(
-    resultDocument({ header, finished, conclusion, ...(result === undefined ? {} : { result }), stopped }),
-  );
-  log.stick?.writeResultTxt(
-    resultTxtName(conclusion.word),
-    env.redactor.text(
-      resultText({ conclusion, jobId: id, finished, label: request.label, configName: request.configName }),
-    ),
-  );
-  await log.flush();
-
-  const stickLog = await settleStickLog(
-    job,
-    env,
-    header,
-    notes.map((n) => n.id),
-  );
-  const released =
-    stickLog === 'complete' && env.agent.whenDone.eject && request.kind === 'stick' ? await release(job, env) : false;
-  env.onSettled?.();
-  // Only now, with the result written, usb.log synced and the stick released, does the banner change.
-  endOnBoard(job, env.board, {
-    kind: request.kind,
-    label: request.label,
-    configName: request.configName,
+  const end = await finishJob(job, env, {
+    kind: 'result',
+    carriedNotes: notes.map((n) => n.id),
     conclusion,
-    finished,
-    localLog: log.localFile,
-    released,
-  });
-  await state.appendHistory({
-    event: 'end',
-    id,
-    time: new Date().toISOString(),
-    result: conclusion.word,
-    summary: conclusion.summary,
-    outcome: result?.outcome ?? 'not-run',
+    header,
+    result,
     stopped,
-    devices: (result?.devices ?? [])
-      .filter((d) => d !== undefined)
-      .map((d) => ({
-        name: d.device,
-        url: d.url,
-        outcome: d.outcome,
-        ...(d.code === undefined ? {} : { code: d.code }),
-      })),
-    log: log.localFile,
-    stick_log: stickLog,
   });
-  if (stopped) {
-    // Kept on purpose: the next start reports where this job stopped, and so does this stick's usb.log.
-    marker.ended = true;
-    state.writeMarker(marker);
-  } else {
-    await state.removeMarker(id);
-  }
   removeSecrets();
   await log.flush();
-  return { conclusion, stickLog };
-}
-
-/**
- * Everything is on the stick and synced: unmount it (and power it off with udisks2), so it
- * disappears from the file manager. Only a stick whose every write succeeded is released: one
- * that failed keeps its mount, and its owed text waits for the next insertion anyway.
- */
-async function release(job: RunningJob, env: JobEnvironment): Promise<boolean> {
-  const root = job.request.root;
-  // Another job on the same stick (re-inserted with another configuration) keeps it mounted.
-  if (env.stickInUse?.(root, job.id) === true) {
-    job.log.writeLocal('info', `the stick at ${root} is not released: another job still uses it`);
-    return false;
-  }
-  await env.stickQueue(root)(() => Promise.resolve());
-  setStage(job, env.board, RELEASING);
-  const outcome = await releaseStick(root);
-  if (outcome.released) job.log.writeLocal('info', `the stick at ${root} is released (${outcome.how}): safe to remove`);
-  else
-    job.log.writeLocal(
-      'warn',
-      `the stick at ${root} was not released: ${outcome.why}; it is safe to remove once unmounted`,
-    );
-  return outcome.released;
+  return end;
 }
 
 /** Validation (once: the engine takes its result), the devices' locks, then the engine. */
@@ -437,39 +347,4 @@ function trackProgress(marker: JobMarker, event: ApplyEvent): boolean {
     default:
       return false;
   }
-}
-
-/**
- * After the job: did usb.log get everything? If not, what it lacks waits as a note for the next
- * time this stick is seen, and the notes this job carried are settled either way.
- */
-async function settleStickLog(
-  job: RunningJob,
-  env: JobEnvironment,
-  header: JobHeader,
-  carriedNotes: readonly string[],
-): Promise<string> {
-  const stick = job.log.stick;
-  if (stick === undefined) return 'none';
-  const status = stick.status();
-  const unwritten = stick.unwritten();
-  await env.state.removeNotes(carriedNotes);
-  if (status.ok && unwritten === '') return 'complete';
-  const problem = status.ok ? 'failed' : status.problem;
-  const why = status.ok ? 'the stick could not be written' : stickProblemText(status.problem);
-  job.log.writeLocal(
-    'warn',
-    `usb.log is incomplete: ${why}; the full log is kept in ${job.log.localFile}, and the rest is written to the stick when it is next seen`,
-  );
-  if (unwritten !== '') {
-    await env.state.addNote({
-      id: job.id,
-      kind: 'unwritten',
-      created: new Date().toISOString(),
-      label: header.label,
-      config_sha256: header.configSha256,
-      text: `\nNOTE [${job.id}] what follows could not be written to this stick at the time (${why}); written late:\n${unwritten}`,
-    });
-  }
-  return problem;
 }
