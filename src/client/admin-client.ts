@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { Client } from '../core/undici.js';
 import { ErrorCode, MpprovError } from '../core/errors.js';
+import { createConnector } from '../http/index.js';
 import { addAcl, deleteAcl, listAcl } from './acl-endpoints.js';
 import type { AclRule } from '../admin-api/acl-rule.js';
 import type { Capability } from '../admin-api/capability.js';
@@ -10,7 +11,6 @@ import type { ClientOptions, DeviceTarget } from './device-target.js';
 import { deleteStanza, getInterface, listInterfaces, postStanza, updateStanza } from './interface-endpoints.js';
 import { getCapability, reboot, restartNetworking } from './service-endpoints.js';
 import type { FileSlot, Family, PostedStanza, StanzaUpdate } from '../admin-api/stanza.js';
-import { createConnector } from './tls-connector.js';
 import { uploadFiles, type UploadedFile } from './upload-files.js';
 import { waitUntilAnswering, type WaitOptions } from './wait-until-answering.js';
 

@@ -1,11 +1,10 @@
 import { X509Certificate } from 'node:crypto';
 import { Pool } from '../core/undici.js';
 import { ErrorCode, MpprovError } from '../core/errors.js';
-import { DEFAULT_MAX_BODY_BYTES } from './capped-body.js';
+import { createConnector, MAX_BODY_BYTES } from '../http/index.js';
 import { listAppliances, listOrganizations, type ApplianceQuery, type CallOptions } from './data-api-endpoints.js';
 import type { Appliance, Organization } from './data-api-model.js';
 import { RateLimiter, type RateLimit } from './rate-limiter.js';
-import { createServiceConnector } from './service-connector.js';
 import type { ServiceConnection, ServiceRetryInfo } from './service-request.js';
 import type { ServiceTarget } from './service-settings.js';
 
@@ -59,7 +58,7 @@ export function createDataApiClient(target: ServiceTarget, options: DataApiClien
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
   const dispatcher = new Pool(origin, {
-    connect: createServiceConnector(target.caPem, connectTimeoutMs),
+    connect: createConnector({ kind: 'public', extraCaPem: target.caPem }, connectTimeoutMs),
     connections: options.connections ?? DEFAULTS.connections,
     pipelining: 1,
     headersTimeout: requestTimeoutMs,
@@ -74,7 +73,7 @@ export function createDataApiClient(target: ServiceTarget, options: DataApiClien
     limiter,
     connectTimeoutMs,
     requestTimeoutMs,
-    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
     rateLimitedAttempts: options.rateLimitedAttempts ?? DEFAULTS.rateLimitedAttempts,
     onRetry: options.onRetry,
   };

@@ -8,7 +8,7 @@ import {
   DeviceResponseError,
   DeviceTimeoutError,
   DeviceUnreachableError,
-} from '../../src/core/errors.js';
+} from '../../src/client/index.js';
 import { Secret } from '../../src/core/secret.js';
 import { closedPort, failureOf, textsOf } from '../support/failures.js';
 import { BASIC, clientFor, expectNoSecret } from './client-fixtures.js';
