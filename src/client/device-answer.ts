@@ -1,16 +1,14 @@
 import { z } from 'zod';
 import { parseWire, ShapeProblem } from '../admin-api/wire-shape.js';
 import {
-  describeBody,
-  NOT_JSON,
   oneLine,
   parseJson,
   ResponseError,
+  successJson,
   type RawAnswer,
-  type TransportErrorData,
   type TransportOperation,
 } from '../http/index.js';
-import { DeviceAuthError, DeviceHttpError, DeviceRefusedError } from './device-errors.js';
+import { DeviceAuthError, DeviceHttpError, DeviceRefusedError, type StatusData } from './device-errors.js';
 
 /**
  * Reading one HTTP answer of the device: the status decides success or which typed error, and
@@ -52,22 +50,20 @@ const ErrorSentence = z.looseObject({ error: z.string().optional(), message: z.s
 const REFUSED = new Set([400, 409, 413, 417]);
 const MAX_SENTENCE = 500;
 
-type AnswerData = TransportErrorData & { status: number };
-
 export function interpretAnswer(raw: RawAnswer, context: AnswerContext): DeviceAnswer {
   const data = { url: context.url, ...context.operation, status: raw.status };
-  const json = parseJson(raw.text);
   if (raw.status >= 200 && raw.status < 300) {
     // A 202 with no body still means "accepted": refusing it would report a restart as failed.
-    const body = json === NOT_JSON && raw.status === 202 && raw.text.trim() === '' ? { success: true } : json;
-    if (body === NOT_JSON) {
-      throw new ResponseError('device', { ...data, problem: 'not-json', detail: describeBody(raw, context.redact) });
-    }
+    const body =
+      raw.status === 202 && raw.text.trim() === ''
+        ? { success: true }
+        : successJson(raw, 'device', data, context.redact);
     const envelope = readShape(body, (value) => parseWire(Envelope, value), data);
     if (!envelope.success)
       throw new DeviceRefusedError({ ...data, deviceMessage: oneLine(envelope.error, context.redact, MAX_SENTENCE) });
     return answer(raw.status, envelope, data);
   }
+  const json = parseJson(raw.text);
   if (context.answers.includes(raw.status)) return answer(raw.status, isObject(json) ? json : {}, data);
   const deviceMessage = sentenceOf(json, context.redact);
   if (raw.status === 401) throw new DeviceAuthError({ ...data, deviceMessage, username: context.username });
@@ -76,12 +72,12 @@ export function interpretAnswer(raw: RawAnswer, context: AnswerContext): DeviceA
 }
 
 /** The answer's JSON as endpoints see it: the envelope (`success`, `error`) is checked here and left out. */
-function answer(status: number, json: Record<string, unknown>, data: AnswerData): DeviceAnswer {
+function answer(status: number, json: Record<string, unknown>, data: StatusData): DeviceAnswer {
   const payload = Object.fromEntries(Object.entries(json).filter(([key]) => key !== 'success' && key !== 'error'));
   return { status, read: (parse) => readShape(payload, parse, data) };
 }
 
-function readShape<T, J>(json: J, parse: (json: J) => T, data: AnswerData): T {
+function readShape<T, J>(json: J, parse: (json: J) => T, data: StatusData): T {
   try {
     return parse(json);
   } catch (error) {

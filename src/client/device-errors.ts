@@ -28,7 +28,8 @@ export class DeviceAuthError extends TransportError<DeviceAuthErrorData> {
   }
 }
 
-type StatusData = TransportErrorData & { status: number };
+/** A device error that came with an HTTP answer. */
+export type StatusData = TransportErrorData & { status: number };
 
 /**
  * The device understood the request and refused it: 400 (invalid body, rule violated), 409

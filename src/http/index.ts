@@ -31,4 +31,4 @@ export { normaliseFingerprint, sha256Fingerprint } from './fingerprint.js';
 export { sendRequest, type Outcome, type PeerRequest } from './send-request.js';
 export { MAX_BODY_BYTES } from './read-capped-body.js';
 export { retryAfterMs, RetryAfterLimits } from './retry-after-ms.js';
-export { describeBody, NOT_JSON, oneLine, parseJson, type RawAnswer } from './answer-text.js';
+export { oneLine, parseJson, successJson, type RawAnswer } from './answer-text.js';

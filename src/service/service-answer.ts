@@ -3,11 +3,10 @@ import { ErrorCode } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
 import { parseWire, ShapeProblem } from '../admin-api/wire-shape.js';
 import {
-  describeBody,
-  NOT_JSON,
   oneLine,
   parseJson,
   ResponseError,
+  successJson,
   type RawAnswer,
   type TransportErrorData,
 } from '../http/index.js';
@@ -43,15 +42,8 @@ export function readAnswer<T extends z.ZodType>(
   data: TransportErrorData,
   credentials: ServiceCredentials,
 ): z.infer<T> {
-  const json = parseJson(raw.text);
   if (raw.status >= 200 && raw.status < 300) {
-    if (json === NOT_JSON)
-      throw new ResponseError('service', {
-        ...data,
-        status: raw.status,
-        problem: 'not-json',
-        detail: describeBody(raw, (text) => scrubCredentials(text, credentials)),
-      });
+    const json = successJson(raw, 'service', data, (text) => scrubCredentials(text, credentials));
     try {
       return parseWire(schema, json);
     } catch (error) {
@@ -64,7 +56,7 @@ export function readAnswer<T extends z.ZodType>(
       throw error;
     }
   }
-  throw statusError(raw, json, data, credentials);
+  throw statusError(raw, data, credentials);
 }
 
 /** The service's `message` of an error answer, one line, bounded, with our own secret cut out. */
@@ -74,13 +66,8 @@ export function serviceMessageOf(raw: RawAnswer, credentials: ServiceCredentials
   return oneLine(said.data.message, (text) => scrubCredentials(text, credentials), MAX_SENTENCE);
 }
 
-function statusError(
-  raw: RawAnswer,
-  json: unknown,
-  data: TransportErrorData,
-  credentials: ServiceCredentials,
-): ServiceStatusError {
-  const serviceMessage = json === NOT_JSON ? undefined : serviceMessageOf(raw, credentials);
+function statusError(raw: RawAnswer, data: TransportErrorData, credentials: ServiceCredentials): ServiceStatusError {
+  const serviceMessage = serviceMessageOf(raw, credentials);
   const code =
     raw.status === 401
       ? // An undocumented 401 message still means the credentials were not accepted.
