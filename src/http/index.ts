@@ -26,6 +26,7 @@ export { TimeoutError, type TimeoutErrorData } from './timeout-error.js';
 export { ResponseError, BodyTooLargeError, type ResponseErrorData } from './response-error.js';
 export { RateLimitedError, type RateLimitedErrorData } from './rate-limited-error.js';
 export { createConnector, type ConnectorTrust } from './create-connector.js';
+export { peerUrl } from './peer-url.js';
 export { trustedCertificates } from './trusted-certificates.js';
 export { normaliseFingerprint, sha256Fingerprint } from './fingerprint.js';
 export { sendRequest, type Outcome, type PeerRequest } from './send-request.js';
