@@ -89,9 +89,12 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
       [...BASE, ...PIPELINE.slice(0, index), ...(stage === 'apply' ? ['client', 'service'] : [])],
     ]),
   ),
-  client: BASE,
+  // The transport both API clients stand on (connector, one exchange, its errors): below them,
+  // above core only, so neither client copies it and it knows no API's model.
+  http: ['core'],
+  client: [...BASE, 'http'],
   // The data API client: beside the Admin API client, for apply's post-check and the CLI.
-  service: BASE,
+  service: [...BASE, 'http'],
   // The read-only status page: it serves what the agent hands it (the status shape is in core).
   'status-page': ['core', 'report'],
   agent: [...BASE, ...PIPELINE, 'client', 'service', 'status-page'],
@@ -149,7 +152,7 @@ describe('the layering of src/', () => {
     expect(findCycles(graph)).toEqual([]);
   });
 
-  it('imports only forward: ingest -> config -> certs -> plan -> apply -> report; core and admin-api for all; client for apply, agent and cli', () => {
+  it('imports only forward: ingest -> config -> certs -> plan -> apply -> report; core and admin-api for all; http for client and service; client for apply, agent and cli', () => {
     // The simulator has its own, stricter rule below.
     expect(layerViolations(graph, ['simulator'])).toEqual([]);
   });
@@ -222,6 +225,24 @@ describe('the layering rules themselves', () => {
     expect(simulatorViolations(graph)).toEqual([
       'simulator/file-upload.ts -> certs/detect.ts',
       'simulator/simulator.ts -> client/index.ts',
+    ]);
+  });
+
+  it('keeps the transport below both clients: http imports only core, and the simulator may not import it', () => {
+    const graph = graphOf({
+      'http/send-request.ts': ['core/errors.ts', 'admin-api/wire-shape.ts', 'client/device-errors.ts'],
+      'service/service-request.ts': ['http/index.ts', 'client/device-request.ts'],
+      'client/device-request.ts': ['http/index.ts'],
+      'plan/build-plan.ts': ['http/index.ts'],
+    });
+    expect(layerViolations(graph)).toEqual([
+      'http/send-request.ts -> admin-api/wire-shape.ts',
+      'http/send-request.ts -> client/device-errors.ts',
+      'plan/build-plan.ts -> http/index.ts',
+      'service/service-request.ts -> client/device-request.ts',
+    ]);
+    expect(simulatorViolations(graphOf({ 'simulator/simulator.ts': ['http/index.ts'] }))).toEqual([
+      'simulator/simulator.ts -> http/index.ts',
     ]);
   });
 });

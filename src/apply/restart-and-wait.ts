@@ -1,13 +1,12 @@
 import type { DeviceInterface } from '../admin-api/index.js';
-import type { AdminApi } from '../client/index.js';
 import {
   DeviceCertificateError,
   DeviceUnreachableError,
   DevicePinMismatchError,
-  ErrorCode,
-  MpprovError,
+  type AdminApi,
   type DeviceError,
-} from '../core/errors.js';
+} from '../client/index.js';
+import { ErrorCode, MpprovError } from '../core/errors.js';
 import { configFields, normaliseFields } from '../plan/index.js';
 import { byCodeUnit } from '../core/index.js';
 

@@ -1,6 +1,5 @@
 import type { WriteOnlyField } from '../admin-api/index.js';
-import type { AdminApi } from '../client/index.js';
-import { isDeviceError } from '../core/errors.js';
+import { isDeviceError, type AdminApi } from '../client/index.js';
 import type { DeviceSnapshot, Plan } from '../plan/index.js';
 import type { RollbackReport, RollbackStanza } from './apply-events.js';
 import type { ProvisionOptions } from './provision-options.js';

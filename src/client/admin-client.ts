@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { Client } from '../core/undici.js';
 import { ErrorCode, MpprovError } from '../core/errors.js';
+import { createConnector, peerUrl } from '../http/index.js';
 import { addAcl, deleteAcl, listAcl } from './acl-endpoints.js';
 import type { AclRule } from '../admin-api/acl-rule.js';
 import type { Capability } from '../admin-api/capability.js';
@@ -10,7 +11,6 @@ import type { ClientOptions, DeviceTarget } from './device-target.js';
 import { deleteStanza, getInterface, listInterfaces, postStanza, updateStanza } from './interface-endpoints.js';
 import { getCapability, reboot, restartNetworking } from './service-endpoints.js';
 import type { FileSlot, Family, PostedStanza, StanzaUpdate } from '../admin-api/stanza.js';
-import { createConnector } from './tls-connector.js';
 import { uploadFiles, type UploadedFile } from './upload-files.js';
 import { waitUntilAnswering, type WaitOptions } from './wait-until-answering.js';
 
@@ -123,16 +123,7 @@ const invalid = (message: string) => new MpprovError(ErrorCode.ConfigInvalid, me
 
 /** `https://host[:port]` with nothing else; the canonical origin (no trailing slash). */
 function deviceOrigin(text: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(text);
-  } catch {
-    throw invalid(`the device URL "${text}" is not a URL; expected https://host[:port]`);
-  }
-  // Credentials in the URL would end up in messages and logs; the target carries them instead.
-  if (parsed.username !== '' || parsed.password !== '')
-    throw invalid('the device URL must not contain a user name or password');
-  if (parsed.protocol !== 'https:') throw invalid(`the device URL "${text}" must start with https://`);
+  const parsed = peerUrl(text, 'device', 'https://host[:port]');
   if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') {
     throw invalid(`the device URL "${text}" must be https://host[:port] without a path; the client adds /api/v1`);
   }

@@ -1,12 +1,14 @@
 import { z } from 'zod';
-import {
-  DeviceAuthError,
-  DeviceHttpError,
-  DeviceRefusedError,
-  DeviceResponseError,
-  type DeviceOperation,
-} from '../core/errors.js';
 import { parseWire, ShapeProblem } from '../admin-api/wire-shape.js';
+import {
+  oneLine,
+  parseJson,
+  ResponseError,
+  successJson,
+  type RawAnswer,
+  type TransportOperation,
+} from '../http/index.js';
+import { DeviceAuthError, DeviceHttpError, DeviceRefusedError, type StatusData } from './device-errors.js';
 
 /**
  * Reading one HTTP answer of the device: the status decides success or which typed error, and
@@ -14,16 +16,10 @@ import { parseWire, ShapeProblem } from '../admin-api/wire-shape.js';
  * Admin API answer carries.
  */
 
-export interface RawAnswer {
-  status: number;
-  contentType: string | undefined;
-  text: string;
-}
-
 export interface AnswerContext {
   url: string;
   username: string;
-  operation: DeviceOperation;
+  operation: TransportOperation;
   /** Statuses that are answers for this endpoint (404 for getInterface), not failures. */
   answers: readonly number[];
   /**
@@ -38,7 +34,7 @@ export interface DeviceAnswer {
   status: number;
   /**
    * Parses the answer's JSON object without its envelope; a ShapeProblem becomes a
-   * DeviceResponseError naming the operation.
+   * ResponseError naming the device and the operation.
    */
   read<T>(parse: (json: Record<string, unknown>) => T): T;
 }
@@ -53,22 +49,21 @@ const ErrorSentence = z.looseObject({ error: z.string().optional(), message: z.s
 
 const REFUSED = new Set([400, 409, 413, 417]);
 const MAX_SENTENCE = 500;
-const SNIPPET = 80;
 
 export function interpretAnswer(raw: RawAnswer, context: AnswerContext): DeviceAnswer {
   const data = { url: context.url, ...context.operation, status: raw.status };
-  const json = parseJson(raw.text);
   if (raw.status >= 200 && raw.status < 300) {
     // A 202 with no body still means "accepted": refusing it would report a restart as failed.
-    const body = json === NOT_JSON && raw.status === 202 && raw.text.trim() === '' ? { success: true } : json;
-    if (body === NOT_JSON) {
-      throw new DeviceResponseError({ ...data, problem: 'not-json', detail: describeBody(raw, context.redact) });
-    }
+    const body =
+      raw.status === 202 && raw.text.trim() === ''
+        ? { success: true }
+        : successJson(raw, 'device', data, context.redact);
     const envelope = readShape(body, (value) => parseWire(Envelope, value), data);
     if (!envelope.success)
-      throw new DeviceRefusedError({ ...data, deviceMessage: sentence(envelope.error, context.redact) });
+      throw new DeviceRefusedError({ ...data, deviceMessage: oneLine(envelope.error, context.redact, MAX_SENTENCE) });
     return answer(raw.status, envelope, data);
   }
+  const json = parseJson(raw.text);
   if (context.answers.includes(raw.status)) return answer(raw.status, isObject(json) ? json : {}, data);
   const deviceMessage = sentenceOf(json, context.redact);
   if (raw.status === 401) throw new DeviceAuthError({ ...data, deviceMessage, username: context.username });
@@ -77,21 +72,17 @@ export function interpretAnswer(raw: RawAnswer, context: AnswerContext): DeviceA
 }
 
 /** The answer's JSON as endpoints see it: the envelope (`success`, `error`) is checked here and left out. */
-function answer(
-  status: number,
-  json: Record<string, unknown>,
-  data: ConstructorParameters<typeof DeviceRefusedError>[0],
-): DeviceAnswer {
-  const { success: _success, error: _error, ...payload } = json;
+function answer(status: number, json: Record<string, unknown>, data: StatusData): DeviceAnswer {
+  const payload = Object.fromEntries(Object.entries(json).filter(([key]) => key !== 'success' && key !== 'error'));
   return { status, read: (parse) => readShape(payload, parse, data) };
 }
 
-function readShape<T, J>(json: J, parse: (json: J) => T, data: ConstructorParameters<typeof DeviceRefusedError>[0]): T {
+function readShape<T, J>(json: J, parse: (json: J) => T, data: StatusData): T {
   try {
     return parse(json);
   } catch (error) {
     if (error instanceof ShapeProblem)
-      throw new DeviceResponseError({ ...data, problem: 'shape', detail: error.message }, { cause: error });
+      throw new ResponseError('device', { ...data, problem: 'shape', detail: error.message }, { cause: error });
     throw error;
   }
 }
@@ -103,36 +94,9 @@ export function deviceSentence(raw: RawAnswer, redact: (text: string) => string)
 
 function sentenceOf(json: unknown, redact: (text: string) => string): string | undefined {
   const said = ErrorSentence.safeParse(json);
-  return said.success ? sentence(said.data.error ?? said.data.message, redact) : undefined;
-}
-
-const NOT_JSON = Symbol('not JSON');
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return NOT_JSON;
-  }
+  return said.success ? oneLine(said.data.error ?? said.data.message, redact, MAX_SENTENCE) : undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The device's sentence on one line, bounded: it goes into our own one-line message. */
-function sentence(text: string | undefined, redact: (text: string) => string): string | undefined {
-  if (text === undefined) return undefined;
-  const line = redact(text).replace(/\s+/g, ' ').trim();
-  if (line === '') return undefined;
-  return line.length > MAX_SENTENCE ? `${line.slice(0, MAX_SENTENCE)}...` : line;
-}
-
-/** `a body that is not JSON (text/html): "<html><body>Bad gateway</body></html>"`, or `an empty body instead of JSON`. */
-function describeBody(raw: RawAnswer, redact: (text: string) => string): string {
-  const line = redact(raw.text).replace(/\s+/g, ' ').trim();
-  if (line === '') return 'an empty body instead of JSON';
-  const type = raw.contentType === undefined ? '' : ` (${raw.contentType})`;
-  const start = line.length > SNIPPET ? `${line.slice(0, SNIPPET)}...` : line;
-  return `a body that is not JSON${type}: "${start}"`;
 }

@@ -2,18 +2,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from 'undici';
 import { Redactor } from '../core/redact.js';
 import { Secret } from '../core/secret.js';
-import { DeviceRateLimitedError, DeviceResponseError, secondsText, type DeviceOperation } from '../core/errors.js';
+import { secondsText } from '../core/errors.js';
+import { RateLimitedError, retryAfterMs, sendRequest, type Outcome, type TransportOperation } from '../http/index.js';
 import { basicAuthorization } from './basic-authorization.js';
-import { DeviceBodyTooLarge, MAX_DEVICE_BODY_BYTES, readCappedBody } from './capped-body.js';
-import { classifyFailure } from './classify-failure.js';
-import { deviceSentence, interpretAnswer, type DeviceAnswer, type RawAnswer } from './device-answer.js';
+import { deviceSentence, interpretAnswer, type DeviceAnswer } from './device-answer.js';
 import type { RetryInfo } from './device-target.js';
 import { jsonBody } from './json-body.js';
-import { backoffMs, mayRetry, retryAfterMs, RetryLimits } from './retry-policy.js';
+import { backoffMs, mayRetry, RetryLimits } from './retry-policy.js';
 
 /**
- * The one request() every endpoint goes through: Basic auth, JSON headers, a deadline per
- * exchange, the retry policy (retry-policy.ts), and every failure turned into one typed error.
+ * The one request() every endpoint goes through: Basic auth, JSON headers, the retry policy
+ * (retry-policy.ts) around src/http's one exchange (deadline, capped body, typed failures).
  */
 
 export const API_PREFIX = '/api/v1';
@@ -38,7 +37,7 @@ export interface DeviceConnection {
 
 export type RequestBody = { json: unknown } | { multipart: { bytes: Uint8Array; contentType: string } };
 
-export interface DeviceRequest extends DeviceOperation {
+export interface DeviceRequest extends TransportOperation {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   body?: RequestBody | undefined;
   /** Statuses that are answers for this endpoint, not failures (404 for getInterface). */
@@ -51,13 +50,11 @@ export interface DeviceRequest extends DeviceOperation {
   signal?: AbortSignal | undefined;
 }
 
-type Outcome = { answer: RawAnswer; retryAfter: string | string[] | undefined } | { failure: Error };
-
 export async function request(connection: DeviceConnection, asked: DeviceRequest): Promise<DeviceAnswer> {
   // The connection's signal cuts this request too, whatever signal the caller brought.
   const req: DeviceRequest = { ...asked, signal: eitherSignal(asked.signal, connection.signal) };
   req.signal?.throwIfAborted();
-  const operation: DeviceOperation = { method: req.method, path: req.path, subject: req.subject };
+  const operation: TransportOperation = { method: req.method, path: req.path, subject: req.subject };
   const body = encodeBody(req.body);
   const redactor = new Redactor(requestSecrets(connection, req.body));
   const redact = (text: string): string => redactor.text(text);
@@ -75,7 +72,7 @@ export async function request(connection: DeviceConnection, asked: DeviceRequest
       rateLimited += 1;
       if (req.once === true || rateLimited >= RetryLimits.rateLimitedAttempts) {
         const deviceMessage = deviceSentence(outcome.answer, redact);
-        throw new DeviceRateLimitedError({
+        throw new RateLimitedError('device', {
           url: connection.url,
           ...operation,
           status: 429,
@@ -126,66 +123,29 @@ function encodeBody(body: RequestBody | undefined): EncodedBody | undefined {
   return body.multipart;
 }
 
-async function exchange(
+function exchange(
   connection: DeviceConnection,
   req: DeviceRequest,
-  operation: DeviceOperation,
+  operation: TransportOperation,
   body: EncodedBody | undefined,
 ): Promise<Outcome> {
-  const timeoutMs = req.timeoutMs ?? connection.requestTimeoutMs;
-  const deadline = new AbortController();
-  let deadlineFired = false;
-  const timer = setTimeout(() => {
-    deadlineFired = true;
-    deadline.abort();
-  }, timeoutMs);
-  const signal = req.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, req.signal]);
   const headers: Record<string, string> = {
     accept: 'application/json',
     authorization: basicAuthorization(connection.username, connection.password),
   };
   if (body !== undefined) headers['content-type'] = body.contentType;
-  try {
-    const response = await connection.dispatcher.request({
-      path: `${API_PREFIX}${req.path}`,
-      method: req.method,
-      headers,
-      body: body?.bytes ?? null,
-      signal,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
-    const text = await readCappedBody(response.body, MAX_DEVICE_BODY_BYTES, response.headers['content-length']);
-    const contentType = response.headers['content-type'];
-    return {
-      answer: {
-        status: response.statusCode,
-        contentType: Array.isArray(contentType) ? contentType[0] : contentType,
-        text,
-      },
-      retryAfter: response.headers['retry-after'],
-    };
-  } catch (error) {
-    if (req.signal?.aborted === true) throw req.signal.reason;
-    if (error instanceof DeviceBodyTooLarge) {
-      // Not retried: a device that sent this once will send it again.
-      const detail = `a body longer than ${error.limitBytes} bytes (${error.limitBytes / 1024 / 1024} MiB), which was not read further`;
-      throw new DeviceResponseError(
-        { url: connection.url, ...operation, problem: 'too-large', detail },
-        { cause: error },
-      );
-    }
-    const failure = classifyFailure(error, {
-      url: connection.url,
-      operation,
-      deadlineFired,
-      requestTimeoutMs: timeoutMs,
-      connectTimeoutMs: connection.connectTimeoutMs,
-    });
-    return { failure };
-  } finally {
-    clearTimeout(timer);
-  }
+  return sendRequest({
+    peer: 'device',
+    dispatcher: connection.dispatcher,
+    url: connection.url,
+    operation,
+    wirePath: `${API_PREFIX}${req.path}`,
+    headers,
+    body: body?.bytes,
+    timeoutMs: req.timeoutMs ?? connection.requestTimeoutMs,
+    connectTimeoutMs: connection.connectTimeoutMs,
+    signal: req.signal,
+  });
 }
 
 async function pause(

@@ -1,15 +1,9 @@
+import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeviceInterface } from '../admin-api/device-interface.js';
-import {
-  DeviceError,
-  DeviceHttpError,
-  DeviceNotAnsweringError,
-  DeviceResponseError,
-  DeviceTimeoutError,
-  DeviceUnreachableError,
-  connectionProblemText,
-  secondsText,
-} from '../core/errors.js';
+import { secondsText } from '../core/errors.js';
+import { connectionProblemText, ResponseError, TimeoutError, UnreachableError } from '../http/index.js';
+import { DeviceHttpError, DeviceNotAnsweringError, isDeviceError, type DeviceError } from './device-errors.js';
 import type { DeviceConnection } from './device-request.js';
 import { listInterfaces } from './interface-endpoints.js';
 import { ProbeCadence, probeIntervalMs } from './retry-policy.js';
@@ -134,12 +128,7 @@ async function raceWith<T>(
       }),
     );
   } else if (signal !== undefined) {
-    waits.push(
-      new Promise<never>((_, reject) => {
-        if (signal.aborted) reject(signal.reason);
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true, signal: timer.signal });
-      }),
-    );
+    waits.push(abortOf(signal, timer.signal));
   }
   try {
     return await Promise.race(waits);
@@ -148,25 +137,27 @@ async function raceWith<T>(
   }
 }
 
+/** Rejects with `signal`'s reason once it aborts; `until` stops the listening (it then rejects unheard by anyone but the race). */
+async function abortOf(signal: AbortSignal, until: AbortSignal): Promise<never> {
+  if (!signal.aborted) await once(signal, 'abort', { signal: until });
+  throw signal.reason;
+}
+
 /** Not `signal.aborted` inline: TypeScript would keep its narrowing from before an await. */
 function aborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
 }
 
 function stillComingBack(error: unknown): error is DeviceError {
-  if (
-    error instanceof DeviceUnreachableError ||
-    error instanceof DeviceTimeoutError ||
-    error instanceof DeviceResponseError
-  )
-    return true;
+  if (!isDeviceError(error)) return false;
+  if (error instanceof UnreachableError || error instanceof TimeoutError || error instanceof ResponseError) return true;
   return error instanceof DeviceHttpError && (error.data.status ?? 0) >= 500;
 }
 
 /** `connection refused`, `timed out after 2 s`, `HTTP 503`: the part of a failure worth repeating. */
 function briefReason(error: DeviceError): string {
-  if (error instanceof DeviceUnreachableError) return connectionProblemText(error.data);
-  if (error instanceof DeviceTimeoutError) {
+  if (error instanceof UnreachableError) return connectionProblemText(error.data);
+  if (error instanceof TimeoutError) {
     return error.data.phase === 'connect'
       ? `no connection within ${secondsText(error.data.timeoutMs)}`
       : `no answer within ${secondsText(error.data.timeoutMs)}`;

@@ -25,12 +25,9 @@ export const ConnectionOutcomeKind = {
 } as const;
 export type ConnectionOutcomeKind = (typeof ConnectionOutcomeKind)[keyof typeof ConnectionOutcomeKind];
 
-export interface ConnectionOutcome {
-  kind: ConnectionOutcomeKind;
-  /** Only for `connected`: true. */
-  connected: boolean;
+/** What the post-check knew when it ended. */
+export interface OutcomeFacts {
   hostname: string;
-  sentence: string;
   /** From the first poll to the outcome. */
   waitedMs: number;
   /** Requests sent for this MP. */
@@ -44,14 +41,11 @@ export interface ConnectionOutcome {
   reason?: string | undefined;
 }
 
-export interface OutcomeFacts {
-  hostname: string;
-  waitedMs: number;
-  polls: number;
-  lastStatus?: ConnectionStatus | 'absent' | undefined;
-  appliance?: Appliance | undefined;
-  errorCode?: ErrorCode | undefined;
-  reason?: string | undefined;
+export interface ConnectionOutcome extends OutcomeFacts {
+  kind: ConnectionOutcomeKind;
+  /** Only for `connected`: true. */
+  connected: boolean;
+  sentence: string;
 }
 
 const STATUS_KIND: Record<ConnectionStatus | 'absent', ConnectionOutcomeKind> = {

@@ -1,11 +1,10 @@
 import { X509Certificate } from 'node:crypto';
 import { Pool } from '../core/undici.js';
 import { ErrorCode, MpprovError } from '../core/errors.js';
-import { DEFAULT_MAX_BODY_BYTES } from './capped-body.js';
+import { createConnector, MAX_BODY_BYTES, peerUrl } from '../http/index.js';
 import { listAppliances, listOrganizations, type ApplianceQuery, type CallOptions } from './data-api-endpoints.js';
 import type { Appliance, Organization } from './data-api-model.js';
 import { RateLimiter, type RateLimit } from './rate-limiter.js';
-import { createServiceConnector } from './service-connector.js';
 import type { ServiceConnection, ServiceRetryInfo } from './service-request.js';
 import type { ServiceTarget } from './service-settings.js';
 
@@ -59,7 +58,7 @@ export function createDataApiClient(target: ServiceTarget, options: DataApiClien
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
   const dispatcher = new Pool(origin, {
-    connect: createServiceConnector(target.caPem, connectTimeoutMs),
+    connect: createConnector({ kind: 'public', extraCaPem: target.caPem }, connectTimeoutMs),
     connections: options.connections ?? DEFAULTS.connections,
     pipelining: 1,
     headersTimeout: requestTimeoutMs,
@@ -74,7 +73,7 @@ export function createDataApiClient(target: ServiceTarget, options: DataApiClien
     limiter,
     connectTimeoutMs,
     requestTimeoutMs,
-    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
     rateLimitedAttempts: options.rateLimitedAttempts ?? DEFAULTS.rateLimitedAttempts,
     onRetry: options.onRetry,
   };
@@ -92,16 +91,7 @@ const invalid = (message: string) => new MpprovError(ErrorCode.ConfigInvalid, me
 
 /** `https://host[:port]/path`: the origin, the path every endpoint goes under, and the URL said in messages. */
 function serviceBase(text: string): { origin: string; basePath: string; url: string } {
-  let parsed: URL;
-  try {
-    parsed = new URL(text);
-  } catch {
-    throw invalid(`the service URL "${text}" is not a URL; expected https://host[:port]/api`);
-  }
-  // Credentials in the URL would end up in messages and logs; the token goes in a header instead.
-  if (parsed.username !== '' || parsed.password !== '')
-    throw invalid('the service URL must not contain a user name or password');
-  if (parsed.protocol !== 'https:') throw invalid(`the service URL "${text}" must start with https://`);
+  const parsed = peerUrl(text, 'service', 'https://host[:port]/api');
   if (parsed.search !== '' || parsed.hash !== '')
     throw invalid(`the service URL "${text}" must not have a query or fragment`);
   const basePath = parsed.pathname.replace(/\/+$/, '');

@@ -13,20 +13,16 @@ export {
   type ServiceSettings,
   type ServiceTarget,
 } from './service-settings.js';
-export { DEFAULT_MAX_BODY_BYTES } from './capped-body.js';
+export { ServiceStatusError, isServiceError, type ServiceError, type ServiceOperation } from './service-errors.js';
+// The transport errors under the names service code has always used: one class each for both peers.
 export {
-  ServiceError,
-  ServiceStatusError,
-  ServiceRateLimitedError,
-  ServiceCertificateError,
-  ServiceUnreachableError,
-  ServiceTimeoutError,
-  ServiceResponseError,
-  ServiceBodyTooLargeError,
-  isServiceError,
-  type ServiceErrorData,
-  type ServiceOperation,
-} from './service-errors.js';
+  BodyTooLargeError as ServiceBodyTooLargeError,
+  CertificateError as ServiceCertificateError,
+  RateLimitedError as ServiceRateLimitedError,
+  ResponseError as ServiceResponseError,
+  TimeoutError as ServiceTimeoutError,
+  UnreachableError as ServiceUnreachableError,
+} from '../http/index.js';
 export { waitUntilConnected, type ConnectionProgress, type WaitUntilConnectedOptions } from './wait-until-connected.js';
 export { ConnectionOutcomeKind, type ConnectionOutcome } from './connection-outcome.js';
 export { checkService, type ServiceCheckLine } from './check-service.js';

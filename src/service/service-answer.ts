@@ -2,20 +2,22 @@ import type { z } from 'zod';
 import { ErrorCode } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
 import { parseWire, ShapeProblem } from '../admin-api/wire-shape.js';
+import {
+  oneLine,
+  parseJson,
+  ResponseError,
+  successJson,
+  type RawAnswer,
+  type TransportErrorData,
+} from '../http/index.js';
 import { ErrorBody, ServiceMessage } from './data-api-model.js';
-import { ServiceResponseError, ServiceStatusError, type ServiceErrorData } from './service-errors.js';
+import { ServiceStatusError } from './service-errors.js';
 import type { ServiceCredentials } from './service-settings.js';
 
 /**
  * Reading one answer of the service: a 2xx body goes through the endpoint's zod schema; an error
  * status becomes the ServiceStatusError whose code the documented table gives.
  */
-
-export interface RawServiceAnswer {
-  status: number;
-  contentType: string | undefined;
-  text: string;
-}
 
 const STATUS_CODES: Partial<Record<number, ErrorCode>> = {
   400: ErrorCode.ServiceBadRequest,
@@ -33,53 +35,39 @@ const UNAUTHORIZED_CODES: Partial<Record<string, ErrorCode>> = {
 };
 
 const MAX_SENTENCE = 300;
-const SNIPPET = 80;
 
 export function readAnswer<T extends z.ZodType>(
-  raw: RawServiceAnswer,
+  raw: RawAnswer,
   schema: T,
-  data: ServiceErrorData,
+  data: TransportErrorData,
   credentials: ServiceCredentials,
 ): z.infer<T> {
-  const json = parseJson(raw.text);
   if (raw.status >= 200 && raw.status < 300) {
-    if (json === NOT_JSON)
-      throw new ServiceResponseError({
-        ...data,
-        status: raw.status,
-        problem: 'not-json',
-        detail: describeBody(raw, credentials),
-      });
+    const json = successJson(raw, 'service', data, (text) => scrubCredentials(text, credentials));
     try {
       return parseWire(schema, json);
     } catch (error) {
       if (error instanceof ShapeProblem)
-        throw new ServiceResponseError(
+        throw new ResponseError(
+          'service',
           { ...data, status: raw.status, problem: 'shape', detail: error.message },
           { cause: error },
         );
       throw error;
     }
   }
-  throw statusError(raw, json, data, credentials);
+  throw statusError(raw, data, credentials);
 }
 
 /** The service's `message` of an error answer, one line, bounded, with our own secret cut out. */
-export function serviceMessageOf(raw: RawServiceAnswer, credentials: ServiceCredentials): string | undefined {
+export function serviceMessageOf(raw: RawAnswer, credentials: ServiceCredentials): string | undefined {
   const said = ErrorBody.safeParse(parseJson(raw.text));
-  if (!said.success || said.data.message === undefined) return undefined;
-  const line = scrubCredentials(said.data.message, credentials).replace(/\s+/g, ' ').trim();
-  if (line === '') return undefined;
-  return line.length > MAX_SENTENCE ? `${line.slice(0, MAX_SENTENCE)}...` : line;
+  if (!said.success) return undefined;
+  return oneLine(said.data.message, (text) => scrubCredentials(text, credentials), MAX_SENTENCE);
 }
 
-function statusError(
-  raw: RawServiceAnswer,
-  json: unknown,
-  data: ServiceErrorData,
-  credentials: ServiceCredentials,
-): ServiceStatusError {
-  const serviceMessage = json === NOT_JSON ? undefined : serviceMessageOf(raw, credentials);
+function statusError(raw: RawAnswer, data: TransportErrorData, credentials: ServiceCredentials): ServiceStatusError {
+  const serviceMessage = serviceMessageOf(raw, credentials);
   const code =
     raw.status === 401
       ? // An undocumented 401 message still means the credentials were not accepted.
@@ -110,21 +98,4 @@ export function scrubCredentials(text: string, credentials: ServiceCredentials):
       ? [credentials.token]
       : [credentials.password, credentials.password.prefixed(`${credentials.email}:`)];
   return new Redactor(secrets).text(text);
-}
-
-const NOT_JSON = Symbol('not JSON');
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return NOT_JSON;
-  }
-}
-
-function describeBody(raw: RawServiceAnswer, credentials: ServiceCredentials): string {
-  const line = scrubCredentials(raw.text, credentials).replace(/\s+/g, ' ').trim();
-  if (line === '') return 'an empty body instead of JSON';
-  const type = raw.contentType === undefined ? '' : ` (${raw.contentType})`;
-  return `a body that is not JSON${type}: "${line.length > SNIPPET ? `${line.slice(0, SNIPPET)}...` : line}"`;
 }

@@ -1,20 +1,18 @@
-import type { Readable } from 'node:stream';
 import type { Pool } from 'undici';
 import type { z } from 'zod';
 import { secondsText } from '../core/errors.js';
-import { BodyTooLarge, readCappedText } from './capped-body.js';
-import { classifyServiceFailure } from './classify-service-failure.js';
+import { RateLimitedError, retryAfterMs, sendRequest, type Outcome } from '../http/index.js';
 import type { RateLimiter } from './rate-limiter.js';
-import { readAnswer, serviceMessageOf, type RawServiceAnswer } from './service-answer.js';
+import { readAnswer, serviceMessageOf } from './service-answer.js';
 import { serviceAuthorization } from './service-authorization.js';
-import { ServiceBodyTooLargeError, ServiceRateLimitedError, type ServiceOperation } from './service-errors.js';
+import type { ServiceOperation } from './service-errors.js';
 import type { ServiceCredentials } from './service-settings.js';
 
 /**
  * The one request() every data API endpoint goes through: a token from the shared rate limiter,
- * the Authorization and Accept headers, a deadline, the body read under its cap, a 429 waited out
- * (Retry-After, for every caller of the limiter), and every failure turned into one typed error.
- * Other failures are not retried here: the post-check decides what is worth another poll.
+ * the Authorization and Accept headers, src/http's one exchange (deadline, capped body, typed
+ * failures), and a 429 waited out (Retry-After, for every caller of the limiter). Other failures
+ * are not retried here: the post-check decides what is worth another poll.
  */
 
 export interface ServiceRetryInfo {
@@ -47,15 +45,6 @@ export interface ServiceRequest {
   onSent?: (() => void) | undefined;
 }
 
-export const RetryAfterLimits = {
-  /** When a 429 comes without a usable Retry-After. */
-  defaultMs: 1_000,
-  /** A service asking for minutes would stall a whole run: capped. */
-  maxMs: 60_000,
-} as const;
-
-type Outcome = { answer: RawServiceAnswer; retryAfter: string | string[] | undefined } | { failure: Error };
-
 export async function request<T extends z.ZodType>(
   connection: ServiceConnection,
   req: ServiceRequest,
@@ -78,7 +67,7 @@ export async function request<T extends z.ZodType>(
     rateLimited += 1;
     const serviceMessage = serviceMessageOf(outcome.answer, connection.credentials);
     if (rateLimited >= connection.rateLimitedAttempts) {
-      throw new ServiceRateLimitedError({ ...data, status: 429, serviceMessage, attempts: rateLimited });
+      throw new RateLimitedError('service', { ...data, status: 429, serviceMessage, attempts: rateLimited });
     }
     const delayMs = retryAfterMs(outcome.retryAfter);
     // Everyone sharing the token is over the limit, not only this request: pause them all.
@@ -92,75 +81,17 @@ export async function request<T extends z.ZodType>(
   }
 }
 
-async function exchange(
-  connection: ServiceConnection,
-  req: ServiceRequest,
-  operation: ServiceOperation,
-): Promise<Outcome> {
-  const timeoutMs = connection.requestTimeoutMs;
-  const deadline = new AbortController();
-  let deadlineFired = false;
-  const timer = setTimeout(() => {
-    deadlineFired = true;
-    deadline.abort();
-  }, timeoutMs);
-  const signal = req.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, req.signal]);
-  try {
-    const response = await connection.dispatcher.request({
-      path: `${connection.basePath}${req.path}`,
-      method: operation.method,
-      headers: { accept: 'application/json', authorization: serviceAuthorization(connection.credentials) },
-      signal,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
-    const text = await readCappedText(
-      response.body as unknown as Readable,
-      connection.maxBodyBytes,
-      response.headers['content-length'],
-    );
-    const contentType = response.headers['content-type'];
-    return {
-      answer: {
-        status: response.statusCode,
-        contentType: Array.isArray(contentType) ? contentType[0] : contentType,
-        text,
-      },
-      retryAfter: response.headers['retry-after'],
-    };
-  } catch (error) {
-    if (req.signal?.aborted === true) throw req.signal.reason;
-    if (error instanceof BodyTooLarge) {
-      return {
-        failure: new ServiceBodyTooLargeError(
-          { url: connection.url, ...operation, limitBytes: error.limitBytes },
-          { cause: error },
-        ),
-      };
-    }
-    const failure = classifyServiceFailure(error, {
-      url: connection.url,
-      operation,
-      deadlineFired,
-      requestTimeoutMs: timeoutMs,
-      connectTimeoutMs: connection.connectTimeoutMs,
-    });
-    return { failure };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Retry-After in seconds or as an HTTP date (RFC 9110 10.2.3), capped. */
-export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number {
-  const value = (Array.isArray(header) ? header[0] : header)?.trim();
-  if (value === undefined || value === '') return RetryAfterLimits.defaultMs;
-  let ms: number;
-  if (/^\d+$/.test(value)) ms = Number(value) * 1000;
-  else {
-    const date = Date.parse(value);
-    if (Number.isNaN(date)) return RetryAfterLimits.defaultMs;
-    ms = Math.max(0, date - now);
-  }
-  return Math.min(ms, RetryAfterLimits.maxMs);
+function exchange(connection: ServiceConnection, req: ServiceRequest, operation: ServiceOperation): Promise<Outcome> {
+  return sendRequest({
+    peer: 'service',
+    dispatcher: connection.dispatcher,
+    url: connection.url,
+    operation,
+    wirePath: `${connection.basePath}${req.path}`,
+    headers: { accept: 'application/json', authorization: serviceAuthorization(connection.credentials) },
+    timeoutMs: connection.requestTimeoutMs,
+    connectTimeoutMs: connection.connectTimeoutMs,
+    maxBodyBytes: connection.maxBodyBytes,
+    signal: req.signal,
+  });
 }

@@ -4,7 +4,8 @@ import { Dot1xNotAuthorizedError, dot1xWatches } from '../../src/apply/dot1x-aut
 import { notRestored, restoreActions, restoreOrder } from '../../src/apply/restore-actions.js';
 import { DeviceLostError, RestartSkippedError } from '../../src/apply/restart-and-wait.js';
 import { stepFailure, type StepFailure } from '../../src/apply/step-failure.js';
-import { DeviceRefusedError, ErrorCode, MpprovError, VerificationError } from '../../src/core/errors.js';
+import { DeviceRefusedError } from '../../src/client/index.js';
+import { ErrorCode, MpprovError, VerificationError } from '../../src/core/errors.js';
 import type { DesiredStanza, Step } from '../../src/plan/index.js';
 import { deviceView } from '../plan/device-view.js';
 

@@ -8,7 +8,7 @@ import {
   DeviceResponseError,
   DeviceTimeoutError,
   DeviceUnreachableError,
-} from '../../src/core/errors.js';
+} from '../../src/client/index.js';
 import { Secret } from '../../src/core/secret.js';
 import { closedPort, failureOf, textsOf } from '../support/failures.js';
 import { BASIC, clientFor, expectNoSecret } from './client-fixtures.js';
@@ -307,6 +307,7 @@ describe('connection failures and retries', () => {
     expect(error.code).toBe('MPPROV_DEVICE_UNREACHABLE');
     expect(error.message).toBe(`cannot reach https://127.0.0.1:${port}: connection refused`);
     expect(error.data).toMatchObject({ problem: 'refused', requestSent: false, socketCode: 'ECONNREFUSED' });
+    expect(error).toMatchObject({ peer: 'device' });
     expect(seen.retries).toEqual([
       { method: 'GET', path: '/appliance/capability', attempt: 1, reason: error.message, delayMs: 250 },
       { method: 'GET', path: '/appliance/capability', attempt: 2, reason: error.message, delayMs: 500 },

@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { restartAndWait } from '../../src/apply/restart-and-wait.js';
 import type { DeviceInterface } from '../../src/client/index.js';
-import { DeviceNotAnsweringError } from '../../src/core/errors.js';
+import { DeviceNotAnsweringError } from '../../src/client/index.js';
 import { ProbeCadence } from '../../src/client/retry-policy.js';
 import { useSimulator } from '../support/simulator-fixture.js';
 import { failureOf } from '../support/failures.js';

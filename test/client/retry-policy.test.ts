@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, mayRetry, retryAfterMs } from '../../src/client/retry-policy.js';
-import { DeviceTimeoutError, DeviceUnreachableError, type ConnectionProblem } from '../../src/core/errors.js';
+import { backoffMs, mayRetry } from '../../src/client/retry-policy.js';
+import { retryAfterMs, TimeoutError, UnreachableError, type ConnectionProblem } from '../../src/http/index.js';
 
 const unreachable = (problem: ConnectionProblem, requestSent: boolean) =>
-  new DeviceUnreachableError({ url: 'https://192.0.2.1', method: 'GET', path: '/x', problem, requestSent });
-const timeout = new DeviceTimeoutError({
+  new UnreachableError('device', { url: 'https://192.0.2.1', method: 'GET', path: '/x', problem, requestSent });
+const timeout = new TimeoutError('device', {
   url: 'https://192.0.2.1',
   method: 'GET',
   path: '/x',

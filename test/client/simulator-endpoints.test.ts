@@ -7,7 +7,7 @@ import {
   DevicePinMismatchError,
   DeviceRefusedError,
   DeviceUnreachableError,
-} from '../../src/core/errors.js';
+} from '../../src/client/index.js';
 import { createSelfSignedCertificate } from '../../src/simulator/index.js';
 import { useSimulator } from '../support/simulator-fixture.js';
 import { failureOf } from '../support/failures.js';
@@ -28,7 +28,7 @@ const api: AdminApi = device.attach(
   (client) => client.close(),
 );
 /** A fresh simulator carrying these options (faults, rate limits) for the rest of the test. */
-const restartWith = device.start;
+const restartWith = (options?: Parameters<typeof device.start>[0]) => device.start(options);
 
 const ETH1 = {
   name: 'eth1',
@@ -64,7 +64,7 @@ describe('interfaces', () => {
 
   it('posts a stanza: pending, not active, until networking restarts', async () => {
     await api.postStanza(ETH1);
-    const { name: _name, family: _family, ...fields } = ETH1;
+    const fields = Object.fromEntries(Object.entries(ETH1).filter(([key]) => key !== 'name' && key !== 'family'));
     expect(await api.getInterface('eth1', 'pending')).toEqual({
       name: 'eth1',
       configState: 'pending',

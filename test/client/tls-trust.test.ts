@@ -1,8 +1,13 @@
 import { X509Certificate } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/core/secret.js';
-import { createAdminClient, normaliseFingerprint } from '../../src/client/index.js';
-import { DeviceCertificateError, DevicePinMismatchError, MpprovError } from '../../src/core/errors.js';
+import {
+  createAdminClient,
+  DeviceCertificateError,
+  DevicePinMismatchError,
+  normaliseFingerprint,
+} from '../../src/client/index.js';
+import { MpprovError } from '../../src/core/errors.js';
 import { createSelfSignedCertificate } from '../../src/simulator/index.js';
 import { failureOf, textsOf, useCloseAfterAll } from '../support/failures.js';
 import { clientFor, expectNoSecret, PASSWORD } from './client-fixtures.js';

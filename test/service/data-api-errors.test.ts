@@ -202,6 +202,8 @@ describe('transport failures', () => {
     expect(error.code).toBe('MPPROV_SERVICE_UNREACHABLE');
     expect(error.message).toBe(`cannot reach ${url}: connection refused`);
     expect(error.data).toMatchObject({ problem: 'refused', requestSent: false });
+    // One class for both clients' transport failures: the peer tells them apart, and the code.
+    expect(error).toMatchObject({ peer: 'service' });
   });
 
   it('a slow answer past the request deadline', async () => {

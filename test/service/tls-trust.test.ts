@@ -1,7 +1,7 @@
 import tls from 'node:tls';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ServiceCertificateError, createDataApiClient } from '../../src/service/index.js';
-import { trustedCertificates } from '../../src/service/service-connector.js';
+import { trustedCertificates } from '../../src/http/index.js';
 import type { ServiceSimulator } from '../../src/simulator/service/index.js';
 import { deviceCertificates, type DeviceCertificates } from '../support/device-certificates.js';
 import { failureOf, textsOf, useCloseAfterAll } from '../support/failures.js';

@@ -1,33 +1,29 @@
 import { errors as undiciErrors } from '../core/undici.js';
-import {
-  CertificateProblem,
-  ConnectionProblem,
-  DeviceCertificateError,
-  DevicePinMismatchError,
-  DeviceResponseError,
-  DeviceTimeoutError,
-  DeviceUnreachableError,
-  ErrorCode,
-  MpprovError,
-  type DeviceOperation,
-} from '../core/errors.js';
-import { CertificateNameMismatch, failedWhileConnecting, PinMismatch } from './tls-connector.js';
+import { ErrorCode, MpprovError } from '../core/errors.js';
+import { CertificateError, CertificateProblem } from './certificate-error.js';
+import { failedWhileConnecting, NameMismatch, PinMismatch } from './create-connector.js';
+import { PinMismatchError } from './pin-mismatch-error.js';
+import { ResponseError } from './response-error.js';
+import { TimeoutError } from './timeout-error.js';
+import { forPeer, type Peer, type TransportOperation } from './transport-error.js';
+import { ConnectionProblem, UnreachableError } from './unreachable-error.js';
 
 /**
- * Turns what undici or Node threw during one exchange into one typed error. Decided by `code`
- * (undici's UND_ERR_*, Node's errno and OpenSSL names), never by message text.
+ * Turns what undici or Node threw during one exchange into one typed error naming its peer.
+ * Decided by `code` (undici's UND_ERR_*, Node's errno and OpenSSL names), never by message text.
  */
 
 export interface FailureContext {
+  peer: Peer;
   url: string;
-  operation: DeviceOperation;
+  operation: TransportOperation;
   /** Whether our own per-request deadline fired (the abort error itself says nothing useful). */
   deadlineFired: boolean;
   requestTimeoutMs: number;
   connectTimeoutMs: number;
 }
 
-/** Node: the chain does not lead to the configured CA. */
+/** Node: the chain does not lead to a trusted CA. */
 const UNTRUSTED = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
@@ -65,16 +61,17 @@ const CONNECTION: Record<string, ConnectionProblem> = {
 };
 
 export function classifyFailure(error: unknown, context: FailureContext): MpprovError {
+  const { peer } = context;
   const data = { url: context.url, ...context.operation };
   const options = { cause: error };
   if (error instanceof PinMismatch) {
-    return new DevicePinMismatchError({ ...data, presented: error.presented, pinned: error.pinned }, options);
+    return new PinMismatchError({ ...data, presented: error.presented, pinned: error.pinned }, options);
   }
-  if (error instanceof CertificateNameMismatch) {
-    return certificate(data, CertificateProblem.WrongName, error.message, error.tlsCode, error);
-  }
+  const certificate = (problem: CertificateProblem, reason: string, tlsCode: string): CertificateError =>
+    new CertificateError(peer, { ...data, problem, reason, tlsCode }, options);
+  if (error instanceof NameMismatch) return certificate(CertificateProblem.WrongName, error.message, error.tlsCode);
   if (context.deadlineFired) {
-    return new DeviceTimeoutError({ ...data, phase: 'response', timeoutMs: context.requestTimeoutMs }, options);
+    return new TimeoutError(peer, { ...data, phase: 'response', timeoutMs: context.requestTimeoutMs }, options);
   }
   const code = codeOf(error);
   const reason = error instanceof Error ? error.message : String(error);
@@ -82,34 +79,40 @@ export function classifyFailure(error: unknown, context: FailureContext): Mpprov
   // longer or shorter than its Content-Length.
   const notHttp = error instanceof undiciErrors.HTTPParserError || code?.startsWith('HPE_') === true;
   if (notHttp || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
-    return new DeviceResponseError({ ...data, problem: 'not-http', detail: reason }, options);
+    return new ResponseError(peer, { ...data, problem: 'not-http', detail: reason }, options);
   }
+  const client = forPeer(peer, 'the Admin API client', 'the data API client');
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
-      return new DeviceTimeoutError({ ...data, phase: 'connect', timeoutMs: context.connectTimeoutMs }, options);
+      return new TimeoutError(peer, { ...data, phase: 'connect', timeoutMs: context.connectTimeoutMs }, options);
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
-      return new DeviceTimeoutError({ ...data, phase: 'response', timeoutMs: context.requestTimeoutMs }, options);
+      return new TimeoutError(peer, { ...data, phase: 'response', timeoutMs: context.requestTimeoutMs }, options);
     case 'UND_ERR_CLOSED':
     case 'UND_ERR_DESTROYED':
       return new MpprovError(
         ErrorCode.Internal,
-        `the Admin API client for ${context.url} was closed before ${data.method} ${data.path} finished`,
+        `${client} for ${context.url} was closed before ${data.method} ${data.path} finished`,
         options,
       );
   }
-  if (code === undefined) return internal(data, reason, error);
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
-    return certificate(data, CertificateProblem.WrongName, reason, code, error);
-  if (UNTRUSTED.has(code)) return certificate(data, CertificateProblem.Untrusted, reason, code, error);
-  if (VALIDITY.has(code)) return certificate(data, CertificateProblem.Validity, reason, code, error);
+  // Not the peer's doing: a bug here or in undici. Said as such, not dressed up as a network failure.
+  const internal = (): MpprovError =>
+    new MpprovError(ErrorCode.Internal, `${client} failed on ${data.method} ${data.path} to ${data.url}: ${reason}`, {
+      cause: error,
+    });
+  if (code === undefined) return internal();
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return certificate(CertificateProblem.WrongName, reason, code);
+  if (UNTRUSTED.has(code)) return certificate(CertificateProblem.Untrusted, reason, code);
+  if (VALIDITY.has(code)) return certificate(CertificateProblem.Validity, reason, code);
   if (code.startsWith('ERR_SSL_') || code === 'EPROTO' || code.startsWith('ERR_TLS_')) {
-    return certificate(data, CertificateProblem.Handshake, reason, code, error);
+    return certificate(CertificateProblem.Handshake, reason, code);
   }
   const problem = CONNECTION[code];
   // Any other errno (E...) is still the network; anything else (an invalid argument, say) is ours.
-  if (problem === undefined && !/^E[A-Z]+$/.test(code)) return internal(data, reason, error);
-  return new DeviceUnreachableError(
+  if (problem === undefined && !/^E[A-Z]+$/.test(code)) return internal();
+  return new UnreachableError(
+    peer,
     {
       ...data,
       problem: problem ?? ConnectionProblem.Other,
@@ -117,25 +120,6 @@ export function classifyFailure(error: unknown, context: FailureContext): Mpprov
       requestSent: !failedWhileConnecting(error),
     },
     options,
-  );
-}
-
-function certificate(
-  data: { url: string } & DeviceOperation,
-  problem: CertificateProblem,
-  reason: string,
-  tlsCode: string,
-  cause: unknown,
-) {
-  return new DeviceCertificateError({ ...data, problem, reason, tlsCode }, { cause });
-}
-
-/** Not the device's doing: a bug here or in undici. Said as such, not dressed up as a network failure. */
-function internal(data: { url: string } & DeviceOperation, reason: string, cause: unknown): MpprovError {
-  return new MpprovError(
-    ErrorCode.Internal,
-    `the Admin API client failed on ${data.method} ${data.path} to ${data.url}: ${reason}`,
-    { cause },
   );
 }
 

@@ -1,10 +1,10 @@
 import type { TLSSocket } from 'node:tls';
 import { buildConnector } from '../core/undici.js';
-import type { DeviceTrust } from '../admin-api/device-trust.js';
 import { normaliseFingerprint, sha256Fingerprint } from './fingerprint.js';
+import { trustedCertificates } from './trusted-certificates.js';
 
 /**
- * The undici connector for one device, by trust kind:
+ * The undici connector for one peer, by trust kind:
  * - `ca`: Node's normal verification (chain and name) against the configured CA only.
  * - `fingerprint`: no chain verification (a device's certificate is self-issued), but once the TLS
  *   handshake is done and before undici writes a single request byte, the SHA-256 of the peer's
@@ -12,13 +12,22 @@ import { normaliseFingerprint, sha256Fingerprint } from './fingerprint.js';
  *   never leave. (checkServerIdentity would not do: Node calls it only when the chain verified
  *   and the session is new, so for a self-issued certificate it never runs, and nothing pins.)
  * - `insecure`: no check at all.
- * TLS session resumption is off: a resumed session would carry the old certificate across a
- * device that regenerated its own, and one connection per device gains nothing from it.
+ * - `public` (the monitoring service): TLS 1.2 or newer, chain and name always verified against
+ *   the system store plus an extra CA when given; no pin and no "insecure" for a public service.
+ * undici writes the request (and so the credentials) only after the handshake verified; a failed
+ * one ends in a connect error. TLS session resumption is off: a resumed session would skip the
+ * verification, or carry the old certificate across a device that regenerated its own.
  */
 
 export type Connector = buildConnector.connector;
 
-/** The pin did not match; request.ts turns it into a DevicePinMismatchError with the operation. */
+export type ConnectorTrust =
+  | { kind: 'fingerprint'; sha256: string }
+  | { kind: 'ca'; caPem: string }
+  | { kind: 'insecure' }
+  | { kind: 'public'; extraCaPem?: string | undefined };
+
+/** The pin did not match; classifyFailure turns it into a PinMismatchError with the operation. */
 export class PinMismatch extends Error {
   override readonly name = 'PinMismatch';
 
@@ -33,23 +42,23 @@ export class PinMismatch extends Error {
 /**
  * ERR_TLS_CERT_ALTNAME_INVALID, re-coded. undici 7 handles that one code apart from every other
  * connect error and leaves its queue counting a request that never runs: every later request on
- * the Client then waits forever (even past its AbortSignal) and close() never resolves. Under
+ * the dispatcher then waits forever (even past its AbortSignal) and close() never resolves. Under
  * another code it takes the ordinary connect-error path.
  */
-export class CertificateNameMismatch extends Error {
-  override readonly name = 'CertificateNameMismatch';
+export class NameMismatch extends Error {
+  override readonly name = 'NameMismatch';
   readonly code = 'MPPROV_TLS_CERT_NAME_MISMATCH';
   readonly tlsCode = 'ERR_TLS_CERT_ALTNAME_INVALID';
 }
 
-/** Errors raised while connecting: the request had not been sent (see retry-policy.ts). */
+/** Errors raised while connecting: the request, and so the credentials, had not been sent. */
 const connectPhaseErrors = new WeakSet<object>();
 
 export function failedWhileConnecting(error: unknown): boolean {
   return typeof error === 'object' && error !== null && connectPhaseErrors.has(error);
 }
 
-export function createConnector(trust: DeviceTrust, connectTimeoutMs: number): Connector {
+export function createConnector(trust: ConnectorTrust, connectTimeoutMs: number): Connector {
   const common = { timeout: connectTimeoutMs, maxCachedSessions: 0 };
   switch (trust.kind) {
     case 'ca':
@@ -60,6 +69,17 @@ export function createConnector(trust: DeviceTrust, connectTimeoutMs: number): C
       return markConnectErrors(
         pinned(buildConnector({ ...common, rejectUnauthorized: false }), normaliseFingerprint(trust.sha256)),
       );
+    case 'public': {
+      const ca = trustedCertificates(trust.extraCaPem);
+      return markConnectErrors(
+        buildConnector({
+          ...common,
+          rejectUnauthorized: true,
+          minVersion: 'TLSv1.2',
+          ...(ca === undefined ? {} : { ca }),
+        }),
+      );
+    }
   }
 }
 
@@ -93,7 +113,7 @@ function markConnectErrors(connect: Connector): Connector {
         if (error !== null) {
           const recoded =
             (error as { code?: unknown }).code === 'ERR_TLS_CERT_ALTNAME_INVALID'
-              ? new CertificateNameMismatch(error.message, { cause: error })
+              ? new NameMismatch(error.message, { cause: error })
               : error;
           connectPhaseErrors.add(recoded);
           callback(recoded, null);

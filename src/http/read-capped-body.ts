@@ -1,22 +1,23 @@
 import type { Readable } from 'node:stream';
 
 /**
- * Reads an answer body with a size cap enforced while streaming: a service (or anything posing
- * as one) that sends gigabytes costs at most `limitBytes` of memory, and the rest is never read.
+ * Reads an answer body with a size cap enforced while streaming: a peer (or anything a stick or
+ * agent.yaml names posing as one) that streams gigabytes costs at most `limitBytes` of memory; the
+ * rest is never read and the connection is dropped. Answers are a few KiB; 4 MiB is ample.
  */
 
-export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-/** The body was longer than the cap; request() turns it into a ServiceBodyTooLargeError. */
-export class BodyTooLarge extends Error {
-  override readonly name = 'BodyTooLarge';
+/** The body was longer than the cap; sendRequest turns it into a BodyTooLargeError naming the peer. */
+export class BodyOverCap extends Error {
+  override readonly name = 'BodyOverCap';
 
   constructor(readonly limitBytes: number) {
     super(`the body is longer than ${limitBytes} bytes`);
   }
 }
 
-export async function readCappedText(
+export async function readCappedBody(
   body: Readable,
   limitBytes: number,
   contentLength: string | string[] | undefined,
@@ -27,14 +28,14 @@ export async function readCappedText(
   const declared = Number(Array.isArray(contentLength) ? contentLength[0] : contentLength);
   if (Number.isFinite(declared) && declared > limitBytes) {
     body.destroy();
-    throw new BodyTooLarge(limitBytes);
+    throw new BodyOverCap(limitBytes);
   }
   const chunks: Buffer[] = [];
   let total = 0;
   // Leaving the loop by throw destroys the stream, which makes undici drop the connection.
   for await (const chunk of body as AsyncIterable<Buffer>) {
     total += chunk.length;
-    if (total > limitBytes) throw new BodyTooLarge(limitBytes);
+    if (total > limitBytes) throw new BodyOverCap(limitBytes);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
