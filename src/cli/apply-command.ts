@@ -5,6 +5,7 @@ import {
   type ApplyEvent,
   limitProblem,
   notConnected,
+  Outcome,
   stickSecrets,
   type StickResult,
   StickOutcome,
@@ -98,8 +99,10 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   const agentFile = agentConfigPath(flags.agentConfig);
   const loaded = await loadAgentConfig(agentFile);
   if (loaded.problems.length > 0) {
-    for (const problem of loaded.problems)
-      json ? emitJson({ type: 'problem', ...problem }) : print(formatProblem(problem));
+    for (const problem of loaded.problems) {
+      if (json) emitJson({ type: 'problem', ...problem });
+      else print(formatProblem(problem));
+    }
     return ExitStatus.Failure;
   }
   const agent: AgentConfig = {
@@ -166,13 +169,15 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   if (!json && result.outcome === StickOutcome.Invalid) print(`${file}: INVALID, nothing was sent to any device`);
   else if (!json && !dryRun) print(`RESULT: ${resultWord(result)}`);
   const unconfirmed = dryRun ? [] : notConnected(result);
-  if (!json)
+  if (!json) {
     for (const d of unconfirmed)
       print(
         `${d.device}: configured and verified, but NOT CONFIRMED by the monitoring service: ${d.service?.sentence ?? ''}`,
       );
-  else if (!json)
-    for (const d of result.devices) if (d.outcome === 'failed') print(`${d.device}: FAILED: ${d.message}`);
+    // The live step list has already said why a device failed; plan has none, so it says it here.
+    if (display === undefined)
+      for (const d of result.devices) if (d.outcome === Outcome.Failed) print(`${d.device}: FAILED: ${d.message}`);
+  }
 
   const signal = stop.received();
   if (signal !== undefined) {
