@@ -116,7 +116,7 @@ export async function buildDeb({ repo, out, bundle, version, metafile }) {
       `packaging/debian/changelog starts with version ${top}, but package.json says ${version}: add a "mpprov (${debVersion})" entry`,
     );
   // The build's date for the man pages: the changelog's, so a rebuild of the same version is identical.
-  const date = new Date(/^ -- .*>  (.+)$/m.exec(changelog)?.[1] ?? Date.now()).toISOString().slice(0, 10);
+  const date = new Date(/^ -- .*> {2}(.+)$/m.exec(changelog)?.[1] ?? Date.now()).toISOString().slice(0, 10);
 
   const tree = JSON.parse(execFileSync(process.execPath, [bundle, 'describe-cli'], { encoding: 'utf8' }));
   const root = join(out, 'deb');

@@ -102,10 +102,7 @@ export async function readRecordFile(file: string): Promise<RecordRead> {
   }
   const parsed = AnyRecord.safeParse(json);
   if (!parsed.success) {
-    const version =
-      typeof json === 'object' && json !== null && 'version' in json
-        ? (json as { version: unknown }).version
-        : undefined;
+    const version = typeof json === 'object' && json !== null && 'version' in json ? json.version : undefined;
     if (typeof version === 'number' && version > 3)
       return { kind: 'unreadable', reason: `it is of format ${version}, newer than this mpprov reads` };
     return { kind: 'unreadable', reason: 'it is not an mpprov secrets record (unexpected content)' };

@@ -43,7 +43,7 @@ export function announcementFor(job: StatusJob): Announcement {
 function clean(text: string, limit: number): string {
   return cut(
     text
-      .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+      .replace(/\p{Cc}/gu, ' ')
       .replace(/\s+/g, ' ')
       .trim(),
     limit,

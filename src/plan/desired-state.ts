@@ -127,6 +127,7 @@ function desiredInterface(
 function stanza(
   name: string,
   family: Family,
+  // eslint-disable-next-line @typescript-eslint/no-duplicate-type-constituents -- one shape in the config schema today; both named so the parameter says what it takes
   block: Ipv4 | Ipv6,
   common: Collected,
   dot1x: Dot1xFacts | undefined,
