@@ -171,7 +171,7 @@ const SLOT_PREFIX: Record<FileSlot, string> = {
 };
 
 /** `ca-<first 12 hex of sha256>.pem`: the same content always gets the same name on the device. */
-export function uploadName(slot: FileSlot, bytes: Uint8Array, sha256: string): string {
+function uploadName(slot: FileSlot, bytes: Uint8Array, sha256: string): string {
   const kind = detectCredentialKind(bytes);
   const extension = kind === CredentialKind.Pfx ? 'p12' : kind.startsWith('der-') ? 'der' : 'pem';
   return `${SLOT_PREFIX[slot]}-${sha256.slice(0, 12)}.${extension}`;
