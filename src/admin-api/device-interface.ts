@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FAMILIES, Stanza, type Family } from './stanza.js';
+import { FAMILIES, Stanza } from './stanza.js';
 import { fieldPath, parseWire, ShapeProblem } from './wire-shape.js';
 
 /**
@@ -57,7 +57,7 @@ export function normaliseInterfaces(
     const { name, family, config_state: state, ...fields } = parseWire(FlatEntry, entry, where);
     const stanza = parseWire(Stanza, fields, where);
     const existing = byName.get(name) ?? { name, configState: stateOf(state, requested), families: {}, extra: {} };
-    existing.families[family as Family] = stanza;
+    existing.families[family] = stanza;
     byName.set(name, existing);
   });
   return [...byName.values()];
@@ -68,7 +68,7 @@ export function normaliseInterfaces(
  * of flat stanzas (one per family). A flat stanza without `name` is the interface asked for.
  */
 export function normaliseOneInterface(value: unknown, name: string, requested: ConfigState): DeviceInterface {
-  const list = Array.isArray(value) ? value : [value];
+  const list: unknown[] = Array.isArray(value) ? value : [value];
   const named = list.map((entry) => (isObject(entry) && !('name' in entry) ? { ...entry, name } : entry));
   const placeOf = (index: number): PropertyKey[] => (Array.isArray(value) ? ['interface', index] : ['interface']);
   const found = normaliseInterfaces(named, requested, placeOf).find((i) => i.name === name);

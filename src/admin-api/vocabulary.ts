@@ -42,7 +42,7 @@ export function setMarker(field: WriteOnlyField): SetMarker {
 }
 
 /** Fields a view adds that are facts about the stanza, not its configuration. */
-export const VIEW_ONLY_FIELDS = ['name', 'family', 'config_state', 'in_use', 'dot1x_state'] as const;
+const VIEW_ONLY_FIELDS = ['name', 'family', 'config_state', 'in_use', 'dot1x_state'] as const;
 
 export function isViewOnlyField(field: string): boolean {
   return (VIEW_ONLY_FIELDS as readonly string[]).includes(field);

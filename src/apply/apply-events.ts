@@ -1,4 +1,3 @@
-import type { Plan } from '../plan/index.js';
 import type { ConnectionOutcome } from '../service/index.js';
 import type { AclDiff, StanzaDiff } from './plan-diff.js';
 
@@ -91,10 +90,3 @@ export type ApplyEvent =
   | { type: 'device-result'; result: DeviceResult };
 
 export type ApplyEventSink = (event: ApplyEvent) => void;
-
-export interface PlanReport {
-  device: string;
-  url: string;
-  plan?: Plan;
-  error?: { code: string; message: string };
-}

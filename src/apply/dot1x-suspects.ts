@@ -8,14 +8,14 @@ import type { Dot1xFacts } from '../plan/index.js';
  * decides), then whatever this run's validator warned about inside the dot1x block.
  */
 
-export const Suspect = {
+const Suspect = {
   Password: 'password',
   Identity: 'identity',
   ClientCertificate: 'client-certificate',
   Validity: 'validity',
   ServerCa: 'server-ca',
 } as const;
-export type Suspect = (typeof Suspect)[keyof typeof Suspect];
+type Suspect = (typeof Suspect)[keyof typeof Suspect];
 
 export interface RankedSuspect {
   suspect: Suspect;

@@ -16,8 +16,8 @@ import type { FieldChange, Plan, StanzaChange } from '../plan/index.js';
  *   taken off an update). The device says only whether a value is set, which is all "(set)" says.
  */
 
-export const SecretMark = { Changed: '(changed)', Unchanged: '(unchanged)', Set: '(set)' } as const;
-export type SecretMark = (typeof SecretMark)[keyof typeof SecretMark];
+const SecretMark = { Changed: '(changed)', Unchanged: '(unchanged)', Set: '(set)' } as const;
+type SecretMark = (typeof SecretMark)[keyof typeof SecretMark];
 
 export interface StanzaDiff {
   /** The interface name: "eth1", "eth1.20", "wlan0". */

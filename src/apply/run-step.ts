@@ -15,7 +15,7 @@ export interface StepNotes {
 const NOTHING: StepNotes = { dot1xNotVisible: [] };
 
 /** How long a port may take to authorize 802.1X and hand out an address, unless told otherwise. */
-export const DEFAULT_DOT1X_GRACE_MS = 20_000;
+const DEFAULT_DOT1X_GRACE_MS = 20_000;
 
 /**
  * Runs one plan step against the device: one request, or a restart with its wait, or a check of a

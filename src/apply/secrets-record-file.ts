@@ -21,7 +21,7 @@ import { ensureDirectory, keyId, temporaryName } from './secrets-record-key.js';
  */
 
 /** A record of 100 000 devices is a few tens of MiB; anything larger is not a record. */
-export const RECORD_CAP = 32 * 1024 * 1024;
+const RECORD_CAP = 32 * 1024 * 1024;
 /**
  * How long a writer waits for another's lock, and when a lock counts as left by a crash (a write
  * takes milliseconds): the wait outlasts a crash's lock, so a crash never costs a run its saves.
@@ -39,9 +39,9 @@ const RecordV2 = z.object({ version: z.literal(2), devices: z.record(z.string(),
 const RecordV1 = z.object({ version: z.literal(1), key: z.string(), devices: z.record(z.string(), Stanzas) });
 const AnyRecord = z.union([RecordV3, RecordV2, RecordV1]);
 
-export type StanzaHashes = z.infer<typeof Stanzas>;
+type StanzaHashes = z.infer<typeof Stanzas>;
 /** One device's entry; keyId undefined: a format-2 record, made with the key of the state directory it lived in. */
-export interface DeviceEntry {
+interface DeviceEntry {
   keyId: string | undefined;
   stanzas: StanzaHashes;
 }
@@ -102,10 +102,7 @@ export async function readRecordFile(file: string): Promise<RecordRead> {
   }
   const parsed = AnyRecord.safeParse(json);
   if (!parsed.success) {
-    const version =
-      typeof json === 'object' && json !== null && 'version' in json
-        ? (json as { version: unknown }).version
-        : undefined;
+    const version = typeof json === 'object' && json !== null && 'version' in json ? json.version : undefined;
     if (typeof version === 'number' && version > 3)
       return { kind: 'unreadable', reason: `it is of format ${version}, newer than this mpprov reads` };
     return { kind: 'unreadable', reason: 'it is not an mpprov secrets record (unexpected content)' };

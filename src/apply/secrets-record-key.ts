@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { link, mkdir, open, rename, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { readCappedFile } from '../core/read-capped-file.js';
 

@@ -6,7 +6,7 @@ import { packageVersion } from './package-version.js';
  * before anything else: `format` changes only when a line it knows changes meaning (new line
  * types and new fields are not a new format).
  */
-export const JSON_FORMAT = 1;
+const JSON_FORMAT = 1;
 
 export function jsonVersionLine(): string {
   return JSON.stringify({ type: 'version', format: JSON_FORMAT, mpprov: packageVersion() });

@@ -11,7 +11,7 @@ import { z } from 'zod';
  * text in it (labels, device names, summaries come from a stick) as hostile input.
  */
 
-export const STATUS_FORMAT = 1;
+const STATUS_FORMAT = 1;
 
 export const JobBanner = {
   Working: 'WORKING',
@@ -32,14 +32,14 @@ export const StatusDevice = z.object({
 });
 export type StatusDevice = z.infer<typeof StatusDevice>;
 
-export const StatusStep = z.object({
+const StatusStep = z.object({
   device: z.string(),
   text: z.string(),
   state: z.enum(['running', 'done', 'failed']),
   started: isoTime.optional(),
   ended: isoTime.optional(),
 });
-export type StatusStep = z.infer<typeof StatusStep>;
+type StatusStep = z.infer<typeof StatusStep>;
 
 export const StatusJob = z.object({
   id: z.string().min(1),
@@ -68,14 +68,14 @@ export const StatusJob = z.object({
 });
 export type StatusJob = z.infer<typeof StatusJob>;
 
-export const StatusAgent = z.object({
+const StatusAgent = z.object({
   pid: z.number().int(),
   version: z.string(),
   hostname: z.string(),
   started: isoTime,
   stopped: z.boolean(),
 });
-export type StatusAgent = z.infer<typeof StatusAgent>;
+type StatusAgent = z.infer<typeof StatusAgent>;
 
 export const AgentStatus = z.object({
   format: z.literal(STATUS_FORMAT),

@@ -1,7 +1,7 @@
 // The basics every stage shares: errors with stable codes, secrets and their one redactor, located problems.
 export * from './errors.js';
 // Not `export *`: valueForRedaction is the redactor's own door to a secret, internal to core.
-export { Secret, SECRET_PLACEHOLDER } from './secret.js';
+export { Secret } from './secret.js';
 export { Redactor } from './redact.js';
 export * from './problem.js';
 // Sorting without the locale (and without loading ICU's collation data into the agent).

@@ -23,7 +23,7 @@ import { SECRET_PLACEHOLDER, type Secret, valueForRedaction } from './secret.js'
  */
 
 export const MIN_SECRET_LENGTH = 4;
-export const ANYWHERE_LENGTH = 8;
+const ANYWHERE_LENGTH = 8;
 
 interface Form {
   text: string;

@@ -7,10 +7,10 @@ export interface Announcement {
   body: string;
 }
 
-export const NOTIFICATION_SUMMARY = 'mpprov';
+const NOTIFICATION_SUMMARY = 'mpprov';
 
 /** Notification bubbles show a few lines; the full text is in usb.log and `mpprov status`. */
-export const BODY_LIMIT = 300;
+const BODY_LIMIT = 300;
 const NAME_LIMIT = 80;
 
 /**
@@ -43,7 +43,7 @@ export function announcementFor(job: StatusJob): Announcement {
 function clean(text: string, limit: number): string {
   return cut(
     text
-      .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+      .replace(/\p{Cc}/gu, ' ')
       .replace(/\s+/g, ' ')
       .trim(),
     limit,

@@ -2,7 +2,7 @@ import { execFile, type ExecFileException } from 'node:child_process';
 import type { Announcement } from './announcement.js';
 
 /** notify-send talks to the session bus; a hung bus must not hold the queue forever (SIGKILL: one that ignores SIGTERM too). */
-export const NOTIFY_SEND_TIMEOUT_MS = 10_000;
+const NOTIFY_SEND_TIMEOUT_MS = 10_000;
 
 /**
  * The argument vector, exactly: options first, `--`, then the texts, so a text starting with '-'
@@ -21,7 +21,7 @@ export function notifySendArguments(announcement: Announcement): string[] {
 }
 
 /** The three characters the notification body markup gives meaning to. */
-export function escapeMarkup(text: string): string {
+function escapeMarkup(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 

@@ -127,6 +127,7 @@ function desiredInterface(
 function stanza(
   name: string,
   family: Family,
+  // eslint-disable-next-line @typescript-eslint/no-duplicate-type-constituents -- one shape in the config schema today; both named so the parameter says what it takes
   block: Ipv4 | Ipv6,
   common: Collected,
   dot1x: Dot1xFacts | undefined,
@@ -170,7 +171,7 @@ const SLOT_PREFIX: Record<FileSlot, string> = {
 };
 
 /** `ca-<first 12 hex of sha256>.pem`: the same content always gets the same name on the device. */
-export function uploadName(slot: FileSlot, bytes: Uint8Array, sha256: string): string {
+function uploadName(slot: FileSlot, bytes: Uint8Array, sha256: string): string {
   const kind = detectCredentialKind(bytes);
   const extension = kind === CredentialKind.Pfx ? 'p12' : kind.startsWith('der-') ? 'der' : 'pem';
   return `${SLOT_PREFIX[slot]}-${sha256.slice(0, 12)}.${extension}`;

@@ -1,12 +1,11 @@
 // The plan: what the stick wants, what the device has, the steps between. Pure: no I/O.
 // The device's own things (stanza, interface view, ACL rule, capability) are admin-api's types.
 export { buildPlan } from './build-plan.js';
-export { indexStanzas, type IndexedStanza } from './index-stanzas.js';
-export { compareStanza, configFields, holdsSecrets, normaliseFields } from './compare-stanzas.js';
-export { desiredDevice, uploadName } from './desired-state.js';
+export { indexStanzas } from './index-stanzas.js';
+export { compareStanza, configFields, normaliseFields } from './compare-stanzas.js';
+export { desiredDevice } from './desired-state.js';
 export { managementInterface } from './lockout-guard.js';
 export {
-  StanzaAction,
   type DesiredDevice,
   type DesiredFile,
   type DesiredInterface,
@@ -17,7 +16,6 @@ export {
   type FieldChange,
   type Plan,
   type PlanOptions,
-  type PlanRefusal,
   type StanzaChange,
   type Step,
 } from './plan-types.js';

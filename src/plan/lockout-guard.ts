@@ -37,7 +37,7 @@ export function managementInterface(
 const ADDRESSING_FIELDS = new Set(['method', 'address', 'netmask', 'gateway', 'vlan_raw_device']);
 
 /** Which kinds of change to a stanza of the management interface cut the agent off. */
-export function dangerousChanges(changes: readonly FieldChange[], removed: boolean): string[] {
+function dangerousChanges(changes: readonly FieldChange[], removed: boolean): string[] {
   if (removed) return ['removal'];
   const kinds = new Set<string>();
   for (const change of changes) {

@@ -105,8 +105,7 @@ export interface FieldChange {
 /** Tells whether a secret equals what the agent last applied to this stanza (secrets cannot be read back). */
 export type SecretKnown = (field: WriteOnlyField, value: Secret) => boolean;
 
-export const StanzaAction = { Create: 'create', Update: 'update', Delete: 'delete', Unchanged: 'unchanged' } as const;
-export type StanzaAction = (typeof StanzaAction)[keyof typeof StanzaAction];
+type StanzaAction = 'create' | 'update' | 'delete' | 'unchanged';
 
 export interface StanzaChange {
   name: string;

@@ -1,5 +1,5 @@
 import { FAMILIES, stanzaKey } from '../admin-api/index.js';
-import { indexStanzas } from './index-stanzas.js';
+import { type IndexedStanza, indexStanzas } from './index-stanzas.js';
 import type { DesiredDevice, DeviceSnapshot, PlanRefusal } from './plan-types.js';
 
 /** The settings of a stanza as the device will hold them after this run: what decides the rule. */
@@ -57,7 +57,7 @@ function stateAfter(desired: DesiredDevice, snapshot: DeviceSnapshot, discardPen
   if (desired.prune) return after;
   const active = indexStanzas(snapshot.active);
   // Discarded pending changes go back to the active settings; otherwise the pending view decides.
-  const pending = discardPending ? new Map() : indexStanzas(snapshot.pending);
+  const pending = discardPending ? new Map<string, IndexedStanza>() : indexStanzas(snapshot.pending);
   const names = new Set([...snapshot.active, ...snapshot.pending].map((i) => i.name));
   for (const name of names) {
     if (after.has(name)) continue;

@@ -33,7 +33,7 @@ export interface AgentLoggerOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export function isJournal(env: NodeJS.ProcessEnv = process.env): boolean {
+function isJournal(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.JOURNAL_STREAM !== undefined && env.JOURNAL_STREAM !== '';
 }
 

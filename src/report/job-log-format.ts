@@ -179,7 +179,7 @@ export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
 }
 
 /** The few words the RESULT line gives the post-check: `service: connected`, `service: BLOCKED`. */
-export function serviceWords(result: DeviceResult): string {
+function serviceWords(result: DeviceResult): string {
   const service = result.service;
   if (service === undefined) return '';
   const words: Record<string, string> = {

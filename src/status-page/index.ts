@@ -4,6 +4,5 @@ export {
   type StatusDevice,
   type StatusJob,
   type StatusSource,
-  type StatusStep,
 } from './status-document.js';
-export { HEARTBEAT_MS, startStatusPage, type StatusPage, type StatusPageOptions } from './status-server.js';
+export { startStatusPage, type StatusPage } from './status-server.js';

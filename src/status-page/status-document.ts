@@ -5,13 +5,7 @@ import type { AgentStatus } from '../core/agent-status.js';
  * (`format: 1`): one schema and type in core/agent-status.ts, shared by the daemon's job board,
  * this page and `mpprov notify`. Every text in it has passed the agent's Redactor.
  */
-export {
-  JobBanner,
-  type AgentStatus,
-  type StatusDevice,
-  type StatusJob,
-  type StatusStep,
-} from '../core/agent-status.js';
+export { JobBanner, type AgentStatus, type StatusDevice, type StatusJob } from '../core/agent-status.js';
 
 /** Where the page and the status file get the status from: the daemon's job board. */
 export interface StatusSource {

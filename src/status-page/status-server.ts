@@ -33,13 +33,13 @@ export interface StatusPage {
   close(): Promise<void>;
 }
 
-export const HEARTBEAT_MS = 15_000;
+const HEARTBEAT_MS = 15_000;
 /** A few browser tabs and `mpprov notify`: more open streams than this are a runaway script. */
 export const MAX_EVENT_CLIENTS = 32;
 /** Open connections at once: the event streams and page loads of a few browsers, with room. */
-export const MAX_CONNECTIONS = 64;
+const MAX_CONNECTIONS = 64;
 /** An event stream's unsent bytes before its client is dropped as not reading. */
-export const MAX_CLIENT_BACKLOG_BYTES = 1024 * 1024;
+const MAX_CLIENT_BACKLOG_BYTES = 1024 * 1024;
 
 const SECURITY_HEADERS = {
   'Content-Security-Policy':

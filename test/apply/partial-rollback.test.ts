@@ -52,6 +52,7 @@ describe('a partial roll-back', () => {
       {
         stanza: 'eth1 inet',
         holds: 'new',
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest types its asymmetric matchers as any
         check: expect.stringMatching(/^the switch port did not authorize them/),
         says: kept,
       },

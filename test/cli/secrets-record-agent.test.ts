@@ -77,18 +77,14 @@ describe('the agent with a shared secrets record', () => {
       const running = startCli(['run', '--agent-config', world.agentConfig, '--secrets-record', record], {
         env: { JOURNAL_STREAM: '', NOTIFY_SOCKET: '', RUNTIME_DIRECTORY: join(world.dir, 'run') },
       });
-      const agent: AgentProcess = {
-        child: running.child,
-        exited: running.exited,
-        output: async () => running.output(),
-        stop: running.stop,
-      };
+      const output = (): Promise<string> => Promise.resolve(running.output());
+      const agent: AgentProcess = { child: running.child, exited: running.exited, output, stop: running.stop };
       try {
         await waitFor(
-          async () => running.output().includes('watching media roots'),
+          () => running.output().includes('watching media roots'),
           15_000,
           'the agent to start',
-          agent.output,
+          output,
           running.exited,
         );
         await mkdir(join(world.profilesDir, 'secrets'), { recursive: true });

@@ -346,7 +346,8 @@ describe('a record the user may not read (plan without sudo)', () => {
         [wrapper, cli, 'plan', file, ...NO_AGENT, '--state-dir', state],
         { env: { ...process.env, NO_COLOR: '1' } },
         (error, stdout, stderr) => {
-          if (error !== null && typeof error.code !== 'number') reject(error);
+          if (error !== null && typeof error.code !== 'number')
+            reject(new Error(`node did not run the wrapper: ${error.message}`, { cause: error }));
           else resolve({ code: error === null ? 0 : (error.code as number), signal: null, stdout, stderr });
         },
       );

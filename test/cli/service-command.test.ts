@@ -143,6 +143,7 @@ describe('mpprov service check and status', () => {
       'ok    token         the service accepts the access token (GET /v3/organization)',
       'ok    organizations the token sees 2 organization(s): Branch Networks (12), Head Office (40)',
       expect.stringMatching(
+        // eslint-disable-next-line no-regex-spaces -- the columns as printed, aligned with the lines above
         /^ok    appliances    the token may read Monitoring Points: \d+ listed \(GET \/v3\/appliance\)$/,
       ),
       `service: OK (${service.url})`,

@@ -135,7 +135,7 @@ describe('a signal ends plan and apply within 2 s', () => {
       { timeout: 30_000 },
       async () => {
         const device: TestServer = await startTestServer(() => new Promise<void>(() => undefined));
-        closers.push(device.close);
+        closers.push(() => device.close());
         const proc = start(['apply', stickFor(device), ...engineArgs(), '--json']);
         await until(() => device.requests.length > 0, 'the first request', proc);
         const sentence = await stopAndCheck(proc, signal);
@@ -169,7 +169,7 @@ describe('a signal ends plan and apply within 2 s', () => {
         const timer = setInterval(() => res.write(' '), 100);
         res.on('close', () => clearInterval(timer));
       });
-      closers.push(device.close);
+      closers.push(() => device.close());
       const proc = start(['apply', stickFor(device), ...engineArgs()]);
       await until(() => trickling, 'the trickle to begin', proc);
       await new Promise((r) => setTimeout(r, 300));

@@ -12,7 +12,7 @@ import {
   type LabNames,
 } from '../../src/simulator/index.js';
 import { applyFile } from '../apply/apply-helpers.js';
-import { cliPath, repoRoot, runCli, useProcesses, type StartedProcess } from '../support/run-cli.js';
+import { repoRoot, runCli, useProcesses, type StartedProcess } from '../support/run-cli.js';
 import { worldReadableCli } from '../support/world-readable-cli.js';
 import { useSimulators } from '../support/simulator-fixture.js';
 import {

@@ -30,7 +30,7 @@ describe('mpprov notify', () => {
   }
 
   const until = (p: StartedProcess, check: () => Promise<boolean> | boolean, what: string): Promise<void> =>
-    waitFor(check, 10_000, what, async () => p.output(), p.exited);
+    waitFor(check, 10_000, what, () => Promise.resolve(p.output()), p.exited);
 
   async function world(): Promise<{
     dir: string;

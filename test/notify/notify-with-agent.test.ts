@@ -34,7 +34,7 @@ describe('mpprov notify beside the agent', () => {
         async () => (await fake.calls()).length >= 1,
         15_000,
         'the notification',
-        async () => notify.output(),
+        () => Promise.resolve(notify.output()),
         notify.exited,
       );
 

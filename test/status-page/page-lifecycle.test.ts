@@ -59,7 +59,7 @@ describe('the status page and status.json in the agent', () => {
         async () => (await agent.output()).split('SIGHUP: reloaded').length === 2,
         10_000,
         'the first reload',
-        agent.output,
+        () => agent.output(),
       );
       expect(await agent.output()).not.toContain('status page closed');
       await writeFile(world.agentConfig, yaml(world.mediaRoot, world.stateDir, '127.0.0.2:0'));
@@ -68,7 +68,7 @@ describe('the status page and status.json in the agent', () => {
         async () => /status page at http:\/\/127\.0\.0\.2:\d+\//.test(await agent.output()),
         10_000,
         'the page on its new address',
-        agent.output,
+        () => agent.output(),
       );
       expect(await agent.output()).toContain('status page closed');
       const moved = Number(/status page at http:\/\/127\.0\.0\.2:(\d+)\//.exec(await agent.output())?.[1]);
@@ -82,7 +82,7 @@ describe('the status page and status.json in the agent', () => {
         async () => (await agent.output()).split('status page closed').length === 3,
         10_000,
         'the page to close',
-        agent.output,
+        () => agent.output(),
       );
       expect(await statusOf('127.0.0.2', moved)).toBe(-1);
 
@@ -102,7 +102,7 @@ describe('the status page and status.json in the agent', () => {
     });
     const exit = await run.exited;
     expect(exit.code).toBe(1);
-    const output = await run.output();
+    const output = run.output();
     expect(output).toContain('status_page.listen');
     expect(output).toContain(
       "'0.0.0.0' is not a loopback address: the status page is served on this laptop only and has no login",

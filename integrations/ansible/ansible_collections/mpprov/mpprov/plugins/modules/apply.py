@@ -413,13 +413,15 @@ def failure_message(rc, output, stderr, check_mode):
         for device in result.get('devices') or []:
             service = device.get('service') or {}
             if service and not service.get('connected'):
-                sentences.append('%s: configured and verified, but NOT CONFIRMED by the monitoring service: %s' % (device.get('device'), service.get('sentence', '')))
+                sentences.append('%s: configured and verified, but NOT CONFIRMED by the monitoring service: %s'
+                                 % (device.get('device'), service.get('sentence', '')))
     if output.stopped is not None:
         sentences.append(output.stopped.get('sentence') or 'stopped by %s' % output.stopped.get('signal'))
     if rc == EXIT_USAGE:
         # commander's sentence is stderr's first line; the usage text after it is not for a task result.
         said = next((line.strip() for line in stderr.splitlines() if line.strip()), '')
-        sentences.append('mpprov refused its command line (exit status 64): %s (an mpprov older than this collection lacks --limit and --secrets-record)' % said)
+        sentences.append('mpprov refused its command line (exit status 64): %s '
+                         '(an mpprov older than this collection lacks --limit and --secrets-record)' % said)
     elif not sentences:
         # mpprov's stderr passes its redactor, so it may be quoted; its stdout is not returned at all.
         sentences.append('mpprov exited with status %s%s' % (rc, ': %s' % stderr.strip() if stderr.strip() else ''))
