@@ -10,6 +10,7 @@ export {
   type ReadResult,
   type StickReader,
 } from './stick-files.js';
+export { MAX_HELD_BYTES, MAX_HELD_TEXT, overBudget, ReadSession } from './read-session.js';
 export { describeNonFile, isInside, readInside, type ReadInsideOptions } from './read-inside.js';
 export {
   CASE_INSENSITIVE_FSTYPES,

@@ -2,6 +2,7 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { readUpTo } from '../core/read-capped-file.js';
+import { overBudget, type ReadSession } from './read-session.js';
 
 /**
  * The one way a file on a stick is read. A stick comes from outside and the agent runs as root,
@@ -27,6 +28,8 @@ export type ReadResult =
       tooLarge?: number;
       /** Bytes read before refusing (0 unless the file grew past its fstat size). */
       bytesRead?: number;
+      /** Set when the file was refused because the job's files would pass its session's bound. */
+      overBudget?: true;
     };
 
 export interface ReadInsideOptions {
@@ -38,6 +41,8 @@ export interface ReadInsideOptions {
   missingHint?: string;
   /** The sentence for a link out of the folder, when the default does not fit. */
   outside?: { message: string; hint: string };
+  /** The job's reads so far: a file read before is not read again, and new bytes are bounded. */
+  session?: ReadSession;
 }
 
 /** What a path that is not a regular file is, in words an engineer knows. */
@@ -88,6 +93,8 @@ export async function readInside(root: string, relPath: string, options: ReadIns
       }),
     };
   }
+  const known = options.session?.byPath(target);
+  if (known !== undefined) return { ok: true, bytes: known };
   let checked: Stats;
   try {
     checked = await lstat(target);
@@ -123,6 +130,10 @@ export async function readInside(root: string, relPath: string, options: ReadIns
     }
     if (!info.isFile()) return notAFile(what, info);
     if (info.size > options.limit) return tooLarge(what, info.size, options);
+    const session = options.session;
+    const same = session?.byIdentity(info.dev, info.ino, target);
+    if (same !== undefined) return { ok: true, bytes: same };
+    if (session !== undefined && !session.fits(info.size)) return { ok: false, ...overBudget(what), overBudget: true };
     // One byte past the cap: a file that grows between fstat and read is still caught, and
     // never read further than that.
     const bytes = await readUpTo(handle, info.size, options.limit);
@@ -133,6 +144,10 @@ export async function readInside(root: string, relPath: string, options: ReadIns
         hint: 'remove what the Monitoring Point does not need',
         bytesRead: bytes.length,
       };
+    // A file that grew after fstat is judged by what was read.
+    if (session !== undefined && !session.fits(bytes.length))
+      return { ok: false, ...overBudget(what), overBudget: true, bytesRead: bytes.length };
+    session?.remember(target, info.dev, info.ino, bytes);
     return { ok: true, bytes };
   } catch (error) {
     return failed(what, error);

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { readInside, type ReadResult } from './read-inside.js';
+import type { ReadSession } from './read-session.js';
 
 /**
  * Reading a stick's files safely: the configuration file and the files it names. A stick comes
@@ -20,7 +21,8 @@ export type { ReadResult };
  */
 export interface StickReader {
   readConfigFile(file: string): Promise<ReadResult>;
-  readReferencedFile(baseDir: string, relPath: string): Promise<ReadResult>;
+  /** With the job's `session`, a file read before is not read again, and the bytes held are bounded. */
+  readReferencedFile(baseDir: string, relPath: string, session?: ReadSession): Promise<ReadResult>;
 }
 
 /** The configuration file in a folder (a stick's root or a profiles folder), if there is one. */
@@ -60,7 +62,7 @@ export async function readConfigFile(file: string): Promise<ReadResult> {
 }
 
 /** Reads a file named by the configuration, relative to `baseDir`, refusing any path that leaves it. */
-export async function readReferencedFile(baseDir: string, relPath: string): Promise<ReadResult> {
+export async function readReferencedFile(baseDir: string, relPath: string, session?: ReadSession): Promise<ReadResult> {
   if (isAbsolute(relPath) || /^[A-Za-z]:[\\/]/.test(relPath)) {
     return {
       ok: false,
@@ -84,6 +86,7 @@ export async function readReferencedFile(baseDir: string, relPath: string): Prom
       message: `'${relPath}' is a link that leads outside the configuration's folder`,
       hint: 'copy the file itself onto the stick',
     },
+    ...(session === undefined ? {} : { session }),
   });
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { link, lstat, mkdir, opendir, readdir, truncate, writeFile } from 'node:fs/promises';
+import { link, mkdir, opendir, truncate, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { isCaseInsensitiveMount } from './mount-table.js';
 import { readInside } from './read-inside.js';
@@ -284,9 +284,9 @@ function mentionedUnder(mentioned: ReadonlySet<string>, folder: string): boolean
 export function snapshotReader(reader: StickReader, snapshot: StickSnapshot): StickReader {
   return {
     readConfigFile: (file) => reader.readConfigFile(file),
-    readReferencedFile: async (baseDir, relPath) => {
+    readReferencedFile: async (baseDir, relPath, session) => {
       const refusal = snapshot.refused.get(relPath.replace(/^(\.\/)+/, ''));
-      return refusal === undefined ? reader.readReferencedFile(baseDir, relPath) : { ok: false, ...refusal };
+      return refusal === undefined ? reader.readReferencedFile(baseDir, relPath, session) : { ok: false, ...refusal };
     },
   };
 }
