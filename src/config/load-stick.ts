@@ -7,6 +7,7 @@ import { formatKeyPath, type KeyPath, type Problem, Severity, type UnplacedProbl
 import { MIN_SECRET_LENGTH, Redactor, secretForms } from '../core/redact.js';
 import { Secret } from '../core/secret.js';
 import { isValidPassphrase } from './interface-rules.js';
+import { mapKeyProblems } from './map-keys.js';
 import { salvageStick } from './salvage.js';
 import { STICK_SECRET_KEYS, StickFile } from './schema.js';
 import { roleOf, SchemaRole, schemaBlocks, secretKeyOfFile } from './schema-roles.js';
@@ -161,6 +162,10 @@ export async function loadStick(
   await nextTurn();
   const checked = StickFile.safeParse(parsed.data);
   if (!checked.success) unplaced.push(...problemsFromZod(checked.error, parsed.data, StickFile));
+  // Map entries zod drops unseen (`__proto__`) are schema problems too: the model would lack them.
+  const dropped = mapKeyProblems(StickFile, parsed.data);
+  unplaced.push(...dropped);
+  const valid = checked.success && dropped.length === 0;
   await nextTurn();
   // With schema problems the rules still run on every block that parsed, but the result carries
   // no model: nothing may be applied from a file that is not entirely valid.
@@ -179,7 +184,7 @@ export async function loadStick(
     ),
     ...cutByComment(text, label, spans),
   ];
-  return finish(problems, checked.success ? checked.data : undefined);
+  return finish(problems, valid ? checked.data : undefined);
 }
 
 /**
