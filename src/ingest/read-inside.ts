@@ -60,14 +60,34 @@ export function isInside(root: string, target: string): boolean {
   return !(inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside));
 }
 
-/** Reads `relPath` under `root` as described above. Never throws for what is on the stick. */
-export async function readInside(root: string, relPath: string, options: ReadInsideOptions): Promise<ReadResult> {
+/** `relPath` under `root` as bytes: a root whose name is not UTF-8 (a stick's mount point) stays exact. */
+export function joinBytes(root: string | Buffer, relPath: string): Buffer {
+  if (typeof root === 'string') return Buffer.from(join(root, relPath));
+  return Buffer.concat([root, Buffer.from(`/${relPath}`)]);
+}
+
+/** True when `target` (a real path, as bytes) lies strictly inside `root` (a real path, as bytes). */
+function isInsideBytes(root: Buffer, target: Buffer): boolean {
+  const base = root.length > 0 && root[root.length - 1] === 0x2f ? root : Buffer.concat([root, Buffer.from('/')]);
+  return target.length > base.length && target.subarray(0, base.length).equals(base);
+}
+
+/**
+ * Reads `relPath` under `root` as described above. Never throws for what is on the stick. Paths
+ * are handled as bytes throughout (realpath, lstat, open): a root given as bytes, whose name is
+ * not UTF-8, is read as exactly that folder.
+ */
+export async function readInside(
+  root: string | Buffer,
+  relPath: string,
+  options: ReadInsideOptions,
+): Promise<ReadResult> {
   const { what } = options;
-  let realRoot: string;
-  let target: string;
+  let realRoot: Buffer;
+  let target: Buffer;
   try {
-    realRoot = await realpath(root);
-    target = await realpath(join(root, relPath));
+    realRoot = await realpath(root, { encoding: 'buffer' });
+    target = await realpath(joinBytes(root, relPath), { encoding: 'buffer' });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR')
@@ -84,7 +104,7 @@ export async function readInside(root: string, relPath: string, options: ReadIns
       };
     return failed(what, error);
   }
-  if (!isInside(realRoot, target)) {
+  if (!isInsideBytes(realRoot, target)) {
     return {
       ok: false,
       ...(options.outside ?? {

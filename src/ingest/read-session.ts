@@ -23,14 +23,14 @@ export class ReadSession {
   }
 
   /** The bytes read earlier from this real path, if any. */
-  byPath(realPath: string): Buffer | undefined {
-    return this.#byPath.get(realPath);
+  byPath(realPath: Buffer): Buffer | undefined {
+    return this.#byPath.get(pathKey(realPath));
   }
 
   /** The bytes read earlier from this file under another path (a hard link): now known by this path too. */
-  byIdentity(dev: number, ino: number, realPath: string): Buffer | undefined {
+  byIdentity(dev: number, ino: number, realPath: Buffer): Buffer | undefined {
     const bytes = this.#byIdentity.get(`${dev}:${ino}`);
-    if (bytes !== undefined) this.#byPath.set(realPath, bytes);
+    if (bytes !== undefined) this.#byPath.set(pathKey(realPath), bytes);
     return bytes;
   }
 
@@ -44,11 +44,16 @@ export class ReadSession {
     this.#held += bytes;
   }
 
-  remember(realPath: string, dev: number, ino: number, bytes: Buffer): void {
-    this.#byPath.set(realPath, bytes);
+  remember(realPath: Buffer, dev: number, ino: number, bytes: Buffer): void {
+    this.#byPath.set(pathKey(realPath), bytes);
     this.#byIdentity.set(`${dev}:${ino}`, bytes);
     this.charge(bytes.length);
   }
+}
+
+/** A path's bytes as a map key, one character per byte. */
+function pathKey(path: Buffer): string {
+  return path.toString('latin1');
 }
 
 /** The sentence for a file that would take the stick past the bound: said at the key that names it. */

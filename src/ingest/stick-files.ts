@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { readInside, type ReadResult } from './read-inside.js';
+import { joinBytes, readInside, type ReadResult } from './read-inside.js';
 import type { ReadSession } from './read-session.js';
 
 /**
@@ -25,10 +25,16 @@ export interface StickReader {
   readReferencedFile(baseDir: string, relPath: string, session?: ReadSession): Promise<ReadResult>;
 }
 
-/** The configuration file in a folder (a stick's root or a profiles folder), if there is one. */
-export async function findConfigFile(dir: string): Promise<string | undefined> {
+/**
+ * The configuration file in a folder (a stick's root or a profiles folder), if there is one. A
+ * folder given as bytes (a mount point whose name is not UTF-8) gives the file as bytes.
+ */
+export async function findConfigFile(dir: string): Promise<string | undefined>;
+export async function findConfigFile(dir: Buffer): Promise<Buffer | undefined>;
+export async function findConfigFile(dir: string | Buffer): Promise<string | Buffer | undefined>;
+export async function findConfigFile(dir: string | Buffer): Promise<string | Buffer | undefined> {
   for (const name of CONFIG_FILE_NAMES) {
-    const candidate = join(dir, name);
+    const candidate = typeof dir === 'string' ? join(dir, name) : joinBytes(dir, name);
     try {
       if ((await stat(candidate)).isFile()) return candidate;
     } catch {
