@@ -76,10 +76,11 @@ describe('a stick at a mount point whose name is not UTF-8', () => {
     mkdirSync(bytes);
 
     const mounted: MountEntry[] = [];
+    const unmounted: MountEntry[] = [];
     const watcher = await watchMounts({
       mediaRoots: [media],
       onMount: (e) => mounted.push(e),
-      onUnmount: () => undefined,
+      onUnmount: (e) => unmounted.push(e),
     });
     try {
       const log = openSync(join(dir, 'fusefat.log'), 'a');
@@ -109,6 +110,12 @@ describe('a stick at a mount point whose name is not UTF-8', () => {
       expect(readFileSync(snapshot.configFile, 'utf8')).toBe(CONFIG);
       // FAT lists names upper-case; the copy has the configuration's own spelling too.
       expect(readFileSync(join(dir, 'copy', 'admin.pw'), 'utf8')).toBe('Non-Utf8-Secret-1\n');
+
+      // Its unmount is seen too, under the same escaped name.
+      spawnSync('sh', ['-c', 'fusermount -u "$(printf "%s/ST\\377ICK" "$1")"', 'sh', media]);
+      const gone = Date.now() + 10_000;
+      while (unmounted.length === 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
+      expect(unmounted.map((e) => e.target)).toEqual([entry.target]);
     } finally {
       await watcher.close();
     }
