@@ -7,6 +7,7 @@ import { Redactor } from '../core/redact.js';
 import { Secret } from '../core/secret.js';
 import { type ListenAddress, parseListen } from './loopback-listen.js';
 import { findSecretSpans, writtenSecretPieces } from './secret-spans.js';
+import { mapKeyProblems } from './map-keys.js';
 import { normaliseDeviceUrl } from './stick-rules.js';
 import { encodingProblems } from './text-encoding.js';
 import { parseYaml, placeProblem } from './yaml-source.js';
@@ -232,10 +233,13 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
   if (parsed.problems.length > 0) return { config, problems: hide(parsed.problems) };
   if (parsed.data === undefined || parsed.data === null) return { config, problems: [] };
   const checked = AgentConfigFile.safeParse(parsed.data);
-  if (!checked.success) {
-    const problems = problemsFromZod(checked.error, parsed.data, AgentConfigFile).map((p) =>
-      placeProblem(parsed.source, p),
-    );
+  // Map entries zod drops unseen (a device keyed `__proto__`) are refused like schema problems.
+  const dropped = mapKeyProblems(AgentConfigFile, parsed.data);
+  if (!checked.success || dropped.length > 0) {
+    const problems = [
+      ...(checked.success ? [] : problemsFromZod(checked.error, parsed.data, AgentConfigFile)),
+      ...dropped,
+    ].map((p) => placeProblem(parsed.source, p));
     return { config, problems: hide(problems.sort((a, b) => a.line - b.line || a.column - b.column)) };
   }
   const data = checked.data;

@@ -1,9 +1,58 @@
+/**
+ * Letters of other scripts drawn like Latin ones: `pаsswоrd` with a Cyrillic а and о is read as
+ * `password` by a person, so it is compared as one. Full-width and other compatibility forms
+ * (`ｐassword`) are folded by NFKC before this.
+ */
+const LOOKALIKES: Readonly<Record<string, string>> = {
+  // Cyrillic
+  а: 'a',
+  в: 'b',
+  е: 'e',
+  ё: 'e',
+  һ: 'h',
+  н: 'h',
+  і: 'i',
+  ї: 'i',
+  ј: 'j',
+  к: 'k',
+  м: 'm',
+  о: 'o',
+  р: 'p',
+  ԛ: 'q',
+  ѕ: 's',
+  т: 't',
+  с: 'c',
+  у: 'y',
+  х: 'x',
+  ԁ: 'd',
+  ԝ: 'w',
+  // Greek
+  α: 'a',
+  ε: 'e',
+  ι: 'i',
+  κ: 'k',
+  ν: 'v',
+  ο: 'o',
+  ρ: 'p',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
+};
+
+/** How a word reads to a person: compatibility forms folded, look-alike letters as Latin, lower case. */
+export function readsAs(word: string): string {
+  let out = '';
+  for (const char of word.normalize('NFKC').toLowerCase()) out += LOOKALIKES[char] ?? char;
+  return out;
+}
+
 /** Suggests the closest known word for a misspelt key or value, or nothing when none is close. */
 export function didYouMean(word: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
+  const read = readsAs(word);
   for (const candidate of candidates) {
-    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    const distance = editDistance(read, readsAs(candidate));
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;

@@ -1,7 +1,7 @@
 import { checkDot1x, exactlyOneSecret } from './dot1x-rules.js';
 import { canonicalIp, hasHostBits, ipFamily, notAHostAddress, parseCidr, sameSubnet } from './ip-address.js';
 import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
-import type { Interface, Ipv4, Ipv6, Wireless } from './schema.js';
+import type { Interface, Ipv4, Wireless } from './schema.js';
 
 /** Rules that relate keys of one interface: names, VLANs, addressing, link, wireless, 802.1X. */
 
@@ -21,6 +21,11 @@ function reporter(problems: UnplacedProblem[]): Report {
       ...(options?.atKey === true ? { atKey: true } : {}),
     });
   };
+}
+
+/** The file's interface of that name: only its own, never what every object has (`constructor`, `toString`). */
+function entry(all: Record<string, Interface>, name: string): Interface | undefined {
+  return Object.hasOwn(all, name) ? all[name] : undefined;
 }
 
 export function checkInterfaces(interfaces: Record<string, Interface>, path: KeyPath): UnplacedProblem[] {
@@ -66,7 +71,7 @@ function checkName(name: string, iface: Interface, at: KeyPath, all: Record<stri
         'a VLAN cannot sit on bridge1',
         'put the VLAN on a physical interface such as eth0',
       );
-    } else if (VLAN_NAME.test(iface.vlan.link) || all[iface.vlan.link]?.vlan !== undefined) {
+    } else if (VLAN_NAME.test(iface.vlan.link) || entry(all, iface.vlan.link)?.vlan !== undefined) {
       report(
         [...at, 'vlan', 'link'],
         `VLAN link '${iface.vlan.link}' is itself a VLAN`,
@@ -94,7 +99,8 @@ function checkName(name: string, iface: Interface, at: KeyPath, all: Record<stri
   }
 }
 
-function checkFamily(family: Ipv4 | Ipv6, version: 4 | 6, at: KeyPath, report: Report): void {
+/** `Ipv6` has the very shape of `Ipv4` (one builder makes both), so one type serves either family. */
+function checkFamily(family: Ipv4, version: 4 | 6, at: KeyPath, report: Report): void {
   const label = version === 4 ? 'IPv4' : 'IPv6';
   const example = version === 4 ? '192.0.2.10/24' : '2001:db8::10/64';
   let subnet: { address: string; prefix: number } | undefined;
@@ -287,7 +293,7 @@ function checkVlanDot1x(
 ): void {
   if (iface.vlan === undefined) return;
   const parentName = iface.vlan.link;
-  const parent = all[parentName];
+  const parent = entry(all, parentName);
   // A parent that this file does not mention is judged against the device's pending view by the plan.
   if (parent === undefined) return;
   const addressed = [parent.ipv4?.method, parent.ipv6?.method].some((m) => m !== undefined && ADDRESSED_METHODS.has(m));

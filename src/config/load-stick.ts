@@ -2,11 +2,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { visit } from 'yaml';
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import { fileStickReader, type StickReader } from '../ingest/index.js';
+import { fileStickReader, overBudget, ReadSession, type StickReader } from '../ingest/index.js';
 import { formatKeyPath, type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
-import { MIN_SECRET_LENGTH, Redactor } from '../core/redact.js';
+import { MIN_SECRET_LENGTH, Redactor, secretForms } from '../core/redact.js';
 import { Secret } from '../core/secret.js';
 import { isValidPassphrase } from './interface-rules.js';
+import { mapKeyProblems } from './map-keys.js';
 import { salvageStick } from './salvage.js';
 import { STICK_SECRET_KEYS, StickFile } from './schema.js';
 import { roleOf, SchemaRole, schemaBlocks, secretKeyOfFile } from './schema-roles.js';
@@ -161,6 +162,10 @@ export async function loadStick(
   await nextTurn();
   const checked = StickFile.safeParse(parsed.data);
   if (!checked.success) unplaced.push(...problemsFromZod(checked.error, parsed.data, StickFile));
+  // Map entries zod drops unseen (`__proto__`) are schema problems too: the model would lack them.
+  const dropped = mapKeyProblems(StickFile, parsed.data);
+  unplaced.push(...dropped);
+  const valid = checked.success && dropped.length === 0;
   await nextTurn();
   // With schema problems the rules still run on every block that parsed, but the result carries
   // no model: nothing may be applied from a file that is not entirely valid.
@@ -179,7 +184,7 @@ export async function loadStick(
     ),
     ...cutByComment(text, label, spans),
   ];
-  return finish(problems, checked.success ? checked.data : undefined);
+  return finish(problems, valid ? checked.data : undefined);
 }
 
 /**
@@ -204,7 +209,10 @@ function inlineSecrets(data: unknown): Secret[] {
 /**
  * Reads what the model names: each `<secret>_file` into a Secret at its inline key (the inline
  * value wins; giving both is a rule problem already), each certificate or key file into `files`.
- * Which keys are which comes from the schema's roles.
+ * Which keys are which comes from the schema's roles. One session for the whole stick: a file
+ * named many times is read once, and its Secret and hash are made once (the same objects at
+ * every key); what the stick makes the agent hold is bounded, a secret counted with the forms
+ * the redactor will look for (a 1 MiB password costs ten times that there).
  */
 async function readReferences(
   reader: StickReader,
@@ -217,6 +225,9 @@ async function readReferences(
   const fail = (path: KeyPath, message: string, hint?: string): void => {
     problems.push({ severity: Severity.Error, path, message, ...(hint === undefined ? {} : { hint }) });
   };
+  const session = new ReadSession();
+  const hashes = new Map<Buffer, string>();
+  const secretOf = new Map<Buffer, Secret | undefined>();
   for (const { block, shape, path } of schemaBlocks(StickFile, model)) {
     for (const [key, schema] of Object.entries(shape)) {
       const fileName = block[key];
@@ -224,29 +235,40 @@ async function readReferences(
       if (typeof fileName !== 'string' || (role !== SchemaRole.SecretFile && role !== SchemaRole.CredentialFile))
         continue;
       const keyPath = [...path, key];
-      const read = await reader.readReferencedFile(dir, fileName);
+      const read = await reader.readReferencedFile(dir, fileName, session);
       if (!read.ok) {
         fail(keyPath, read.message, read.hint);
         continue;
       }
+      const bytes = read.bytes;
       if (role === SchemaRole.CredentialFile) {
-        files.set(formatKeyPath(keyPath), {
-          name: fileName,
-          bytes: read.bytes,
-          sha256: createHash('sha256').update(read.bytes).digest('hex'),
-          keyPath,
-        });
+        let sha256 = hashes.get(bytes);
+        if (sha256 === undefined) hashes.set(bytes, (sha256 = createHash('sha256').update(bytes).digest('hex')));
+        files.set(formatKeyPath(keyPath), { name: fileName, bytes, sha256, keyPath });
         continue;
       }
       const secretKey = secretKeyOfFile(key);
       // A secret file ends with one newline as editors write it; that newline is not the secret.
-      const value = read.bytes.toString('utf8').replace(/\r?\n$/, '');
+      const value = bytes.toString('utf8').replace(/\r?\n$/, '');
       if (value === '') {
         fail(keyPath, `secret file '${fileName}' is empty`, `write the ${secretKey} into it`);
         continue;
       }
-      const secret = new Secret(value);
-      secrets.push(secret);
+      if (!secretOf.has(bytes)) {
+        const cost = secretForms(value).reduce((sum, form) => sum + form.length, 0);
+        const secret = session.fits(cost) ? new Secret(value) : undefined;
+        if (secret !== undefined) {
+          session.charge(cost);
+          secrets.push(secret);
+        }
+        secretOf.set(bytes, secret);
+      }
+      const secret = secretOf.get(bytes);
+      if (secret === undefined) {
+        const { message, hint } = overBudget(`secret file '${fileName}'`);
+        fail(keyPath, message, hint);
+        continue;
+      }
       if (value.length < MIN_SECRET_LENGTH) problems.push(tooShort(keyPath, secretKey));
       if (secretKey === 'passphrase' && !isValidPassphrase(value)) {
         fail(

@@ -28,12 +28,15 @@ function salvageMonitoringPoint(raw: unknown): MonitoringPoint {
   if (mp.interfaces !== null && typeof mp.interfaces === 'object' && !Array.isArray(mp.interfaces)) {
     const interfaces: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(mp.interfaces)) {
+      // Said by map-keys.ts; assigned here it would become the map's prototype, not an entry.
+      if (name === '__proto__') continue;
       const parsed = Interface.safeParse(value);
       if (parsed.success) interfaces[name] = parsed.data;
     }
     out.interfaces = interfaces;
   }
   // ACL entries keep their index (a hole where one did not parse) so problems name the right entry.
-  if (Array.isArray(mp.acl)) out.acl = mp.acl.map((rule) => (AclRule.safeParse(rule).success ? rule : undefined));
+  if (Array.isArray(mp.acl))
+    out.acl = (mp.acl as unknown[]).map((rule) => (AclRule.safeParse(rule).success ? rule : undefined));
   return out as MonitoringPoint;
 }

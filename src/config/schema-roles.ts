@@ -63,7 +63,8 @@ export function secretKeysOf(schema: z.ZodType): ReadonlySet<string> {
     if (inner === undefined || seen.has(inner)) return;
     seen.add(inner);
     if (inner instanceof z.ZodObject) {
-      for (const [key, value] of Object.entries(inner.shape as Record<string, z.ZodType>)) {
+      const shape: Record<string, z.ZodType> = inner.shape;
+      for (const [key, value] of Object.entries(shape)) {
         if (roleOf(value) === SchemaRole.Secret) keys.add(key);
         visit(value);
       }
@@ -115,7 +116,8 @@ export function* schemaBlocks(schema: z.ZodType, data: unknown, path: KeyPath = 
   }
 }
 
-function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+/** The schema inside optional, nullable and default wrappers. */
+export function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
   let current = schema;
   while (current instanceof z.ZodOptional || current instanceof z.ZodDefault || current instanceof z.ZodNullable) {
     current = current.unwrap() as z.ZodType;

@@ -20,17 +20,21 @@ export interface SecretSpan {
   end: { line: number; column: number };
 }
 
+/*
+ * Keys are matched in any script: a key written with look-alike letters (`pаsswоrd` with a
+ * Cyrillic а and о, a full-width `ｐassword`) reads as a secret key to the person who wrote it.
+ */
 /** A line that is a key of its own (`  name: x`, `- url: y`), so it does not continue a value. */
-const KEY_LINE = /^\s*(?:-\s+)?["']?[\w.-]+["']?\s*:(?:\s|$)/;
+const KEY_LINE = /^\s*(?:-\s+)?["']?[\p{L}\p{M}\p{N}_.-]+["']?\s*:(?:\s|$)/u;
 /** The next `, key:` ends a value inside a flow map `{ ... }`. */
-const NEXT_FLOW_KEY = /,\s*["']?[A-Za-z_][\w-]*["']?\s*:(?:\s|$)/;
+const NEXT_FLOW_KEY = /,\s*["']?[\p{L}_][\p{L}\p{M}\p{N}_-]*["']?\s*:(?:\s|$)/u;
 
 export function findSecretSpans(source: YamlSource, keys: ReadonlySet<string>): SecretSpan[] {
   if (keys.size === 0) return [];
   // Any key, maybe quoted, at the start of a line, after "- ", "{" or ",": then its colon. Which
   // keys count is decided below: a secret key, or a key close enough to one that "did you mean"
   // would point at it (`pasword:`), since what follows it was meant as a secret all the same.
-  const keyPattern = /(^|[\s{,])(["']?)([A-Za-z_][\w-]*)\2\s*:(?=\s|$)/g;
+  const keyPattern = /(^|[\s{,])(["']?)([\p{L}_][\p{L}\p{M}\p{N}_-]*)\2\s*:(?=\s|$)/gu;
   const known = [...keys];
   // Cached by key name: a large file repeats a few dozen names thousands of times.
   const decided = new Map<string, boolean>();
@@ -78,6 +82,10 @@ export function findSecretSpans(source: YamlSource, keys: ReadonlySet<string>): 
   return spans;
 }
 
+/** C0 control bytes but the tab, and DEL: never part of a value as a person wrote it. */
+// eslint-disable-next-line no-control-regex -- matching control bytes is the point
+const CONTROL_BYTES = /[\u0000-\u0008\u000a-\u001f\u007f]/g;
+
 /**
  * Each line's piece of every secret as written, quotes trimmed: what the redactor must know
  * beside the values YAML read. When the YAML is broken no value was read, and error recovery
@@ -85,9 +93,6 @@ export function findSecretSpans(source: YamlSource, keys: ReadonlySet<string>): 
  * password inside a collection used as a key. A problem's key path or message would quote them;
  * positions cannot catch a path, the redactor can.
  */
-/** C0 control bytes but the tab, and DEL: never part of a value as a person wrote it. */
-const CONTROL_BYTES = /[\u0000-\u0008\u000a-\u001f\u007f]/g;
-
 export function writtenSecretPieces(text: string, spans: readonly SecretSpan[]): string[] {
   const lines = text.split('\n');
   const pieces: string[] = [];

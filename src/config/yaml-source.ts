@@ -17,6 +17,7 @@ import {
   YAMLParseError,
 } from 'yaml';
 import { formatKeyPath, type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
+import { readsAs } from './did-you-mean.js';
 
 /**
  * A YAML file parsed with positions kept, so every later problem can say FILE:LINE:COL.
@@ -193,14 +194,15 @@ function fromDocument(file: string, text: string, document: Document.Parsed): Pa
 /**
  * Keys whose value may be a secret, in a stick file or agent.yaml alike: the alias name there is
  * what the person meant as the value (`password: *Star-Secret`), so it is never quoted. Broader
- * than the schema's secret keys on purpose: a misspelt or misplaced key is still someone's secret.
+ * than the schema's secret keys on purpose: a misspelt or misplaced key is still someone's secret,
+ * and so is one written with look-alike letters (tested as it reads).
  */
 const SECRET_LOOKING_KEY = /pass|secret|token|credential|psk|private|key$/i;
 
 function unresolvedAlias(source: YamlSource, name: string, offset: number): Problem {
   const path = keyPathAtOffset(source.document, offset);
   const lastKey = [...path].reverse().find((part): part is string => typeof part === 'string');
-  const secret = lastKey !== undefined && SECRET_LOOKING_KEY.test(lastKey);
+  const secret = lastKey !== undefined && SECRET_LOOKING_KEY.test(readsAs(lastKey));
   const { line, col } = source.lineCounter.linePos(offset);
   return {
     severity: Severity.Error,

@@ -10,15 +10,18 @@ export {
   type ReadResult,
   type StickReader,
 } from './stick-files.js';
-export { describeNonFile, isInside, readInside, type ReadInsideOptions } from './read-inside.js';
+export { MAX_HELD_BYTES, MAX_HELD_TEXT, overBudget, ReadSession } from './read-session.js';
+export { describeNonFile, isInside, joinBytes, readInside, type ReadInsideOptions } from './read-inside.js';
 export {
   CASE_INSENSITIVE_FSTYPES,
   isCaseInsensitiveMount,
   isUnderMediaRoot,
   mediaMounts,
   mountOf,
+  mountPath,
   parseMountinfo,
   readMountTable,
+  showPathBytes,
   type MountEntry,
 } from './mount-table.js';
 export { parseFindmntLine, watchMounts, type MountWatcher, type MountWatcherOptions } from './mount-watcher.js';

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { type FSWatcher, readdirSync, readFileSync, readlinkSync, statSync, watch } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
-import { mediaMounts, type MountEntry, readMountTable } from './mount-table.js';
+import { mediaMounts, type MountEntry, mountPath, readMountTable, showPathBytes } from './mount-table.js';
 
 /**
  * Follows the mount table as it changes and reports mounts appearing and disappearing under the
@@ -141,21 +141,26 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
    * there any more (the table read that named it is already old), so the underlying folder, which
    * would never report the stick's unmount, is not watched instead.
    */
-  const watchRoot = (target: string): 'watched' | 'not-mounted' | 'unwatchable' => {
+  const watchRoot = (mount: MountEntry): 'watched' | 'not-mounted' | 'unwatchable' => {
+    const target = mount.target;
     unwatchRoot(target);
-    const name = basename(target);
+    // As bytes: a mount point whose name is not UTF-8 is watched at its real name (mountPath).
+    const path = Buffer.from(mountPath(mount));
+    const cut = path.lastIndexOf(0x2f);
+    const name = path.subarray(cut + 1);
+    const parent = cut <= 0 ? Buffer.from('/') : path.subarray(0, cut);
     // A stick folder named like a file the agent writes at a stick's root would look unmounted
     // at every write: such a mount is left to findmnt alone.
-    if (/^(usb\.log|mpprov)/i.test(name)) return 'unwatchable';
+    if (/^(usb\.log|mpprov)/i.test(basename(target))) return 'unwatchable';
     try {
-      const root = statSync(target);
-      if (root.dev === statSync(dirname(target)).dev) return 'not-mounted';
+      const root = statSync(path);
+      if (root.dev === statSync(parent).dev) return 'not-mounted';
       const entry: RootWatch = {
         dev: root.dev,
         device: deviceName(root.dev),
         ino: root.ino,
-        watcher: watch(target, { persistent: false }, (event, file) => {
-          if (event !== 'rename' || (file !== null && file !== name)) return;
+        watcher: watch(path, { persistent: false, encoding: 'buffer' }, (event, file) => {
+          if (event !== 'rename' || (file !== null && !file.equals(name))) return;
           // The same event names a child called like the folder (a FAT label shows as one): only a
           // watch the kernel has dropped means the root was unmounted.
           checkRoot(target, entry, ROOT_RECHECKS);
@@ -222,7 +227,7 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
           const isNew = previous === undefined || previous.device !== entry.device;
           if (isNew) unwatchRoot(target);
           // Every root is watched, also one whose watch was dropped while this read was under way.
-          if (!rootWatches.has(target) && watchRoot(target) === 'not-mounted' && !reread.has(target)) {
+          if (!rootWatches.has(target) && watchRoot(entry) === 'not-mounted' && !reread.has(target)) {
             reread.add(target);
             rescanAgain = true;
           }
@@ -255,7 +260,7 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
       // Closes the gap between our first read and findmnt's: anything mounted meanwhile shows up.
       rescan();
     });
-    createInterface({ input: proc.stdout! }).on('line', (line) => {
+    createInterface({ input: proc.stdout }).on('line', (line) => {
       failures = 0;
       const event = parseFindmntLine(line);
       if (event.ACTION === 'umount' || event.ACTION === 'move') {
@@ -301,7 +306,7 @@ export async function watchMounts(options: MountWatcherOptions): Promise<MountWa
     });
   };
 
-  for (const target of known.keys()) watchRoot(target);
+  for (const entry of known.values()) watchRoot(entry);
   await startFindmnt();
 
   return {
@@ -363,13 +368,20 @@ function inotifyWatchExists(dev: number, ino: number): boolean | undefined {
   return found;
 }
 
-/** `ACTION="umount" TARGET="/media/x\x20y"` (findmnt -P: hex escapes) to its fields. */
+/**
+ * `ACTION="umount" TARGET="/media/x\x20y"` (findmnt -P: hex escapes) to its fields. An escape is
+ * a byte: the value is decoded as bytes and shown as the mount table shows it (mount-table.ts),
+ * so a name that is not UTF-8 matches the target read from mountinfo.
+ */
 export function parseFindmntLine(line: string): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const match of line.matchAll(/([A-Z:-]+)="((?:[^"\\]|\\.)*)"/g)) {
-    fields[match[1] ?? ''] = (match[2] ?? '').replace(/\\x([0-9a-fA-F]{2})/g, (_, hex: string) =>
-      String.fromCharCode(Number.parseInt(hex, 16)),
-    );
+    const parts = (match[2] ?? '')
+      .split(/(\\x[0-9a-fA-F]{2})/)
+      .map((part) =>
+        /^\\x[0-9a-fA-F]{2}$/.test(part) ? Buffer.from([Number.parseInt(part.slice(2), 16)]) : Buffer.from(part),
+      );
+    fields[match[1] ?? ''] = showPathBytes(Buffer.concat(parts));
   }
   return fields;
 }

@@ -2,6 +2,7 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { readUpTo } from '../core/read-capped-file.js';
+import { overBudget, type ReadSession } from './read-session.js';
 
 /**
  * The one way a file on a stick is read. A stick comes from outside and the agent runs as root,
@@ -27,6 +28,8 @@ export type ReadResult =
       tooLarge?: number;
       /** Bytes read before refusing (0 unless the file grew past its fstat size). */
       bytesRead?: number;
+      /** Set when the file was refused because the job's files would pass its session's bound. */
+      overBudget?: true;
     };
 
 export interface ReadInsideOptions {
@@ -38,6 +41,8 @@ export interface ReadInsideOptions {
   missingHint?: string;
   /** The sentence for a link out of the folder, when the default does not fit. */
   outside?: { message: string; hint: string };
+  /** The job's reads so far: a file read before is not read again, and new bytes are bounded. */
+  session?: ReadSession;
 }
 
 /** What a path that is not a regular file is, in words an engineer knows. */
@@ -55,14 +60,34 @@ export function isInside(root: string, target: string): boolean {
   return !(inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside));
 }
 
-/** Reads `relPath` under `root` as described above. Never throws for what is on the stick. */
-export async function readInside(root: string, relPath: string, options: ReadInsideOptions): Promise<ReadResult> {
+/** `relPath` under `root` as bytes: a root whose name is not UTF-8 (a stick's mount point) stays exact. */
+export function joinBytes(root: string | Buffer, relPath: string): Buffer {
+  if (typeof root === 'string') return Buffer.from(join(root, relPath));
+  return Buffer.concat([root, Buffer.from(`/${relPath}`)]);
+}
+
+/** True when `target` (a real path, as bytes) lies strictly inside `root` (a real path, as bytes). */
+function isInsideBytes(root: Buffer, target: Buffer): boolean {
+  const base = root.length > 0 && root[root.length - 1] === 0x2f ? root : Buffer.concat([root, Buffer.from('/')]);
+  return target.length > base.length && target.subarray(0, base.length).equals(base);
+}
+
+/**
+ * Reads `relPath` under `root` as described above. Never throws for what is on the stick. Paths
+ * are handled as bytes throughout (realpath, lstat, open): a root given as bytes, whose name is
+ * not UTF-8, is read as exactly that folder.
+ */
+export async function readInside(
+  root: string | Buffer,
+  relPath: string,
+  options: ReadInsideOptions,
+): Promise<ReadResult> {
   const { what } = options;
-  let realRoot: string;
-  let target: string;
+  let realRoot: Buffer;
+  let target: Buffer;
   try {
-    realRoot = await realpath(root);
-    target = await realpath(join(root, relPath));
+    realRoot = await realpath(root, { encoding: 'buffer' });
+    target = await realpath(joinBytes(root, relPath), { encoding: 'buffer' });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR')
@@ -79,7 +104,7 @@ export async function readInside(root: string, relPath: string, options: ReadIns
       };
     return failed(what, error);
   }
-  if (!isInside(realRoot, target)) {
+  if (!isInsideBytes(realRoot, target)) {
     return {
       ok: false,
       ...(options.outside ?? {
@@ -88,6 +113,8 @@ export async function readInside(root: string, relPath: string, options: ReadIns
       }),
     };
   }
+  const known = options.session?.byPath(target);
+  if (known !== undefined) return { ok: true, bytes: known };
   let checked: Stats;
   try {
     checked = await lstat(target);
@@ -123,6 +150,10 @@ export async function readInside(root: string, relPath: string, options: ReadIns
     }
     if (!info.isFile()) return notAFile(what, info);
     if (info.size > options.limit) return tooLarge(what, info.size, options);
+    const session = options.session;
+    const same = session?.byIdentity(info.dev, info.ino, target);
+    if (same !== undefined) return { ok: true, bytes: same };
+    if (session !== undefined && !session.fits(info.size)) return { ok: false, ...overBudget(what), overBudget: true };
     // One byte past the cap: a file that grows between fstat and read is still caught, and
     // never read further than that.
     const bytes = await readUpTo(handle, info.size, options.limit);
@@ -133,6 +164,10 @@ export async function readInside(root: string, relPath: string, options: ReadIns
         hint: 'remove what the Monitoring Point does not need',
         bytesRead: bytes.length,
       };
+    // A file that grew after fstat is judged by what was read.
+    if (session !== undefined && !session.fits(bytes.length))
+      return { ok: false, ...overBudget(what), overBudget: true, bytesRead: bytes.length };
+    session?.remember(target, info.dev, info.ino, bytes);
     return { ok: true, bytes };
   } catch (error) {
     return failed(what, error);

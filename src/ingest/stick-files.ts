@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { readInside, type ReadResult } from './read-inside.js';
+import { joinBytes, readInside, type ReadResult } from './read-inside.js';
+import type { ReadSession } from './read-session.js';
 
 /**
  * Reading a stick's files safely: the configuration file and the files it names. A stick comes
@@ -20,13 +21,20 @@ export type { ReadResult };
  */
 export interface StickReader {
   readConfigFile(file: string): Promise<ReadResult>;
-  readReferencedFile(baseDir: string, relPath: string): Promise<ReadResult>;
+  /** With the job's `session`, a file read before is not read again, and the bytes held are bounded. */
+  readReferencedFile(baseDir: string, relPath: string, session?: ReadSession): Promise<ReadResult>;
 }
 
-/** The configuration file in a folder (a stick's root or a profiles folder), if there is one. */
-export async function findConfigFile(dir: string): Promise<string | undefined> {
+/**
+ * The configuration file in a folder (a stick's root or a profiles folder), if there is one. A
+ * folder given as bytes (a mount point whose name is not UTF-8) gives the file as bytes.
+ */
+export async function findConfigFile(dir: string): Promise<string | undefined>;
+export async function findConfigFile(dir: Buffer): Promise<Buffer | undefined>;
+export async function findConfigFile(dir: string | Buffer): Promise<string | Buffer | undefined>;
+export async function findConfigFile(dir: string | Buffer): Promise<string | Buffer | undefined> {
   for (const name of CONFIG_FILE_NAMES) {
-    const candidate = join(dir, name);
+    const candidate = typeof dir === 'string' ? join(dir, name) : joinBytes(dir, name);
     try {
       if ((await stat(candidate)).isFile()) return candidate;
     } catch {
@@ -60,7 +68,7 @@ export async function readConfigFile(file: string): Promise<ReadResult> {
 }
 
 /** Reads a file named by the configuration, relative to `baseDir`, refusing any path that leaves it. */
-export async function readReferencedFile(baseDir: string, relPath: string): Promise<ReadResult> {
+export async function readReferencedFile(baseDir: string, relPath: string, session?: ReadSession): Promise<ReadResult> {
   if (isAbsolute(relPath) || /^[A-Za-z]:[\\/]/.test(relPath)) {
     return {
       ok: false,
@@ -84,6 +92,7 @@ export async function readReferencedFile(baseDir: string, relPath: string): Prom
       message: `'${relPath}' is a link that leads outside the configuration's folder`,
       hint: 'copy the file itself onto the stick',
     },
+    ...(session === undefined ? {} : { session }),
   });
 }
 

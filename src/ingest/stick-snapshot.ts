@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { link, mkdir, opendir, truncate, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
-import { isCaseInsensitiveMount } from './mount-table.js';
-import { readInside } from './read-inside.js';
+import { isCaseInsensitiveMount, showPathBytes } from './mount-table.js';
+import { joinBytes, readInside } from './read-inside.js';
 import { MAX_CONFIG_BYTES, MAX_REFERENCED_BYTES, type StickReader } from './stick-files.js';
 
 /**
@@ -86,7 +86,7 @@ export class SnapshotError extends Error {
  * of the stick, not a regular file, stick pulled, I/O error): then nothing of it was read.
  */
 export async function snapshotStick(
-  root: string,
+  root: string | Buffer,
   configName: string,
   destDir: string,
   limits: SnapshotLimits = SNAPSHOT_LIMITS,
@@ -144,7 +144,7 @@ export async function snapshotStick(
   // The walk looks at names only (readdir's entry types): nothing is opened or stat'ed unless mentioned.
   const wanted: string[] = [];
   let entries = 0;
-  const walk = async (dir: string, rel: string, depth: number): Promise<boolean> => {
+  const walk = async (dir: string | Buffer, rel: string, depth: number): Promise<boolean> => {
     let folder;
     try {
       folder = await opendir(dir);
@@ -171,7 +171,7 @@ export async function snapshotStick(
               notes.push(`folder ${relPath} is deeper than ${limits.maxDepth} levels: not read`);
             continue;
           }
-          if (!(await walk(join(dir, name), relPath, depth + 1))) return false;
+          if (!(await walk(joinBytes(dir, name), relPath, depth + 1))) return false;
           continue;
         }
         if (mentioned.has(fold(relPath))) wanted.push(relPath);
@@ -288,9 +288,9 @@ function mentionedUnder(mentioned: ReadonlySet<string>, folder: string): boolean
 export function snapshotReader(reader: StickReader, snapshot: StickSnapshot): StickReader {
   return {
     readConfigFile: (file) => reader.readConfigFile(file),
-    readReferencedFile: async (baseDir, relPath) => {
+    readReferencedFile: async (baseDir, relPath, session) => {
       const refusal = snapshot.refused.get(relPath.replace(/^(\.\/)+/, ''));
-      return refusal === undefined ? reader.readReferencedFile(baseDir, relPath) : { ok: false, ...refusal };
+      return refusal === undefined ? reader.readReferencedFile(baseDir, relPath, session) : { ok: false, ...refusal };
     },
   };
 }
@@ -344,7 +344,11 @@ async function addSpellings(configBytes: Buffer, copied: readonly string[], dest
 const VALUE_START = /^$|[\s"'/:,{[]/;
 const VALUE_END = /^$|[\s"',}\]#]/;
 
-/** The stick's label as a person reads it: the mount folder's name (udisks names it after the label). */
-export function stickLabel(root: string): string {
-  return basename(root) || root;
+/**
+ * The stick's label as a person reads it: the mount folder's name (udisks names it after the
+ * label); a name that is not UTF-8, given as bytes, with those bytes escaped (`ST\xffICK`).
+ */
+export function stickLabel(root: string | Buffer): string {
+  const shown = typeof root === 'string' ? root : showPathBytes(root);
+  return basename(shown) || shown;
 }
