@@ -1,4 +1,4 @@
-// Apply overhead against the vendor's curl sequence, and the no-change re-apply (issue 16, item 4).
+// Apply overhead against the vendor's curl sequence, and the no-change re-apply.
 //
 // One simulated device per outage length (restartMs 2600, 3000, 3400), each with the profiles'
 // certificate and password, in this process: its hooks say to the millisecond when the device

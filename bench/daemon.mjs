@@ -1,5 +1,5 @@
 // The agent (`mpprov run`, started as systemd/mpprov.service starts it: the unit's NODE_OPTIONS,
-// the status page on as in the sample agent.yaml) through stick insertions (issue 16, item 4):
+// the status page on as in the sample agent.yaml) through stick insertions:
 // - mount to first request: a tmpfs stick bind-mounted under the media root (the soak's sticks),
 //   from `mount` returning to the simulated device's first logged request, for each of the first
 //   10 jobs;

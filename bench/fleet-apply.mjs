@@ -1,4 +1,4 @@
-// Fleet apply (issue 16, item 4): one mpprov.yaml naming N simulated devices of a fleet-mode
+// Fleet apply: one mpprov.yaml naming N simulated devices of a fleet-mode
 // simulator (docs/simulator.md "Fleet mode", in this process), applied with --concurrency C.
 // Per run: wall time, the apply process's CPU seconds and peak RSS (GNU time: the kernel's own
 // accounting of the child), 429s the devices answered, and the ratio of the wall time to the

@@ -1,5 +1,5 @@
 // `npm run bench [-- --quick] [--only apply,validate,fleet,daemon] [--cli checkout] [--out FILE]
-//   [--cycles N] [--idle S] [--rounds N] [--fleet-outage-ms MS]`: the figures issue 16 sets
+//   [--cycles N] [--idle S] [--rounds N] [--fleet-outage-ms MS]`: the figures docs/performance.md sets
 // targets for, each as median/min/max over its runs beside its target, written to
 // bench/results.json with the machine, Node version and date. Speed and memory targets live
 // here, never in timed unit tests. Needs the build (dist/, and dist/mpprov.mjs: `npm run bench`

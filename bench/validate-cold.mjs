@@ -1,6 +1,6 @@
 // Cold `mpprov validate`, the whole process from spawn to exit (Node start, module load, YAML,
 // schema, rules, every file read and every certificate and key checked), for the PEAP profile
-// and the PFX profile (issue 16, item 4). Runs alternate between profiles and builds; one untimed
+// and the PFX profile. Runs alternate between profiles and builds; one untimed
 // run of each first, so the page cache holds the files as it does on a laptop in use.
 import { join } from 'node:path';
 import { profilesDir } from '../soak/stick.mjs';

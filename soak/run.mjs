@@ -1,6 +1,6 @@
 // `npm run soak`: the real daemon (`mpprov run`, a child process) through N stick insertions against
 // a simulated device with seeded random faults, then checks that nothing leaked and every job is
-// accounted for (issue 15, item 5). Needs root (mount) and, for the FAT share, /dev/fuse + fusefat.
+// accounted for. Needs root (mount) and, for the FAT share, /dev/fuse + fusefat.
 //   node soak/run.mjs [--cycles N] [--seed S] [--fat-every N]     (needs dist/: npm run build)
 //   env: MPPROV_SOAK_CYCLES, MPPROV_SOAK_SEED, MPPROV_SOAK_FAT_EVERY
 // Prints a progress line now and then and a JSON summary, also written to .test-output/soak.json.

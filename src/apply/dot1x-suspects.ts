@@ -63,7 +63,7 @@ export function rankSuspects(facts: Dot1xFacts, now: Date): RankedSuspect[] {
     });
 }
 
-/** The method's own order of likelihood (issue 11): what fails most often first. */
+/** The method's own order of likelihood: what fails most often first. */
 function defaultOrder(facts: Dot1xFacts): Suspect[] {
   const serverCa = facts.caCert === undefined ? [] : [Suspect.ServerCa];
   switch (facts.eap) {

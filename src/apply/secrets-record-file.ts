@@ -17,7 +17,7 @@ import { ensureDirectory, keyId, temporaryName } from './secrets-record-key.js';
  * Each device's entry says which key hashed it (keyId: a truncated hash of the key, never the key),
  * so a record made with another installation's key is told apart from a changed secret.
  * Format 2 (no key ids; the record beside its key in the state directory) and format 1 (the key
- * inside: issue 10) are read and written back as format 3.
+ * inside) are read and written back as format 3.
  */
 
 /** A record of 100 000 devices is a few tens of MiB; anything larger is not a record. */

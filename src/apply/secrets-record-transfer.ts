@@ -16,7 +16,7 @@ import {
  * Moving the secrets-record key between installations on purpose (`mpprov secrets-record
  * export|import`), so several runners sharing one record hash alike. Only the key moves: the
  * record is shared by its path (--secrets-record), or copied like any file; a file holding both
- * would be the record-beside-its-key that issue 10 removed. Outcomes are sentences that name files
+ * would be a record beside its own key, which is no protection. Outcomes are sentences that name files
  * and key ids, never key bytes.
  */
 

@@ -89,7 +89,7 @@ export function commandKey(args: readonly string[]): string | undefined {
 /**
  * The cache's file name: the command, then a hash of the bundle's content and of node. V8 checks
  * only the source's length: a bundle replaced by another of the same size (`cp -p`, a
- * reproducible build) would otherwise run the old one's bytecode (review). `@` cannot be in a key,
+ * reproducible build) would otherwise run the old one's bytecode. `@` cannot be in a key,
  * so no command's name is the start of another's.
  */
 function cacheName(key: string, source: string): string {

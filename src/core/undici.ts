@@ -9,7 +9,7 @@ import errors from 'undici/lib/core/errors.js';
  * The parts of undici mpprov uses, imported one by one instead of through its index. The index
  * loads all of undici (fetch, WebSocket, EventSource, cookies, caches, mocks) and its cookies
  * module reads `globalThis.Headers`, which makes Node load and run its own built-in copy of undici
- * as well: together a third of a no-change `apply` (CPU profile, issue 16). What the index does
+ * as well: together a third of a no-change `apply` (CPU profile). What the index does
  * for these parts is done here: the request API (`client.request`) on every dispatcher.
  */
 Object.assign(Dispatcher.prototype, api);

@@ -31,7 +31,7 @@ async function optimizedAfterHotLoop(keepAtBaseline: boolean, hotForMs: number):
   return stdout.trim() === 'true';
 }
 
-// The idle agent's memory (issue 16): without the optimizing compiler it keeps about 4.5 MiB less.
+// The idle agent's memory: without the optimizing compiler it keeps about 4.5 MiB less.
 describe("the agent's JIT", () => {
   it(
     'stays at the baseline tier once keepJitAtBaseline ran, where the same hot function is otherwise optimized',

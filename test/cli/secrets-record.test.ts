@@ -25,7 +25,7 @@ import { tempFolder } from '../support/temp-folder.js';
 import { worldReadableCli } from '../support/world-readable-cli.js';
 
 /**
- * A secrets record shared by several installations (issue 14, item 4): real `mpprov` child
+ * A secrets record shared by several installations: real `mpprov` child
  * processes against a simulated device, each "machine" a state directory of its own, the record in
  * a folder of the team's. The key moves only by `secrets-record export|import`.
  */

@@ -18,7 +18,7 @@ describe('byCodeUnit', () => {
 });
 
 // The first localeCompare in a process loads ICU's collation data from the node binary, about
-// 2.5 MiB the idle agent then keeps resident (issue 16): the sorts a job runs must not call it.
+// 2.5 MiB the idle agent then keeps resident: the sorts a job runs must not call it.
 describe("the job path's sorts without the locale", () => {
   // eslint-disable-next-line @typescript-eslint/unbound-method -- kept only to be put back on String.prototype, never called apart from a string
   const original = String.prototype.localeCompare;

@@ -9,7 +9,7 @@ import { useAgentRig } from './agent-rig.js';
 import { readFatFile } from './fat-stick.js';
 
 /**
- * kill -9 of the agent at each point of a job (issue 15's crash matrix; the kill during the
+ * kill -9 of the agent at each point of a job (the crash matrix; the kill during the
  * restart itself is in agent-signals.test.ts): the next start reports the job and where it
  * stopped, the still-inserted stick is not started again by itself, its next insertion is told
  * about the crash and completes the job, and the device ends with nothing pending.

@@ -5,7 +5,7 @@ import { useAgentRig } from './agent-rig.js';
 import { requireLoopTools, useLoopSticks } from './loop-stick.js';
 
 /**
- * The remount loop of issue 15 at the level of the daemon: a stick unmounted and mounted again
+ * The remount loop at the level of the daemon: a stick unmounted and mounted again
  * within milliseconds, 500 times, each insertion waiting for the job of the one before (a stick
  * put back while its own job runs is that job, by design: stick-job.test.ts). Every insertion
  * must get exactly one job: counted in the state folder's history and on the stick itself.

@@ -382,7 +382,7 @@ describe.each(['model', 'real'] as const)('the management interface on a demandi
       expect(mp?.deviceLost).toBe(true);
       expect(mp?.message).toMatch(/^the device did not answer again within 2 s after the networking restart/);
       // mpprov gives up after its 2 s; the device decides when its port refuses the credentials,
-      // which the real backend can take longer than that on a loaded machine (loaded CI run 12).
+      // which the real backend can take longer than that on a loaded machine.
       await vi.waitFor(() => expect(device.state().phase).toBe('locked-out'), { timeout: 30_000, interval: 50 });
       const state = device.state();
       const decision = recorder.take().find((d) => d.interface === 'eth0')?.result;

@@ -3,7 +3,7 @@ import type { ServiceSimulator } from '../../src/simulator/service/index.js';
 import { PROFILE_TRAITS, type ProfileTraits } from './profile-traits.js';
 
 /**
- * The fault matrix (issue 15, item 1): every fault the simulated device or service can be given,
+ * The fault matrix: every fault the simulated device or service can be given,
  * each with what a run through it must end in, per profile. apply.test.ts runs every profile
  * through every fault with `mpprov apply`; daemon.test.ts runs one profile through every fault
  * with `mpprov run` and a stick. Both assert the same expectation, read from here.

@@ -18,7 +18,7 @@ import {
 } from './mutations.js';
 
 /**
- * Property 3 of issue 15: agent.yaml, mutated at random from a valid one that names every kind of
+ * agent.yaml, mutated at random from a valid one that names every kind of
  * secret file (a default and a per-device password file, a systemd credential, the service token),
  * through loadAgentConfig: never a throw, the settings or located problems, within the bound, and
  * no problem quoting a secret those files hold, or one written inline under a password key.

@@ -26,7 +26,7 @@ import {
 } from './mutations.js';
 
 /**
- * Property 2 of issue 15: certificate and key files (PEM, DER, encrypted, PFX and legacy PFX, RSA
+ * Certificate and key files (PEM, DER, encrypted, PFX and legacy PFX, RSA
  * and EC, made by openssl), mutated at random, through the credential readers and the whole
  * certificate check of `mpprov validate` (a stick whose 802.1X block names the file): never a
  * throw, a parsed result or located problems, within the bound, and no passphrase or private key

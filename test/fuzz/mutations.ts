@@ -256,7 +256,7 @@ export function textMutation(knownKeys: readonly string[]): fc.Arbitrary<TextMut
     fc.record({ kind: fc.constant('insertLine' as const), at: position, text: yamlSnippet }),
     fc.record({ kind: fc.constant('insertText' as const), at: position, text: fc.oneof(yamlSnippet, strangeValue) }),
     // Up to 100 000 characters: a key of 133 000 took 1.5 s in validateStick (linear, but slow; see
-    // the report of issue 15), which crosses the bound on a loaded machine; 100 000 stays clear.
+    // as once reported), which crosses the bound on a loaded machine; 100 000 stays clear.
     fc.record({
       kind: fc.constant('longLine' as const),
       at: position,

@@ -20,7 +20,7 @@ import {
 } from './mutations.js';
 
 /**
- * Property 1 of issue 15: a stick's mpprov.yaml, mutated at random from every valid profile and
+ * A stick's mpprov.yaml, mutated at random from every valid profile and
  * fixture, through `mpprov validate`'s own entry (validateStick over real files in a stick folder
  * with the profiles' certificates and secrets): it never throws, gives a valid model or located
  * problems, takes less than the bound, and no problem as printed quotes a secret.

@@ -11,7 +11,7 @@ import { PROFILE_ADMIN_PASSWORD, profilesDir, stateDir, type StickTarget } from 
 import { tempFolder } from '../support/temp-folder.js';
 
 /**
- * The hostile sticks of issue 10 ("Why") through validate, plan and apply (text and --json) and
+ * Hostile sticks through validate, plan and apply (text and --json) and
  * the daemon, each with a real stick (a folder for the CLI, a tmpfs mount for the daemon: FAT has
  * no links or FIFOs). Every byte mpprov wrote is collected (stdout, stderr, usb.log,
  * mpprov-result.json, MPPROV-*.TXT, every file under each state folder, the agent's output) and

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The simulator is a product of its own (issue 9): from the agent it takes only the device's
+ * The simulator is a product of its own: from the agent it takes only the device's
  * vocabulary in src/admin-api, so a bug in the agent's stages cannot hide in the device the agent
  * is tested against. Read from the sources, as a reviewer would check it.
  */

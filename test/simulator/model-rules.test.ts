@@ -3,7 +3,7 @@ import { parseAuthenticatorProfile, startSimulator, type SimulatorHandle } from 
 import { apiClient, restartNetworking, type ApiClient } from './sim-client.js';
 
 /**
- * The rules of docs/device-model.md added with issue 11, each driven with raw HTTP (undici's
+ * The rules of docs/device-model.md, each driven with raw HTTP (undici's
  * request() in sim-client.ts, never the product's client): addresses refused with every method
  * but static, a VLAN only on a wired physical interface, the VLAN 802.1X rule both ways, and the
  * copy of interface-level fields into the other family's pending stanza.
