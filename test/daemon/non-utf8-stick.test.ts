@@ -30,12 +30,15 @@ interface ByteMount {
   exited: Promise<void>;
   mounted(): Promise<boolean>;
   unmount(): Promise<void>;
+  /** A yank: fusefat killed, then the dead mount detached. */
+  pull(): Promise<void>;
 }
 
 /** fusefat mounting `image` at `<media>/ST\xffICK`, as fat-stick.ts's mountFat does at a text path. */
 async function mountAtBytes(image: string, media: string, logFile: string): Promise<ByteMount> {
   const bytes = Buffer.concat([Buffer.from(`${media}/`), NAME]);
-  await mkdir(bytes);
+  // Mounted there again after a pull: the folder is still there.
+  await mkdir(bytes, { recursive: true });
   const log = openSync(logFile, 'a');
   let child: ChildProcess;
   try {
@@ -66,6 +69,12 @@ async function mountAtBytes(image: string, media: string, logFile: string): Prom
         () => undefined,
       );
       await exited;
+    },
+    async pull() {
+      if (gone) return;
+      child.kill('SIGKILL');
+      await exited;
+      await run('sh', ['-c', `fusermount -u -z ${SHELL_PATH}`, 'sh', media]).catch(() => undefined);
     },
   };
 }
@@ -144,6 +153,60 @@ describe('mpprov run with a stick mounted at a folder whose name is not UTF-8', 
         for (const secret of [sim.password, PEAP_PASSWORD])
           expect(content.includes(secret), `${secret} in ${name}`).toBe(false);
       }
+    },
+  );
+
+  it(
+    'pulled mid-job and inserted again at the same folder: the job writes the rest there, as at a UTF-8 folder',
+    { timeout: 90_000 },
+    async () => {
+      // A restart long enough for the stick to go out and in again meanwhile.
+      const sim = await rig.simulator({ restartMs: 6000 });
+      const world = await rig.makeWorld();
+      const tmp = join(world.dir, 'tmp');
+      await mkdir(tmp);
+      const agent = await rig.startAgent(world, { TMPDIR: tmp });
+      const output = (): Promise<string> => agent.output();
+      const image = join(world.dir, 'stick.img');
+      const fuseLog = join(world.dir, 'fusefat.log');
+      await makeFatImage(image, 'STICK', stickFiles([{ name: 'mp1', sim }]));
+      stick = await mountAtBytes(image, world.mediaRoot, fuseLog);
+      const shownRoot = `${world.mediaRoot}/${SHOWN}`;
+      await waitFor(
+        async () => (await output()).includes('the device is not answering yet'),
+        20_000,
+        'the wait for the restarting device',
+        output,
+      );
+      // Let the writer put the restart's lines on the stick, then yank it.
+      await new Promise((r) => setTimeout(r, 700));
+      await stick.pull();
+      await waitFor(
+        async () => (await output()).includes(`the stick at ${shownRoot} was unmounted; the job goes on from its copy`),
+        10_000,
+        'the agent to see the stick go',
+        output,
+      );
+      expect(await readJobs(world.stateDir).then((jobs) => jobs.filter((j) => j.event === 'end'))).toEqual([]);
+
+      // The same stick at the same folder: the running job's writer finds it again through its link.
+      stick = await mountAtBytes(image, world.mediaRoot, fuseLog);
+      const [end] = await waitForJobEnds(world, 1, agent, 40_000);
+      expect(end?.result, await output()).toBe('CHANGED');
+      expect(end?.stick_log).toBe('complete');
+      await waitFor(async () => !(await stick?.mounted()), 10_000, 'the agent to unmount the stick', output);
+      await stick.exited;
+      expect(await output()).toContain(
+        `stick at ${shownRoot}: the same configuration is already being applied by this job; not started twice`,
+      );
+      expect((await readJobs(world.stateDir)).filter((j) => j.event === 'start')).toHaveLength(1);
+      expect(await readdir(tmp)).toEqual([]);
+
+      const usbLog = (await readFatFile(image, 'usb.log')) ?? '';
+      expect(usbLog).toContain('[mp1] step 3/4: restart networking');
+      expect(usbLog.trimEnd().split('\n').at(-1)).toBe(`RESULT: CHANGED  mp1: changed and verified  [${end?.id}]`);
+      expect(usbLog).not.toContain('the job is still running');
+      expect(await readFatFile(image, 'MPPROV-OK.TXT')).toContain(`(stick ${SHOWN}, mpprov.yaml, job ${end?.id})`);
     },
   );
 });
