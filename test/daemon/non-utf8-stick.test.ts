@@ -209,4 +209,41 @@ describe('mpprov run with a stick mounted at a folder whose name is not UTF-8', 
       expect(await readFatFile(image, 'MPPROV-OK.TXT')).toContain(`(stick ${SHOWN}, mpprov.yaml, job ${end?.id})`);
     },
   );
+
+  it(
+    'a stick whose job ended the previous run is refused there, on its usb.log and in the journal',
+    { timeout: 90_000 },
+    async () => {
+      const sim = await rig.simulator({ restartMs: 8000 });
+      const world = await rig.makeWorld();
+      const tmp = join(world.dir, 'tmp');
+      await mkdir(tmp);
+      const first = await rig.startAgent(world, { TMPDIR: tmp });
+      const image = join(world.dir, 'stick.img');
+      await makeFatImage(image, 'STICK', stickFiles([{ name: 'mp1', sim }]));
+      stick = await mountAtBytes(image, world.mediaRoot, join(world.dir, 'fusefat.log'));
+      await waitFor(
+        () => sim.state().phase === 'restarting',
+        20_000,
+        'the job to restart the device',
+        () => first.output(),
+      );
+      expect((await first.stop('SIGKILL')).signal).toBe('SIGKILL');
+      // The killed agent's link to the stick's folder: nothing removes it but the temporary folder's own cleaning.
+      expect(await readdir(tmp)).toHaveLength(1);
+
+      const second = await rig.startAgent(world, { TMPDIR: tmp });
+      const output = (): Promise<string> => second.output();
+      await waitFor(async () => (await output()).includes('this stick is not started'), 15_000, 'the refusal', output);
+      const journal = await output();
+      expect(journal).toContain(`stick at ${world.mediaRoot}/${SHOWN}: this stick is not started: its job j`);
+      expect((await second.stop('SIGTERM')).code).toBe(0);
+      // The refusal's own link is gone: only the killed agent's is left.
+      expect(await readdir(tmp)).toHaveLength(1);
+      await stick.unmount();
+      const usbLog = (await readFatFile(image, 'usb.log')) ?? '';
+      expect(usbLog, journal).toContain('this stick is not started: its job j');
+      expect(usbLog).toContain('check it with mpprov validate');
+    },
+  );
 });
