@@ -6,6 +6,7 @@ import { findConfigFile, type MountEntry, readConfigFile, stickLabel } from '../
 import type { SettledFile } from '../ingest/profiles-watcher.js';
 import { type AgentLogger, appendDurably, USB_LOG_NAME, type UsbLogWriter } from '../report/index.js';
 import { type CrashLoopGuard, crashRefusal } from './crash-loop-guard.js';
+import { aliasFolder } from './folder-alias.js';
 import { RELEASING } from './finish-job.js';
 import type { JobRequest, RunningJob } from './run-job.js';
 
@@ -74,6 +75,8 @@ export class JobIntake {
 
   /** A mount under a media root: a job when it holds an mpprov.yaml not already being applied. */
   async mount(entry: MountEntry): Promise<void> {
+    // The mount point as shown (escaped when its name is not UTF-8): the key and the text of every
+    // sentence; `path` names the folder for fs calls that take text (a link to its bytes if need be).
     const root = entry.target;
     const { logger, crashLoop } = this.#parts;
     if (this.#parts.stopping()) return;
@@ -82,8 +85,12 @@ export class JobIntake {
       return;
     }
     this.#detecting.add(root);
+    let folder: JobRequest['folder'];
     try {
-      const seen = await this.#look(root);
+      if (entry.targetBytes !== undefined)
+        folder = { bytes: entry.targetBytes, alias: await aliasFolder(entry.targetBytes) };
+      const path = folder?.alias.path ?? root;
+      const seen = await this.#look(path);
       if (seen === undefined) {
         logger.log('debug', `${root} mounted (${entry.fstype}): no mpprov.yaml at its root, not a stick for mpprov`);
         return;
@@ -96,25 +103,29 @@ export class JobIntake {
       if (crashedJob !== undefined) {
         const sentence = crashRefusal(crashedJob);
         // usb.log first: once the journal says it, the stick has it too.
-        await appendRefusal(root, sentence).catch((error: unknown) =>
+        await appendRefusal(path, sentence).catch((error: unknown) =>
           logger.log('warn', `${root}: cannot write usb.log: ${(error as Error).message}`),
         );
         logger.log('error', `stick at ${root}: ${sentence}`);
         crashLoop.refused(root, label, sha);
         return;
       }
-      const device = (await stat(root)).dev;
+      const device = (await stat(path)).dev;
       this.#launch(key, {
         kind: 'stick',
         root,
+        ...(folder === undefined ? {} : { folder }),
         configName: basename(seen.configFile),
         label,
         device,
         configSha256: sha,
       });
+      // The job's from now on: its link goes when the job does.
+      folder = undefined;
     } catch (error) {
       logger.log('warn', `${root}: cannot look at the stick: ${(error as Error).message}`);
     } finally {
+      await folder?.alias.remove();
       this.#detecting.delete(root);
       // The stick came back while we read its last mount (a fast pull and re-insert): the new
       // mount gets its own look; the same content still running is not started twice.
@@ -181,6 +192,8 @@ export class JobIntake {
         this.#parts.onGone?.(id);
         this.#running.delete(id);
         forget();
+        // The link its stick's folder was named by, now that nothing of the job writes through it.
+        void request.folder?.alias.remove();
         if (this.#running.size === 0) this.#parts.onIdle?.();
       });
   }

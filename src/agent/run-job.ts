@@ -20,6 +20,7 @@ import {
 import { deviceLockKeys, resolveDeviceIdentity } from '../client/index.js';
 import { setStage } from './board-feed.js';
 import { checkStickSignature } from './check-stick-signature.js';
+import type { FolderAlias } from './folder-alias.js';
 import { finishJob, type JobEnd, jobHeader } from './finish-job.js';
 import { failJob } from './job-failure.js';
 import type { DeviceLocks } from './device-locks.js';
@@ -33,8 +34,14 @@ import type { JobMarker, JobSourceRecord, StateStore } from './state-store.js';
 
 export interface JobRequest {
   kind: 'stick' | 'profile';
-  /** A stick's mount folder, or the profiles folder. */
+  /**
+   * A stick's mount folder as the mount table shows it, or the profiles folder: the job's key and
+   * the text of its sentences. For a folder whose name is not UTF-8 that text is escaped
+   * (`/media/tech/ST\xffICK`) and names no folder: then `folder` does.
+   */
   root: string;
+  /** Stick only, when its folder's name is not UTF-8: its bytes, which reads take, and a link to them for writes. */
+  folder?: { bytes: Buffer; alias: FolderAlias };
   /** `mpprov.yaml` as on the stick, or the profile's file name. */
   configName: string;
   label: string;
@@ -92,7 +99,13 @@ export function startJob(id: string, request: JobRequest, env: JobEnvironment): 
     logger: env.logger,
     redactor: env.redactor,
     ...(request.kind === 'stick' && request.device !== undefined
-      ? { stick: { root: request.root, device: request.device, serialize: env.stickQueue(request.root) } }
+      ? {
+          stick: {
+            root: request.folder?.alias.path ?? request.root,
+            device: request.device,
+            serialize: env.stickQueue(request.root),
+          },
+        }
       : {}),
   });
   const marker: JobMarker = {
@@ -152,7 +165,13 @@ async function runJob(job: RunningJob, env: JobEnvironment): Promise<JobEnd> {
   let snapshot: StickSnapshot | undefined;
   let failure: string | undefined;
   try {
-    snapshot = await snapshotStick(request.root, request.configName, join(state.jobDir(id), 'stick'));
+    // By its bytes, not its link: the snapshot asks the mount table whether the folder is FAT
+    // (case-insensitive names), which knows the folder, not a link to it.
+    snapshot = await snapshotStick(
+      request.folder?.bytes ?? request.root,
+      request.configName,
+      join(state.jobDir(id), 'stick'),
+    );
   } catch (error) {
     failure = `the stick could not be read (${(error as Error).message}); nothing was sent to any device`;
   }
