@@ -7,4 +7,4 @@ export * from './problem.js';
 // Sorting without the locale (and without loading ICU's collation data into the agent).
 export { byCodeUnit } from './code-unit-order.js';
 // Text from outside shown as data: controls escaped visibly.
-export { visibleJson, visibleText } from './visible-text.js';
+export { visibleJson, visibleLines, visibleText, visibleValue } from './visible-text.js';

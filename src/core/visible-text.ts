@@ -40,3 +40,23 @@ export function visibleText(text: string): string {
 export function visibleJson(json: string): string {
   return json.replace(UNSAFE_IN_JSON, (char) => `\\u${hex(char, 4)}`);
 }
+
+/**
+ * A text whose newlines are its composer's own (a plan, a problem with its source line), each line
+ * escaped: data inside it was escaped where it was put in, so a newline left here is a real line.
+ */
+export function visibleLines(text: string): string {
+  return text.split('\n').map(visibleText).join('\n');
+}
+
+/** A copy of a JSON-like value with every string in it (keys too) escaped: data to be rendered as text. */
+export function visibleValue<T>(value: T): T {
+  return escapeValue(value) as T;
+}
+
+function escapeValue(value: unknown): unknown {
+  if (typeof value === 'string') return visibleText(value);
+  if (Array.isArray(value)) return value.map(escapeValue);
+  if (value instanceof Date || value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [visibleText(key), escapeValue(item)]));
+}

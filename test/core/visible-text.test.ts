@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { visibleJson, visibleText } from '../../src/core/index.js';
+import { visibleJson, visibleLines, visibleText, visibleValue } from '../../src/core/index.js';
 
 describe('visibleText', () => {
   it('writes newline, carriage return and ESC sequences as visible escapes', () => {
@@ -45,5 +45,20 @@ describe('visibleJson', () => {
     // eslint-disable-next-line no-control-regex -- the very characters that must not survive
     expect(json).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/);
     expect(JSON.parse(json)).toEqual(value);
+  });
+});
+
+describe('visibleLines and visibleValue', () => {
+  it('keeps the composer’s own newlines and escapes everything else on each line', () => {
+    expect(visibleLines('plan\n  1. \x1b]0;t\x07step\r')).toBe('plan\n  1. \\x1b]0;t\\x07step\\r');
+  });
+
+  it('escapes every string of a value, keys included, and leaves other values alone', () => {
+    const at = new Date(0);
+    expect(visibleValue({ 'a\n': ['x\x1b', 1, null, true], at, nested: { label: 'L\u202e' } })).toEqual({
+      'a\\n': ['x\\x1b', 1, null, true],
+      at,
+      nested: { label: 'L\\u202e' },
+    });
   });
 });
