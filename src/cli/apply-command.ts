@@ -5,6 +5,7 @@ import {
   type ApplyEvent,
   limitProblem,
   notConnected,
+  Outcome,
   stickSecrets,
   type StickResult,
   StickOutcome,
@@ -185,13 +186,15 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   if (!json && result.outcome === StickOutcome.Invalid) print(`${file}: INVALID, nothing was sent to any device`);
   else if (!json && !dryRun) print(`RESULT: ${resultWord(result)}`);
   const unconfirmed = dryRun ? [] : notConnected(result);
-  if (!json)
+  if (!json) {
     for (const d of unconfirmed)
       print(
         `${d.device}: configured and verified, but NOT CONFIRMED by the monitoring service: ${d.service?.sentence ?? ''}`,
       );
-  else if (!json)
-    for (const d of result.devices) if (d.outcome === 'failed') print(`${d.device}: FAILED: ${d.message}`);
+    // The live step list has already said why a device failed; plan has none, so it says it here.
+    if (display === undefined)
+      for (const d of result.devices) if (d.outcome === Outcome.Failed) print(`${d.device}: FAILED: ${d.message}`);
+  }
 
   const signal = stop.received();
   if (signal !== undefined) {
