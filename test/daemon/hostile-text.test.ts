@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectNoRawControls, resultLines } from '../report/visible-output.js';
+import { runCli } from '../support/run-cli.js';
 import { stickFiles } from '../support/stick-workspace.js';
 import { waitForJobEnds } from './agent-process.js';
 import { useAgentRig } from './agent-rig.js';
@@ -101,6 +102,17 @@ describe('mpprov run with hostile names and a hostile stick label', () => {
     const result = JSON.parse(json) as { source: { label: string }; devices: { device: string }[] };
     expect(result.source.label).toBe(LABEL);
     expect(result.devices.map((d) => d.device)).toEqual([TITLE_NAME, FORGE_NAME]);
+
+    // mpprov status lays out the same job from the state folder.
+    const statusText = await runCli(['status', '--state-dir', world.stateDir]);
+    expect(statusText.code, statusText.stderr).toBe(0);
+    expectNoRawControls(statusText.stdout, 'mpprov status');
+    expect(statusText.stdout).toContain('forge\\nRESULT: CHANGED  forge');
+    const statusJson = await runCli(['status', '--state-dir', world.stateDir, '--json']);
+    expectNoRawControls(statusJson.stdout, 'mpprov status --json');
+    // The summary is the RESULT line's text (escaped there), JSON-encoded here.
+    expect(statusJson.stdout).toContain('forge\\\\nRESULT: CHANGED  forge');
+    expect(() => JSON.parse(statusJson.stdout) as unknown).not.toThrow();
 
     const output = await agent.output();
     expectNoRawControls(output, "the agent's output");
