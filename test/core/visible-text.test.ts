@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { visibleJson, visibleLines, visibleText, visibleValue } from '../../src/core/index.js';
+import { Redactor, Secret, visibleJson, visibleLines, visibleText, visibleValue } from '../../src/core/index.js';
 
 describe('visibleText', () => {
   it('writes newline, carriage return and ESC sequences as visible escapes', () => {
@@ -60,5 +60,14 @@ describe('visibleLines and visibleValue', () => {
       at,
       nested: { label: 'L\\u202e' },
     });
+  });
+});
+
+describe('the redactor and escaped text', () => {
+  it('knows a secret in its escaped forms, as a device sentence escaped before redaction shows it', () => {
+    const secret = 'pa\u202ess\x85wörd-4711';
+    const redactor = new Redactor([new Secret(secret)]);
+    expect(redactor.text(`echo: ${visibleText(secret)}`)).toBe('echo: (secret)');
+    expect(redactor.text(visibleJson(JSON.stringify({ echo: secret })))).toBe('{"echo":"(secret)"}');
   });
 });
