@@ -61,17 +61,19 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
 }
 
 /** A process that keeps running (`mpprov simulate`, `mpprov run`): its output so far, and how it ended. */
+// Function-valued properties, not methods: they are closures over the child, so passing
+// `running.output` or `running.stop` on is safe, and the type says so.
 export interface RunningProcess {
   child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
+  stdout: () => string;
+  stderr: () => string;
   /** stdout and stderr, in that order. */
-  output(): string;
+  output: () => string;
   exited: Promise<Exit>;
   /** stdout's first line once it is complete, or all of stdout if the process ends first. */
-  firstLine(): Promise<string>;
+  firstLine: () => Promise<string>;
   /** Sends `signal` unless it already ended, and waits for the end. */
-  stop(signal?: NodeJS.Signals): Promise<Exit>;
+  stop: (signal?: NodeJS.Signals) => Promise<Exit>;
 }
 
 /** Starts `node ARGV` (a script of the test's own, or cliPath and the CLI's arguments) and returns at once. */
@@ -129,8 +131,8 @@ export function startCli(args: readonly string[], options: Omit<CliOptions, 'inp
 export type StartedProcess = Omit<RunningProcess, 'firstLine'> & { firstLine: string };
 
 export interface Processes {
-  startNode(argv: readonly string[], options?: Omit<CliOptions, 'input'>): Promise<StartedProcess>;
-  startCli(args: readonly string[], options?: Omit<CliOptions, 'input'>): Promise<StartedProcess>;
+  startNode: (argv: readonly string[], options?: Omit<CliOptions, 'input'>) => Promise<StartedProcess>;
+  startCli: (args: readonly string[], options?: Omit<CliOptions, 'input'>) => Promise<StartedProcess>;
 }
 
 /** startNode and startCli for a file or describe block, waiting for the first line; whatever still runs after a test is killed (SIGKILL). */

@@ -30,7 +30,7 @@ export interface SimulatorFixture {
    */
   readonly sim: SimulatorHandle;
   /** A fresh device with `options` over the fixture's, in place of the running one, for the rest of this test; returns it. */
-  start(options?: SimulatorOptions): Promise<SimulatorHandle>;
+  start: (options?: SimulatorOptions) => Promise<SimulatorHandle>;
   /**
    * Something bound to the device, such as a client: opened each time a device starts, closed
    * before it closes. Returns a stable handle that follows it, as `sim` does.
@@ -111,10 +111,12 @@ export function useSimulator(
 }
 
 /** Devices a test starts itself (as many as it likes, each with its own options); all closed after each test. */
+// Function-valued properties, not methods: they are closures, so a test may take them apart
+// (`const { start } = useSimulators()`) and the type says that is safe.
 export interface SimulatorPool {
-  start(options?: SimulatorOptions): Promise<SimulatorHandle>;
+  start: (options?: SimulatorOptions) => Promise<SimulatorHandle>;
   /** Closes every device started so far; useSimulators() calls it after each test. */
-  closeAll(): Promise<void>;
+  closeAll: () => Promise<void>;
 }
 
 export function simulatorPool(base: SimulatorOptions = {}): SimulatorPool {
