@@ -5,6 +5,7 @@ import {
   type ApplyEvent,
   limitProblem,
   notConnected,
+  Outcome,
   stickSecrets,
   type StickResult,
   StickOutcome,
@@ -14,6 +15,7 @@ import { validateStick } from '../certs/index.js';
 import { agentConfigPath, type AgentConfig, loadAgentConfig, type Problem } from '../config/index.js';
 import { ErrorCode, ExitStatus } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
+import { visibleJson, visibleLines, visibleText } from '../core/visible-text.js';
 import { configFileOf } from '../ingest/index.js';
 import { createProgressDisplay, formatProblem, renderPlan } from '../report/index.js';
 import { jsonVersionLine } from './json-version.js';
@@ -89,10 +91,12 @@ export function registerApplyCommands(program: Command): void {
 
 async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: Command): Promise<number> {
   const json = flags.json === true;
-  // Every line this command prints passes the one redactor, knowing the stick's and agent.yaml's secrets.
+  // Every line this command prints passes the one redactor, knowing the stick's and agent.yaml's
+  // secrets, then is shown with its control characters escaped: names and sentences are the
+  // stick's and the devices' text (the JSON lines are JSON-escaped instead).
   const redactor = new Redactor();
-  const print = (text: string): void => void process.stdout.write(`${redactor.text(text)}\n`);
-  const emitJson = (value: unknown): void => print(JSON.stringify(value));
+  const print = (text: string): void => void process.stdout.write(`${visibleLines(redactor.text(text))}\n`);
+  const emitJson = (value: unknown): void => print(visibleJson(JSON.stringify(value)));
   const printProblem = (problem: Problem): void =>
     json ? emitJson({ type: 'problem', ...problem }) : print(formatProblem(problem));
   if (json) print(jsonVersionLine());
@@ -100,7 +104,7 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   const progress = createStopProgress(target, dryRun);
   const stop = stopOnSignal({
     where: () => progress.where(),
-    say: (line) => void process.stderr.write(`${redactor.text(line)}\n`),
+    say: (line) => void process.stderr.write(`${visibleText(redactor.text(line))}\n`),
   });
   const file = await configFileOf(target);
   const agentFile = agentConfigPath(flags.agentConfig);
@@ -134,7 +138,7 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
     else print(`${file}: ${gate.sentence}`);
     return ExitStatus.Failure;
   }
-  if (gate.warning !== undefined) process.stderr.write(`WARNING: ${redactor.text(gate.warning)}\n`);
+  if (gate.warning !== undefined) process.stderr.write(`WARNING: ${visibleText(redactor.text(gate.warning))}\n`);
   if (gate.line !== undefined && json) emitJson({ type: 'signature', sentence: gate.line });
   else if (gate.line !== undefined) print(`signature: ${gate.line}`);
 
@@ -145,7 +149,8 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   const onEvent = (event: ApplyEvent): void => {
     progress.onEvent(event);
     if (json) emitJson(event);
-    else if (event.type === 'warning' && dryRun) print(`WARNING: ${event.device}: ${event.message}`);
+    else if (event.type === 'warning' && dryRun)
+      print(`WARNING: ${visibleText(event.device)}: ${visibleText(event.message)}`);
     else display?.onEvent(event);
   };
   const onProblem = (problem: Problem): void => {
@@ -172,7 +177,7 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
       // the up-front warning already said it cannot be written (one cause, one warning).
       onWarning: (message, kind) => {
         if (kind !== 'unreadable' || recordProblem === undefined)
-          process.stderr.write(`WARNING: ${redactor.text(message)}\n`);
+          process.stderr.write(`WARNING: ${visibleText(redactor.text(message))}\n`);
       },
       ...(flags.limit === undefined ? {} : { limit: flags.limit }),
     });
@@ -185,13 +190,16 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   if (!json && result.outcome === StickOutcome.Invalid) print(`${file}: INVALID, nothing was sent to any device`);
   else if (!json && !dryRun) print(`RESULT: ${resultWord(result)}`);
   const unconfirmed = dryRun ? [] : notConnected(result);
-  if (!json)
+  if (!json) {
     for (const d of unconfirmed)
       print(
-        `${d.device}: configured and verified, but NOT CONFIRMED by the monitoring service: ${d.service?.sentence ?? ''}`,
+        `${visibleText(d.device)}: configured and verified, but NOT CONFIRMED by the monitoring service: ${visibleText(d.service?.sentence ?? '')}`,
       );
-  else if (!json)
-    for (const d of result.devices) if (d.outcome === 'failed') print(`${d.device}: FAILED: ${d.message}`);
+    // The live step list has already said why a device failed; plan has none, so it says it here.
+    if (display === undefined)
+      for (const d of result.devices)
+        if (d.outcome === Outcome.Failed) print(`${visibleText(d.device)}: FAILED: ${visibleText(d.message)}`);
+  }
 
   const signal = stop.received();
   if (signal !== undefined) {
@@ -224,7 +232,7 @@ function resultWord(result: StickResult): string {
   const counts = result.devices
     .map(
       (d) =>
-        `${d.device} ${d.outcome}${d.service === undefined ? '' : d.service.connected ? ', connected' : ', NOT connected'}`,
+        `${visibleText(d.device)} ${d.outcome}${d.service === undefined ? '' : d.service.connected ? ', connected' : ', NOT connected'}`,
     )
     .join(', ');
   switch (result.outcome) {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { type AgentConfig, agentConfigPath, agentSecrets, loadAgentConfig } from '../config/index.js';
 import { ExitStatus, isMpprovError } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
+import { visibleLines } from '../core/visible-text.js';
 import { formatProblem } from '../report/index.js';
 import { checkService, createDataApiClient, type DataApi, serviceTarget } from '../service/index.js';
 import { jsonVersionLine } from './json-version.js';
@@ -84,8 +85,9 @@ async function withService(
   body: (api: DataApi, agent: AgentConfig, print: (text: string) => void) => Promise<number>,
 ): Promise<number> {
   const redactor = new Redactor();
-  const print = (text: string): void => void process.stdout.write(`${redactor.text(text)}\n`);
-  const fail = (text: string): void => void process.stderr.write(`${redactor.text(text)}\n`);
+  // The service's sentences and names are its text: every line is shown with its controls escaped.
+  const print = (text: string): void => void process.stdout.write(`${visibleLines(redactor.text(text))}\n`);
+  const fail = (text: string): void => void process.stderr.write(`${visibleLines(redactor.text(text))}\n`);
   const loaded = await loadAgentConfig(agentConfigPath(flags.agentConfig));
   redactor.add(agentSecrets(loaded.config));
   if (loaded.problems.length > 0) {

@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { hasErrors, loadStick } from '../config/index.js';
 import { ExitStatus } from '../core/errors.js';
+import { visibleText } from '../core/visible-text.js';
 import { findConfigFile } from '../ingest/index.js';
 import { formatProblem, summarizeProblems } from '../report/index.js';
 import { MANIFEST_NAME, referencedFiles, SIGNATURE_NAME, signStick } from '../signature/index.js';
@@ -60,6 +61,7 @@ async function runSign(dir: string, flags: SignFlags): Promise<number> {
     return ExitStatus.Failure;
   }
   const key = outcome.key === undefined ? '' : ` with ${outcome.key}`;
-  process.stdout.write(`${dir}: signed${key}; ${MANIFEST_NAME} lists ${outcome.listed.join(', ')}\n`);
+  // The listed names are the stick's own values: shown escaped, each on this one line.
+  process.stdout.write(`${dir}: signed${key}; ${MANIFEST_NAME} lists ${outcome.listed.map(visibleText).join(', ')}\n`);
   return ExitStatus.Ok;
 }

@@ -4,6 +4,7 @@ import { readStatus, renderStatus, stateDirProblem } from '../agent/index.js';
 import { agentConfigPath, agentSecrets, loadAgentConfig } from '../config/index.js';
 import { ExitStatus } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
+import { visibleJson, visibleValue } from '../core/visible-text.js';
 import { formatProblem } from '../report/index.js';
 
 export function registerStatusCommand(program: Command): void {
@@ -39,8 +40,14 @@ export function registerStatusCommand(program: Command): void {
         return;
       }
       const report = await readStatus(stateDir, flags.limit);
+      // Labels, names and sentences in the report are the sticks' and devices' text: escaped before
+      // they are laid out, so each stays on its line.
       process.stdout.write(
-        redactor.text(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report)),
+        redactor.text(
+          flags.json === true
+            ? `${visibleJson(JSON.stringify(report, null, 2))}\n`
+            : renderStatus(visibleValue(report)),
+        ),
       );
     });
 }

@@ -3,6 +3,7 @@ import { hasErrors, type Problem } from '../config/index.js';
 import { configFileOf } from '../ingest/index.js';
 import { ExitStatus } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
+import { visibleJson, visibleLines } from '../core/visible-text.js';
 import { formatProblem, summarizeProblems } from '../report/index.js';
 import { validateStick } from '../certs/index.js';
 import type { SignatureVerdict } from '../signature/index.js';
@@ -30,7 +31,8 @@ async function runValidate(target: string, json: boolean, allowedSigners: string
   const file = await configFileOf(target);
   const validated = await validateStick(file);
   const redactor = new Redactor(validated.secrets);
-  const print = (text: string): void => void process.stdout.write(`${redactor.text(text)}\n`);
+  // Problems quote the stick's keys and values: every line is shown with its controls escaped.
+  const print = (text: string): void => void process.stdout.write(`${visibleLines(redactor.text(text))}\n`);
   // validate reports; it never refuses an unsigned folder (that is the agent's and apply's policy to apply).
   const signature =
     allowedSigners === undefined
@@ -40,13 +42,15 @@ async function runValidate(target: string, json: boolean, allowedSigners: string
   const valid = !hasErrors(problems);
   if (json) {
     print(
-      JSON.stringify(
-        {
-          ...(jsonReport(file, valid, problems) as object),
-          ...(signature === undefined ? {} : { signature: signatureSummary(signature) }),
-        },
-        null,
-        2,
+      visibleJson(
+        JSON.stringify(
+          {
+            ...(jsonReport(file, valid, problems) as object),
+            ...(signature === undefined ? {} : { signature: signatureSummary(signature) }),
+          },
+          null,
+          2,
+        ),
       ),
     );
   } else {

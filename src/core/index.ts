@@ -6,3 +6,5 @@ export { Redactor } from './redact.js';
 export * from './problem.js';
 // Sorting without the locale (and without loading ICU's collation data into the agent).
 export { byCodeUnit } from './code-unit-order.js';
+// Text from outside shown as data: controls escaped visibly.
+export { visibleJson, visibleLines, visibleText, visibleValue } from './visible-text.js';

@@ -1,4 +1,5 @@
 import { SECRET_PLACEHOLDER, type Secret, valueForRedaction } from './secret.js';
+import { visibleJson, visibleText } from './visible-text.js';
 
 /**
  * The one redactor. Every text mpprov writes (terminal, JSON lines, the journal, usb.log, the
@@ -161,6 +162,9 @@ export function secretForms(value: string): string[] {
     json,
     JSON.stringify(json).slice(1, -1),
     json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    // As outside text is shown (a device echoing it, in a line or in JSON): escaped before redaction.
+    visibleText(value),
+    visibleJson(json),
     uri,
     uri.replace(/%20/g, '+'),
     new URLSearchParams([['', value]]).toString().slice(1),

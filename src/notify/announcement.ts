@@ -1,4 +1,5 @@
 import { JobBanner, type StatusJob } from '../core/agent-status.js';
+import { visibleText } from '../core/visible-text.js';
 
 /** One desktop notification: notify-send's summary, body and urgency. */
 export interface Announcement {
@@ -17,8 +18,9 @@ const NAME_LIMIT = 80;
  * The notification for a job that has ended, per the status contract:
  * "Stick MPSTICK: branch-12-mp1 configured, safe to remove", "... already configured, nothing
  * changed, safe to remove", or (critical) "Stick MPSTICK: branch-12-mp1 FAILED: <advice or summary>".
- * Every text comes from a stick or a profile: control characters are blanked (a NUL would make the
- * argument vector invalid, a newline would fake a second line in the journal) and lengths capped.
+ * Every text comes from a stick or a profile: control characters are shown escaped (visibleText: a
+ * NUL would make the argument vector invalid, a newline would fake a second line in the journal, a
+ * bidi control would reorder the bubble) and lengths capped.
  */
 export function announcementFor(job: StatusJob): Announcement {
   const what = `${job.kind === 'profile' ? 'Profile' : 'Stick'} ${clean(job.label, NAME_LIMIT) || '(no label)'}`;
@@ -39,15 +41,9 @@ export function announcementFor(job: StatusJob): Announcement {
   };
 }
 
-/** Control characters (C0, DEL, C1) become spaces, runs of blanks one space; then the cap. */
+/** Control characters escaped visibly, runs of blanks (tabs among them) one space; then the cap. */
 function clean(text: string, limit: number): string {
-  return cut(
-    text
-      .replace(/\p{Cc}/gu, ' ')
-      .replace(/\s+/g, ' ')
-      .trim(),
-    limit,
-  );
+  return cut(visibleText(text).replace(/\s+/g, ' ').trim(), limit);
 }
 
 function cut(text: string, limit = BODY_LIMIT): string {

@@ -1,11 +1,14 @@
 import winston from 'winston';
 import type { Redactor } from '../core/redact.js';
+import { visibleText } from '../core/visible-text.js';
 
 /**
  * The daemon's own log (the journal under systemd, a terminal otherwise), on winston. Redaction is
  * the first format, so no transport ever sees a secret. Under journald (JOURNAL_STREAM set) each
  * line starts with a `<N>` syslog priority (sd-daemon(3)) and has no colours or timestamps: the
- * journal keeps its own. Every line of a job carries the job's id.
+ * journal keeps its own. Every line of a job carries the job's id. One message is one line: its
+ * control characters, newlines included, are escaped (visibleText), so a name or a device's
+ * sentence in it can neither start a line of its own nor send escape sequences to a terminal.
  */
 
 export const LogLevel = { Error: 'error', Warn: 'warn', Info: 'info', Debug: 'debug' } as const;
@@ -52,15 +55,12 @@ export function createAgentLogger(options: AgentLoggerOptions): AgentLogger {
 
   const line = winston.format((info) => {
     const level = info.level as LogLevel;
-    const job = typeof info.job === 'string' ? `[${info.job}] ` : '';
-    const lines = String(info.message).split('\n');
-    const out = journal
-      ? lines.map((text) => `<${PRIORITY[level] ?? 6}>${job}${text}`)
-      : lines.map((text) => {
-          const name = colour ? `${COLOUR[level] ?? ''}${level.padEnd(5)}\x1b[0m` : level.padEnd(5);
-          return `${new Date().toISOString()} ${name} ${job}${text}`;
-        });
-    (info as Record<string | symbol, unknown>)[MESSAGE] = out.join('\n');
+    const job = typeof info.job === 'string' ? `[${visibleText(info.job)}] ` : '';
+    const text = visibleText(String(info.message));
+    const name = colour ? `${COLOUR[level] ?? ''}${level.padEnd(5)}\x1b[0m` : level.padEnd(5);
+    (info as Record<string | symbol, unknown>)[MESSAGE] = journal
+      ? `<${PRIORITY[level] ?? 6}>${job}${text}`
+      : `${new Date().toISOString()} ${name} ${job}${text}`;
     return info;
   });
 

@@ -1,6 +1,7 @@
 import type { ApplyEvent, DeviceResult, StickResult } from '../apply/index.js';
 import { type Problem, Severity } from '../config/index.js';
 import { ErrorCode } from '../core/errors.js';
+import { visibleText as v } from '../core/visible-text.js';
 import type { LogLevel } from './agent-logger.js';
 import { formatProblem, summarizeProblems } from './format-problems.js';
 
@@ -16,6 +17,11 @@ import { formatProblem, summarizeProblems } from './format-problems.js';
  *   12:48:00.120 [j20261122-124800-3fa9] read the stick: 3 files, 1.2 KiB
  *   ...
  *   RESULT: CHANGED  branch-12-mp1: changed and verified  [j20261122-124800-3fa9]
+ *
+ * Names, labels, URLs and sentences come from the stick and the devices: each is passed through
+ * visibleText where it is put into a line, and formatJobLine escapes the whole line again, so a
+ * newline or an escape sequence in any of them can neither start a line of its own (a forged
+ * RESULT line) nor reach a terminal that shows the log.
  */
 
 export interface JobHeader {
@@ -50,26 +56,28 @@ export function formatLocalTime(date: Date): string {
 export function formatJobHeader(header: JobHeader): string {
   const where =
     header.source === 'stick'
-      ? `stick:   ${header.label} (${header.location})`
-      : `profile: ${header.label} (${header.location})`;
+      ? `stick:   ${v(header.label)} (${v(header.location)})`
+      : `profile: ${v(header.label)} (${v(header.location)})`;
   return [
     '',
     `======== mpprov job ${header.jobId} ========`,
     `time:    ${formatLocalTime(header.started)}`,
-    `agent:   mpprov ${header.agentVersion} on ${header.hostname}`,
+    `agent:   mpprov ${v(header.agentVersion)} on ${v(header.hostname)}`,
     where,
-    `config:  ${header.configName}, sha256 ${header.configSha256 === '' ? '(unreadable)' : header.configSha256}`,
+    `config:  ${v(header.configName)}, sha256 ${header.configSha256 === '' ? '(unreadable)' : v(header.configSha256)}`,
     '',
   ].join('\n');
 }
 
-/** One body line: `12:48:00.120 [j20261122-124800-3fa9] text` (each line of a multi-line text). */
-export function formatJobLine(time: Date, jobId: string, text: string): string {
+/**
+ * A body line: `12:48:00.120 [j20261122-124800-3fa9] text`. One text is one physical line: a
+ * newline or any other control character in it is escaped (visibleText), never obeyed, so nothing
+ * in a text can begin a line of its own. Several lines are passed as several texts.
+ */
+export function formatJobLine(time: Date, jobId: string, text: string | readonly string[]): string {
   const stamp = `${pad(time.getHours())}:${pad(time.getMinutes())}:${pad(time.getSeconds())}.${pad(time.getMilliseconds(), 3)}`;
-  return text
-    .split('\n')
-    .map((line) => `${stamp} [${jobId}] ${line}\n`)
-    .join('');
+  const lines = typeof text === 'string' ? [text] : text;
+  return lines.map((line) => `${stamp} [${jobId}] ${v(line)}\n`).join('');
 }
 
 export function formatProblemLine(problem: Problem): LogLine {
@@ -79,7 +87,7 @@ export function formatProblemLine(problem: Problem): LogLine {
 export function formatInvalidLine(configName: string, problems: readonly Problem[]): LogLine {
   return {
     level: 'error',
-    text: `${configName} is INVALID (${summarizeProblems(problems)}): nothing was sent to any device`,
+    text: `${v(configName)} is INVALID (${summarizeProblems(problems)}): nothing was sent to any device`,
   };
 }
 
@@ -92,21 +100,21 @@ export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
   return (event) => {
     switch (event.type) {
       case 'device-start':
-        return [{ level: 'info', text: `[${event.device}] connecting to ${event.url}` }];
+        return [{ level: 'info', text: `[${v(event.device)}] connecting to ${v(event.url)}` }];
       case 'plan': {
         const lines: LogLine[] = [];
         if (event.refusals.length > 0) {
           for (const refusal of event.refusals)
-            lines.push({ level: 'error', text: `[${event.device}] REFUSED: ${refusal}` });
+            lines.push({ level: 'error', text: `[${v(event.device)}] REFUSED: ${v(refusal)}` });
         } else if (!event.hasChanges) {
           lines.push({
             level: 'info',
-            text: `[${event.device}] already applied: the device matches the configuration`,
+            text: `[${v(event.device)}] already applied: the device matches the configuration`,
           });
         } else {
-          lines.push({ level: 'info', text: `[${event.device}] plan: ${event.steps.length} step(s)` });
+          lines.push({ level: 'info', text: `[${v(event.device)}] plan: ${event.steps.length} step(s)` });
           event.steps.forEach((step, i) =>
-            lines.push({ level: 'info', text: `[${event.device}]   ${i + 1}. ${step}` }),
+            lines.push({ level: 'info', text: `[${v(event.device)}]   ${i + 1}. ${v(step)}` }),
           );
         }
         return lines;
@@ -114,20 +122,23 @@ export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
       case 'step-start':
         totals.set(event.device, event.total);
         return [
-          { level: 'info', text: `[${event.device}] step ${event.index + 1}/${event.total}: ${event.description} ...` },
+          {
+            level: 'info',
+            text: `[${v(event.device)}] step ${event.index + 1}/${event.total}: ${v(event.description)} ...`,
+          },
         ];
       case 'step-done':
         return [
           {
             level: 'info',
-            text: `[${event.device}] step ${event.index + 1}/${totals.get(event.device) ?? '?'} done (${seconds(event.elapsedMs)})`,
+            text: `[${v(event.device)}] step ${event.index + 1}/${totals.get(event.device) ?? '?'} done (${seconds(event.elapsedMs)})`,
           },
         ];
       case 'step-failed':
         return [
           {
             level: 'error',
-            text: `[${event.device}] step ${event.index + 1}/${totals.get(event.device) ?? '?'} FAILED after ${seconds(event.elapsedMs)}: ${event.error}`,
+            text: `[${v(event.device)}] step ${event.index + 1}/${totals.get(event.device) ?? '?'} FAILED after ${seconds(event.elapsedMs)}: ${v(event.error)}`,
           },
         ];
       case 'waiting': {
@@ -137,18 +148,21 @@ export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
         if (last !== undefined && event.elapsedMs - last < 5_000) return [];
         lastWait.set(key, event.elapsedMs);
         return [
-          { level: 'info', text: `[${event.device}] ${waitingText(event.elapsedMs, event.reason, event.description)}` },
+          {
+            level: 'info',
+            text: `[${v(event.device)}] ${v(waitingText(event.elapsedMs, event.reason, event.description))}`,
+          },
         ];
       }
       case 'warning':
-        return [{ level: 'warn', text: `[${event.device}] warning: ${event.message}` }];
+        return [{ level: 'warn', text: `[${v(event.device)}] warning: ${v(event.message)}` }];
       case 'rollback':
-        return [{ level: 'warn', text: `[${event.device}] ROLLBACK: ${event.message}` }];
+        return [{ level: 'warn', text: `[${v(event.device)}] ROLLBACK: ${v(event.message)}` }];
       case 'service-check-start':
         return [
           {
             level: 'info',
-            text: `[${event.device}] confirm the service sees it: asking ${event.url} about "${event.hostname}" for up to ${event.waitS} s ...`,
+            text: `[${v(event.device)}] confirm the service sees it: asking ${v(event.url)} about "${v(event.hostname)}" for up to ${event.waitS} s ...`,
           },
         ];
       case 'service-waiting': {
@@ -159,7 +173,7 @@ export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
         return [
           {
             level: 'info',
-            text: `[${event.device}] waiting for the service (${seconds(event.elapsedMs)}): ${event.reason}`,
+            text: `[${v(event.device)}] waiting for the service (${seconds(event.elapsedMs)}): ${v(event.reason)}`,
           },
         ];
       }
@@ -168,9 +182,9 @@ export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
           event.outcome.connected
             ? {
                 level: 'info',
-                text: `[${event.device}] service: ${event.outcome.sentence} (${seconds(event.outcome.waitedMs)})`,
+                text: `[${v(event.device)}] service: ${v(event.outcome.sentence)} (${seconds(event.outcome.waitedMs)})`,
               }
-            : { level: 'warn', text: `[${event.device}] service: NOT CONFIRMED: ${event.outcome.sentence}` },
+            : { level: 'warn', text: `[${v(event.device)}] service: NOT CONFIRMED: ${v(event.outcome.sentence)}` },
         ];
       case 'device-result':
         return deviceResultLines(event.result);
@@ -198,20 +212,23 @@ function serviceWords(result: DeviceResult): string {
 }
 
 function deviceResultLines(result: DeviceResult): LogLine[] {
-  const name = `[${result.device}]`;
+  const name = `[${v(result.device)}]`;
   switch (result.outcome) {
     case 'changed':
-      return [{ level: 'info', text: `${name} CHANGED: ${result.message} (${seconds(result.durationMs)})` }];
+      return [{ level: 'info', text: `${name} CHANGED: ${v(result.message)} (${seconds(result.durationMs)})` }];
     case 'no-change':
-      return [{ level: 'info', text: `${name} NO CHANGE: ${result.message}` }];
+      return [{ level: 'info', text: `${name} NO CHANGE: ${v(result.message)}` }];
     case 'failed': {
       const lines: LogLine[] = [
-        { level: 'error', text: `${name} FAILED (${result.code ?? ErrorCode.Internal}): ${result.message}` },
+        { level: 'error', text: `${name} FAILED (${v(result.code ?? ErrorCode.Internal)}): ${v(result.message)}` },
       ];
       if (result.lastSucceededStep !== undefined)
-        lines.push({ level: 'error', text: `${name} last step that succeeded: ${result.lastSucceededStep}` });
+        lines.push({ level: 'error', text: `${name} last step that succeeded: ${v(result.lastSucceededStep)}` });
       if (result.rollback !== undefined)
-        lines.push({ level: 'error', text: `${name} rollback ${result.rollback.outcome}: ${result.rollback.message}` });
+        lines.push({
+          level: 'error',
+          text: `${name} rollback ${result.rollback.outcome}: ${v(result.rollback.message)}`,
+        });
       if (result.deviceLost === true)
         lines.push({
           level: 'error',
@@ -254,11 +271,11 @@ export function deviceWords(result: DeviceResult, stopped: boolean): string {
     case 'changed':
       // A static interface's 802.1X cannot be seen through the Admin API: never called verified.
       if (result.dot1xNotVisible !== undefined && result.dot1xNotVisible.length > 0) {
-        return `${result.device}: changed, 802.1X authorization of ${result.dot1xNotVisible.join(', ')} not visible through the Admin API (check the switch port)${serviceWords(result)}`;
+        return `${v(result.device)}: changed, 802.1X authorization of ${result.dot1xNotVisible.map(v).join(', ')} not visible through the Admin API (check the switch port)${serviceWords(result)}`;
       }
-      return `${result.device}: changed and verified${serviceWords(result)}`;
+      return `${v(result.device)}: changed and verified${serviceWords(result)}`;
     case 'no-change':
-      return `${result.device}: already applied, no restart${serviceWords(result)}`;
+      return `${v(result.device)}: already applied, no restart${serviceWords(result)}`;
     case 'failed': {
       let why = FAILURE_WORDS[result.code ?? ''] ?? 'failed';
       // The engine reports a wait cut short by the shutdown as a lost device: say what happened.
@@ -271,8 +288,8 @@ export function deviceWords(result: DeviceResult, stopped: boolean): string {
       else if (result.deviceLost === true) why = 'did not come back after the networking restart';
       else if (result.rollback !== undefined) why = `wrong result, rollback ${result.rollback.outcome}`;
       else if (stopped)
-        why = `stopped by the agent's shutdown${result.lastSucceededStep === undefined ? '' : ` after "${result.lastSucceededStep}"`}`;
-      return `${result.device}: failed, ${why}`;
+        why = `stopped by the agent's shutdown${result.lastSucceededStep === undefined ? '' : ` after "${v(result.lastSucceededStep)}"`}`;
+      return `${v(result.device)}: failed, ${why}`;
     }
   }
 }
@@ -289,14 +306,14 @@ export function concludeJob(input: {
   configName: string;
   stopped: boolean;
 }): JobConclusion {
-  if (input.failure !== undefined) return { word: 'FAILED', summary: input.failure };
+  if (input.failure !== undefined) return { word: 'FAILED', summary: v(input.failure) };
   const result = input.result;
   if (result === undefined) return { word: 'FAILED', summary: 'the job did not run' };
   if (result.outcome === 'invalid') {
     const errors = result.problems.filter((p) => p.severity === Severity.Error).length;
     return {
       word: 'FAILED',
-      summary: `${input.configName} is invalid (${errors} error${errors === 1 ? '' : 's'}), nothing was sent to any device`,
+      summary: `${v(input.configName)} is invalid (${errors} error${errors === 1 ? '' : 's'}), nothing was sent to any device`,
     };
   }
   const devices = result.devices.filter((d): d is DeviceResult => d !== undefined);
@@ -304,7 +321,9 @@ export function concludeJob(input: {
 }
 
 export function formatResultLine(conclusion: JobConclusion, jobId: string): string {
-  return `RESULT: ${conclusion.word}  ${conclusion.summary}  [${jobId}]\n`;
+  // The summary is made of escaped parts already; escaped again here, since this is the one
+  // writer of RESULT lines and the line must stay one line whatever a caller put in it.
+  return `RESULT: ${conclusion.word}  ${v(conclusion.summary)}  [${jobId}]\n`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Redactor } from '../core/redact.js';
+import { visibleJson, visibleLines, visibleText } from '../core/visible-text.js';
 import type { AgentLogger, LogLevel } from './agent-logger.js';
 import { formatJobHeader, formatJobLine, type JobHeader, type LogLine } from './job-log-format.js';
 import type { ResultDocument } from './result-document.js';
@@ -10,6 +11,9 @@ import { createUsbLogWriter, stickProblemText, type UsbLogWriter } from './usb-l
  * One job's log, written three ways at once: usb.log on the stick (when there is one), a local
  * copy `<state dir>/logs/<job id>.log`, and the agent's log (the journal). The stick may fail at
  * any moment; the other two never depend on it, and the local copy says when and why it failed.
+ * Every line is escaped as it is written (formatJobLine, the agent's logger, and here for the
+ * header, the RESULT line and mpprov-result.json), whatever its composer already did: a line of
+ * the log is one physical line, and only `result` writes a line that begins with RESULT.
  */
 export interface JobLog {
   readonly jobId: string;
@@ -87,7 +91,8 @@ export function createJobLog(options: JobLogOptions): JobLog {
     localFile,
     stick,
     header(header) {
-      const text = clean(formatJobHeader(header));
+      // The header's own lines, each escaped again: its fields come from the stick.
+      const text = visibleLines(clean(formatJobHeader(header)));
       toLocal(text);
       stick?.append(text);
       const where =
@@ -105,14 +110,14 @@ export function createJobLog(options: JobLogOptions): JobLog {
       for (const line of lines) write(line.level, line.text);
     },
     result(line, level) {
-      const safe = clean(line);
+      const safe = `${visibleText(clean(line).replace(/\n$/, ''))}\n`;
       toLocal(safe);
       stick?.append(safe);
       logger.log(level, safe.trimEnd(), jobId);
     },
     writeLocal: (level, text) => write(level, text, true),
     writeResult(document) {
-      stick?.writeResult(`${options.redactor.json(document, 2)}\n`);
+      stick?.writeResult(`${visibleJson(options.redactor.json(document, 2))}\n`);
     },
     async flush() {
       await stick?.flush();

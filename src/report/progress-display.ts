@@ -1,10 +1,13 @@
 import type { ApplyEvent, DeviceResult } from '../apply/index.js';
+import { visibleText } from '../core/visible-text.js';
 import { waitingText } from './job-log-format.js';
 
 /**
  * Shows a long apply as it happens. On a terminal: a step list per device with elapsed time,
  * redrawn in place. Otherwise: plain lines, one per finished step, and a waiting line at most
- * every few seconds, so logs stay readable.
+ * every few seconds, so logs stay readable. Device names, URLs and sentences come from the stick
+ * and the devices: every line is written with its control characters escaped (visibleText), so
+ * none can move the cursor, retitle the terminal or end a line early.
  */
 export interface ProgressDisplay {
   onEvent(event: ApplyEvent): void;
@@ -27,7 +30,7 @@ export function createProgressDisplay(
 
 function plainDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
   const lastWait = new Map<string, number>();
-  const write = (line: string): void => void stream.write(`${line}\n`);
+  const write = (line: string): void => void stream.write(`${visibleText(line)}\n`);
   return {
     onEvent(event) {
       switch (event.type) {
@@ -119,7 +122,8 @@ function terminalDisplay(stream: NodeJS.WritableStream & { columns?: number }): 
     }
     let out = drawn > 0 ? `\x1b[${drawn}A` : '';
     // Read at every draw: the terminal may have been resized since.
-    for (const line of lines) out += `\x1b[2K${fitLine(line, stream.columns)}\n`;
+    // Escaped before the cut, so the cut counts the characters the terminal will show.
+    for (const line of lines) out += `\x1b[2K${fitLine(visibleText(line), stream.columns)}\n`;
     stream.write(out);
     drawn = lines.length;
   };

@@ -1,8 +1,10 @@
+import { visibleJson, visibleText } from '../core/visible-text.js';
 import { describeStep, type Plan, type StanzaChange } from '../plan/index.js';
 
 /**
  * `mpprov plan`'s text: per device, the stanza diff (secrets only as "(changed)" or
- * "(unchanged)") and the ordered steps apply would run.
+ * "(unchanged)") and the ordered steps apply would run. Names and values come from the stick and
+ * the device: each line is escaped (visibleText), so one line of text is one line on the terminal.
  */
 export function renderPlan(plan: Plan): string {
   const lines: string[] = [];
@@ -18,7 +20,7 @@ export function renderPlan(plan: Plan): string {
     lines.push('  steps:');
     plan.steps.forEach((step, i) => lines.push(`    ${i + 1}. ${describeStep(step)}`));
   }
-  return lines.join('\n');
+  return lines.map(visibleText).join('\n');
 }
 
 const MARK = { create: '+', update: '~', delete: '-', unchanged: '=' } as const;
@@ -39,5 +41,5 @@ function renderStanzaChange(stanza: StanzaChange): string[] {
 }
 
 function show(value: unknown): string {
-  return value === undefined ? '(none)' : JSON.stringify(value);
+  return value === undefined ? '(none)' : visibleJson(JSON.stringify(value));
 }

@@ -1,6 +1,7 @@
 import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { replaceDurably, type WriteTarget } from '../core/durable-write.js';
+import { visibleText as v } from '../core/visible-text.js';
 import type { JobConclusion } from './job-log-format.js';
 
 /**
@@ -37,6 +38,8 @@ export function busyText(since: Date, jobId: string): string {
 /**
  * The summary paragraph. It is built from the conclusion's summary, which is made of device names,
  * outcomes and error words only; the caller passes it through the job's redactor all the same.
+ * The label, the file name and the names in the summary are the stick's and the devices' text:
+ * escaped (visibleText), so the paragraph stays one line and holds no control character.
  */
 export function resultText(input: {
   conclusion: JobConclusion;
@@ -48,10 +51,10 @@ export function resultText(input: {
   const { conclusion } = input;
   const what =
     conclusion.word === 'FAILED'
-      ? `What to do: read usb.log on this stick (its last section, job ${input.jobId}) for the reason, fix ${input.configName} or the device it names, and insert the stick again; a device that is already configured is not restarted again.`
+      ? `What to do: read usb.log on this stick (its last section, job ${input.jobId}) for the reason, fix ${v(input.configName)} or the device it names, and insert the stick again; a device that is already configured is not restarted again.`
       : 'The stick is safe to remove.';
   return (
-    `mpprov ${conclusion.word} at ${hhmm(input.finished)} (stick ${input.label}, ${input.configName}, job ${input.jobId}): ${conclusion.summary}. ${what}\r\n` +
+    `mpprov ${conclusion.word} at ${hhmm(input.finished)} (stick ${v(input.label)}, ${v(input.configName)}, job ${input.jobId}): ${v(conclusion.summary)}. ${what}\r\n` +
     'Details: usb.log and mpprov-result.json on this stick.\r\n'
   );
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { visibleLines, visibleValue } from '../core/visible-text.js';
 import { PAGE_CSS, PAGE_HTML, PAGE_JS } from './page-assets.js';
 import type { StatusSource } from './status-document.js';
 
@@ -9,7 +10,10 @@ import type { StatusSource } from './status-document.js';
  * and on each change, a comment every 15 s) and /jobs/ID/log (that job's local log as text).
  * Guarded against the browser-side attacks a local page meets: a Host header that is not this
  * loopback address is refused (DNS rebinding), no CORS header is ever sent, and a strict
- * Content-Security-Policy with the script in its own file (no inline script at all).
+ * Content-Security-Policy with the script in its own file (no inline script at all). Labels,
+ * names and sentences are the sticks' and devices' text: the page shows them with textContent
+ * (never HTML) and the server sends them with their control characters escaped (visibleText), so a
+ * newline, an escape sequence or a bidi control in a name is shown, not obeyed.
  */
 
 export interface StatusPageOptions {
@@ -78,7 +82,7 @@ export async function startStatusPage(options: StatusPageOptions): Promise<Statu
     });
     res.end(res.req.method === 'HEAD' ? undefined : body);
   };
-  const statusJson = (): string => options.redact(JSON.stringify(options.source.snapshot()));
+  const statusJson = (): string => options.redact(JSON.stringify(visibleValue(options.source.snapshot())));
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) {
@@ -112,7 +116,7 @@ export async function startStatusPage(options: StatusPageOptions): Promise<Statu
       if (!options.isJobId(id)) return send(res, 400, 'text/plain; charset=utf-8', 'not a job id\n');
       const text = await options.readLog(id);
       if (text === undefined) return send(res, 404, 'text/plain; charset=utf-8', `no log for job ${id}\n`);
-      return send(res, 200, 'text/plain; charset=utf-8', options.redact(text));
+      return send(res, 200, 'text/plain; charset=utf-8', visibleLines(options.redact(text)));
     }
     send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
   };

@@ -76,8 +76,12 @@ describe('the RESULT line', () => {
 
   it('prefixes every body line with the time and the job id', () => {
     const at = new Date(2026, 10, 22, 12, 48, 0, 7);
-    expect(formatJobLine(at, 'j20261122-124800-3fa9', 'one\ntwo')).toBe(
+    expect(formatJobLine(at, 'j20261122-124800-3fa9', ['one', 'two'])).toBe(
       '12:48:00.007 [j20261122-124800-3fa9] one\n12:48:00.007 [j20261122-124800-3fa9] two\n',
+    );
+    // One text is one physical line: a newline in it is shown, never obeyed.
+    expect(formatJobLine(at, 'j20261122-124800-3fa9', 'one\nRESULT: CHANGED  x\x1b[2K')).toBe(
+      '12:48:00.007 [j20261122-124800-3fa9] one\\nRESULT: CHANGED  x\\x1b[2K\n',
     );
   });
 

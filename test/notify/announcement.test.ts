@@ -35,11 +35,13 @@ describe('announcementFor', () => {
     );
   });
 
-  it('blanks control characters from stick texts (a NUL would break the argument vector, a newline fake a log line)', () => {
-    const job = endedJob(runningJob('j', 'A\nB\u0000C', ['mp1\r\nRESULT: OK']), 'FAILED', {
-      advice: 'do\u001b[31m this\u0085',
+  it('escapes control characters from stick texts (a NUL would break the argument vector, a newline fake a log line)', () => {
+    const job = endedJob(runningJob('j', 'A\nB\u0000C', ['mp1\r\nRESULT: OK\u202e']), 'FAILED', {
+      advice: 'do\u001b[31m\tthis\u0085',
     });
-    expect(announcementFor(job).body).toBe('Stick A B C: mp1 RESULT: OK FAILED: do [31m this');
+    expect(announcementFor(job).body).toBe(
+      'Stick A\\nB\\x00C: mp1\\r\\nRESULT: OK\\u202e FAILED: do\\x1b[31m this\\x85',
+    );
   });
 
   it('escapes markup for notify-send: a device name from a stick never becomes a link or an image', () => {
