@@ -53,7 +53,7 @@ export function oneLine(text: string | undefined, redact: (text: string) => stri
   if (text === undefined) return undefined;
   const line = encodedRunsHidden(redact(text)).replace(/\s+/g, ' ').trim();
   if (line === '') return undefined;
-  return line.length > max ? `${line.slice(0, max)}... (cut at ${max} of ${line.length} characters)` : line;
+  return line.length > max ? `${line.slice(0, max).trimEnd()}... (cut at ${max} of ${line.length} characters)` : line;
 }
 
 /** A run of base64, base64url, hex or percent-encoding (with the characters a URL leaves as they are). */

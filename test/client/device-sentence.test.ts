@@ -7,7 +7,9 @@ describe('oneLine', () => {
 
   it('cuts a long sentence and says where and of how much', () => {
     const said = `${'word '.repeat(200)}end`;
-    expect(oneLine(said, none, 300)).toBe(`${said.slice(0, 300)}... (cut at 300 of ${said.length} characters)`);
+    expect(oneLine(said, none, 300)).toBe(
+      `${said.slice(0, 300).trimEnd()}... (cut at 300 of ${said.length} characters)`,
+    );
   });
 
   it('hides runs of base64, hex and percent-encoding longer than 40 characters, whatever they hold', () => {
