@@ -1,5 +1,5 @@
 import type { ValidatedStick } from '../certs/index.js';
-import { type AdminApi, createAdminClient, type DeviceTarget } from '../client/index.js';
+import { type AdminApi, createAdminClient, type DeviceTarget, resolveDeviceIdentity } from '../client/index.js';
 import {
   type AgentConfig,
   agentSecrets,
@@ -111,7 +111,9 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   const onEvent = (event: ApplyEvent): void => options.onEvent(redactor.value(event));
   const record = await openSecretsRecord(options.agent.stateDir, { file: options.agent.secretsRecord });
   const urls = stick.model.monitoring_points.map((mp) => normaliseDeviceUrl(mp.url) ?? mp.url);
-  for (const { kind, sentence } of record.warnings(urls)) {
+  // By device, as the record keys it (a URL that does not even parse is taken as written).
+  const identities = await Promise.all(urls.map((url) => resolveDeviceIdentity(url).catch(() => url)));
+  for (const { kind, sentence } of record.warnings(identities)) {
     if (options.onWarning !== undefined) options.onWarning(redactor.text(sentence), kind);
     else if (accesses[0] !== undefined) onEvent({ type: 'warning', device: accesses[0].name, message: sentence });
   }

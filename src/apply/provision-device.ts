@@ -1,5 +1,5 @@
 import { stanzaKey, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
-import { type AdminApi, resolveDeviceIdentity } from '../client/index.js';
+import { type AdminApi, type DeviceIdentity, resolveDeviceIdentity } from '../client/index.js';
 import { ErrorCode, isMpprovError } from '../core/errors.js';
 import { buildPlan, type DesiredDevice, describeStep, type DeviceSnapshot, type Plan } from '../plan/index.js';
 import { type DeviceResult, Outcome, type StepRecord } from './apply-events.js';
@@ -70,13 +70,14 @@ export async function provisionDevice(
     return { result: finish(Outcome.Failed, sentenceOf(error), { code: codeOf(error) }) };
   }
   // The lockout guard matches the device's addresses against what the URL's host resolves to,
-  // so a host name (localhost included) cannot sidestep it.
-  const { addresses } = await resolveDeviceIdentity(desired.url);
+  // so a host name (localhost included) cannot sidestep it; the secrets record keys the device by it too.
+  const identity = await resolveDeviceIdentity(desired.url);
+  const { addresses } = identity;
   const plan = buildPlan(desired, snapshot, {
     hostAddresses: addresses,
     allowDisconnect: options.allowDisconnect,
     discardPending: options.discardPending,
-    secretKnown: (key, field, value) => record.known(desired.url, key, field, value),
+    secretKnown: (key, field, value) => record.known(identity, key, field, value),
   });
   emit({
     type: 'plan',
@@ -199,7 +200,7 @@ export async function provisionDevice(
       return { result: finish(Outcome.Failed, failure.message, { code: failure.code }), plan };
     }
   }
-  const recordProblem = await rememberSecrets(record, desired, plan);
+  const recordProblem = await rememberSecrets(record, identity, desired, plan);
   if (recordProblem !== undefined) {
     // The device is configured; only the bookkeeping failed, and its cost is a re-sent secret.
     warnings.push(recordProblem);
@@ -220,21 +221,26 @@ async function readSnapshot(api: AdminApi, withAcl: boolean): Promise<DeviceSnap
   return { active, pending, capability, acl };
 }
 
-async function rememberSecrets(record: SecretsRecord, desired: DesiredDevice, plan: Plan): Promise<string | undefined> {
+async function rememberSecrets(
+  record: SecretsRecord,
+  device: DeviceIdentity,
+  desired: DesiredDevice,
+  plan: Plan,
+): Promise<string | undefined> {
   for (const iface of desired.interfaces) {
     for (const stanza of iface.stanzas) {
       const key = stanzaKey(stanza.name, stanza.family);
       for (const field of WRITE_ONLY_FIELDS) {
         const value = stanza.secrets[field];
-        if (value === undefined) record.forget(desired.url, key, field);
-        else record.remember(desired.url, key, field, value);
+        if (value === undefined) record.forget(device, key, field);
+        else record.remember(device, key, field, value);
       }
     }
   }
   for (const change of plan.stanzas)
-    if (change.action === 'delete') record.forget(desired.url, stanzaKey(change.name, change.family));
+    if (change.action === 'delete') record.forget(device, stanzaKey(change.name, change.family));
   try {
-    await record.save(desired.url);
+    await record.save(device);
     return undefined;
   } catch (error) {
     return record.saveProblem(error);

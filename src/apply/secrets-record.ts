@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { type DeviceIdentity, deviceKeys, literalDeviceIdentity, resolveDeviceIdentity } from '../client/index.js';
 import type { Secret } from '../core/secret.js';
 import { type DeviceEntries, readRecordFile, RecordUnreadableError, updateRecordFile } from './secrets-record-file.js';
 import { KEY_BYTES, keyId, readOrCreateKey } from './secrets-record-key.js';
@@ -18,18 +19,31 @@ import { KEY_BYTES, keyId, readOrCreateKey } from './secrets-record-key.js';
  * every secret silently counting as changed; `mpprov secrets-record export/import` moves a key on
  * purpose. A record that cannot be read is a warning: every secret counts as changed, and the file
  * is never replaced (it may be someone else's, or a newer format).
+ *
+ * Entries are keyed by the device, not by how a stick spells its URL (client/device-identity.ts:
+ * `https://ADDRESS[:PORT]` per resolved address), so `https://localhost:P` and
+ * `https://127.0.0.1:P` share one entry and one stick's password change is seen by the other.
+ * A device with several addresses has an entry under each, and a secret counts as known only when
+ * every one of them holds it. An entry written before, under a URL as written (a host name, a
+ * mapped IPv6 spelling), is found by resolving that URL when the record is opened; its hashes were
+ * made over that URL, so each is checked over it and hashed again over the device key the first
+ * time it matches. Two old entries that turn out to be one device cannot both be right: that
+ * device's secrets all count as changed (sent again, the safe side).
  */
+
+/** A device as the record knows it: resolved (what apply passes), or a URL taken as written (an IP literal, or a name by its spelling). */
+export type RecordDevice = DeviceIdentity | string;
 
 export interface SecretsRecord {
   /** The record's path. */
   readonly file: string;
-  known(deviceUrl: string, stanzaKey: string, field: string, value: Secret): boolean;
-  remember(deviceUrl: string, stanzaKey: string, field: string, value: Secret): void;
-  forget(deviceUrl: string, stanzaKey: string, field?: string): void;
-  /** Writes this device's entry, merged over what other runs (other processes too) wrote meanwhile. */
-  save(deviceUrl: string): Promise<void>;
+  known(device: RecordDevice, stanzaKey: string, field: string, value: Secret): boolean;
+  remember(device: RecordDevice, stanzaKey: string, field: string, value: Secret): void;
+  forget(device: RecordDevice, stanzaKey: string, field?: string): void;
+  /** Writes this device's entries, merged over what other runs (other processes too) wrote meanwhile. */
+  save(device: RecordDevice): Promise<void>;
   /** What a run on these devices should be told once, up front: an unreadable record, or entries made with another key. */
-  warnings(deviceUrls: readonly string[]): RecordWarning[];
+  warnings(devices: readonly RecordDevice[]): RecordWarning[];
   /** The sentence for a save that failed. */
   saveProblem(error: unknown): string;
 }
@@ -81,40 +95,65 @@ export async function openSecretsRecord(stateDir: string, options: SecretsRecord
 
   // Entries made with another key can never match: they are left out (and named by warnings()),
   // so this run's save writes only hashes of its own key under its own key id.
-  const data: DeviceEntries = {};
+  const own: DeviceEntries = {};
   const foreign = new Set<string>();
   if (read.kind === 'record') {
     for (const [url, entry] of Object.entries(read.devices)) {
-      if (entry.keyId === undefined || entry.keyId === ownId) data[url] = { keyId: ownId, stanzas: entry.stanzas };
+      if (entry.keyId === undefined || entry.keyId === ownId) own[url] = entry;
       else foreign.add(url);
     }
   }
+  const { entries: data, replaced } = await byDevice(own);
+  const foreignKeys = new Set((await Promise.all([...foreign].map(keysOfStored))).flat());
   const unreadable = read.kind === 'unreadable' ? read.reason : undefined;
-  // The same bytes as ever (url NUL stanza NUL field NUL value), so records written before still match.
-  const hash = (deviceUrl: string, stanzaKey: string, field: string, value: Secret): string =>
-    value.keyedHash(key, [deviceUrl, stanzaKey, field]);
+  // The same bytes as ever (url NUL stanza NUL field NUL value), so records written before still
+  // match: an entry written by a device's address has always had its device key as its URL.
+  const hash = (context: string, stanzaKey: string, field: string, value: Secret): string =>
+    value.keyedHash(key, [context, stanzaKey, field]);
+  const knownAt = (deviceKey: string, stanza: string, field: string, value: Secret): boolean => {
+    const entry = data[deviceKey];
+    const stored = entry?.stanzas[stanza]?.[field];
+    if (entry === undefined || stored === undefined) return false;
+    if (stored === hash(deviceKey, stanza, field, value)) return true;
+    if (entry.context === deviceKey || stored !== hash(entry.context, stanza, field, value)) return false;
+    // An entry from before, hashed over the URL as written: hashed again over the device key.
+    (entry.stanzas[stanza] ??= {})[field] = hash(deviceKey, stanza, field, value);
+    (entry.rehashed[stanza] ??= new Set()).add(field);
+    return true;
+  };
 
   return {
     file,
-    known: (url, stanza, field, value) => data[url]?.stanzas[stanza]?.[field] === hash(url, stanza, field, value),
-    remember(url, stanza, field, value) {
-      const device = (data[url] ??= { keyId: ownId, stanzas: {} });
-      (device.stanzas[stanza] ??= {})[field] = hash(url, stanza, field, value);
+    known: (device, stanza, field, value) =>
+      keysOf(device).every((deviceKey) => knownAt(deviceKey, stanza, field, value)),
+    remember(device, stanza, field, value) {
+      for (const deviceKey of keysOf(device)) {
+        const entry = (data[deviceKey] ??= freshEntry(deviceKey));
+        (entry.stanzas[stanza] ??= {})[field] = hash(deviceKey, stanza, field, value);
+        (entry.rehashed[stanza] ??= new Set()).add(field);
+      }
     },
-    forget(url, stanza, field) {
-      const device = data[url];
-      if (device === undefined) return;
-      if (field === undefined) delete device.stanzas[stanza];
-      else delete device.stanzas[stanza]?.[field];
+    forget(device, stanza, field) {
+      for (const deviceKey of keysOf(device)) {
+        const entry = data[deviceKey];
+        if (entry === undefined) continue;
+        if (field === undefined) delete entry.stanzas[stanza];
+        else delete entry.stanzas[stanza]?.[field];
+      }
     },
-    save(url) {
+    save(device) {
+      const deviceKeysOfIt = keysOf(device);
       // Serialised in this process; each save re-reads the file under its lock, so other devices' entries are kept.
       const queued = (saveQueues.get(file) ?? Promise.resolve()).then(async () => {
         try {
           await updateRecordFile(file, ownId, (devices) => {
-            const mine = data[url];
-            if (mine === undefined) delete devices[url];
-            else devices[url] = { keyId: ownId, stanzas: mine.stanzas };
+            for (const deviceKey of deviceKeysOfIt) {
+              const mine = data[deviceKey];
+              // An old entry written by another spelling goes: this device's entry is under its key now.
+              for (const url of replaced.get(deviceKey) ?? []) if (url !== deviceKey) delete devices[url];
+              if (mine === undefined) delete devices[deviceKey];
+              else devices[deviceKey] = { keyId: ownId, stanzas: hashedOverKey(mine) };
+            }
           });
         } catch (error) {
           // Said once already, up front (warnings()): a record that still cannot be read is not said again per device.
@@ -129,13 +168,13 @@ export async function openSecretsRecord(stateDir: string, options: SecretsRecord
       );
       return queued;
     },
-    warnings(urls) {
+    warnings(devices) {
       const out: RecordWarning[] = [];
       if (unreadable !== undefined) {
         const sentence = `the secrets record ${file} cannot be read: ${unreadable}; every secret counts as changed, and this run's are not recorded (fix or remove the file)`;
         out.push({ kind: 'unreadable', sentence });
       }
-      if (urls.some((url) => foreign.has(url))) {
+      if (devices.some((device) => keysOf(device).some((deviceKey) => foreignKeys.has(deviceKey)))) {
         const sentence = `the secrets record ${file} was made with another key; every secret counts as changed (to share a record, import its key: mpprov secrets-record import --key-in FILE)`;
         out.push({ kind: 'other-key', sentence });
       }
@@ -152,4 +191,79 @@ export async function openSecretsRecord(stateDir: string, options: SecretsRecord
       return `the secrets record ${file} could not be saved (${code}); unchanged secrets will be sent again next time (check --secrets-record, or secrets_record in agent.yaml)`;
     },
   };
+}
+
+/**
+ * One device's entry in memory: the hashes, and the URL they were made over (`context`: the device
+ * key itself, or the URL as an entry from before wrote it). `rehashed`: the fields hashed over the
+ * device key in this run; only those are saved from an entry from before, since the file holds one
+ * URL per entry (a field not checked this run is sent again once, the safe side).
+ */
+interface MemoryEntry {
+  context: string;
+  stanzas: Record<string, Record<string, string>>;
+  rehashed: Record<string, Set<string>>;
+}
+
+function freshEntry(deviceKey: string): MemoryEntry {
+  return { context: deviceKey, stanzas: {}, rehashed: {} };
+}
+
+function hashedOverKey(entry: MemoryEntry): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const [stanza, fields] of Object.entries(entry.stanzas)) {
+    const kept = Object.entries(fields).filter(([field]) => entry.rehashed[stanza]?.has(field) === true);
+    if (kept.length > 0) out[stanza] = Object.fromEntries(kept);
+  }
+  return out;
+}
+
+function keysOf(device: RecordDevice): string[] {
+  if (typeof device !== 'string') return deviceKeys(device);
+  const literal = safeLiteral(device);
+  return literal === undefined ? [device] : deviceKeys(literal);
+}
+
+/** The device keys of a URL in the file: an IP literal's at once, a host name's resolved as the connection would. */
+async function keysOfStored(url: string): Promise<string[]> {
+  const literal = safeLiteral(url);
+  // A key that is no URL at all (a record edited by hand) is kept under itself.
+  if (literal === undefined) return [url];
+  return deviceKeys(literal.addresses.length > 0 ? literal : await resolveDeviceIdentity(url));
+}
+
+function safeLiteral(url: string): DeviceIdentity | undefined {
+  try {
+    return literalDeviceIdentity(url);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The file's entries by device key. An entry already under its device key keeps it; one under a
+ * URL as written is moved to its device's keys. When two entries land on one key, none is kept
+ * there (which one is current cannot be told), and both old URLs go at the next save.
+ */
+async function byDevice(
+  entries: DeviceEntries,
+): Promise<{ entries: Record<string, MemoryEntry>; replaced: Map<string, string[]> }> {
+  const placed = await Promise.all(
+    Object.entries(entries).map(async ([url, entry]) => ({ url, entry, keys: await keysOfStored(url) })),
+  );
+  const sources = new Map<string, string[]>();
+  for (const { url, keys } of placed) for (const k of keys) sources.set(k, [...(sources.get(k) ?? []), url]);
+  const out: Record<string, MemoryEntry> = {};
+  for (const { url, entry, keys } of placed) {
+    for (const k of keys) {
+      if ((sources.get(k) ?? []).length > 1) continue;
+      const stanzas = structuredClone(entry.stanzas);
+      const rehashed: Record<string, Set<string>> = {};
+      // Under its own key: every hash is over the key already, and is saved as it is.
+      if (url === k)
+        for (const [stanza, fields] of Object.entries(stanzas)) rehashed[stanza] = new Set(Object.keys(fields));
+      out[k] = { context: url, stanzas, rehashed };
+    }
+  }
+  return { entries: out, replaced: sources };
 }

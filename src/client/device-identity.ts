@@ -1,48 +1,64 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { hostAddress } from '../core/host-address.js';
 
 /**
  * Who a device URL names, whatever its spelling: the host's addresses (a name such as `localhost`
- * resolved with the system resolver, as the connection itself would be) and the port. The lockout
- * guard matches these addresses against the device's own; the per-device lock is keyed by them,
- * so `https://127.0.0.1:P` and `https://localhost:P` are one device.
+ * resolved with the system resolver, as the connection itself would be; every IPv4-in-IPv6
+ * spelling as the IPv4 address, core/host-address.ts) and the port (443 when the URL gives none).
+ * The lockout guard matches these addresses against the device's own; the per-device lock and the
+ * secrets record are keyed by them, so `https://127.0.0.1:P`, `https://localhost:P` and
+ * `https://[::ffff:127.0.0.1]:P` are one device.
  */
 
 export interface DeviceIdentity {
+  /** The URL this identity was resolved from, as the stick wrote it (normalised). */
+  url: string;
   /** Canonical textual addresses (IPv6 lower-case, no brackets), sorted; empty when the name does not resolve. */
   addresses: string[];
   port: number;
 }
 
 export async function resolveDeviceIdentity(url: string): Promise<DeviceIdentity> {
-  const parsed = new URL(url);
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const port = parsed.port === '' ? 443 : Number(parsed.port);
-  if (isIP(host) !== 0) return { addresses: [canonical(host)], port };
+  const literal = literalDeviceIdentity(url);
+  if (literal.addresses.length > 0) return literal;
+  const host = new URL(url).hostname;
   try {
+    // lookup() is what the connection uses (getaddrinfo, /etc/hosts first), not a DNS query of our own.
     const found = await lookup(host, { all: true, verbatim: true });
-    return { addresses: [...new Set(found.map((a) => canonical(a.address)))].sort(), port };
+    return { ...literal, addresses: [...new Set(found.map((a) => hostAddress(a.address)))].sort() };
   } catch {
     // Unresolvable now: the connection will fail and say so; nothing here to match.
-    return { addresses: [], port };
+    return literal;
   }
 }
 
 /**
- * The lock keys of one device: `address port` for each of its addresses. Two spellings of one
- * device share at least one key; a name that does not resolve keys by its own spelling. The pinned
- * fingerprint is deliberately not part of the key: two sticks pinning different certificates for
- * one address and port still reach one device, and a key that told them apart would let them run
- * at once.
+ * The identity a URL gives without asking any resolver: its address when the host is an IP
+ * literal, else none (the name is then known by its spelling only).
  */
-export function deviceLockKeys(url: string, identity: DeviceIdentity): string[] {
-  if (identity.addresses.length === 0) return [new URL(url).host.toLowerCase()];
-  return identity.addresses.map((address) => `${address} ${identity.port}`);
+export function literalDeviceIdentity(url: string): DeviceIdentity {
+  const parsed = new URL(url);
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  const port = parsed.port === '' ? 443 : Number(parsed.port);
+  return { url, addresses: isIP(host) === 0 ? [] : [hostAddress(host)], port };
 }
 
-function canonical(address: string): string {
-  const lower = address.toLowerCase();
-  // ::ffff:127.0.0.1 is 127.0.0.1.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  return mapped?.[1] ?? lower;
+/**
+ * The keys of one device: `https://ADDRESS[:PORT]` (the port left out when 443, an IPv6 address in
+ * brackets) for each of its addresses. Two spellings of one device share at least one key; a name
+ * that does not resolve keys by its own spelling. The pinned fingerprint is deliberately not part
+ * of the key: two sticks pinning different certificates for one address and port still reach one
+ * device, and a key that told them apart would let them run at once. A key is a URL so that a
+ * secrets record entry of a device written by its address keeps the key it always had.
+ */
+export function deviceKeys(identity: DeviceIdentity): string[] {
+  const port = identity.port === 443 ? '' : `:${identity.port}`;
+  if (identity.addresses.length === 0) return [`https://${new URL(identity.url).host.toLowerCase()}`];
+  return identity.addresses.map((address) => `https://${address.includes(':') ? `[${address}]` : address}${port}`);
+}
+
+/** The per-device lock's keys (deviceKeys). */
+export function deviceLockKeys(url: string, identity: DeviceIdentity): string[] {
+  return deviceKeys({ ...identity, url });
 }

@@ -27,7 +27,13 @@ export {
   TimeoutError as DeviceTimeoutError,
   UnreachableError as DeviceUnreachableError,
 } from '../http/index.js';
-export { deviceLockKeys, resolveDeviceIdentity, type DeviceIdentity } from './device-identity.js';
+export {
+  deviceKeys,
+  deviceLockKeys,
+  literalDeviceIdentity,
+  resolveDeviceIdentity,
+  type DeviceIdentity,
+} from './device-identity.js';
 export {
   FAMILIES,
   FILE_SLOTS,

@@ -1,4 +1,4 @@
-import { canonicalIp } from '../config/index.js';
+import { hostAddress } from '../core/host-address.js';
 import type { DeviceInterface, Stanza } from '../admin-api/index.js';
 import type { FieldChange, PlanRefusal, StanzaChange } from './plan-types.js';
 
@@ -6,7 +6,8 @@ import type { FieldChange, PlanRefusal, StanzaChange } from './plan-types.js';
  * The interface the agent reaches the device through: the one whose active address is one of the
  * URL host's addresses (`hostAddresses`: what the name resolved to, `localhost` included; the URL's
  * literal host when not given), else the one holding the default route. Breaking it (802.1X,
- * addressing, VLAN, removal) can leave the device unreachable until someone drives out.
+ * addressing, VLAN, removal) can leave the device unreachable until someone drives out. Both
+ * sides compare as core/host-address.ts writes them, so `[::ffff:127.0.0.1]` matches 127.0.0.1.
  * Undefined: it cannot be told (no address matches, no gateway anywhere); the plan then refuses
  * every such change without allow_disconnect rather than guess.
  */
@@ -17,7 +18,7 @@ export function managementInterface(
 ): string | undefined {
   const literal = new URL(deviceUrl).hostname.replace(/^\[|\]$/g, '');
   const hosts = new Set(
-    (hostAddresses !== undefined && hostAddresses.length > 0 ? hostAddresses : [literal]).map(canonicalIp),
+    (hostAddresses !== undefined && hostAddresses.length > 0 ? hostAddresses : [literal]).map(hostAddress),
   );
   const stanzas = active.flatMap((iface) =>
     Object.values(iface.families)
@@ -26,7 +27,7 @@ export function managementInterface(
   );
   const byAddress = stanzas.find(({ stanza }) => {
     const address = stanza.in_use?.address ?? stanza.address;
-    return address !== undefined && hosts.has(canonicalIp(address));
+    return address !== undefined && hosts.has(hostAddress(address));
   });
   if (byAddress !== undefined) return byAddress.name;
   // An empty in_use gateway means none (a DHCP lease without a router).

@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../core/errors.js';
-import type { Appliance, ConnectionStatus } from './data-api-model.js';
+import { oneLine } from '../http/index.js';
+import { type Appliance, CONNECTION_STATUSES, type ConnectionStatus } from './data-api-model.js';
 
 /**
  * What the post-check found, as data: a kind to branch on, and one sentence for the technician
@@ -14,6 +15,8 @@ export const ConnectionOutcomeKind = {
   Blocked: 'blocked',
   Removed: 'removed',
   New: 'new',
+  /** A status outside the documented set (a real service may say ONLINE): reported as said, not confirmed. */
+  OtherStatus: 'other-status',
   /** 401 of any kind: the token (or e-mail and password) was not accepted. */
   BadToken: 'bad-token',
   /** 403: the token may not read the MPs. */
@@ -32,8 +35,12 @@ export interface OutcomeFacts {
   waitedMs: number;
   /** Requests sent for this MP. */
   polls: number;
-  /** What the service last said about the MP: its status, or `absent`. */
-  lastStatus?: ConnectionStatus | 'absent' | undefined;
+  /**
+   * What the service last said about the MP: its status as said, or `absent` when it listed no such
+   * MP (lower-case, apart from the service's upper-case words; a service saying `absent` itself
+   * is taken as not listing it, which confirms nothing either way).
+   */
+  lastStatus?: ConnectionStatus | undefined;
   /** The MP's record as the service last listed it. */
   appliance?: Appliance | undefined;
   /** For the failure kinds: the error's code and sentence. */
@@ -48,7 +55,7 @@ export interface ConnectionOutcome extends OutcomeFacts {
   sentence: string;
 }
 
-const STATUS_KIND: Record<ConnectionStatus | 'absent', ConnectionOutcomeKind> = {
+const STATUS_KIND: Record<(typeof CONNECTION_STATUSES)[number] | 'absent', ConnectionOutcomeKind> = {
   AVAILABLE: ConnectionOutcomeKind.Connected,
   UNAVAILABLE: ConnectionOutcomeKind.Unavailable,
   BLOCKED: ConnectionOutcomeKind.Blocked,
@@ -57,9 +64,20 @@ const STATUS_KIND: Record<ConnectionStatus | 'absent', ConnectionOutcomeKind> = 
   absent: ConnectionOutcomeKind.Unknown,
 };
 
-export function outcomeOfStatus(facts: OutcomeFacts & { lastStatus: ConnectionStatus | 'absent' }): ConnectionOutcome {
-  return outcome(STATUS_KIND[facts.lastStatus], facts);
+export function outcomeOfStatus(facts: OutcomeFacts & { lastStatus: ConnectionStatus }): ConnectionOutcome {
+  const known = [...CONNECTION_STATUSES, 'absent' as const].find((status) => status === facts.lastStatus);
+  return outcome(known === undefined ? ConnectionOutcomeKind.OtherStatus : STATUS_KIND[known], facts);
 }
+
+/**
+ * The service's word as it may stand in a sentence: one line, short, long encoded runs hidden
+ * (it is the service's text, not ours; control characters are escaped where lines are written).
+ */
+export function statusText(status: string): string {
+  return oneLine(status, (text) => text, MAX_STATUS) ?? '(an empty status)';
+}
+
+const MAX_STATUS = 60;
 
 export function outcome(kind: ConnectionOutcomeKind, facts: OutcomeFacts): ConnectionOutcome {
   return { kind, connected: kind === ConnectionOutcomeKind.Connected, ...facts, sentence: sentenceOf(kind, facts) };
@@ -80,6 +98,8 @@ function sentenceOf(kind: ConnectionOutcomeKind, facts: OutcomeFacts): string {
       return 'REMOVED from the service: it must be added to the service again';
     case ConnectionOutcomeKind.New:
       return `still NEW in the service after ${seconds}: it has not reported yet`;
+    case ConnectionOutcomeKind.OtherStatus:
+      return `not confirmed after ${seconds}: the service says ${statusText(facts.lastStatus ?? '')}, which is not a status mpprov knows (AVAILABLE means connected)`;
     case ConnectionOutcomeKind.BadToken:
       return `bad token: ${facts.reason ?? 'the service did not accept the credentials'}`;
     case ConnectionOutcomeKind.NoPermission:

@@ -5,8 +5,15 @@ import { z } from 'zod';
  * thing. Objects are loose: the service may add fields, and an addition must not fail a check.
  */
 
+/** The documented statuses of a Monitoring Point. */
 export const CONNECTION_STATUSES = ['AVAILABLE', 'UNAVAILABLE', 'REMOVED', 'NEW', 'BLOCKED'] as const;
-export const ConnectionStatus = z.enum(CONNECTION_STATUSES);
+export const KnownConnectionStatus = z.enum(CONNECTION_STATUSES);
+export type KnownConnectionStatus = z.infer<typeof KnownConnectionStatus>;
+/**
+ * Any status, read tolerantly: a real service may say ONLINE, OFFLINE or something new, and that
+ * is an answer to report ("the service says ONLINE"), never an answer of the wrong shape.
+ */
+export const ConnectionStatus = z.string();
 export type ConnectionStatus = z.infer<typeof ConnectionStatus>;
 
 export const Organization = z.looseObject({

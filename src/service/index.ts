@@ -4,7 +4,13 @@
  */
 export { createDataApiClient, type DataApi, type DataApiClientOptions } from './data-api-client.js';
 export type { ApplianceQuery, CallOptions } from './data-api-endpoints.js';
-export { Appliance, ConnectionStatus, CONNECTION_STATUSES, Organization } from './data-api-model.js';
+export {
+  Appliance,
+  ConnectionStatus,
+  CONNECTION_STATUSES,
+  KnownConnectionStatus,
+  Organization,
+} from './data-api-model.js';
 export { RateLimiter, DATA_API_RATE_LIMIT, type RateLimit, type Turn } from './rate-limiter.js';
 export type { ServiceRetryInfo } from './service-request.js';
 export {

@@ -6,6 +6,7 @@ import {
   outcomeOfStatus,
   type ConnectionOutcome,
   type OutcomeFacts,
+  statusText,
 } from './connection-outcome.js';
 import type { DataApi } from './data-api-client.js';
 import type { Appliance, ConnectionStatus } from './data-api-model.js';
@@ -31,7 +32,7 @@ export interface ConnectionProgress {
   polls: number;
   elapsedMs: number;
   /** What the last answer said, when the last poll got one. */
-  status?: ConnectionStatus | 'absent' | undefined;
+  status?: ConnectionStatus | undefined;
   /** Why the last poll failed, when it did (it is retried). */
   failure?: { code: string; message: string } | undefined;
   nextPollInMs: number;
@@ -89,7 +90,7 @@ export async function waitUntilConnected(
   const timer = setTimeout(() => deadline.abort(DEADLINE), waitMs);
   const signal = options.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, options.signal]);
   let polls = 0;
-  let lastStatus: ConnectionStatus | 'absent' | undefined;
+  let lastStatus: ConnectionStatus | undefined;
   let appliance: Appliance | undefined;
   let lastFailure: unknown;
   const facts = () => ({ hostname, waitedMs: Date.now() - startedAt, polls, lastStatus, appliance });
@@ -140,8 +141,8 @@ function finalOutcome(facts: OutcomeFacts, lastFailure: unknown): ConnectionOutc
         ? ''
         : facts.lastStatus === 'absent'
           ? '; before that it listed no such MP'
-          : `; it last said ${facts.lastStatus}`;
-    const reason = `${lastFailure instanceof Error ? lastFailure.message : String(lastFailure)}${said}`;
+          : `; it last said ${statusText(facts.lastStatus)}`;
+    const reason = `${failureText(lastFailure)}${said}`;
     return outcome(ConnectionOutcomeKind.Unreachable, { ...facts, errorCode: code, reason });
   }
   if (facts.lastStatus !== undefined) return outcomeOfStatus({ ...facts, lastStatus: facts.lastStatus });
@@ -170,7 +171,7 @@ function progressOf(facts: OutcomeFacts, lastFailure: unknown): Omit<ConnectionP
       ? undefined
       : {
           code: isMpprovError(lastFailure) ? lastFailure.code : ErrorCode.Internal,
-          message: lastFailure instanceof Error ? lastFailure.message : String(lastFailure),
+          message: failureText(lastFailure),
         };
   return {
     hostname: facts.hostname,
@@ -179,4 +180,10 @@ function progressOf(facts: OutcomeFacts, lastFailure: unknown): Omit<ConnectionP
     status: failure === undefined ? facts.lastStatus : undefined,
     failure,
   };
+}
+
+/** A failure's sentence; anything thrown that is not an Error (never expected) is named as such. */
+function failureText(failure: unknown): string {
+  if (failure instanceof Error) return failure.message;
+  return typeof failure === 'string' ? failure : 'an unexpected failure';
 }

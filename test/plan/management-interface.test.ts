@@ -43,3 +43,36 @@ describe('managementInterface', () => {
     ).toBeUndefined();
   });
 });
+
+describe('managementInterface with IPv4-in-IPv6 spellings', () => {
+  const view = deviceView([
+    {
+      name: 'eth0',
+      families: { inet: { method: 'static', address: '192.0.2.10', netmask: '255.255.255.0' } },
+    },
+    {
+      name: 'eth1',
+      families: {
+        inet: {
+          method: 'dhcp',
+          in_use: { address: '198.51.100.7', netmask: '255.255.255.0', gateway: '198.51.100.1' },
+        },
+      },
+    },
+  ]);
+
+  it('finds eth0 through every spelling of 192.0.2.10, not the interface holding the route', () => {
+    for (const url of [
+      'https://[::ffff:192.0.2.10]',
+      'https://[::ffff:c000:20a]:8443',
+      'https://[::FFFF:C000:020A]',
+      'https://[0:0:0:0:0:ffff:192.0.2.10]',
+      'https://[::192.0.2.10]',
+    ])
+      expect(managementInterface(view, url), url).toBe('eth0');
+  });
+
+  it('keeps ::1 and :: as IPv6 (not 0.0.0.1)', () => {
+    expect(managementInterface(view, 'https://[::1]')).toBe('eth1');
+  });
+});

@@ -224,7 +224,7 @@ describe('transport failures', () => {
     );
     service.setFaults({
       rawBody: {
-        text: '[{"id": 3, "name": "mp", "hostname": "mp", "orgId": 12, "connectionStatus": "ONLINE"}]',
+        text: '[{"id": 3, "name": "mp", "hostname": "mp", "orgId": 12, "connectionStatus": 1}]',
         contentType: 'application/json',
       },
     });
@@ -232,7 +232,7 @@ describe('transport failures', () => {
     expect(shape.code).toBe('MPPROV_SERVICE_RESPONSE');
     expect(shape.message).toBe(
       `the answer of the service at ${service.url} to GET /v3/appliance?hostname=mp does not have the expected shape: ` +
-        '[0].connectionStatus: Invalid option: expected one of "AVAILABLE"|"UNAVAILABLE"|"REMOVED"|"NEW"|"BLOCKED"',
+        '[0].connectionStatus: expected string, received number',
     );
   });
 

@@ -274,3 +274,25 @@ describe('cancelled', () => {
     expect(service.requests().length).toBe(count);
   });
 });
+
+describe('a status the documented set does not have', () => {
+  it('ONLINE is what the service said: reported as said, and not confirmed', async () => {
+    const hostname = mp('AVAILABLE');
+    service.setFaults({ statusWords: { AVAILABLE: 'ONLINE' } });
+    const outcome = await waitUntilConnected(client(service), hostname, { waitS: 1.5, backoff: FAST });
+    expect(outcome).toMatchObject({ kind: 'other-status', connected: false, lastStatus: 'ONLINE' });
+    expect(outcome.sentence).toBe(
+      'not confirmed after 2 s: the service says ONLINE, which is not a status mpprov knows (AVAILABLE means connected)',
+    );
+  });
+
+  it('a long word of the service is cut and an encoded run in it is not shown', async () => {
+    const hostname = mp('UNAVAILABLE');
+    service.setFaults({ statusWords: { UNAVAILABLE: `OFF ${'QUJD'.repeat(20)} ${'and more words '.repeat(4)}` } });
+    const outcome = await waitUntilConnected(client(service), hostname, { waitS: 1, backoff: FAST });
+    expect(outcome.kind).toBe('other-status');
+    expect(outcome.sentence).toBe(
+      'not confirmed after 1 s: the service says OFF [encoded data, 80 characters, not shown] and more words... (cut at 60 of 104 characters), which is not a status mpprov knows (AVAILABLE means connected)',
+    );
+  });
+});

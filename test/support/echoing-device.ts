@@ -12,21 +12,26 @@ import { createSelfSignedCertificate } from '../../src/simulator/index.js';
 export interface EchoingDevice {
   url: string;
   fingerprintSha256: string;
+  /** Every request body the device was sent, in order. */
+  bodies(): string[];
   close(): void;
 }
 
 /**
  * raw: the JSON body as sent; encoded: each field base64/hex/URL-encoded; decoded-long: each field's
- * value as it is, after a preamble long enough that a one-line cut at 500 characters falls inside it.
+ * value as it is, after a preamble long enough that a one-line cut at 500 characters falls inside it;
+ * body-base64, body-hex, body-url: the whole body encoded as one (a secret inside at no fixed offset).
  */
-export type EchoStyle = 'raw' | 'encoded' | 'decoded-long';
+export type EchoStyle = 'raw' | 'encoded' | 'decoded-long' | 'body-base64' | 'body-hex' | 'body-url';
 
 export async function startEchoingDevice(style: EchoStyle = 'raw'): Promise<EchoingDevice> {
   const cert = createSelfSignedCertificate();
+  const bodies: string[] = [];
   const server: Server = createServer({ cert: cert.certificatePem, key: cert.privateKeyPem }, (req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
+      if (body !== '') bodies.push(body);
       res.setHeader('content-type', 'application/json');
       const path = req.url ?? '';
       if (req.method === 'GET' && path.startsWith('/api/v1/interface/')) {
@@ -53,6 +58,7 @@ export async function startEchoingDevice(style: EchoStyle = 'raw'): Promise<Echo
   return {
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
     fingerprintSha256: cert.fingerprintSha256,
+    bodies: () => [...bodies],
     close: () => server.close(),
   };
 }
@@ -60,6 +66,9 @@ export async function startEchoingDevice(style: EchoStyle = 'raw'): Promise<Echo
 function echoOf(style: EchoStyle, authorization: string | undefined, body: string): string {
   if (style === 'raw') return `bad request from ${authorization ?? ''}; body was ${body}`;
   if (style === 'encoded') return encodedEcho(authorization, body);
+  if (style === 'body-base64') return `${Buffer.from(body).toString('base64')} is not a valid request`;
+  if (style === 'body-hex') return `${Buffer.from(body).toString('hex')} is not a valid request`;
+  if (style === 'body-url') return `${encodeURIComponent(body)} is not a valid request`;
   const fields = Object.entries(parseObject(body)).filter(
     (e): e is [string, string] => typeof e[1] === 'string' && /pass/.test(e[0]),
   );

@@ -101,7 +101,8 @@ function appliances(search: URLSearchParams, caller: Caller, context: RouteConte
     .list()
     .filter((a) => sees(caller, a.orgId))
     .filter((a) => hostname === null || a.hostname.toLowerCase() === hostname.toLowerCase())
-    .filter((a) => mac === null || a.macAddress === mac.toLowerCase());
+    .filter((a) => mac === null || a.macAddress === mac.toLowerCase())
+    .map((a) => ({ ...a, connectionStatus: context.faults.statusWord(a.connectionStatus) }));
   return { kind: 'json', status: 200, json: listed };
 }
 

@@ -1,4 +1,4 @@
-import type { SimErrorName } from './service-wire.js';
+import type { SimConnectionStatus, SimErrorName } from './service-wire.js';
 
 /**
  * Faults of the simulated service, for rehearsals and tests. Each applies after the rate limit
@@ -15,6 +15,12 @@ export interface ServiceFaultSpec {
   oversizedBody?: { bytes: number; count?: number } | undefined;
   /** An answer with this text instead of the model's JSON (a proxy's page, a wrong shape); status default 200. */
   rawBody?: { text: string; contentType?: string; status?: number; count?: number } | undefined;
+  /**
+   * The service's own words for statuses in GET /v3/appliance, e.g. `{ AVAILABLE: 'ONLINE' }`: the
+   * model's set is what is documented, and a real service may say ONLINE, OFFLINE or something new.
+   * Every listing until cleared; the MP's status itself is unchanged.
+   */
+  statusWords?: Partial<Record<SimConnectionStatus, string>> | undefined;
 }
 
 export type ActiveFault =
@@ -35,6 +41,11 @@ export class ServiceFaults {
 
   get latencyMs(): number {
     return this.#spec.latencyMs ?? 0;
+  }
+
+  /** How the service words `status` in a listing. */
+  statusWord(status: SimConnectionStatus): string {
+    return this.#spec.statusWords?.[status] ?? status;
   }
 
   /** The fault shaping the next answer, if any; uses up one of its `count`. */

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { oneLine } from '../../src/http/index.js';
+
+/** A peer's sentence made fit for one line of mpprov's own: bounded, cut visibly, encoded runs hidden. */
+describe('oneLine', () => {
+  const none = (text: string): string => text;
+
+  it('cuts a long sentence and says where and of how much', () => {
+    const said = `${'word '.repeat(200)}end`;
+    expect(oneLine(said, none, 300)).toBe(
+      `${said.slice(0, 300).trimEnd()}... (cut at 300 of ${said.length} characters)`,
+    );
+  });
+
+  it('hides runs of base64, hex and percent-encoding longer than 40 characters, whatever they hold', () => {
+    const body = JSON.stringify({ name: 'eth0', wpa_password: 'Not-Known-To-Any-Redactor-1' });
+    for (const encoded of [
+      Buffer.from(body).toString('base64'),
+      Buffer.from(body).toString('base64url'),
+      Buffer.from(body).toString('hex'),
+      encodeURIComponent(body),
+    ])
+      expect(oneLine(`bad: ${encoded} refused`, none, 500)).toBe(
+        `bad: [encoded data, ${encoded.length} characters, not shown] refused`,
+      );
+  });
+
+  it('leaves ordinary sentences, short tokens and rows of dots as they are', () => {
+    const said = `address 192.0.2.10/24 of eth0 is in use by 00:11:22:33:44:55 ${'.'.repeat(60)} see /api/v1/interface/`;
+    expect(oneLine(said, none, 500)).toBe(said);
+  });
+
+  it('redacts known secrets before the runs are hidden, so a secret is never left half shown', () => {
+    const redact = (text: string): string => text.replaceAll('Spaced  out secret', '(secret)');
+    expect(oneLine(`x ${'A'.repeat(50)}Spaced  out secret tail`, redact, 500)).toBe(
+      'x [encoded data, 50 characters, not shown](secret) tail',
+    );
+  });
+});
