@@ -15,7 +15,7 @@ export {
   type Family,
   type FileSlot,
 } from '../admin-api/vocabulary.js';
-import type { Family, FileSlot } from '../admin-api/vocabulary.js';
+import type { FileSlot } from '../admin-api/vocabulary.js';
 
 /** Slots that must hold a certificate; the others hold a private key. */
 export const CERTIFICATE_SLOTS: readonly FileSlot[] = [
