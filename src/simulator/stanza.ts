@@ -9,7 +9,6 @@ import type { Stanza } from './stanza-schema.js';
 export {
   FAMILIES,
   FILE_SLOTS,
-  WRITE_ONLY_FIELDS,
   isFileSlot,
   isWriteOnlyField,
   type Family,
@@ -26,7 +25,7 @@ export const CERTIFICATE_SLOTS: readonly FileSlot[] = [
 ];
 
 /** One flat stanza as POST /interface/ takes it; the type comes from its zod schema. */
-export type { Route, Stanza } from './stanza-schema.js';
+export type { Stanza } from './stanza-schema.js';
 
 export type StanzaField = keyof Stanza;
 
