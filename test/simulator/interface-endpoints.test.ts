@@ -324,7 +324,7 @@ describe('GET /appliance/capability', () => {
     const m22 = await startSimulator({ model: 'm22' });
     const client = apiClient(m22);
     try {
-      expect(interfacesOf(await client.get('/appliance/capability'))).toEqual({
+      expect((await client.get('/appliance/capability')).body.interfaces).toEqual({
         eth0: { autoneg: true, speeds: [10, 100, 1000], duplex: ['half', 'full'] },
         wlan0: { wireless: true },
       });
