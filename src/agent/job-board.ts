@@ -32,7 +32,7 @@ const MAX_LONG_TEXT = 2000;
  */
 export const SNAPSHOT_BYTE_BUDGET = 512 * 1024;
 
-export interface BoardJobStart {
+interface BoardJobStart {
   kind: 'stick' | 'profile';
   label: string;
   location: string;
@@ -41,7 +41,7 @@ export interface BoardJobStart {
   stage: string;
 }
 
-export interface BoardJobEnd {
+interface BoardJobEnd {
   /** The RESULT word. */
   result: string;
   summary: string;
@@ -291,7 +291,7 @@ function jsonBytes(value: unknown): number {
  * and the device lists of every job, then the oldest finished jobs, and only then the last steps
  * and devices. Never drops a running job; what is cut is counted in omittedSteps/omittedDevices.
  */
-export function withinBudget(status: AgentStatus, budget: number): AgentStatus {
+function withinBudget(status: AgentStatus, budget: number): AgentStatus {
   if (jsonBytes(status) <= budget) return status;
   const jobs = [...status.jobs];
   const fits = (): boolean => jsonBytes({ ...status, jobs }) <= budget;

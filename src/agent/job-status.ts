@@ -12,7 +12,7 @@ import { byCodeUnit } from '../core/index.js';
 
 /** `mpprov status`: the recent jobs from the state dir, newest first, and the ones still running. */
 
-export interface JobStatus {
+interface JobStatus {
   id: string;
   started?: string;
   finished?: string;

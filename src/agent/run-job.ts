@@ -81,8 +81,6 @@ export interface JobEnvironment {
   board?: JobBoard;
 }
 
-export type { JobEnd };
-
 export interface RunningJob {
   readonly id: string;
   readonly request: JobRequest;
@@ -137,7 +135,7 @@ export function startJob(id: string, request: JobRequest, env: JobEnvironment): 
 }
 
 /** usb.log's last line while the job runs. */
-export const STILL_RUNNING =
+const STILL_RUNNING =
   'the job is still running: if this is the last line, the stick was removed before the job ended; the result is written to this stick when it is next inserted';
 
 function sourceRecord(request: JobRequest, sha: string): JobSourceRecord {

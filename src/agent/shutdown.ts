@@ -37,7 +37,7 @@ export function createStopSwitch(): StopSwitch {
 }
 
 /** What a stop needs of a running job (run-job.ts's RunningJob fits). */
-export interface StoppingJob {
+interface StoppingJob {
   readonly marker: JobMarker;
   readonly done: Promise<unknown>;
 }

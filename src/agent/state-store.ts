@@ -23,7 +23,7 @@ export interface JobSourceRecord {
   config_sha256: string;
 }
 
-export interface DeviceProgress {
+interface DeviceProgress {
   url?: string;
   /** What the device was doing last, e.g. `step 3/4 restart networking`. */
   at: string;
@@ -55,7 +55,7 @@ export interface PendingNote {
   text: string;
 }
 
-export interface DeviceSummary {
+interface DeviceSummary {
   name: string;
   url: string;
   outcome: string;

@@ -14,9 +14,9 @@ import type { StatusSource } from '../status-page/index.js';
  * temporary file is made new (O_EXCL|O_NOFOLLOW), so no planted link makes root write elsewhere.
  */
 
-export const STATUS_FILE_NAME = 'status.json';
-export const STATUS_WRITE_INTERVAL_MS = 250;
-export const DEFAULT_RUNTIME_DIR = '/run/mpprov';
+const STATUS_FILE_NAME = 'status.json';
+const STATUS_WRITE_INTERVAL_MS = 250;
+const DEFAULT_RUNTIME_DIR = '/run/mpprov';
 
 /** systemd's RuntimeDirectory= (its first path, when it names several), else /run/mpprov. */
 export function runtimeDirectory(env: NodeJS.ProcessEnv): string {

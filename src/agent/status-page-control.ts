@@ -13,7 +13,7 @@ import type { JobBoard } from './job-board.js';
  */
 
 /** A job's log as the page shows it: its last 1 MiB at most (a runaway log must not flood the browser). */
-export const PAGE_LOG_CAP_BYTES = 1024 * 1024;
+const PAGE_LOG_CAP_BYTES = 1024 * 1024;
 
 export interface StatusPageControl {
   /** Serves at `listen` (undefined: no page); a no-op when it already serves there. */

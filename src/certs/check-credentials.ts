@@ -18,7 +18,7 @@ import { checkRsaSize } from './weak-material.js';
 import { openCertificateFile, openPrivateKeyFile } from './open-credential-file.js';
 
 export type { CheckOptions } from './certificate-checks.js';
-export type { CredentialFile, SecretValue } from './credential-file.js';
+export type { CredentialFile } from './credential-file.js';
 
 /** One 802.1X credential set: the interface's own, or the PEAP inner (phase 2) set. */
 export interface CredentialSet {

@@ -16,8 +16,12 @@ import type forge from 'node-forge';
 let loaded: typeof forge | undefined;
 
 export function nodeForge(): typeof forge {
-  loaded ??= (
-    typeof require === 'function' ? require('node-forge') : createRequire(import.meta.url)('node-forge')
-  ) as typeof forge;
+  if (loaded === undefined) {
+    // A direct require('node-forge') call, not require kept in a variable: esbuild bundles only that form (see above).
+    const forgeModule: unknown =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      typeof require === 'function' ? require('node-forge') : createRequire(import.meta.url)('node-forge');
+    loaded = forgeModule as typeof forge;
+  }
   return loaded;
 }

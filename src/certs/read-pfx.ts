@@ -31,7 +31,7 @@ export function readPfx(der: Buffer, password?: string): KeyContents | KeyReadEr
   const [first, ...others] = password === undefined ? ['', undefined] : [password];
   const opened = openPfx(der, first);
   if (!isReadError(opened) || opened.error !== ReadFailure.WrongPassword) return opened;
-  if (password !== undefined && /[^\x00-\x7f]/.test(password) && !MAC_FAILURE.test(opened.detail)) {
+  if (password !== undefined && /\P{ASCII}/u.test(password) && !MAC_FAILURE.test(opened.detail)) {
     // The MAC's KDF wants the password as UTF-16, PBES2 (AES) as UTF-8 bytes, and forge hands one
     // string to both: fine for ASCII only. Any MAC passed above, so decrypt once more with UTF-8
     // and the MAC set aside.

@@ -92,11 +92,11 @@ function decryptPkcs8(der: Buffer, password: string): KeyObject | KeyReadError {
     const encrypted = nodeForge().asn1.fromDer(nodeForge().util.createBuffer(der.toString('binary')));
     const [algorithm, data] = asn1Children(encrypted);
     const [oid, params] = asn1Children(algorithm);
-    const oidText = nodeForge().asn1.derToOid(String(oid?.value ?? ''));
+    const oidText = nodeForge().asn1.derToOid(asn1Bytes(oid));
     // PBKDF2 (PBES2) takes the password as bytes; the PKCS#12 KDF (PBES1) as UTF-16 code units.
     const secret = oidText === nodeForge().pki.oids['pkcs5PBES2'] ? nodeForge().util.encodeUtf8(password) : password;
     cipher = pbe().getCipher(oidText, params as forge.asn1.Asn1, secret);
-    encryptedData = String(data?.value ?? '');
+    encryptedData = asn1Bytes(data);
   } catch (caught) {
     return readError(ReadFailure.Unsupported, `the key's encryption cannot be read: ${messageOf(caught)}`);
   }
@@ -124,6 +124,11 @@ const pbe = () =>
 
 function asn1Children(node: forge.asn1.Asn1 | undefined): (forge.asn1.Asn1 | undefined)[] {
   return node !== undefined && Array.isArray(node.value) ? node.value : [];
+}
+
+/** A primitive node's bytes as forge's binary string; '' for a missing or constructed node, which then fails as an unknown OID or empty data. */
+function asn1Bytes(node: forge.asn1.Asn1 | undefined): string {
+  return typeof node?.value === 'string' ? node.value : '';
 }
 
 /**

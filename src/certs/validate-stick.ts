@@ -18,7 +18,7 @@ import { checkCredentialSet, checkTrustAnchor, type CredentialFile, type Credent
 type KeyPasswordKeys = Pick<InnerTls, 'private_key_password' | 'private_key_password_file'>;
 
 /** What the certificate checks learnt about one credential file, for the plan's upload step. */
-export interface CredentialFacts {
+interface CredentialFacts {
   keyHoldsCertificate: boolean;
   /** The client certificate's validity, learnt while the key was open: later stages never decrypt again. */
   clientCertValidity?: { notBefore: string; notAfter: string };

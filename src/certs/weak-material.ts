@@ -67,7 +67,7 @@ function isSelfSigned(cert: X509Certificate): boolean {
  * The OID of Certificate.signatureAlgorithm, as hex: SEQUENCE { tbsCertificate, SEQUENCE { OID ... } ... }.
  * Node's X509Certificate does not expose it; the certificate already parsed, so the DER is sound.
  */
-export function signatureAlgorithmOid(der: Buffer): string | undefined {
+function signatureAlgorithmOid(der: Buffer): string | undefined {
   const outer = header(der, 0);
   if (outer === undefined || der[0] !== 0x30) return undefined;
   const tbs = header(der, outer.contentStart);

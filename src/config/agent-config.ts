@@ -20,7 +20,7 @@ import { problemsFromZod } from './zod-issues.js';
  * moment that file is read, and no inline secret key exists for the schema to mark.
  */
 
-export const DEFAULT_AGENT_CONFIG_PATH = '/etc/mpprov/agent.yaml';
+const DEFAULT_AGENT_CONFIG_PATH = '/etc/mpprov/agent.yaml';
 
 /** Keys a person may wrongly give a secret under in agent.yaml, which takes secrets only from files. */
 const MISPLACED_SECRET_KEYS: ReadonlySet<string> = new Set(['password', 'passphrase', 'token']);
@@ -117,7 +117,7 @@ export const AgentConfigFile = z.strictObject({
 });
 export type AgentConfigFile = z.infer<typeof AgentConfigFile>;
 
-export interface DeviceDefaults {
+interface DeviceDefaults {
   username?: string;
   password?: Secret;
   tls?: { fingerprintSha256?: string; caPem?: string; insecure?: boolean };
@@ -127,14 +127,14 @@ export interface DeviceDefaults {
  * agent.yaml's `service` block once read (docs/service-model.md): the shape src/service takes as
  * ServiceSettings. Kept here by shape, since config comes before the service stage.
  */
-export interface AgentServiceSettings {
+interface AgentServiceSettings {
   url: string;
   token: Secret;
   caPem?: string | undefined;
   waitConnectedS: number;
 }
 
-export const DEFAULT_WAIT_CONNECTED_S = 300;
+const DEFAULT_WAIT_CONNECTED_S = 300;
 
 export interface AgentConfig {
   file: string | undefined;

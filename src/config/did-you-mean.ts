@@ -64,7 +64,7 @@ export function didYouMean(word: string, candidates: readonly string[]): string 
 }
 
 /** Damerau-Levenshtein (optimal string alignment): a swapped pair of letters counts as one edit. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
   const cols = b.length + 1;
   const d: number[][] = Array.from({ length: rows }, (_, i) =>

@@ -30,7 +30,7 @@ export function parseCidr(text: string): Cidr | undefined {
 }
 
 /** The address as a big integer, for prefix arithmetic. */
-export function ipToBigInt(address: string): bigint {
+function ipToBigInt(address: string): bigint {
   if (isIPv4(address)) {
     return address.split('.').reduce((acc, part) => (acc << 8n) + BigInt(Number(part)), 0n);
   }

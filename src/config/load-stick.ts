@@ -53,7 +53,7 @@ export interface LoadedStick {
   /** A line of the file to show under a problem, or undefined when it holds any part of a secret. */
   sourceLine(line: number): string | undefined;
   /** Attaches file, line and column to a problem found later (the certificate checks). */
-  place(problem: UnplacedProblem): Problem;
+  place: (problem: UnplacedProblem) => Problem;
 }
 
 /**

@@ -10,7 +10,7 @@ import { credentialFile, secretFile, secretKeysOf, secretString } from './schema
  * input, where a secret is a string.
  */
 
-export const SUPPORTED_VERSIONS = [1] as const;
+const SUPPORTED_VERSIONS = [1] as const;
 
 const ip = z.string().refine((v) => ipFamily(v) !== undefined, { error: 'is not a valid IPv4 or IPv6 address' });
 const cidr = z.string().refine((v) => parseCidr(v) !== undefined, {
@@ -25,7 +25,7 @@ const relativeFile = credentialFile(FILE_TEXT);
 const secretInFile = secretFile(FILE_TEXT);
 const secret = secretString();
 
-export const Route = z
+const Route = z
   .strictObject({
     to: z.string().describe('destination network, e.g. 10.0.0.0/8'),
     via: ip.describe('next-hop address'),
@@ -49,7 +49,7 @@ function familySchema(methods: readonly [string, ...string[]], description: stri
 export const Ipv4 = familySchema(['dhcp', 'static', 'manual'], 'IPv4 (inet) addressing');
 export const Ipv6 = familySchema(['auto', 'dhcp', 'static', 'manual'], 'IPv6 (inet6) addressing; auto is SLAAC');
 
-export const Link = z
+const Link = z
   .strictObject({
     mtu: z.number().int().min(576).max(9000).optional(),
     speed: z.number().int().positive().optional().describe('fixed speed in Mb/s; needs autoneg: false'),
@@ -95,7 +95,7 @@ export const Wireless = z
   })
   .describe('wireless settings; wpa2-enterprise takes a dot1x block beside this one');
 
-export const Vlan = z
+const Vlan = z
   .strictObject({
     link: z.string().min(1).describe('the parent physical interface'),
     id: z.number().int().min(1).max(4094),
@@ -164,7 +164,6 @@ export type Ipv6 = z.infer<typeof Ipv6>;
 export type Dot1x = z.infer<typeof Dot1x>;
 export type InnerTls = z.infer<typeof InnerTls>;
 export type Wireless = z.infer<typeof Wireless>;
-export type Route = z.infer<typeof Route>;
 export type AclRule = z.infer<typeof AclRule>;
 export type Tls = z.infer<typeof Tls>;
 

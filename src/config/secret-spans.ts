@@ -113,7 +113,7 @@ export function writtenSecretPieces(text: string, spans: readonly SecretSpan[]):
   return pieces;
 }
 
-export function inSpan(span: SecretSpan, line: number, column: number): boolean {
+function inSpan(span: SecretSpan, line: number, column: number): boolean {
   const afterStart = line > span.start.line || (line === span.start.line && column >= span.start.column);
   const beforeEnd = line < span.end.line || (line === span.end.line && column <= span.end.column);
   return afterStart && beforeEnd;

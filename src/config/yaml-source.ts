@@ -30,9 +30,9 @@ export interface YamlSource {
   lineCounter: LineCounter;
 }
 
-export const MAX_ALIASES = 100;
+const MAX_ALIASES = 100;
 /** How many YAML syntax errors of one file become problems. */
-export const MAX_SYNTAX_PROBLEMS = 20;
+const MAX_SYNTAX_PROBLEMS = 20;
 
 export interface ParsedYaml {
   source: YamlSource;

@@ -53,7 +53,7 @@ function fromIssue(issue: z.core.$ZodIssue, data: unknown, schema: z.ZodType): U
         if (value === undefined) return [problem("missing required key 'version'", 'add version: 1 as the first line')];
         return [
           problem(
-            `version ${typeof value === 'string' ? JSON.stringify(value) : String(value)} is not supported; this build of mpprov reads version ${issue.values.join(', ')}`,
+            `version ${versionText(value)} is not supported; this build of mpprov reads version ${issue.values.join(', ')}`,
             'write version: 1, or use a newer mpprov',
           ),
         ];
@@ -84,7 +84,7 @@ function fromIssue(issue: z.core.$ZodIssue, data: unknown, schema: z.ZodType): U
 
 function sizeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string {
   const small = issue.code === 'too_small';
-  const bound = Number(small ? (issue as z.core.$ZodIssueTooSmall).minimum : (issue as z.core.$ZodIssueTooBig).maximum);
+  const bound = Number(small ? issue.minimum : issue.maximum);
   switch (issue.origin) {
     case 'string':
       return small && bound === 1
@@ -100,7 +100,7 @@ function sizeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): 
 
 function sizeHint(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string | undefined {
   const small = issue.code === 'too_small';
-  const bound = Number(small ? (issue as z.core.$ZodIssueTooSmall).minimum : (issue as z.core.$ZodIssueTooBig).maximum);
+  const bound = Number(small ? issue.minimum : issue.maximum);
   if (issue.origin === 'array') return small ? 'add an entry' : 'remove entries';
   if (issue.origin === 'string') return small ? 'give it a value' : 'shorten it';
   if (issue.inclusive === false) return small ? `use a number above ${bound}` : `use a number below ${bound}`;
@@ -118,6 +118,14 @@ function typeHint(expected: string, value: unknown): string | undefined {
   if (expected === 'object' && Array.isArray(value)) return 'write a block of keys here, not a list';
   if (expected === 'array' && typeof value !== 'object') return 'write a list here, e.g. [a, b]';
   return undefined;
+}
+
+/** A version as written: a quoted string, a number as is, a list or block by its kind (never "[object Object]"). */
+function versionText(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'object' && value !== null) return kindOf(value);
+  // What is left from YAML: a number, true/false or null.
+  return String(value);
 }
 
 function kindOf(value: unknown): string {

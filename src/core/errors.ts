@@ -66,10 +66,6 @@ export const ExitStatus = {
   Usage: 64,
 } as const;
 
-export function exitStatusFor(code: ErrorCode): number {
-  return code === ErrorCode.Usage ? ExitStatus.Usage : ExitStatus.Failure;
-}
-
 /** 30000 -> "30 s", 250 -> "0.25 s". */
 export function secondsText(ms: number): string {
   return `${Math.round(ms) / 1000} s`;

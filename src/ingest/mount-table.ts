@@ -22,7 +22,7 @@ export interface MountEntry {
   readOnly: boolean;
 }
 
-export const MOUNTINFO_FILE = '/proc/self/mountinfo';
+const MOUNTINFO_FILE = '/proc/self/mountinfo';
 
 /** mountinfo escapes space, tab, newline and backslash as octal (`\040`); every other byte is as it is. */
 function unescapeOctal(field: string): string {
@@ -108,7 +108,7 @@ export function mediaMounts(entries: readonly MountEntry[], mediaRoots: readonly
  * mount table gives: vfat/msdos/exfat in the kernel, fuse.fusefat and the exFAT FUSE drivers.
  * (fuseblk is left out: ntfs-3g, which also mounts as fuseblk, is case-sensitive.)
  */
-export const CASE_INSENSITIVE_FSTYPES: ReadonlySet<string> = new Set([
+const CASE_INSENSITIVE_FSTYPES: ReadonlySet<string> = new Set([
   'vfat',
   'msdos',
   'fat',

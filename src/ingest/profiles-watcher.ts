@@ -28,13 +28,13 @@ export interface ProfilesWatcher {
   close(): Promise<void>;
 }
 
-export function isProfileName(file: string): boolean {
+function isProfileName(file: string): boolean {
   const name = basename(file);
   return !name.startsWith('.') && ['.yaml', '.yml'].includes(extname(name).toLowerCase());
 }
 
 export async function watchProfiles(options: ProfilesWatcherOptions): Promise<ProfilesWatcher> {
-  if (options.dirs.length === 0) return { close: async () => undefined };
+  if (options.dirs.length === 0) return { close: () => Promise.resolve() };
   const settle = options.settleMs ?? 300;
   const watcher = watch([...options.dirs], {
     ignoreInitial: true,

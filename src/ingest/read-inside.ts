@@ -1,6 +1,6 @@
 import { constants, type Stats } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import { readUpTo } from '../core/read-capped-file.js';
 import { overBudget, type ReadSession } from './read-session.js';
 
@@ -52,12 +52,6 @@ export function describeNonFile(info: Stats): string {
   if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
   if (info.isDirectory()) return 'a folder';
   return 'not a regular file';
-}
-
-/** True when `target` (a real path) lies strictly inside `root` (a real path). */
-export function isInside(root: string, target: string): boolean {
-  const inside = relative(root, target);
-  return !(inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside));
 }
 
 /** `relPath` under `root` as bytes: a root whose name is not UTF-8 (a stick's mount point) stays exact. */

@@ -7,8 +7,8 @@
  */
 
 /** The most a stick's referenced files may make the agent hold at once. */
-export const MAX_HELD_BYTES = 64 * 1024 * 1024;
-export const MAX_HELD_TEXT = '64 MiB';
+const MAX_HELD_BYTES = 64 * 1024 * 1024;
+const MAX_HELD_TEXT = '64 MiB';
 
 export class ReadSession {
   readonly #byPath = new Map<string, Buffer>();

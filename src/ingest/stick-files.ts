@@ -9,7 +9,7 @@ import type { ReadSession } from './read-session.js';
  * paths, no `..`, no symlink leading out) and every read is size-capped before it happens.
  */
 
-export const CONFIG_FILE_NAMES = ['mpprov.yaml', 'mpprov.yml'] as const;
+const CONFIG_FILE_NAMES = ['mpprov.yaml', 'mpprov.yml'] as const;
 export const MAX_CONFIG_BYTES = 256 * 1024;
 export const MAX_REFERENCED_BYTES = 1024 * 1024;
 

@@ -20,7 +20,7 @@ import { MAX_CONFIG_BYTES, MAX_REFERENCED_BYTES, type StickReader } from './stic
  * says exactly that at the key that names it (snapshotReader).
  */
 
-export const SNAPSHOT_LIMITS = {
+const SNAPSHOT_LIMITS = {
   maxDepth: 4,
   maxFileBytes: MAX_REFERENCED_BYTES,
   maxTotalBytes: 32 * 1024 * 1024,
@@ -73,7 +73,7 @@ export interface StickSnapshot {
   refused: ReadonlyMap<string, { message: string; hint?: string }>;
 }
 
-export class SnapshotError extends Error {
+class SnapshotError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'SnapshotError';

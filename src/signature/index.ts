@@ -1,6 +1,6 @@
 // Signed sticks (docs/stick-format.md, "Signed sticks"): mpprov.sha256 + mpprov.sha256.sig, made and
 // checked with the OpenSSH tools. Verification takes the bytes the caller already read.
-export { signStick, type SignOutcome, type SignStickOptions } from './sign-stick.js';
+export { signStick } from './sign-stick.js';
 export {
   SignatureStatus,
   verifyStickSignature,
@@ -9,12 +9,11 @@ export {
 } from './verify-stick-signature.js';
 export { describeSignature, signatureProblems } from './signature-policy.js';
 export { referencedFiles } from './referenced-files.js';
-export { MANIFEST_NAME, SIGNATURE_NAME, SIGNATURE_NAMESPACE, SIGNATURE_LIMITS } from './signature-files.js';
-export { readSignatureFiles, type SignatureFileRead, type SignatureFiles } from './read-signature-files.js';
+export { MANIFEST_NAME, SIGNATURE_NAME } from './signature-files.js';
+export { readSignatureFiles, type SignatureFileRead } from './read-signature-files.js';
 export {
   bringsOwnCredentials,
   type SignaturePolicy,
   signatureVerdict,
   type SignatureVerdict,
-  type VerdictInput,
 } from './signature-verdict.js';

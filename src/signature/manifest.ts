@@ -21,7 +21,7 @@ export interface ManifestEntry {
   line: number;
 }
 
-export interface ManifestProblem {
+interface ManifestProblem {
   line: number;
   column: number;
   message: string;

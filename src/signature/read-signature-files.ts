@@ -31,7 +31,7 @@ export async function readSignatureFiles(dir: string): Promise<SignatureFiles> {
  * stick's signature); opened O_NONBLOCK so a FIFO cannot hold the reader, and read to at most
  * `cap` + 1 bytes whatever its size says, so a 1 GiB file costs one fstat.
  */
-export async function readSignatureFile(file: string, cap: number, capText: string): Promise<SignatureFileRead> {
+async function readSignatureFile(file: string, cap: number, capText: string): Promise<SignatureFileRead> {
   try {
     const info = await lstat(file);
     if (info.isSymbolicLink()) return { state: 'unusable', reason: 'it is a link, not the file itself' };

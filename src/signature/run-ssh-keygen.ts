@@ -27,7 +27,7 @@ export type SshKeygenOutcome =
 
 const MAX_OUTPUT_BYTES = 64 * 1024;
 
-export function minimalEnv(): NodeJS.ProcessEnv {
+function minimalEnv(): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' };
 }
 

@@ -12,7 +12,7 @@ export function isIpAddress(value: string): boolean {
 }
 
 /** A dotted IPv4 netmask with contiguous one bits ("255.255.255.0"). */
-export function isDottedNetmask(value: string): boolean {
+function isDottedNetmask(value: string): boolean {
   if (!isIPv4(value)) return false;
   const bits = value
     .split('.')
@@ -22,7 +22,7 @@ export function isDottedNetmask(value: string): boolean {
 }
 
 /** An IPv6 prefix length written as a string ("64"), as ifupdown's inet6 netmask. */
-export function isPrefixLength(value: string, max: number): boolean {
+function isPrefixLength(value: string, max: number): boolean {
   return /^\d{1,3}$/.test(value) && Number(value) <= max;
 }
 

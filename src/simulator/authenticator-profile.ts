@@ -20,7 +20,7 @@ export type EapMethod = (typeof EAP_METHODS)[number];
 export const USER_METHODS = ['peap-mschapv2', 'peap-tls', 'tls', 'md5'] as const;
 export type UserMethod = (typeof USER_METHODS)[number];
 
-export const AuthenticatorProfileFile = z.strictObject({
+const AuthenticatorProfileFile = z.strictObject({
   eap_methods: list(oneOf(EAP_METHODS), 'a list of EAP methods (peap, tls, md5)'),
   client_ca: nonEmpty('a file path').optional(),
   server_cert: nonEmpty('a file path').optional(),
@@ -35,7 +35,6 @@ export const AuthenticatorProfileFile = z.strictObject({
     'a list of users',
   ),
 });
-export type AuthenticatorProfileFile = z.infer<typeof AuthenticatorProfileFile>;
 
 export interface PemFile {
   /** Absolute path, for a backend that hands files to a real daemon. */
@@ -43,7 +42,7 @@ export interface PemFile {
   pem: string;
 }
 
-export interface ProfileUser {
+interface ProfileUser {
   identity: string;
   password?: string | undefined;
   methods: UserMethod[];

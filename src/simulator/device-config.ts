@@ -204,7 +204,7 @@ export class DeviceConfig {
 
   storeFile(slot: FileSlot, name: string, file: StoredFile): void {
     let bySlot = this.pendingFiles.get(slot);
-    if (bySlot === undefined) this.pendingFiles.set(slot, (bySlot = new Map()));
+    if (bySlot === undefined) this.pendingFiles.set(slot, (bySlot = new Map<string, StoredFile>()));
     bySlot.set(name, file);
   }
 
@@ -249,7 +249,7 @@ export class DeviceConfig {
   private applyPendingFiles(): void {
     for (const [slot, files] of this.pendingFiles) {
       let bySlot = this.activeFiles.get(slot);
-      if (bySlot === undefined) this.activeFiles.set(slot, (bySlot = new Map()));
+      if (bySlot === undefined) this.activeFiles.set(slot, (bySlot = new Map<string, StoredFile>()));
       for (const [name, file] of files) bySlot.set(name, file);
     }
     this.pendingFiles.clear();

@@ -24,7 +24,7 @@ export interface DeviceDescription {
 }
 
 /** Default start: eth0 gets its address from DHCP. */
-export const DEFAULT_ACTIVE = [{ name: 'eth0', family: 'inet', method: 'dhcp' }] as const;
+const DEFAULT_ACTIVE = [{ name: 'eth0', family: 'inet', method: 'dhcp' }] as const;
 
 export function describeBuiltInModel(name: string = DEFAULT_MODEL): DeviceDescription {
   const model = builtInModel(name);
@@ -49,7 +49,7 @@ const PortFile = z.union(
   { error: () => 'must be { wireless: true } or { autoneg, speeds, duplex }' },
 );
 
-export const DeviceFile = z.strictObject({
+const DeviceFile = z.strictObject({
   model: nonEmpty('a model name'),
   interfaces: z
     .record(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, 'must be an interface name such as eth0'), PortFile)

@@ -3,14 +3,14 @@
  * the transmission parameters GET /appliance/capability reports.
  */
 
-export interface WiredPort {
+interface WiredPort {
   kind: 'wired';
   autoneg: boolean;
   speeds: number[];
   duplex: ('half' | 'full')[];
 }
 
-export interface WirelessPort {
+interface WirelessPort {
   kind: 'wireless';
 }
 
@@ -78,13 +78,6 @@ export function interfaceKind(model: DeviceModel, name: string): InterfaceKind |
 export function isConfigurableInterface(model: DeviceModel, name: string): boolean {
   const kind = interfaceKind(model, name);
   return kind !== undefined && (kind.kind !== 'vlan' || model.interfaces[kind.parent]?.kind === 'wired');
-}
-
-/** The physical port an interface's traffic leaves through (a VLAN's parent). */
-export function physicalPortOf(model: DeviceModel, name: string): string | undefined {
-  const kind = interfaceKind(model, name);
-  if (kind === undefined || kind.kind === 'bridge') return undefined;
-  return kind.kind === 'vlan' ? kind.parent : name;
 }
 
 /** The body of GET /appliance/capability. */

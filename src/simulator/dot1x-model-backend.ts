@@ -15,8 +15,8 @@ import type { FileSlot, Stanza } from './stanza.js';
  * (dot1x-real-backend.ts) by test/dot1x: both must agree.
  */
 export const modelDot1xBackend: Dot1xBackend = {
-  async authenticate(profile, stanza, files) {
-    return decide(profile, stanza, files, new Date());
+  authenticate(profile, stanza, files) {
+    return Promise.resolve(decide(profile, stanza, files, new Date()));
   },
 };
 

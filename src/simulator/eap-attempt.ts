@@ -82,9 +82,8 @@ class DaemonOutput {
   }
 
   /** Resolves with the first line matching, 'exit' when the daemon ends first, 'timeout' at the deadline. */
-  waitFor(test: RegExp, deadline: number): Promise<string | 'exit' | 'timeout'> {
+  waitFor(test: RegExp, deadline: number): Promise<string> {
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
       const check = () => {
         const hit = this.lines.find((l) => test.test(l));
         const answer = hit ?? (this.exited ? 'exit' : Date.now() >= deadline ? 'timeout' : undefined);
@@ -93,8 +92,9 @@ class DaemonOutput {
         clearTimeout(timer);
         resolve(answer);
       };
+      // check() reads timer only when it runs: from here on, after timer is set.
+      const timer = setTimeout(check, Math.max(0, deadline - Date.now()));
       this.waiters.add(check);
-      timer = setTimeout(check, Math.max(0, deadline - Date.now()));
       check();
     });
   }
@@ -165,6 +165,8 @@ export async function runEapAttempt(setup: AttemptSetup): Promise<AttemptObserva
     }
     return observation(verdict, portAuthorized, hostapdOut, supplicantOut);
   } finally {
-    await Promise.all([supplicant, hostapd].map((child) => (child === undefined ? undefined : stopDaemon(child))));
+    await Promise.all(
+      [supplicant, hostapd].map((child) => (child === undefined ? Promise.resolve() : stopDaemon(child))),
+    );
   }
 }

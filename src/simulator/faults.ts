@@ -34,7 +34,7 @@ export const FAULT_KINDS = [
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-export const REQUEST_FAULTS: readonly FaultKind[] = ['latency', 'error', 'drop', 'throttle', 'huge-body'];
+const REQUEST_FAULTS: readonly FaultKind[] = ['latency', 'error', 'drop', 'throttle', 'huge-body'];
 export type RestartFaultKind = Exclude<FaultKind, 'latency' | 'error' | 'drop' | 'throttle' | 'huge-body'>;
 
 export interface FaultSpec {
@@ -108,7 +108,7 @@ export function parseFault(text: string): FaultSpec {
 }
 
 /** Accepts strings in the fault syntax or FaultSpec objects (checked the same way). */
-export function normalizeFault(fault: string | FaultSpec): FaultSpec {
+function normalizeFault(fault: string | FaultSpec): FaultSpec {
   return typeof fault === 'string' ? parseFault(fault) : parseFault(formatFault(fault));
 }
 

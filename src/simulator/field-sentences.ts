@@ -29,7 +29,7 @@ export const integer = (min: number, max: number, what: string) =>
 export const list = <T extends z.ZodType>(item: T, what: string) => z.array(item, expect(what));
 
 /** Field names as `routes[0].gateway`, the way the 400 sentence names them. */
-export function formatFieldPath(path: readonly PropertyKey[]): string {
+function formatFieldPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const part of path) {
     if (typeof part === 'number') out += `[${part}]`;

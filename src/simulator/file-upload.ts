@@ -10,7 +10,7 @@ import { FILE_SLOTS, isFileSlot, type FileSlot } from './stanza.js';
  * parts are checked before any is stored, so a refused upload changes nothing.
  */
 
-export const FILE_LIMIT = 1 * MiB;
+const FILE_LIMIT = 1 * MiB;
 /** Six full slots plus multipart overhead. */
 export const UPLOAD_BODY_LIMIT = 6 * FILE_LIMIT + 64 * 1024;
 

@@ -17,7 +17,7 @@ export interface ViewOptions {
   showDot1xState: boolean;
 }
 
-export function redactStanza(stanza: Stanza): Record<string, unknown> {
+function redactStanza(stanza: Stanza): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(stanza)) {
     if (field === 'name' || field === 'family' || value === undefined) continue;

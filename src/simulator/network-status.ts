@@ -11,16 +11,16 @@ import { FAMILIES, hasDot1x, stanzaKey, type Family, type Stanza } from './stanz
  * management interface (the one the client talks through) is still reachable.
  */
 
-export const Dot1xState = { Authorized: 'authorized', Unauthorized: 'unauthorized', Disabled: 'disabled' } as const;
-export type Dot1xState = (typeof Dot1xState)[keyof typeof Dot1xState];
+const Dot1xState = { Authorized: 'authorized', Unauthorized: 'unauthorized', Disabled: 'disabled' } as const;
+type Dot1xState = (typeof Dot1xState)[keyof typeof Dot1xState];
 
-export interface InterfaceStatus {
+interface InterfaceStatus {
   dot1xState: Dot1xState;
   carriesTraffic: boolean;
   reason: string;
 }
 
-export interface InUse {
+interface InUse {
   address: string;
   netmask: string;
   gateway?: string;

@@ -106,7 +106,7 @@ const CBC_CIPHERS: Record<string, { name: string; keyLength: number }> = {
  * Bounds an iteration count from a file, so a hostile upload cannot hold the device for minutes
  * when it authenticates: well above what tools write (OpenSSL and Windows: 2048 or 2000).
  */
-export const MAX_ITERATIONS = 1_000_000;
+const MAX_ITERATIONS = 1_000_000;
 
 /** Decrypts `data` with the scheme an AlgorithmIdentifier names. Never throws. */
 export function decryptWith(algorithm: AlgorithmIdentifier, password: Password, data: Buffer): Buffer | DecryptFailure {

@@ -15,8 +15,6 @@ const REQUIRED = [
   { command: 'wpa_supplicant', pkg: 'wpasupplicant' },
 ] as const;
 
-export type RequiredCommand = (typeof REQUIRED)[number]['command'];
-
 export interface RealBackendCommands {
   ip: string;
   hostapd: string;
@@ -38,7 +36,7 @@ function searchPath(): string[] {
   return [...new Set([...fromEnv, '/usr/local/sbin', '/usr/sbin', '/sbin', '/usr/local/bin', '/usr/bin', '/bin'])];
 }
 
-export function findCommand(command: string): string | undefined {
+function findCommand(command: string): string | undefined {
   for (const dir of searchPath()) {
     const candidate = join(dir, command);
     try {

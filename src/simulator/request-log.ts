@@ -16,7 +16,7 @@ export interface RequestLogEntry {
   fault?: string;
 }
 
-export const REDACTED = '(redacted)';
+const REDACTED = '(redacted)';
 
 export function redactBody(body: unknown): unknown {
   if (Array.isArray(body)) return body.map(redactBody);

@@ -96,7 +96,7 @@ async function serve(
   let close: () => Promise<void>;
   if (flags.devices !== undefined) {
     const fleet = await startFleet(integerFlag('--devices', flags.devices, 1, MAX_FLEET), options);
-    close = fleet.close;
+    close = () => fleet.close();
     if (flags.manifest !== undefined) {
       // The manifest holds every device's password: readable by its owner only.
       await writeFile(flags.manifest, `${JSON.stringify(fleet.manifest, null, 2)}\n`, { mode: 0o600 });
@@ -125,7 +125,7 @@ async function serve(
     }
   } else {
     const sim = await startSimulator(options);
-    close = sim.close;
+    close = () => sim.close();
     const model = sim.state().model;
     if (flags.json === true) {
       const line = {

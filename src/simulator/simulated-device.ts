@@ -171,11 +171,12 @@ export class SimulatedDevice implements AdminApiDevice {
     this.phase = Phase.Up;
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     clearTimeout(this.outageTimer);
     this.outageTimer = undefined;
     this.phase = Phase.Closed;
     this.stopListening();
+    return Promise.resolve();
   }
 
   private async onRequest(

@@ -92,7 +92,7 @@ export interface SimulatorHandle {
 
 const LOOPBACK = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
-export function checkHost(host: string, allowRemote: boolean): void {
+function checkHost(host: string, allowRemote: boolean): void {
   if (isIP(host) === 0 && host !== 'localhost') {
     throw new SimulatorError(SimulatorErrorCode.Usage, `--host must be an IP address; "${host}" is not one.`);
   }
@@ -203,7 +203,7 @@ function backendOf(option: SimulatorOptions['dot1xBackend']): Dot1xBackend {
   return option;
 }
 
-export function dot1xBackendName(backend: Dot1xBackend): string {
+function dot1xBackendName(backend: Dot1xBackend): string {
   return backend === modelDot1xBackend ? 'model' : backend instanceof RealDot1xBackend ? 'real' : 'custom';
 }
 

@@ -66,7 +66,7 @@ export function checkStanza(stanza: Stanza, ctx: RuleContext): string | undefine
   return undefined;
 }
 
-const vlanId: Rule = (s, kind) =>
+const vlanId: Rule = (_s, kind) =>
   kind.kind === 'vlan' && (kind.id < 1 || kind.id > 4094)
     ? `Field "name" has VLAN id ${kind.id}; a VLAN id is 1 to 4094.`
     : undefined;
@@ -242,7 +242,7 @@ const dot1x: Rule = (s, kind) => {
   return undefined;
 };
 
-const files: Rule = (s, kind, ctx) => {
+const files: Rule = (s, _kind, ctx) => {
   for (const slot of FILE_SLOTS) {
     const fileName = s[slot];
     if (fileName !== undefined && ctx.loadedFileKind(slot, fileName) === undefined) {
@@ -252,7 +252,7 @@ const files: Rule = (s, kind, ctx) => {
   return undefined;
 };
 
-const dot1xNeeds: Rule = (s, kind, ctx) => {
+const dot1xNeeds: Rule = (s, _kind, ctx) => {
   const isPfx = (slot: FileSlot, name: string | undefined) =>
     name !== undefined && ctx.loadedFileKind(slot, name) === FileKind.Pfx;
   const needs = (field: StanzaField, context: string) =>

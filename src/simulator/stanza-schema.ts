@@ -6,14 +6,13 @@ import { expect, integer, list, nonEmpty, oneOf, parseWith, text, type ParseResu
  * that need the device (interfaces, files, other stanzas) live in stanza-rules.ts.
  */
 
-export const RouteBody = z.strictObject({
+const RouteBody = z.strictObject({
   destination: text('a CIDR string'),
   gateway: text('an IP address string'),
   metric: integer(0, 2 ** 31 - 1, 'a non-negative integer').optional(),
 });
-export type Route = z.infer<typeof RouteBody>;
 
-export const StanzaBody = z.strictObject({
+const StanzaBody = z.strictObject({
   name: nonEmpty('an interface name'),
   family: oneOf(['inet', 'inet6']),
   method: oneOf(['dhcp', 'static', 'auto', 'manual']),

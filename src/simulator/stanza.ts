@@ -9,13 +9,12 @@ import type { Stanza } from './stanza-schema.js';
 export {
   FAMILIES,
   FILE_SLOTS,
-  WRITE_ONLY_FIELDS,
   isFileSlot,
   isWriteOnlyField,
   type Family,
   type FileSlot,
 } from '../admin-api/vocabulary.js';
-import type { Family, FileSlot } from '../admin-api/vocabulary.js';
+import type { FileSlot } from '../admin-api/vocabulary.js';
 
 /** Slots that must hold a certificate; the others hold a private key. */
 export const CERTIFICATE_SLOTS: readonly FileSlot[] = [
@@ -26,7 +25,7 @@ export const CERTIFICATE_SLOTS: readonly FileSlot[] = [
 ];
 
 /** One flat stanza as POST /interface/ takes it; the type comes from its zod schema. */
-export type { Route, Stanza } from './stanza-schema.js';
+export type { Stanza } from './stanza-schema.js';
 
 export type StanzaField = keyof Stanza;
 

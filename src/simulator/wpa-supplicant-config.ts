@@ -56,7 +56,7 @@ export function renderWpaSupplicantConfig(
 }
 
 /** The lines of the `network={...}` block, `option=value` each, without indentation. */
-export function networkBlock(stanza: Stanza, pathOf: FilePathOf): string[] {
+function networkBlock(stanza: Stanza, pathOf: FilePathOf): string[] {
   const lines: string[] = [];
   const put = (field: keyof typeof WPA_SUPPLICANT_OPTIONS, value: string) =>
     lines.push(`${WPA_SUPPLICANT_OPTIONS[field]}=${value}`);

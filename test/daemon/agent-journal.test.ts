@@ -42,6 +42,7 @@ describe('mpprov run under systemd', () => {
       // journald: a syslog priority per line, no colours, no timestamps of our own.
       const lines = (await running.output()).trim().split('\n');
       expect(lines.length).toBeGreaterThan(2);
+      // eslint-disable-next-line no-control-regex -- no escape byte (colour) on any line is the point
       for (const line of lines) expect(line).toMatch(/^<[3467]>[^\x1b]*$/);
       expect(lines[0]).toMatch(/^<6>mpprov \d+\.\d+\.\d+ starting: /);
     },

@@ -46,10 +46,13 @@ export async function makeWorld(
 export interface AgentProcess {
   child: ChildProcess;
   /** Sends the signal and waits for the exit status. */
-  stop(signal?: NodeJS.Signals): Promise<Exit>;
+  stop: (signal?: NodeJS.Signals) => Promise<Exit>;
   exited: Promise<Exit>;
-  /** stdout and stderr so far (async, as waitFor's `output` takes it). */
-  output(): Promise<string>;
+  /**
+   * stdout and stderr so far (async, as waitFor's `output` takes it). Properties, not methods: no
+   * `this`, so tests pass `agent.output` on as it is.
+   */
+  output: () => Promise<string>;
 }
 
 /** Starts `mpprov run` for the world, outside systemd unless `env` says otherwise, and waits until it watches. */
@@ -58,7 +61,7 @@ export async function startAgent(world: AgentWorld, env: NodeJS.ProcessEnv = {})
   const agent = startCli(['run', '--agent-config', world.agentConfig], {
     env: { JOURNAL_STREAM: '', NOTIFY_SOCKET: '', RUNTIME_DIRECTORY: join(world.dir, 'run'), ...env },
   });
-  const output = async (): Promise<string> => agent.output();
+  const output = (): Promise<string> => Promise.resolve(agent.output());
   // Ready once it says it is watching: mounts before that would be found by the start-up scan anyway.
   try {
     await waitFor(

@@ -167,7 +167,7 @@ export async function mountFat(
   } catch (error) {
     // What fusefat said is the only clue to why a mount did not happen.
     const said = (await readFile(options.logFile, 'utf8').catch(() => '')).split('\n').slice(-15).join('\n');
-    throw new Error(`${(error as Error).message} (${image}); its last output:\n${said}`);
+    throw new Error(`${(error as Error).message} (${image}); its last output:\n${said}`, { cause: error });
   }
   let gone = false;
   let paused = false;

@@ -57,8 +57,10 @@ const PEAP_SECRET = 'Kill-Matrix-Peap-71';
 /** A static eth1 with PEAP whose server CA is on the stick: the job uploads it before the POST. */
 function peapCaStick(sim: SimulatorHandle): Record<string, string | Buffer> {
   const files: Record<string, string | Buffer> = stickFiles([{ name: 'mp1', sim }]);
+  const yaml = files['mpprov.yaml'];
+  if (typeof yaml !== 'string') throw new Error('stickFiles writes mpprov.yaml as text');
   files['mpprov.yaml'] =
-    `${files['mpprov.yaml']}        dot1x: { eap: peap, inner: mschapv2, identity: mp01@corp.example, password: "${PEAP_SECRET}", ca_cert: certs/radius-ca.pem }\n`;
+    `${yaml}        dot1x: { eap: peap, inner: mschapv2, identity: mp01@corp.example, password: "${PEAP_SECRET}", ca_cert: certs/radius-ca.pem }\n`;
   files['certs/radius-ca.pem'] = readFileSync(RADIUS_CA);
   return files;
 }

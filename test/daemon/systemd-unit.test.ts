@@ -140,7 +140,7 @@ describe('systemd/mpprov.service', () => {
           encoding: 'utf8',
         }),
       ).rejects.toMatchObject({
-        stderr: expect.stringMatching(/not an executable|ProtectHome=yes/),
+        stderr: expect.stringMatching(/not an executable|ProtectHome=yes/) as string,
       });
       const fake = join(home, 'node');
       await writeFile(fake, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
@@ -157,7 +157,7 @@ describe('systemd/mpprov.service', () => {
         ).rejects.toMatchObject({
           stderr: expect.stringContaining(
             `install.sh: ${inRoot} is under /home, /root or /run/user, which mpprov.service cannot see (ProtectHome=yes)`,
-          ),
+          ) as string,
         });
       } finally {
         await rm('/root/.mpprov-install-test', { recursive: true, force: true });

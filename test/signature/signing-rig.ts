@@ -27,7 +27,7 @@ export function createSigningRig(): SigningRig {
   } catch (error) {
     // -h is not an option: ssh-keygen exits 1 with its usage, which is fine; ENOENT is not.
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new Error('these tests need ssh-keygen (apt-get install openssh-client)');
+      throw new Error('these tests need ssh-keygen (apt-get install openssh-client)', { cause: error });
   }
   const dir = mkdtempSync(join(tmpdir(), 'mpprov-sig-rig-'));
   const keygen = (name: string, type: string[]): string => {

@@ -1,8 +1,7 @@
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, runCli } from '../support/run-cli.js';
-import { tempFolder } from '../support/temp-folder.js';
 import { PROFILE_ADMIN_PASSWORD, profileSticks, useSigningRig } from './signing-rig.js';
 
 /** `mpprov validate DIR --allowed-signers FILE` as a person runs it (the built CLI, real ssh-keygen keys). */

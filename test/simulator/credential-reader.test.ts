@@ -103,7 +103,7 @@ describe('a PFX', () => {
     ['without a MAC', 'no-mac.pfx', PFX_PASSWORD],
   ])(
     '%s opens with its password: the key of the client certificate, and the certificates in file order',
-    async (_label, file, password) => {
+    (_label, file, password) => {
       const opened = openPrivateKey(pki.read(file), password);
       expect(opened).toBeDefined();
       expect(client.checkPrivateKey(opened!.key)).toBe(true);
@@ -115,22 +115,22 @@ describe('a PFX', () => {
     ['client.pfx', 'wrong-password'],
     ['client-legacy.pfx', 'wrong-password'],
     ['unicode.pfx', 'pässwörd'],
-  ])('%s does not open with a wrong password (its MAC says so)', async (file, password) => {
+  ])('%s does not open with a wrong password (its MAC says so)', (file, password) => {
     expect(openPfx(pki.read(file), password)).toBe('wrong-password');
     expect(openPrivateKey(pki.read(file), password)).toBeUndefined();
   });
 
-  it('does not open without the password it needs', async () => {
+  it('does not open without the password it needs', () => {
     expect(openPfx(pki.read('client.pfx'), undefined)).toBe('wrong-password');
   });
 
-  it('opens with no password given when it was written with an empty one, as OpenSSL tries both', async () => {
+  it('opens with no password given when it was written with an empty one, as OpenSSL tries both', () => {
     const bytes = pki.read('empty-password.pfx');
     expect(client.checkPrivateKey(openPrivateKey(bytes, undefined)!.key)).toBe(true);
     expect(client.checkPrivateKey(openPrivateKey(bytes, '')!.key)).toBe(true);
   });
 
-  it('is unreadable when cut short', async () => {
+  it('is unreadable when cut short', () => {
     const bytes = pki.read('client.pfx');
     expect(openPfx(bytes.subarray(0, bytes.length - 20), PFX_PASSWORD)).toBe('unreadable');
   });
@@ -142,7 +142,7 @@ describe('PEM and DER keys', () => {
     ['a DER key', 'client.key.der', undefined],
     ['an encrypted PEM key with its password', 'client-encrypted.key', KEY_PASSWORD],
     ['an encrypted DER key with its password', 'client-encrypted.der', KEY_PASSWORD],
-  ])('%s opens', async (_label, file, password) => {
+  ])('%s opens', (_label, file, password) => {
     const opened = openPrivateKey(pki.read(file), password);
     expect(client.checkPrivateKey(opened!.key)).toBe(true);
     expect(opened!.certificates).toEqual([]);
@@ -153,23 +153,23 @@ describe('PEM and DER keys', () => {
     ['client-encrypted.key', 'wrong'],
     ['client-encrypted.der', undefined],
     ['client-encrypted.der', 'wrong'],
-  ])('%s does not open with password %s', async (file, password) => {
+  ])('%s does not open with password %s', (file, password) => {
     expect(openPrivateKey(pki.read(file), password)).toBeUndefined();
   });
 
-  it('a certificate is no key', async () => {
+  it('a certificate is no key', () => {
     expect(openPrivateKey(pki.read('client.pem'), undefined)).toBeUndefined();
   });
 });
 
 describe('certificates', () => {
-  it('reads every certificate of a PEM file and the one of a DER file', async () => {
+  it('reads every certificate of a PEM file and the one of a DER file', () => {
     const chain = Buffer.concat([pki.read('client.pem'), pki.read('ca.pem')]);
     expect(readCertificates(chain).map((c) => c.subject)).toEqual(['CN=client.lab.test', 'CN=Lab Root CA']);
     expect(readCertificates(pki.read('ca.der')).map((c) => c.subject)).toEqual(['CN=Lab Root CA']);
   });
 
-  it('reads none from a key', async () => {
+  it('reads none from a key', () => {
     expect(readCertificates(pki.read('client.key'))).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import {
 } from '../../src/simulator/index.js';
 import { useLabPki } from '../support/lab-pki.js';
 import { tempFolder } from '../support/temp-folder.js';
-import { apiClient } from './sim-client.js';
+import { apiClient, interfacesOf } from './sim-client.js';
 
 /** --model and --device FILE: ports and the starting active configuration. */
 
@@ -54,9 +54,13 @@ active:
         eth1: { autoneg: false, speeds: [1000], duplex: ['full'] },
         wlan0: { wireless: true },
       });
-      const active = (await api.get('/interface/?config_state=active')).body.interfaces;
-      expect(active.map((i: { name: string }) => i.name)).toEqual(['eth0', 'eth1']);
-      expect(active[1].families.inet).toMatchObject({ wpa_eap: 'PEAP', wpa_password_set: true, wpa_ca_cert: 'ca.pem' });
+      const active = interfacesOf(await api.get('/interface/?config_state=active'));
+      expect(active.map((i) => i.name)).toEqual(['eth0', 'eth1']);
+      expect(active[1]?.families.inet).toMatchObject({
+        wpa_eap: 'PEAP',
+        wpa_password_set: true,
+        wpa_ca_cert: 'ca.pem',
+      });
       expect(sim.state().model).toBe('lab-box');
       expect(sim.state().files).toEqual([
         expect.objectContaining({ slot: 'wpa_ca_cert', name: 'ca.pem', state: 'active' }),

@@ -7,7 +7,14 @@ import {
   type AuthenticatorProfile,
 } from '../../src/simulator/index.js';
 import { KEY_PASSWORD, PFX_PASSWORD, useLabPki } from '../support/lab-pki.js';
-import { apiClient, restartNetworking, useSimulatorApi, waitForPhase, type ApiClient } from './sim-client.js';
+import {
+  apiClient,
+  restartNetworking,
+  useSimulatorApi,
+  waitForPhase,
+  type ApiClient,
+  interfaceOf,
+} from './sim-client.js';
 
 /**
  * Switch ports that demand 802.1X, decided by the model backend after each networking restart:
@@ -113,7 +120,7 @@ describe('a switch port on eth1 demanding 802.1X', () => {
     return {
       state: status?.state ?? '',
       reason: status?.reason ?? '',
-      inUse: view.body.interface.families.inet.in_use,
+      inUse: interfaceOf(view).families.inet?.in_use,
     };
   }
 
@@ -287,9 +294,9 @@ describe('a switch port on eth1 demanding 802.1X', () => {
     await api.post('/interface/', { ...MD5, wpa_password: 'WRONG' });
     await api.post('/interface/', { name: 'eth1.100', family: 'inet', method: 'dhcp', vlan_raw_device: 'eth1' });
     await restartNetworking(sim, api);
-    const vlan = (await api.get('/interface/eth1.100/?config_state=active')).body.interface;
+    const vlan = interfaceOf(await api.get('/interface/eth1.100/?config_state=active'));
     expect(sim.state().dot1x['eth1.100']?.state).toBe('disabled');
-    expect(vlan.families.inet.in_use).toBeUndefined();
+    expect(vlan.families.inet?.in_use).toBeUndefined();
   });
 
   it('carries traffic on ports that do not demand 802.1X: "authorized" with 802.1X, "disabled" without', async () => {
@@ -376,7 +383,7 @@ describe('the management interface on a port demanding 802.1X', () => {
     expect(sim.state().phase).toBe('up');
     const view = await api.get('/interface/eth0/?config_state=active');
     expect(view.status).toBe(200);
-    expect(view.body.interface.families).toEqual({
+    expect(interfaceOf(view).families).toEqual({
       inet: { method: 'dhcp', in_use: { address: '127.0.0.1', netmask: '255.0.0.0' } },
     });
   });
@@ -398,7 +405,7 @@ describe('the management interface on a port demanding 802.1X', () => {
     await waitForPhase(sim, 'locked-out');
     await controlReset({ keep_config: true });
     const view = await api.get('/interface/eth0/?config_state=active');
-    expect(view.body.interface.families.inet).toMatchObject({ method: 'dhcp', wpa_eap: 'MD5', wpa_password_set: true });
+    expect(interfaceOf(view).families.inet).toMatchObject({ method: 'dhcp', wpa_eap: 'MD5', wpa_password_set: true });
   });
 });
 
@@ -414,7 +421,7 @@ describe('another management interface (--mgmt eth1)', () => {
     const api = apiClient(sim);
     try {
       const view = await api.get('/interface/eth1/?config_state=active');
-      expect(view.body.interface.families.inet.in_use).toEqual({ address: '127.0.0.1', netmask: '255.0.0.0' });
+      expect(interfaceOf(view).families.inet?.in_use).toEqual({ address: '127.0.0.1', netmask: '255.0.0.0' });
       await api.post('/interface/', { ...MD5, wpa_password: 'WRONG' });
       await api.put('/service/networking/?action=restart', {});
       await waitForPhase(sim, 'locked-out');

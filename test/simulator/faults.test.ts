@@ -8,7 +8,15 @@ import {
   type SimulatorHandle,
   type SimulatorOptions,
 } from '../../src/simulator/index.js';
-import { apiClient, restartNetworking, STANZA, useSimulatorApi, waitForPhase, type ApiClient } from './sim-client.js';
+import {
+  apiClient,
+  restartNetworking,
+  STANZA,
+  useSimulatorApi,
+  waitForPhase,
+  type ApiClient,
+  interfaceOf,
+} from './sim-client.js';
 
 /** Fault injection: per request (latency, 500s, dropped connections) and per restart. */
 
@@ -122,7 +130,7 @@ describe('request faults', () => {
 
   it('applies a global fault to every request, before authentication', async () => {
     const { api } = await start({ faults: ['error=1'] });
-    const client = apiClient(sim!, { password: 'wrong' });
+    const client = apiClient(sim, { password: 'wrong' });
     try {
       expect((await client.get('/interface/?config_state=active')).status).toBe(500);
       expect((await api.get('/appliance/capability')).status).toBe(500);
@@ -231,7 +239,7 @@ describe('restart faults', () => {
     await api.post('/interface/', STANZA.eth1Static);
     await restartNetworking(sim, api);
     const active = await api.get('/interface/eth1/?config_state=active');
-    expect(active.body.interface.families.inet).toEqual({
+    expect(interfaceOf(active).families.inet).toEqual({
       method: 'static',
       address: '192.0.2.10',
       netmask: '255.255.255.0',

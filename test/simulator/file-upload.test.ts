@@ -9,17 +9,17 @@ import { restartNetworking, useSimulatorApi } from './sim-client.js';
 const pki = useLabPki();
 const { sim, api } = useSimulatorApi({ restartMs: 100, serviceRateLimit: false });
 
-const file = async (name: string, source = name) => ({ name, content: pki.read(source) });
+const file = (name: string, source = name) => ({ name, content: pki.read(source) });
 
 describe('accepted uploads', () => {
   it('keeps each part under its file name in its slot, and answers with the names', async () => {
     const answer = await api.upload({
-      wpa_ca_cert: await file('ca.pem'),
-      wpa_client_cert: await file('client.pem'),
-      wpa_private_key: await file('client.key'),
-      wpa_ca_cert2: await file('ca.der'),
-      wpa_client_cert2: await file('client.pem'),
-      wpa_private_key2: await file('client.pfx'),
+      wpa_ca_cert: file('ca.pem'),
+      wpa_client_cert: file('client.pem'),
+      wpa_private_key: file('client.key'),
+      wpa_ca_cert2: file('ca.der'),
+      wpa_client_cert2: file('client.pem'),
+      wpa_private_key2: file('client.pfx'),
     });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
@@ -50,18 +50,18 @@ describe('accepted uploads', () => {
     ['a PFX', 'client.pfx'],
     ['a legacy PFX', 'client-legacy.pfx'],
   ])('accepts %s as a private key', async (_label, source) => {
-    const answer = await api.upload({ wpa_private_key: await file('key.bin', source) });
+    const answer = await api.upload({ wpa_private_key: file('key.bin', source) });
     expect(answer.body).toEqual({ success: true, files: { wpa_private_key: 'key.bin' } });
   });
 
   it('judges by content, not by name: a certificate named .key goes into a certificate slot', async () => {
-    expect((await api.upload({ wpa_ca_cert: await file('looks-like.key', 'ca.pem') })).status).toBe(200);
+    expect((await api.upload({ wpa_ca_cert: file('looks-like.key', 'ca.pem') })).status).toBe(200);
   });
 
   it('puts new content into effect at the next restart only', async () => {
-    await api.upload({ wpa_ca_cert: await file('ca.pem') });
+    await api.upload({ wpa_ca_cert: file('ca.pem') });
     await restartNetworking(sim, api);
-    await api.upload({ wpa_ca_cert: await file('ca.pem', 'rogue-ca.pem') });
+    await api.upload({ wpa_ca_cert: file('ca.pem', 'rogue-ca.pem') });
     const before = sim.state().files;
     expect(before.map((f) => f.state)).toEqual(['active', 'pending']);
     expect(before[0]?.sha256).not.toBe(before[1]?.sha256);
@@ -139,14 +139,14 @@ describe('refused uploads', () => {
       'Unknown part "wpa_ca"; the parts are wpa_ca_cert, wpa_client_cert, wpa_private_key, wpa_ca_cert2, wpa_client_cert2, wpa_private_key2.',
     ],
   ])('refuses %s', async (_label, part, name, source, status, sentence) => {
-    const answer = await api.upload({ [part]: await file(name, source) });
+    const answer = await api.upload({ [part]: file(name, source) });
     expect(answer.status).toBe(status);
     expect(answer.body).toEqual({ success: false, error: sentence });
     expect(sim.state().files).toEqual([]);
   });
 
   it('accepts a file name of exactly 128 characters', async () => {
-    expect((await api.upload({ wpa_ca_cert: await file(`${'a'.repeat(124)}.pem`, 'ca.pem') })).status).toBe(200);
+    expect((await api.upload({ wpa_ca_cert: file(`${'a'.repeat(124)}.pem`, 'ca.pem') })).status).toBe(200);
   });
 
   it('refuses a part over 1 MiB with 413', async () => {
@@ -177,7 +177,7 @@ describe('refused uploads', () => {
   });
 
   it('stores nothing when one part of several is refused', async () => {
-    const answer = await api.upload({ wpa_ca_cert: await file('ca.pem'), wpa_private_key: await file('client.pem') });
+    const answer = await api.upload({ wpa_ca_cert: file('ca.pem'), wpa_private_key: file('client.pem') });
     expect(answer.status).toBe(400);
     expect(sim.state().files).toEqual([]);
   });
@@ -277,6 +277,6 @@ describe('Expect', () => {
   });
 
   it('accepts the upload without the header, as the documented curl call sends it', async () => {
-    expect((await api.upload({ wpa_ca_cert: await file('ca.pem') })).status).toBe(200);
+    expect((await api.upload({ wpa_ca_cert: file('ca.pem') })).status).toBe(200);
   });
 });

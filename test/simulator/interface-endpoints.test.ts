@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
-import { apiClient, restartNetworking, STANZA, useSimulatorApi } from './sim-client.js';
+import { apiClient, restartNetworking, STANZA, useSimulatorApi, interfaceOf, interfacesOf } from './sim-client.js';
 
 /** GET/POST/PUT/DELETE /interface/: pending versus active, the families shape, redaction, in_use. */
 
@@ -46,7 +46,7 @@ describe('POST /interface/ stores a pending stanza', () => {
   it('leaves the active view unchanged and shows the whole next configuration as pending', async () => {
     expect((await api.post('/interface/', STANZA.eth1Static)).status).toBe(200);
     const active = await api.get('/interface/?config_state=active');
-    expect(active.body.interfaces.map((i: { name: string }) => i.name)).toEqual(['eth0']);
+    expect(interfacesOf(active).map((i) => i.name)).toEqual(['eth0']);
     const pending = await api.get('/interface/?config_state=pending');
     expect(pending.body.interfaces).toEqual([
       { name: 'eth0', config_state: 'pending', families: { inet: { method: 'dhcp' } } },
@@ -62,7 +62,7 @@ describe('POST /interface/ stores a pending stanza', () => {
     await api.post('/interface/', STANZA.eth1Static);
     await api.post('/interface/', STANZA.eth1Dhcp);
     const pending = await api.get('/interface/eth1/?config_state=pending');
-    expect(pending.body.interface.families).toEqual({ inet: { method: 'dhcp' } });
+    expect(interfaceOf(pending).families).toEqual({ inet: { method: 'dhcp' } });
   });
 
   it('becomes active at the next networking restart', async () => {
@@ -117,15 +117,15 @@ describe('write-only fields', () => {
     const text = JSON.stringify(raw.body);
     expect(text).not.toContain('correct horse');
     expect(text).not.toContain('md5-secret-value');
-    const [, eth1, wlan0] = raw.body.interfaces;
-    expect(eth1.families.inet).toEqual({
+    const [, eth1, wlan0] = interfacesOf(raw);
+    expect(eth1?.families.inet).toEqual({
       method: 'dhcp',
       wpa_key_mgmt: 'IEEE8021X',
       wpa_eap: 'MD5',
       wpa_identity: 'md5user',
       wpa_password_set: true,
     });
-    expect(wlan0.families.inet).toEqual({
+    expect(wlan0?.families.inet).toEqual({
       method: 'dhcp',
       ssid: 'lab',
       security: 'wpa2_personal',
@@ -150,27 +150,28 @@ describe('in_use in the active view', () => {
       netmask: '64',
     });
     await restartNetworking(sim, api);
-    const { body } = await api.get('/interface/?config_state=active');
-    const byName = Object.fromEntries(body.interfaces.map((i: { name: string }) => [i.name, i]));
-    expect(byName.eth0.families.inet.in_use).toEqual({ address: '127.0.0.1', netmask: '255.0.0.0' });
-    expect(byName.eth0.families.inet6.in_use).toEqual({ address: '2001:db8::10', netmask: '64' });
-    expect(byName.eth1.families.inet.in_use).toEqual({
+    const byName = Object.fromEntries(
+      interfacesOf(await api.get('/interface/?config_state=active')).map((i) => [i.name, i]),
+    );
+    expect(byName.eth0?.families.inet?.in_use).toEqual({ address: '127.0.0.1', netmask: '255.0.0.0' });
+    expect(byName.eth0?.families.inet6?.in_use).toEqual({ address: '2001:db8::10', netmask: '64' });
+    expect(byName.eth1?.families.inet?.in_use).toEqual({
       address: '198.51.100.11',
       netmask: '255.255.255.0',
       gateway: '198.51.100.1',
     });
-    expect(byName.eth1.families.inet6.in_use).toEqual({
+    expect(byName.eth1?.families.inet6?.in_use).toEqual({
       address: '2001:db8:100::11',
       netmask: '64',
       gateway: '2001:db8:100::1',
     });
-    expect(byName.wlan0.families.inet).toEqual({ method: 'manual', ssid: 'lab', security: 'open' });
+    expect(byName.wlan0?.families.inet).toEqual({ method: 'manual', ssid: 'lab', security: 'open' });
   });
 
   it('is never part of the pending view', async () => {
-    const { body } = await api.get('/interface/eth0/?config_state=pending');
-    expect(body.interface.families.inet).toEqual({ method: 'dhcp' });
-    expect(body.interface.dot1x_state).toBeUndefined();
+    const eth0 = interfaceOf(await api.get('/interface/eth0/?config_state=pending'));
+    expect(eth0.families.inet).toEqual({ method: 'dhcp' });
+    expect(eth0['dot1x_state']).toBeUndefined();
   });
 });
 
@@ -181,7 +182,7 @@ describe('DELETE /interface/{name}/?family=', () => {
     const deleted = await api.del('/interface/eth1/?family=inet');
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ success: true });
-    expect((await api.get('/interface/eth1/?config_state=pending')).body.interface.families).toEqual({ inet: null });
+    expect(interfaceOf(await api.get('/interface/eth1/?config_state=pending')).families).toEqual({ inet: null });
     expect((await api.get('/interface/eth1/?config_state=active')).status).toBe(200);
     await restartNetworking(sim, api);
     expect((await api.get('/interface/eth1/?config_state=active')).status).toBe(404);
@@ -232,7 +233,7 @@ describe('PUT /interface/{name}/ updates a wireless stanza', () => {
     });
     expect(answer.body).toEqual({ success: true });
     const pending = await api.get('/interface/wlan0/?config_state=pending');
-    expect(pending.body.interface.families.inet).toEqual({
+    expect(interfaceOf(pending).families.inet).toEqual({
       method: 'static',
       address: '192.0.2.50',
       netmask: '255.255.255.0',
@@ -247,7 +248,7 @@ describe('PUT /interface/{name}/ updates a wireless stanza', () => {
       200,
     );
     const pending = await api.get('/interface/wlan0/?config_state=pending');
-    expect(pending.body.interface.families.inet).toEqual({ method: 'dhcp', ssid: 'lab', security: 'open' });
+    expect(interfaceOf(pending).families.inet).toEqual({ method: 'dhcp', ssid: 'lab', security: 'open' });
   });
 
   it('accepts the same SSID but refuses a new one with 409', async () => {

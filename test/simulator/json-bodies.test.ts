@@ -91,7 +91,7 @@ describe('PUT /service/networking/?action=restart needs the body {} with Content
       'Content-Type: application/json',
       `${sim.apiUrl}${RESTART}`,
     ]);
-    expect({ status: result.status, body: JSON.parse(result.body) }).toEqual(refused(RESTART_BODY));
+    expect({ status: result.status, body: JSON.parse(result.body) as unknown }).toEqual(refused(RESTART_BODY));
     expect(restarted()).toBe(0);
     expect(sim.state().phase).toBe('up');
   });
@@ -113,7 +113,7 @@ describe('PUT /service/networking/?action=restart needs the body {} with Content
 
   it('refuses {} sent by curl -d without -H (application/x-www-form-urlencoded)', async () => {
     const result = await curl([...curlAuth(), '-X', 'PUT', '-d', '{}', `${sim.apiUrl}${RESTART}`]);
-    expect({ status: result.status, body: JSON.parse(result.body) }).toEqual(
+    expect({ status: result.status, body: JSON.parse(result.body) as unknown }).toEqual(
       refused(needsJson('"application/x-www-form-urlencoded"')),
     );
     expect(restarted()).toBe(0);
@@ -167,7 +167,7 @@ describe('every JSON body needs Content-Type: application/json', () => {
 
   it.each(cases)('%s from curl -d without -H is refused', async (_label, method, path, body) => {
     const result = await curl([...curlAuth(), '-X', method, '-d', JSON.stringify(body), `${sim.apiUrl}${path}`]);
-    expect({ status: result.status, body: JSON.parse(result.body) }).toEqual(
+    expect({ status: result.status, body: JSON.parse(result.body) as unknown }).toEqual(
       refused(needsJson('"application/x-www-form-urlencoded"')),
     );
   });
@@ -205,7 +205,7 @@ describe('GET /interface/ and GET /interface/{name}/ need config_state', () => {
     ['/interface/eth0/?config_state=ACTIVE', BAD],
   ])('refuses GET %s', async (path, error) => {
     const result = await curl([...curlAuth(), `${sim.apiUrl}${path}`]);
-    expect({ status: result.status, body: JSON.parse(result.body) }).toEqual(refused(error));
+    expect({ status: result.status, body: JSON.parse(result.body) as unknown }).toEqual(refused(error));
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseAuthenticatorProfile, startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { apiClient, restartNetworking, type ApiClient } from './sim-client.js';
+import { apiClient, restartNetworking, type ApiClient, interfaceOf } from './sim-client.js';
 
 /**
  * The rules of docs/device-model.md, each driven with raw HTTP (undici's
@@ -71,7 +71,7 @@ async function refused(body: Body, error: string): Promise<void> {
 async function pending(name: string): Promise<Record<string, unknown>> {
   const answer = await api.get(`/interface/${name}/?config_state=pending`);
   expect(answer.status).toBe(200);
-  return answer.body.interface.families;
+  return interfaceOf(answer).families;
 }
 
 describe('address, netmask and gateway belong to method static only', () => {
@@ -242,9 +242,9 @@ describe('interface-level fields: the device copies them into the other pending 
     expect(await pending('eth1')).toEqual({ inet: { method: 'dhcp' }, inet6: { method: 'auto' } });
     await accepted({ ...ETH1, family: 'inet6', method: 'auto' });
     await restartNetworking(sim, api);
-    const active = (await api.get('/interface/eth1/?config_state=active')).body.interface.families;
-    expect(without(active.inet, 'in_use')).toEqual({ method: 'dhcp' });
-    expect(without(active.inet6, 'in_use')).toEqual({ method: 'auto' });
+    const active = interfaceOf(await api.get('/interface/eth1/?config_state=active')).families;
+    expect(without(active.inet ?? {}, 'in_use')).toEqual({ method: 'dhcp' });
+    expect(without(active.inet6 ?? {}, 'in_use')).toEqual({ method: 'auto' });
   });
 
   it('creates no stanza and revives none marked for removal', async () => {
@@ -266,8 +266,8 @@ describe('interface-level fields: the device copies them into the other pending 
     // drop-field fault (applied to stanzas a restart makes active) leaves its address alone.
     await accepted({ ...ETH1, method: 'manual', mtu: 1400 });
     await restartNetworking(sim, api);
-    const active = (await api.get('/interface/eth1/?config_state=active')).body.interface.families;
-    expect(active.inet6.address).toBe('2001:db8::10');
+    const active = interfaceOf(await api.get('/interface/eth1/?config_state=active')).families;
+    expect(active.inet6?.address).toBe('2001:db8::10');
   });
 });
 
@@ -290,7 +290,7 @@ describe('a copied write-only field works, not only its marker', () => {
   it('authorizes eth1 with the password copied into its inet6 stanza, after the inet stanza is gone', async () => {
     expect((await client.post('/interface/', { ...ETH1, family: 'inet6', method: 'auto' })).status).toBe(200);
     expect((await client.post('/interface/', { ...ETH1, ...MD5_FIELDS })).status).toBe(200);
-    const families = (await client.get('/interface/eth1/?config_state=pending')).body.interface.families;
+    const families = interfaceOf(await client.get('/interface/eth1/?config_state=pending')).families;
     expect(families.inet6).toEqual({
       method: 'auto',
       wpa_key_mgmt: 'IEEE8021X',
@@ -302,7 +302,7 @@ describe('a copied write-only field works, not only its marker', () => {
     expect((await client.del('/interface/eth1/?family=inet')).status).toBe(200);
     await restartNetworking(port, client);
     expect(port.state().dot1x['eth1']).toMatchObject({ state: 'authorized', reason: 'authorized by md5 as "md5user"' });
-    const active = (await client.get('/interface/eth1/?config_state=active')).body.interface.families;
-    expect(active.inet6.in_use).toEqual({ address: '2001:db8:100::11', netmask: '64', gateway: '2001:db8:100::1' });
+    const active = interfaceOf(await client.get('/interface/eth1/?config_state=active')).families;
+    expect(active.inet6?.in_use).toEqual({ address: '2001:db8:100::11', netmask: '64', gateway: '2001:db8:100::1' });
   });
 });

@@ -9,7 +9,7 @@ import {
   type SimulatorHandle,
   type SimulatorOptions,
 } from '../../src/simulator/index.js';
-import { apiClient, restartNetworking, STANZA } from './sim-client.js';
+import { apiClient, restartNetworking, STANZA, interfaceOf, interfacesOf } from './sim-client.js';
 
 /**
  * GET /interface/ shows exactly the model's view by default: `dot1x_state` (an authorization state
@@ -29,9 +29,7 @@ afterAll(async () => {
 });
 
 /** The active and pending views of a device with eth0 and eth1 (802.1X) active, and its control state. */
-async function views(
-  options: SimulatorOptions,
-): Promise<{
+async function views(options: SimulatorOptions): Promise<{
   sim: SimulatorHandle;
   active: Record<string, unknown>[];
   pending: Record<string, unknown>[];
@@ -52,9 +50,9 @@ async function views(
       ).status,
     ).toBe(200);
     await restartNetworking(sim, api);
-    const active = (await api.get('/interface/?config_state=active')).body.interfaces;
-    const pending = (await api.get('/interface/?config_state=pending')).body.interfaces;
-    const one = (await api.get('/interface/eth1/?config_state=active')).body.interface;
+    const active = interfacesOf(await api.get('/interface/?config_state=active'));
+    const pending = interfacesOf(await api.get('/interface/?config_state=pending'));
+    const one = interfaceOf(await api.get('/interface/eth1/?config_state=active'));
     expect(active).toHaveLength(2);
     expect(pending).toHaveLength(2);
     return { sim, active, pending, one };

@@ -3,7 +3,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/simulator/rate-limiter.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../src/simulator/index.js';
-import { restartNetworking, STANZA, useSimulatorApi, waitForPhase, type ApiClient } from './sim-client.js';
+import { restartNetworking, STANZA, useSimulatorApi, waitForPhase, type ApiClient, interfaceOf } from './sim-client.js';
 
 /** Networking restart and reboot: 202 first, then every connection dropped and refused, then pending is active. */
 
@@ -40,7 +40,7 @@ describe('PUT /service/networking/?action=restart', () => {
     expect(sim.port).toBe(port);
     const active = await api.get('/interface/eth1/?config_state=active');
     expect(active.status).toBe(200);
-    expect(active.body.interface.families.inet.address).toBe('192.0.2.10');
+    expect(interfaceOf(active).families.inet?.address).toBe('192.0.2.10');
     expect(sim.state().restarts).toBe(1);
   });
 

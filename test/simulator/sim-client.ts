@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { Agent, FormData, request } from 'undici';
+import { z } from 'zod';
 import type { SimulatorHandle, SimulatorOptions } from '../../src/simulator/index.js';
 import { useSimulator, type SimulatorFixture, type SimulatorFixtureSettings } from '../support/simulator-fixture.js';
 
@@ -7,7 +8,34 @@ import { useSimulator, type SimulatorFixture, type SimulatorFixtureSettings } fr
 export interface ApiAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Record<string, any>;
+  body: Record<string, unknown>;
+}
+
+/** Every answer of the API is a JSON object (an empty body reads as {}). */
+const AnswerBody = z.record(z.string(), z.unknown());
+
+/** One family's stanza as GET /interface/ shows it: the tests compare its fields, so each stays unknown. */
+const ShownStanza = z.record(z.string(), z.unknown());
+
+/**
+ * One interface as GET /interface/ shows it: only what the tests read is named, every other field is
+ * kept (a test's toEqual sees the whole answer). Deliberately the tests' own schema, not the
+ * client's: the simulator is checked against what the documentation says, not against the product.
+ */
+export const ShownInterface = z.looseObject({
+  name: z.string(),
+  families: z.looseObject({ inet: ShownStanza.nullable().optional(), inet6: ShownStanza.nullable().optional() }),
+});
+export type ShownInterface = z.infer<typeof ShownInterface>;
+
+/** The `interface` of a GET /interface/NAME/ answer. */
+export function interfaceOf(answer: ApiAnswer): ShownInterface {
+  return ShownInterface.parse(answer.body['interface']);
+}
+
+/** The `interfaces` of a GET /interface/ answer. */
+export function interfacesOf(answer: ApiAnswer): ShownInterface[] {
+  return z.array(ShownInterface).parse(answer.body['interfaces']);
 }
 
 export interface ApiClient {
@@ -46,7 +74,11 @@ export function apiClient(sim: SimulatorHandle, options: { password?: string; us
       ...(payload !== undefined ? { body: payload } : {}),
     });
     const text = await res.body.text();
-    return { status: res.statusCode, headers: res.headers, body: text === '' ? {} : JSON.parse(text) };
+    return {
+      status: res.statusCode,
+      headers: res.headers,
+      body: text === '' ? {} : AnswerBody.parse(JSON.parse(text)),
+    };
   };
   return {
     call,

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import { useLabPki } from '../support/lab-pki.js';
-import { apiClient, restartNetworking, useSimulatorApi } from './sim-client.js';
+import { apiClient, restartNetworking, useSimulatorApi, interfaceOf } from './sim-client.js';
 
 /**
  * Every rule of docs/device-model.md "POST /interface/" broken once, asserting the exact 400
@@ -699,14 +699,14 @@ describe('referenced files must already be loaded, in the matching slot', () => 
 });
 
 describe('interface-level fields: the stanza posted last sets them for the interface', () => {
-  const pendingFamilies = async () => (await api.get('/interface/eth1/?config_state=pending')).body.interface.families;
+  const pendingFamilies = async () => interfaceOf(await api.get('/interface/eth1/?config_state=pending')).families;
 
   it('accepts an inet6 stanza whose mtu differs from the inet stanza just posted, and copies it into inet', async () => {
     await accepted({ ...STATIC, mtu: 1500 });
     await accepted({ ...STATIC6, mtu: 9000 });
     const families = await pendingFamilies();
-    expect(families.inet.mtu).toBe(9000);
-    expect(families.inet6.mtu).toBe(9000);
+    expect(families.inet?.mtu).toBe(9000);
+    expect(families.inet6?.mtu).toBe(9000);
   });
 
   it('removes from the other stanza the 802.1X fields the posted stanza leaves out', async () => {
@@ -735,10 +735,10 @@ describe('interface-level fields: the stanza posted last sets them for the inter
     await restartNetworking(sim, api);
     // The client changes the MTU: first inet, then inet6. Neither POST is refused.
     await accepted({ ...STATIC, mtu: 9000 });
-    expect((await pendingFamilies()).inet6.mtu).toBe(9000);
+    expect((await pendingFamilies()).inet6?.mtu).toBe(9000);
     await accepted({ ...STATIC6, mtu: 9000 });
     await restartNetworking(sim, api);
-    const active = (await api.get('/interface/eth1/?config_state=active')).body.interface.families;
-    expect([active.inet.mtu, active.inet6.mtu]).toEqual([9000, 9000]);
+    const active = interfaceOf(await api.get('/interface/eth1/?config_state=active')).families;
+    expect([active.inet?.mtu, active.inet6?.mtu]).toEqual([9000, 9000]);
   });
 });

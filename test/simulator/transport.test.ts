@@ -9,7 +9,7 @@ import {
   startSimulator,
 } from '../../src/simulator/index.js';
 import { createLabPki } from '../support/lab-pki.js';
-import { apiClient, useSimulatorApi } from './sim-client.js';
+import { apiClient, useSimulatorApi, interfaceOf } from './sim-client.js';
 
 /** HTTPS with a self-issued certificate, HTTP Basic, and the JSON envelope of every answer. */
 
@@ -165,9 +165,9 @@ describe('IPv6 loopback', () => {
     const client = apiClient(six);
     try {
       expect(six.url).toMatch(/^https:\/\/\[::1\]:\d+$/);
-      const eth0 = (await client.get('/interface/eth0/?config_state=active')).body.interface;
-      expect(eth0.families.inet6.in_use).toEqual({ address: '::1', netmask: '128' });
-      expect(eth0.families.inet.in_use).toEqual({
+      const eth0 = interfaceOf(await client.get('/interface/eth0/?config_state=active'));
+      expect(eth0.families.inet6?.in_use).toEqual({ address: '::1', netmask: '128' });
+      expect(eth0.families.inet?.in_use).toEqual({
         address: '198.51.100.10',
         netmask: '255.255.255.0',
         gateway: '198.51.100.1',
