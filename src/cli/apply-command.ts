@@ -18,8 +18,9 @@ import { Redactor } from '../core/redact.js';
 import { visibleJson, visibleLines, visibleText } from '../core/visible-text.js';
 import { configFileOf } from '../ingest/index.js';
 import { createProgressDisplay, formatProblem, renderPlan } from '../report/index.js';
+import { ConnectionOutcomeKind } from '../service/index.js';
 import { jsonVersionLine } from './json-version.js';
-import { ALLOW_UNSIGNED_FLAG, stickSignatureGate } from './stick-signature-gate.js';
+import { ALLOW_UNSIGNED_FLAG, stickSignatureGate, UNSIGNED_SERVICE_SENTENCE } from './stick-signature-gate.js';
 import { stopOnSignal } from './stop-on-signal.js';
 import { createStopProgress } from './stop-progress.js';
 
@@ -142,6 +143,12 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   if (gate.line !== undefined && json) emitJson({ type: 'signature', sentence: gate.line });
   else if (gate.line !== undefined) print(`signature: ${gate.line}`);
 
+  // A stick let through unsigned on the flag gets no credential the laptop holds: not the
+  // service token either, so the engine runs without agent.yaml's service and no post-check asks.
+  const skipService = gate.unsignedOnFlag && agent.service !== undefined && !dryRun;
+  const { service: _laptopService, ...agentWithoutService } = agent;
+  const engineAgent: AgentConfig = skipService ? agentWithoutService : agent;
+
   // From here on a signal cuts the engine (and the request under way) and waits for its report.
   progress.engineStarted((stick.access ?? []).map((a) => a.name).filter((name) => flags.limit?.includes(name) ?? true));
   stop.immediate = false;
@@ -161,7 +168,7 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   let result: StickResult;
   try {
     result = await applyStick(stick, {
-      agent,
+      agent: engineAgent,
       dryRun,
       allowDisconnect: flags.allowDisconnect === true,
       discardPending: flags.discardPending === true,
@@ -185,12 +192,16 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
     display?.stop();
   }
 
+  // Taken before the skipped post-checks are noted: a check never made is no unconfirmed device.
+  const unconfirmed = dryRun ? [] : notConnected(result);
+  if (skipService) result = withServiceSkipped(result, stick.model?.monitoring_points ?? []);
   if (json) emitJson({ type: 'result', file, outcome: result.outcome, devices: result.devices });
   else if (dryRun) for (const plan of result.plans) if (plan !== undefined) print(renderPlan(plan));
   if (!json && result.outcome === StickOutcome.Invalid) print(`${file}: INVALID, nothing was sent to any device`);
-  else if (!json && !dryRun) print(`RESULT: ${resultWord(result)}`);
-  const unconfirmed = dryRun ? [] : notConnected(result);
+  else if (!json && !dryRun) print(`RESULT: ${resultWord(result, skipService)}`);
   if (!json) {
+    for (const d of result.devices)
+      if (skipService && d.service !== undefined) print(`${visibleText(d.device)}: service ${d.service.sentence}`);
     for (const d of unconfirmed)
       print(
         `${visibleText(d.device)}: configured and verified, but NOT CONFIRMED by the monitoring service: ${visibleText(d.service?.sentence ?? '')}`,
@@ -228,12 +239,45 @@ function redactingStdout(redactor: Redactor): NodeJS.WritableStream & { isTTY?: 
   });
 }
 
-function resultWord(result: StickResult): string {
+/**
+ * The devices the post-check would have asked about (configured and verified: changed or no
+ * change), each with a service part saying why it was not: nothing was sent to the service.
+ */
+function withServiceSkipped(
+  result: StickResult,
+  points: readonly { name?: unknown; service_hostname?: unknown }[],
+): StickResult {
+  const hostnameOf = (device: string): string => {
+    const mp = points.find((p) => p.name === device);
+    return typeof mp?.service_hostname === 'string' ? mp.service_hostname : device;
+  };
+  const devices = result.devices.map((d) =>
+    d.outcome === Outcome.Failed
+      ? d
+      : {
+          ...d,
+          service: {
+            kind: ConnectionOutcomeKind.Unchecked,
+            connected: false,
+            hostname: hostnameOf(d.device),
+            waitedMs: 0,
+            polls: 0,
+            sentence: UNSIGNED_SERVICE_SENTENCE,
+          },
+        },
+  );
+  return { ...result, devices };
+}
+
+function serviceWord(service: StickResult['devices'][number]['service'], skipped: boolean): string {
+  if (service === undefined) return '';
+  if (skipped) return ', service not checked';
+  return service.connected ? ', connected' : ', NOT connected';
+}
+
+function resultWord(result: StickResult, skipped: boolean): string {
   const counts = result.devices
-    .map(
-      (d) =>
-        `${visibleText(d.device)} ${d.outcome}${d.service === undefined ? '' : d.service.connected ? ', connected' : ', NOT connected'}`,
-    )
+    .map((d) => `${visibleText(d.device)} ${d.outcome}${serviceWord(d.service, skipped)}`)
     .join(', ');
   switch (result.outcome) {
     case StickOutcome.Changed:
