@@ -45,6 +45,7 @@ describe('progress display', () => {
     expect(out).toContain('[~] restart networking (1 stanza change(s))');
     expect(out).toContain('not answering yet, as expected (connection refused)');
     expect(out).toContain('\x1b[2K  [x] restart networking (1 stanza change(s))  3.2 s');
+    // eslint-disable-next-line no-control-regex -- the terminal's cursor-up sequence is what is looked for
     expect(out).toMatch(/\x1b\[\d+A/); // cursor moved up: redrawn in place
   });
 
