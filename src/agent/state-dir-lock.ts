@@ -41,6 +41,8 @@ export type StateDirLock =
 const LOCK_FILE = 'agent.lock';
 /** What `flock` exits with when another description holds the lock; 1 is also its usage error. */
 const HELD_ELSEWHERE = 75;
+const PID_LOOKS = 10;
+const PID_LOOK_INTERVAL_MS = 50;
 
 /** Takes the state folder's lock (making the folder first, as the agent would), or says why not. */
 export async function lockStateDir(stateDir: string): Promise<StateDirLock> {
@@ -68,7 +70,7 @@ export async function lockStateDir(stateDir: string): Promise<StateDirLock> {
   }
   const taken = await flock(fd);
   if (taken.kind !== 'taken') {
-    const holderPid = taken.kind === 'held' ? pidIn(fd) : undefined;
+    const holderPid = taken.kind === 'held' ? await holderPidIn(fd) : undefined;
     closeSync(fd);
     if (taken.kind === 'failed') return refuse(taken.why);
     const who = holderPid === undefined ? 'another mpprov run' : `another mpprov run (pid ${holderPid})`;
@@ -163,6 +165,30 @@ function flock(fd: number): Promise<FlockResult> {
       }
     });
   });
+}
+
+/**
+ * The holder's pid from the file. A holder that has just taken the lock writes its pid a moment
+ * later: until then the file holds nothing, or the pid of an agent that was killed; so a pid that
+ * is missing or no longer runs is read again, briefly, before the sentence does without it.
+ */
+async function holderPidIn(fd: number): Promise<number | undefined> {
+  for (let look = 1; ; look += 1) {
+    const pid = pidIn(fd);
+    if (pid !== undefined && isRunning(pid)) return pid;
+    if (look >= PID_LOOKS) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, PID_LOOK_INTERVAL_MS));
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function pidIn(fd: number): number | undefined {
