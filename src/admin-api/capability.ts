@@ -1,13 +1,12 @@
 import { z } from 'zod';
 
 /** GET /appliance/capability: per physical interface what transmission parameters it supports. */
-export const PortCapability = z.looseObject({
+const PortCapability = z.looseObject({
   autoneg: z.boolean().optional(),
   speeds: z.array(z.number()).optional(),
   duplex: z.array(z.string()).optional(),
   wireless: z.boolean().optional(),
 });
-export type PortCapability = z.infer<typeof PortCapability>;
 
 export const Capability = z.looseObject({
   interfaces: z.record(z.string(), PortCapability),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { FAMILIES, Stanza } from './stanza.js';
+import { Stanza } from './stanza.js';
+import { FAMILIES } from './vocabulary.js';
 import { fieldPath, parseWire, ShapeProblem } from './wire-shape.js';
 
 /**

@@ -7,29 +7,19 @@ import type { Secret } from '../core/secret.js';
  * fields are kept: a real device may add fields or values, and the plan compares what it finds.
  */
 
-export {
-  FAMILIES,
-  FILE_SLOTS,
-  WRITE_ONLY_FIELDS,
-  type Family,
-  type FileSlot,
-  type WriteOnlyField,
-} from './vocabulary.js';
 import type { Family, SetMarker, WriteOnlyField } from './vocabulary.js';
 
-export const Route = z.looseObject({
+const Route = z.looseObject({
   destination: z.string(),
   gateway: z.string(),
   metric: z.number().optional(),
 });
-export type Route = z.infer<typeof Route>;
 
-export const InUse = z.looseObject({
+const InUse = z.looseObject({
   address: z.string().optional(),
   netmask: z.string().optional(),
   gateway: z.string().optional(),
 });
-export type InUse = z.infer<typeof InUse>;
 
 const text = z.string().optional();
 const flag = z.boolean().optional();
@@ -102,7 +92,7 @@ export type Stanza = z.infer<typeof Stanza>;
  * the body is serialised (json-body.ts reveals them there and nowhere else), so a stanza can be
  * logged or kept in a plan without leaking a password.
  */
-export type StanzaFields = { [K in keyof Stanza]: K extends WriteOnlyField ? string | Secret | undefined : Stanza[K] };
+type StanzaFields = { [K in keyof Stanza]: K extends WriteOnlyField ? string | Secret | undefined : Stanza[K] };
 
 /** POST /interface/ body: one family stanza of one interface. */
 export type PostedStanza = StanzaFields & { name: string; family: Family };

@@ -10,7 +10,8 @@ import type { DeviceConnection } from './device-request.js';
 import type { ClientOptions, DeviceTarget } from './device-target.js';
 import { deleteStanza, getInterface, listInterfaces, postStanza, updateStanza } from './interface-endpoints.js';
 import { getCapability, reboot, restartNetworking } from './service-endpoints.js';
-import type { FileSlot, Family, PostedStanza, StanzaUpdate } from '../admin-api/stanza.js';
+import type { PostedStanza, StanzaUpdate } from '../admin-api/stanza.js';
+import type { FileSlot, Family } from '../admin-api/vocabulary.js';
 import { uploadFiles, type UploadedFile } from './upload-files.js';
 import { waitUntilAnswering, type WaitOptions } from './wait-until-answering.js';
 

@@ -39,7 +39,7 @@ export interface DeviceAnswer {
   read<T>(parse: (json: Record<string, unknown>) => T): T;
 }
 
-export const Envelope = z.looseObject({
+const Envelope = z.looseObject({
   success: z.boolean(),
   error: z.string().optional(),
 });

@@ -15,7 +15,7 @@ import { backoffMs, mayRetry, RetryLimits } from './retry-policy.js';
  * (retry-policy.ts) around src/http's one exchange (deadline, capped body, typed failures).
  */
 
-export const API_PREFIX = '/api/v1';
+const API_PREFIX = '/api/v1';
 
 export interface DeviceConnection {
   /** `https://host:port` */
@@ -35,7 +35,7 @@ export interface DeviceConnection {
   readonly openProbe?: ((timeoutMs: number) => Client) | undefined;
 }
 
-export type RequestBody = { json: unknown } | { multipart: { bytes: Uint8Array; contentType: string } };
+type RequestBody = { json: unknown } | { multipart: { bytes: Uint8Array; contentType: string } };
 
 export interface DeviceRequest extends TransportOperation {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';

@@ -6,7 +6,8 @@ import {
   type ConfigState,
   type DeviceInterface,
 } from '../admin-api/device-interface.js';
-import type { Family, PostedStanza, StanzaUpdate } from '../admin-api/stanza.js';
+import type { PostedStanza, StanzaUpdate } from '../admin-api/stanza.js';
+import type { Family } from '../admin-api/vocabulary.js';
 import { parseWire } from '../admin-api/wire-shape.js';
 
 /** The interface endpoints of Admin API v1, one function each. */

@@ -1,7 +1,7 @@
 import { File } from 'node:buffer';
 import { z } from 'zod';
 import { request, type DeviceConnection } from './device-request.js';
-import { FILE_SLOTS, type FileSlot } from '../admin-api/stanza.js';
+import { FILE_SLOTS, type FileSlot } from '../admin-api/vocabulary.js';
 import { parseWire } from '../admin-api/wire-shape.js';
 
 export interface UploadedFile {

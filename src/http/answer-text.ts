@@ -70,7 +70,7 @@ const ENCODED_RUN = /[A-Za-z0-9+/=_%.~-]{41,}/g;
  * nothing they could read: such runs are not words. A run with no letter or digit (a row of dots
  * or dashes) is left as it is.
  */
-export function encodedRunsHidden(text: string): string {
+function encodedRunsHidden(text: string): string {
   return text.replace(ENCODED_RUN, (run) =>
     /[A-Za-z0-9]/.test(run) ? `[encoded data, ${run.length} characters, not shown]` : run,
   );

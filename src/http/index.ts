@@ -6,30 +6,23 @@
  */
 export {
   TransportError,
-  isTransportError,
   describeOperation,
   serviceAt,
   statusSaid,
-  type Peer,
   type TransportErrorData,
   type TransportOperation,
 } from './transport-error.js';
-export { CertificateError, CertificateProblem, type CertificateErrorData } from './certificate-error.js';
-export { PinMismatchError, type PinMismatchErrorData } from './pin-mismatch-error.js';
-export {
-  UnreachableError,
-  ConnectionProblem,
-  connectionProblemText,
-  type UnreachableErrorData,
-} from './unreachable-error.js';
-export { TimeoutError, type TimeoutErrorData } from './timeout-error.js';
-export { ResponseError, BodyTooLargeError, type ResponseErrorData } from './response-error.js';
-export { RateLimitedError, type RateLimitedErrorData } from './rate-limited-error.js';
-export { createConnector, type ConnectorTrust } from './create-connector.js';
+export { CertificateError } from './certificate-error.js';
+export { PinMismatchError } from './pin-mismatch-error.js';
+export { UnreachableError, ConnectionProblem, connectionProblemText } from './unreachable-error.js';
+export { TimeoutError } from './timeout-error.js';
+export { ResponseError, BodyTooLargeError } from './response-error.js';
+export { RateLimitedError } from './rate-limited-error.js';
+export { createConnector } from './create-connector.js';
 export { peerUrl } from './peer-url.js';
 export { trustedCertificates } from './trusted-certificates.js';
 export { normaliseFingerprint, sha256Fingerprint } from './fingerprint.js';
-export { sendRequest, type Outcome, type PeerRequest } from './send-request.js';
+export { sendRequest, type Outcome } from './send-request.js';
 export { MAX_BODY_BYTES } from './read-capped-body.js';
-export { retryAfterMs, RetryAfterLimits } from './retry-after-ms.js';
+export { retryAfterMs } from './retry-after-ms.js';
 export { oneLine, parseJson, successJson, type RawAnswer } from './answer-text.js';

@@ -1,4 +1,4 @@
-export const RetryAfterLimits = {
+const RetryAfterLimits = {
   /** When a 429 comes without a usable Retry-After. */
   defaultMs: 1_000,
   /** A peer asking for minutes would stall a whole run: capped. */

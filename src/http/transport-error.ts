@@ -39,10 +39,6 @@ export class TransportError<D extends TransportErrorData = TransportErrorData> e
   }
 }
 
-export function isTransportError(value: unknown): value is TransportError {
-  return value instanceof TransportError;
-}
-
 /** `POST /interface/ (eth1 inet)` */
 export function describeOperation(operation: Partial<TransportOperation>): string {
   const base = `${operation.method ?? '?'} ${operation.path ?? '?'}`;

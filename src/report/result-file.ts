@@ -19,7 +19,7 @@ export const RESULT_TXT = {
   failed: 'MPPROV-FAILED.TXT',
 } as const;
 export type ResultTxtName = (typeof RESULT_TXT)[keyof typeof RESULT_TXT];
-export const RESULT_TXT_NAMES: readonly ResultTxtName[] = Object.values(RESULT_TXT);
+const RESULT_TXT_NAMES: readonly ResultTxtName[] = Object.values(RESULT_TXT);
 
 /** Which file a RESULT word gets: CHANGED and OK (mixed, nothing failed) both mean "done, fine". */
 export function resultTxtName(word: JobConclusion['word']): ResultTxtName {

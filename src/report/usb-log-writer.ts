@@ -13,7 +13,7 @@ import { type ResultTxtName, writeResultTxt } from './result-file.js';
  */
 
 export const USB_LOG_NAME = 'usb.log';
-export const RESULT_FILE_NAME = 'mpprov-result.json';
+const RESULT_FILE_NAME = 'mpprov-result.json';
 
 export type StickStatus = { ok: true } | { ok: false; problem: StickProblem; detail: string };
 

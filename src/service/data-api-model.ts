@@ -7,8 +7,7 @@ import { z } from 'zod';
 
 /** The documented statuses of a Monitoring Point. */
 export const CONNECTION_STATUSES = ['AVAILABLE', 'UNAVAILABLE', 'REMOVED', 'NEW', 'BLOCKED'] as const;
-export const KnownConnectionStatus = z.enum(CONNECTION_STATUSES);
-export type KnownConnectionStatus = z.infer<typeof KnownConnectionStatus>;
+
 /**
  * Any status, read tolerantly: a real service may say ONLINE, OFFLINE or something new, and that
  * is an answer to report ("the service says ONLINE"), never an answer of the wrong shape.

@@ -3,23 +3,10 @@
  * that confirms a provisioned MP rejoined the service. Only this file is public.
  */
 export { createDataApiClient, type DataApi, type DataApiClientOptions } from './data-api-client.js';
-export type { ApplianceQuery, CallOptions } from './data-api-endpoints.js';
-export {
-  Appliance,
-  ConnectionStatus,
-  CONNECTION_STATUSES,
-  KnownConnectionStatus,
-  Organization,
-} from './data-api-model.js';
-export { RateLimiter, DATA_API_RATE_LIMIT, type RateLimit, type Turn } from './rate-limiter.js';
+export { RateLimiter, DATA_API_RATE_LIMIT } from './rate-limiter.js';
 export type { ServiceRetryInfo } from './service-request.js';
-export {
-  serviceTarget,
-  type ServiceCredentials,
-  type ServiceSettings,
-  type ServiceTarget,
-} from './service-settings.js';
-export { ServiceStatusError, isServiceError, type ServiceError, type ServiceOperation } from './service-errors.js';
+export { serviceTarget, type ServiceCredentials, type ServiceSettings } from './service-settings.js';
+export { ServiceStatusError } from './service-errors.js';
 // The transport errors under the names service code has always used: one class each for both peers.
 export {
   BodyTooLargeError as ServiceBodyTooLargeError,
@@ -29,6 +16,6 @@ export {
   TimeoutError as ServiceTimeoutError,
   UnreachableError as ServiceUnreachableError,
 } from '../http/index.js';
-export { waitUntilConnected, type ConnectionProgress, type WaitUntilConnectedOptions } from './wait-until-connected.js';
+export { waitUntilConnected, type ConnectionProgress } from './wait-until-connected.js';
 export { ConnectionOutcomeKind, type ConnectionOutcome } from './connection-outcome.js';
-export { checkService, type ServiceCheckLine } from './check-service.js';
+export { checkService } from './check-service.js';

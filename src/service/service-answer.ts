@@ -82,7 +82,7 @@ function statusError(raw: RawAnswer, data: TransportErrorData, credentials: Serv
 }
 
 /** How messages name the credentials: never their value. */
-export function credentialsName(credentials: ServiceCredentials): string {
+function credentialsName(credentials: ServiceCredentials): string {
   return credentials.kind === 'token' ? 'the access token' : `the e-mail address and password of ${credentials.email}`;
 }
 
@@ -91,7 +91,7 @@ export function credentialsName(credentials: ServiceCredentials): string {
  * forms it could come in. The report stage's redactor covers every output as well; this keeps
  * the error itself clean, whoever prints it.
  */
-export function scrubCredentials(text: string, credentials: ServiceCredentials): string {
+function scrubCredentials(text: string, credentials: ServiceCredentials): string {
   // The one redactor (core/redact.ts), with the Basic pair `email:password` as a secret of its own.
   const secrets =
     credentials.kind === 'token'

@@ -71,7 +71,7 @@ export interface ServiceSimulator {
   close(): Promise<void>;
 }
 
-export const SIM_BASE_PATH = '/api';
+const SIM_BASE_PATH = '/api';
 const DEFAULT_ORGANIZATIONS: readonly OrganizationJson[] = [{ id: 12, name: 'Branch Networks' }];
 const CHUNK = Buffer.alloc(64 * 1024, 0x20);
 

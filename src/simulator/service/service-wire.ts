@@ -6,7 +6,7 @@ import { z } from 'zod';
  * client's schemas could only ever agree with it.
  */
 
-export const SIM_CONNECTION_STATUSES = ['AVAILABLE', 'UNAVAILABLE', 'REMOVED', 'NEW', 'BLOCKED'] as const;
+const SIM_CONNECTION_STATUSES = ['AVAILABLE', 'UNAVAILABLE', 'REMOVED', 'NEW', 'BLOCKED'] as const;
 export const SimConnectionStatus = z.enum(SIM_CONNECTION_STATUSES);
 export type SimConnectionStatus = z.infer<typeof SimConnectionStatus>;
 
