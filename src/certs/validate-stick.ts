@@ -101,7 +101,7 @@ export async function validateStick(configFile: string, options: ValidateOptions
           set.privateKeyPassword?.value,
         ];
         const { facts, first } = verdicts.judge(String(path.at(-1)), identity, path, () => {
-          const check = checkCredentialSet(set, checkOptions);
+          const check = checkCredentialSet(set, { ...checkOptions, verdicts });
           const learnt: CredentialFacts = {
             keyHoldsCertificate: check.keyHoldsCertificate,
             ...(check.clientCertValidity === undefined ? {} : { clientCertValidity: check.clientCertValidity }),

@@ -104,6 +104,43 @@ describe('a CA bundle named at many keys', () => {
   });
 });
 
+describe('a CA bundle named by many 802.1X blocks, each with its own client certificate', () => {
+  it('is judged once, though the blocks differ', { timeout: 60_000 }, async () => {
+    const ca = pki.ca('radius-ca', 'Radius CA', { algorithm: 'p256' });
+    const client = pki.issue('client', 'mp-client', ca, 'client', { algorithm: 'p256' });
+    const dir = join(tempFolder('shared-ca-cert'), 'stick');
+    mkdirSync(dir);
+    const lines = ['version: 1', 'monitoring_points:'];
+    for (let i = 0; i < 30; i++) {
+      lines.push(
+        `  - name: mp${i}`,
+        `    url: https://10.0.0.${i + 1}`,
+        `    password: ${PASSWORD(i)}`,
+        '    tls: { insecure: true }',
+        '    interfaces:',
+        '      eth1:',
+        '        ipv4: { method: dhcp }',
+        `        dot1x: { eap: tls, identity: mp${i}, ca_cert: bundle.pem, client_cert: c${i}.pem, private_key: k${i}.pem }`,
+      );
+      // Distinct files of the same content: each block is a set of its own.
+      writeFileSync(join(dir, `c${i}.pem`), readFileSync(client.cert));
+      writeFileSync(join(dir, `k${i}.pem`), readFileSync(client.key));
+    }
+    writeFileSync(join(dir, 'mpprov.yaml'), `${lines.join('\n')}\n`);
+    writeFileSync(join(dir, 'bundle.pem'), soonCa.repeat(500));
+
+    const json = await runCli(['validate', '--json', dir]);
+    const report = JSON.parse(json.stdout) as Report;
+    const atCa = report.problems.filter((p) => p.path.endsWith('.ca_cert'));
+    expect(atCa).toHaveLength(21);
+    expect(new Set(atCa.map((p) => p.path))).toEqual(new Set(['monitoring_points[0].interfaces.eth1.dot1x.ca_cert']));
+    expect(atCa[0]?.message).toMatch(
+      /^certificate 1 \("Soon CA"\) in bundle\.pem expires on .* \(also named at monitoring_points\[1\]\.interfaces\.eth1\.dot1x\.ca_cert and 28 other places\)$/,
+    );
+    expect(leakedForms(json.stdout + json.stderr, [PASSWORD(0)])).toEqual([]);
+  });
+});
+
 describe('a SIGTERM while validate checks big files', () => {
   const running: RunningProcess[] = [];
   afterEach(async () => {
