@@ -1,7 +1,7 @@
 import { type KeyPath, Severity, type UnplacedProblem, formatKeyPath } from '../core/problem.js';
 
 /** The most problems one file (at one key) adds to a report; the rest are counted in one more. */
-export const MAX_PROBLEMS_PER_FILE = 20;
+const MAX_PROBLEMS_PER_FILE = 20;
 
 interface Verdict {
   problems: UnplacedProblem[];

@@ -13,7 +13,7 @@ type Wanted = 'a certificate' | 'a private key';
  * The most certificates read from one file. A CA bundle of hundreds is plausible (a system's
  * trust store has about 150); thousands are not, and each costs a parse and its checks.
  */
-export const MAX_CERTIFICATES = 1_000;
+const MAX_CERTIFICATES = 1_000;
 
 /**
  * Reads a certificate slot; on any failure records one problem and gives undefined. `beside`
