@@ -1,6 +1,7 @@
 import type { X509Certificate } from 'node:crypto';
 import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
 import type { CredentialFile } from './credential-file.js';
+import type { FileVerdicts } from './file-verdicts.js';
 import { type KeyType, keyTypeOf } from './key-type.js';
 import { checkRsaSize, checkSignatureAlgorithm } from './weak-material.js';
 
@@ -9,6 +10,8 @@ export interface CheckOptions {
   now?: Date;
   /** A certificate that expires within this many days gets a warning. */
   expiryWarningDays?: number;
+  /** The verdicts of one load: a CA file named by many credential sets is judged once. */
+  verdicts?: FileVerdicts;
 }
 
 /** A certificate with the words that name it in messages and the key path problems point at. */

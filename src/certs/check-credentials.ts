@@ -53,16 +53,7 @@ export function checkCredentialSet(set: CredentialSet, options: CheckOptions = {
     sha256: sha256Hex(f.bytes),
   }));
 
-  const caCerts = set.caCert ? certificatesIn(set.caCert, problems, options) : [];
-  for (const ca of caCerts) {
-    const slot = keyLabel(ca.path);
-    checkIsCa(
-      ca,
-      slot,
-      `point ${slot}: at the certificate of the CA that issued the RADIUS server's certificate`,
-      problems,
-    );
-  }
+  const caCerts = set.caCert ? caCertificatesIn(set.caCert, problems, options) : [];
   const clientCerts = set.clientCert ? certificatesIn(set.clientCert, problems, options) : [];
 
   const key = set.privateKey ? keyIn(set.privateKey, set.privateKeyPassword, problems, options) : undefined;
@@ -157,6 +148,37 @@ export function checkTrustAnchor(file: CredentialFile, options: CheckOptions = {
     );
   }
   return { problems };
+}
+
+/**
+ * The CA certificates of a ca_cert file and their own problems. With `options.verdicts` a file
+ * named by many blocks (one CA bundle for every device, each with its own client certificate) is
+ * read and judged once; its problems are said at its first reference.
+ */
+function caCertificatesIn(
+  file: CredentialFile,
+  problems: UnplacedProblem[],
+  options: CheckOptions,
+): LabelledCertificate[] {
+  const slot = keyLabel(file.keyPath);
+  const judge = (): { problems: UnplacedProblem[]; facts: LabelledCertificate[] } => {
+    const own: UnplacedProblem[] = [];
+    const certs = certificatesIn(file, own, options);
+    for (const ca of certs)
+      checkIsCa(
+        ca,
+        slot,
+        `point ${slot}: at the certificate of the CA that issued the RADIUS server's certificate`,
+        own,
+      );
+    return { problems: own, facts: certs };
+  };
+  if (options.verdicts === undefined) {
+    const judged = judge();
+    problems.push(...judged.problems);
+    return judged.facts;
+  }
+  return options.verdicts.judge(slot, [file.bytes], file.keyPath, judge).facts;
 }
 
 function certificatesIn(

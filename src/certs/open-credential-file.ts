@@ -10,6 +10,12 @@ import { readPrivateKey } from './read-private-key.js';
 type Wanted = 'a certificate' | 'a private key';
 
 /**
+ * The most certificates read from one file. A CA bundle of hundreds is plausible (a system's
+ * trust store has about 150); thousands are not, and each costs a parse and its checks.
+ */
+const MAX_CERTIFICATES = 1_000;
+
+/**
  * Reads a certificate slot; on any failure records one problem and gives undefined. `beside`
  * says whether the file sits next to a private_key slot (802.1X), which hints may then point to.
  */
@@ -23,7 +29,17 @@ export function openCertificateFile(
     problems.push(wrongContent(file, kind, 'a certificate', beside));
     return undefined;
   }
-  const certificates = readCertificates(file.bytes);
+  const certificates = readCertificates(file.bytes, MAX_CERTIFICATES + 1);
+  if (!isReadError(certificates) && certificates.length > MAX_CERTIFICATES) {
+    problems.push(
+      error(
+        file,
+        `${file.name} holds more than ${MAX_CERTIFICATES} certificates, more than any CA bundle needs; only the first ${MAX_CERTIFICATES} were checked`,
+        'name a file with only the certificates this key needs',
+      ),
+    );
+    return certificates.slice(0, MAX_CERTIFICATES);
+  }
   if (!isReadError(certificates)) return certificates;
   problems.push(
     error(

@@ -6,9 +6,9 @@ const CERTIFICATE_LABELS = new Set(['CERTIFICATE', 'X509 CERTIFICATE', 'TRUSTED 
 
 /**
  * Reads every certificate of a PEM file (all CERTIFICATE blocks; other blocks are skipped) or the
- * one certificate of a DER file. Never throws.
+ * one certificate of a DER file, or the first `limit` of them. Never throws.
  */
-export function readCertificates(bytes: Uint8Array): X509Certificate[] | CertReadError {
+export function readCertificates(bytes: Uint8Array, limit = Infinity): X509Certificate[] | CertReadError {
   if (bytes.length === 0) return readError(ReadFailure.Unreadable, 'the file is empty');
   const blocks = pemBlocks(bytes);
   const ders =
@@ -18,7 +18,7 @@ export function readCertificates(bytes: Uint8Array): X509Certificate[] | CertRea
   if (ders.length === 0) return readError(ReadFailure.Unreadable, 'the PEM data holds no CERTIFICATE block');
 
   const certificates: X509Certificate[] = [];
-  for (const [index, der] of ders.entries()) {
+  for (const [index, der] of ders.slice(0, limit).entries()) {
     try {
       // A TRUSTED CERTIFICATE carries OpenSSL trust settings after the certificate; X509Certificate
       // reads the first DER object and ignores what follows, which is what we want here.

@@ -11,8 +11,10 @@ import {
   resolveDeviceAccess,
   type StickFileContent,
 } from '../config/index.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { StickReader } from '../ingest/index.js';
 import { checkCredentialSet, checkTrustAnchor, type CredentialFile, type CredentialSet } from './check-credentials.js';
+import { FileVerdicts } from './file-verdicts.js';
 
 /** The keys of a dot1x or inner_tls block that give its private key's password. */
 type KeyPasswordKeys = Pick<InnerTls, 'private_key_password' | 'private_key_password_file'>;
@@ -66,11 +68,18 @@ export async function validateStick(configFile: string, options: ValidateOptions
   const checkOptions = options.now === undefined ? {} : { now: options.now };
   const extra: Problem[] = [];
 
-  model.monitoring_points.forEach((mp, index) => {
+  const verdicts = new FileVerdicts();
+  for (const [index, mp] of model.monitoring_points.entries()) {
     const mpPath: KeyPath = ['monitoring_points', index];
     const anchor = loaded.files.get(formatKeyPath([...mpPath, 'tls', 'ca']));
-    if (anchor !== undefined)
-      extra.push(...checkTrustAnchor(credentialFile(anchor), checkOptions).problems.map(loaded.place));
+    if (anchor !== undefined) {
+      const { first } = verdicts.judge('tls.ca', [anchor.bytes], anchor.keyPath, () => ({
+        problems: checkTrustAnchor(credentialFile(anchor), checkOptions).problems,
+        facts: undefined,
+      }));
+      // A turn of the event loop after each file judged: a signal or the watchdog is served between them.
+      if (first) await nextTurn();
+    }
 
     for (const [name, iface] of Object.entries(mp.interfaces ?? {})) {
       const dot1x = iface.dot1x;
@@ -83,15 +92,28 @@ export async function validateStick(configFile: string, options: ValidateOptions
       for (const { path, block } of blocks) {
         const set = credentialSetAt(loaded, path, block);
         if (set.caCert === undefined && set.clientCert === undefined && set.privateKey === undefined) continue;
-        const check = checkCredentialSet(set, checkOptions);
-        extra.push(...check.problems.map(loaded.place));
-        credentials.set(formatKeyPath(path), {
-          keyHoldsCertificate: check.keyHoldsCertificate,
-          ...(check.clientCertValidity === undefined ? {} : { clientCertValidity: check.clientCertValidity }),
+        // The same files with the same password in the same kind of block (its messages name the
+        // block's keys) are the same verdict: judged once, named again after.
+        const identity = [
+          set.caCert?.bytes,
+          set.clientCert?.bytes,
+          set.privateKey?.bytes,
+          set.privateKeyPassword?.value,
+        ];
+        const { facts, first } = verdicts.judge(String(path.at(-1)), identity, path, () => {
+          const check = checkCredentialSet(set, { ...checkOptions, verdicts });
+          const learnt: CredentialFacts = {
+            keyHoldsCertificate: check.keyHoldsCertificate,
+            ...(check.clientCertValidity === undefined ? {} : { clientCertValidity: check.clientCertValidity }),
+          };
+          return { problems: check.problems, facts: learnt };
         });
+        credentials.set(formatKeyPath(path), facts);
+        if (first) await nextTurn();
       }
     }
-  });
+  }
+  extra.push(...verdicts.problems().map((p) => loaded.place(p)));
   validated.problems = [...loaded.problems, ...extra].sort((a, b) => a.line - b.line || a.column - b.column);
   if (options.agent === undefined || hasErrors(validated.problems)) return validated;
 

@@ -39,10 +39,19 @@ const LOOKALIKES: Readonly<Record<string, string>> = {
   χ: 'x',
 };
 
-/** How a word reads to a person: compatibility forms folded, look-alike letters as Latin, lower case. */
+/**
+ * Characters a terminal or editor draws as nothing (zero-width space and joiners, the soft hyphen,
+ * tag characters, variation selectors, bidi marks): `pass\u200bword` reads as `password`.
+ */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+/**
+ * How a word reads to a person: invisible characters dropped, compatibility forms folded,
+ * look-alike letters as Latin, lower case.
+ */
 export function readsAs(word: string): string {
   let out = '';
-  for (const char of word.normalize('NFKC').toLowerCase()) out += LOOKALIKES[char] ?? char;
+  for (const char of word.replace(INVISIBLE, '').normalize('NFKC').toLowerCase()) out += LOOKALIKES[char] ?? char;
   return out;
 }
 

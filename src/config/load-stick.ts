@@ -9,7 +9,7 @@ import { Secret } from '../core/secret.js';
 import { isValidPassphrase } from './interface-rules.js';
 import { mapKeyProblems } from './map-keys.js';
 import { salvageStick } from './salvage.js';
-import { STICK_SECRET_KEYS, StickFile } from './schema.js';
+import { STICK_KEYS, STICK_SECRET_KEYS, StickFile } from './schema.js';
 import { roleOf, SchemaRole, schemaBlocks, secretKeyOfFile } from './schema-roles.js';
 import {
   findSecretSpans,
@@ -107,7 +107,7 @@ export async function loadStick(
   const sha256 = createHash('sha256').update(read.bytes).digest('hex');
   const text = read.bytes.toString('utf8');
   const parsed = await parseYamlYielding(label, text);
-  const spans = findSecretSpans(parsed.source, STICK_SECRET_KEYS);
+  const spans = findSecretSpans(parsed.source, STICK_SECRET_KEYS, STICK_KEYS);
   const secrets: Secret[] = [];
   const files = new Map<string, StickFileContent>();
   const redactor = new Redactor();

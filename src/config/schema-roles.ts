@@ -56,6 +56,11 @@ export function roleOf(schema: z.ZodType | undefined): SchemaRole | undefined {
 
 /** The names of every key that holds an inline secret, anywhere in `schema`. */
 export function secretKeysOf(schema: z.ZodType): ReadonlySet<string> {
+  return keysOf(schema, (value) => roleOf(value) === SchemaRole.Secret);
+}
+
+/** The names of every key `schema` knows, anywhere in it, or of those whose schema passes `which`. */
+export function keysOf(schema: z.ZodType, which: (value: z.ZodType) => boolean = () => true): ReadonlySet<string> {
   const keys = new Set<string>();
   const seen = new Set<z.ZodType>();
   const visit = (node: z.ZodType | undefined): void => {
@@ -65,7 +70,7 @@ export function secretKeysOf(schema: z.ZodType): ReadonlySet<string> {
     if (inner instanceof z.ZodObject) {
       const shape: Record<string, z.ZodType> = inner.shape;
       for (const [key, value] of Object.entries(shape)) {
-        if (roleOf(value) === SchemaRole.Secret) keys.add(key);
+        if (which(value)) keys.add(key);
         visit(value);
       }
     } else if (inner instanceof z.ZodArray) visit(inner.element as z.ZodType);

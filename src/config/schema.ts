@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ipFamily, isDomainName, parseCidr } from './ip-address.js';
-import { credentialFile, secretFile, secretKeysOf, secretString } from './schema-roles.js';
+import { credentialFile, secretFile, keysOf, secretKeysOf, secretString } from './schema-roles.js';
 
 /**
  * The stick's configuration file (mpprov.yaml), version 1. Types and formats live here; rules that
@@ -169,6 +169,8 @@ export type Tls = z.infer<typeof Tls>;
 
 /** Every key that holds an inline secret (password, passphrase, private_key_password), from the schema itself. */
 export const STICK_SECRET_KEYS = secretKeysOf(StickFile);
+/** Every key the stick's schema knows: an unknown key named like a secret is withheld as one. */
+export const STICK_KEYS = keysOf(StickFile);
 
 /** JSON Schema of the stick file, for `mpprov schema` and editors' yaml-language-server. */
 export function stickJsonSchema(): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import { formatKeyPath, type Problem, Severity } from '../core/problem.js';
-import { didYouMean } from './did-you-mean.js';
+import { didYouMean, readsAs } from './did-you-mean.js';
 import { keyPathAtOffset, type YamlSource } from './yaml-source.js';
 
 /**
@@ -24,23 +24,50 @@ export interface SecretSpan {
  * Keys are matched in any script: a key written with look-alike letters (`pаsswоrd` with a
  * Cyrillic а and о, a full-width `ｐassword`) reads as a secret key to the person who wrote it.
  */
+/*
+ * Invisible characters (`pass\u200bword`, a soft hyphen, a tag character) are part of a key as
+ * written: the person sees `password`, so the pattern must not stop at them.
+ */
 /** A line that is a key of its own (`  name: x`, `- url: y`), so it does not continue a value. */
-const KEY_LINE = /^\s*(?:-\s+)?["']?[\p{L}\p{M}\p{N}_.-]+["']?\s*:(?:\s|$)/u;
+const KEY_LINE = /^\s*(?:-\s+)?["']?[\p{L}\p{M}\p{N}\p{Default_Ignorable_Code_Point}_.-]+["']?\s*:(?:\s|$)/u;
 /** The next `, key:` ends a value inside a flow map `{ ... }`. */
-const NEXT_FLOW_KEY = /,\s*["']?[\p{L}_][\p{L}\p{M}\p{N}_-]*["']?\s*:(?:\s|$)/u;
+const NEXT_FLOW_KEY =
+  /,\s*["']?[\p{L}\p{Default_Ignorable_Code_Point}_][\p{L}\p{M}\p{N}\p{Default_Ignorable_Code_Point}_-]*["']?\s*:(?:\s|$)/u;
 
-export function findSecretSpans(source: YamlSource, keys: ReadonlySet<string>): SecretSpan[] {
+/**
+ * An unknown key named like a secret (`pw:`, `pass:`, `admin_password:`, `api_token:`,
+ * `wifi_psk:`): no schema key is close enough for "did you mean", but what follows it was
+ * written as a secret all the same. Tested as the key reads.
+ */
+const SECRET_NAME = /^(?:pw|pwd|pass)$|passw|passphrase|secret|token|psk|private_?key/;
+
+/**
+ * `knownKeys`, when given, are every key the schema knows: a key outside them named like a secret
+ * (SECRET_NAME) is taken as one. Known keys such as `password_file` hold no secret themselves.
+ */
+export function findSecretSpans(
+  source: YamlSource,
+  keys: ReadonlySet<string>,
+  knownKeys?: ReadonlySet<string>,
+): SecretSpan[] {
   if (keys.size === 0) return [];
   // Any key, maybe quoted, at the start of a line, after "- ", "{" or ",": then its colon. Which
   // keys count is decided below: a secret key, or a key close enough to one that "did you mean"
   // would point at it (`pasword:`), since what follows it was meant as a secret all the same.
-  const keyPattern = /(^|[\s{,])(["']?)([\p{L}_][\p{L}\p{M}\p{N}_-]*)\2\s*:(?=\s|$)/gu;
+  const keyPattern =
+    /(^|[\s{,])(["']?)([\p{L}\p{Default_Ignorable_Code_Point}_][\p{L}\p{M}\p{N}\p{Default_Ignorable_Code_Point}_-]*)\2\s*:(?=\s|$)/gu;
   const known = [...keys];
   // Cached by key name: a large file repeats a few dozen names thousands of times.
   const decided = new Map<string, boolean>();
   const secretKey = (key: string): boolean => {
     let secret = decided.get(key);
-    if (secret === undefined) decided.set(key, (secret = keys.has(key) || didYouMean(key, known) !== undefined));
+    if (secret === undefined) {
+      secret =
+        keys.has(key) ||
+        didYouMean(key, known) !== undefined ||
+        (knownKeys !== undefined && !knownKeys.has(key) && SECRET_NAME.test(readsAs(key)));
+      decided.set(key, secret);
+    }
     return secret;
   };
   const lines = source.text.split('\n');
