@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { cliPath, repoRoot } from '../support/run-cli.js';
+import { validateOnTerminal } from '../support/run-cli.js';
 import { leakedForms } from '../support/secret-forms.js';
 import { profilesDir } from '../support/stick-workspace.js';
 import { tempFolder } from '../support/temp-folder.js';
@@ -16,22 +14,14 @@ import { tempFolder } from '../support/temp-folder.js';
  * A harmless line under a problem is shown: the terminal path is really taken.
  */
 
-const run = promisify(execFile);
 const FINGERPRINT = `${'AB:'.repeat(31)}AB`;
 
-async function validateOnTerminal(config: string): Promise<string> {
+async function validateConfigOnTerminal(config: string): Promise<string> {
   const dir = join(tempFolder('tty-stick'), 'stick');
   mkdirSync(dir);
   cpSync(join(profilesDir, 'secrets'), join(dir, 'secrets'), { recursive: true });
   writeFileSync(join(dir, 'mpprov.yaml'), config);
-  const command = `exec '${process.execPath}' '${cliPath}' validate '${dir}'`;
-  // `script` exits with the command's status (1: invalid); the output is what counts.
-  const outcome = await run('script', ['-qfec', command, '/dev/null'], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', TERM: 'xterm' },
-  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
-  return outcome.stdout;
+  return validateOnTerminal(dir);
 }
 
 const head = (extra: string): string =>
@@ -39,14 +29,14 @@ const head = (extra: string): string =>
 
 describe('source lines on a terminal', () => {
   it('a harmless line under a problem is shown, with its caret', { timeout: 30_000 }, async () => {
-    const out = await validateOnTerminal(head('    colour: blue\n'));
+    const out = await validateConfigOnTerminal(head('    colour: blue\n'));
     expect(out).toContain("unknown key 'colour'");
     expect(out).toContain('    colour: blue');
   });
 
   it('not the line of a mistyped secret key (did-you-mean points at password)', { timeout: 30_000 }, async () => {
     const secret = 'Hunter-Secret-42';
-    const out = await validateOnTerminal(head(`    pasword: ${secret}\n    colour: blue\n`));
+    const out = await validateConfigOnTerminal(head(`    pasword: ${secret}\n    colour: blue\n`));
     expect(out).toContain("unknown key 'pasword'");
     expect(out).toContain("did you mean 'password'");
     expect(out).toContain('    colour: blue');
@@ -68,7 +58,7 @@ describe('source lines on a terminal', () => {
       '        ipv6: { method: dhcp, notes: "\\u0045scaped-\\u0053ecret-77" }',
       '',
     ].join('\n');
-    const out = await validateOnTerminal(config);
+    const out = await validateConfigOnTerminal(config);
     expect(out).toContain("unknown key 'descripton'");
     expect(out).toContain("unknown key 'notes'");
     // The escaped forms are secrets too: neither the value nor the line as written shows.

@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { cliPath, repoRoot, runCli } from '../support/run-cli.js';
+import { runCli, validateOnTerminal } from '../support/run-cli.js';
 import { leakedForms } from '../support/secret-forms.js';
 import { tempFolder } from '../support/temp-folder.js';
 
@@ -14,7 +12,6 @@ import { tempFolder } from '../support/temp-folder.js';
  * and in the JSON report alike.
  */
 
-const run = promisify(execFile);
 const CYRILLIC = 'p\u0430ssw\u043erd';
 const FULLWIDTH = '\uff50assword';
 const GREEK_KEY_PASSWORD = 'private_key_pass\u03c9ord';
@@ -24,17 +21,6 @@ function stick(config: string): string {
   mkdirSync(dir);
   writeFileSync(join(dir, 'mpprov.yaml'), config);
   return dir;
-}
-
-async function onTerminal(dir: string): Promise<string> {
-  const command = `exec '${process.execPath}' '${cliPath}' validate '${dir}'`;
-  // `script` gives the CLI a pty; it exits with the command's status (1: invalid).
-  const outcome = await run('script', ['-qfec', command, '/dev/null'], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', TERM: 'xterm' },
-  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
-  return outcome.stdout;
 }
 
 const point = (name: string, extra: string): string =>
@@ -64,7 +50,7 @@ describe('keys with look-alike letters that read as a secret key', () => {
   ].join('');
 
   it('on a terminal: the unknown key is said, its line is not shown', { timeout: 30_000 }, async () => {
-    const out = await onTerminal(stick(config));
+    const out = await validateOnTerminal(stick(config));
     expect(out).toContain(`unknown key '${CYRILLIC}'`);
     expect(out).toContain(`unknown key '${FULLWIDTH}'`);
     expect(out).toContain(`unknown key '${GREEK_KEY_PASSWORD}'`);
@@ -87,7 +73,7 @@ describe('keys with look-alike letters that read as a secret key', () => {
     expect(report.valid).toBe(false);
     expect(report.problems.map((p) => p.path)).toContain(`monitoring_points[0].${CYRILLIC}`);
     expect(leakedForms(json.stdout + json.stderr, [secret])).toEqual([]);
-    expect(leakedForms(await onTerminal(dir), [secret])).toEqual([]);
+    expect(leakedForms(await validateOnTerminal(dir), [secret])).toEqual([]);
   });
 
   it('a value after such a key that YAML reads as an alias is not quoted back', { timeout: 30_000 }, async () => {
@@ -98,7 +84,7 @@ describe('keys with look-alike letters that read as a secret key', () => {
     expect(report.valid).toBe(false);
     expect(report.problems.map((p) => `${p.line} ${p.path}`)).toEqual([`6 monitoring_points[0].${FULLWIDTH}`]);
     expect(leakedForms(json.stdout + json.stderr, [secret])).toEqual([]);
-    const out = await onTerminal(dir);
+    const out = await validateOnTerminal(dir);
     expect(out).toContain('INVALID');
     expect(leakedForms(out, [secret])).toEqual([]);
   });

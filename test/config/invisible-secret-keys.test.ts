@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { cliPath, repoRoot, runCli } from '../support/run-cli.js';
+import { runCli, validateOnTerminal } from '../support/run-cli.js';
 import { leakedForms } from '../support/secret-forms.js';
 import { tempFolder } from '../support/temp-folder.js';
 
@@ -14,7 +12,6 @@ import { tempFolder } from '../support/temp-folder.js';
  * its value is withheld: no source line on a terminal, no trace in the JSON report.
  */
 
-const run = promisify(execFile);
 const ZWSP = 'pass\u200bword';
 const SOFT_HYPHEN = 'pass\u00adword';
 const TAG = 'pass\u{E0041}word';
@@ -25,17 +22,6 @@ function stick(config: string): string {
   mkdirSync(dir);
   writeFileSync(join(dir, 'mpprov.yaml'), config);
   return dir;
-}
-
-async function onTerminal(dir: string): Promise<string> {
-  const command = `exec '${process.execPath}' '${cliPath}' validate '${dir}'`;
-  // `script` gives the CLI a pty; it exits with the command's status (1: invalid).
-  const outcome = await run('script', ['-qfec', command, '/dev/null'], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', TERM: 'xterm' },
-  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
-  return outcome.stdout;
 }
 
 const point = (name: string, extra: string): string =>
@@ -58,7 +44,7 @@ describe('keys that hold a secret though the schema does not know them', () => {
   const allSecrets = [...secrets, 'Hidden-Flow-Secret-99'];
 
   it('on a terminal: each unknown key is said, the line with its value is not shown', { timeout: 30_000 }, async () => {
-    const out = await onTerminal(stick(config));
+    const out = await validateOnTerminal(stick(config));
     expect(out).toContain('INVALID');
     // The invisible characters are shown escaped, and "did you mean" reads through them.
     expect(out.match(/did you mean 'password'\?/g)?.length).toBeGreaterThanOrEqual(invisible.length);

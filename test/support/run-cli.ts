@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach } from 'vitest';
 
 /**
@@ -153,4 +154,19 @@ export function useProcesses(): Processes {
 
 function environment(options: CliOptions): NodeJS.ProcessEnv {
   return { ...process.env, NO_COLOR: '1', ...options.env };
+}
+
+/**
+ * `mpprov validate DIR` on a real terminal (a pty from util-linux `script`), where the CLI shows the
+ * source line under each problem. `script` exits with the command's status (1: invalid); the
+ * output is what counts.
+ */
+export async function validateOnTerminal(dir: string): Promise<string> {
+  const command = `exec '${process.execPath}' '${cliPath}' validate '${dir}'`;
+  const outcome = await promisify(execFile)('script', ['-qfec', command, '/dev/null'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', TERM: 'xterm' },
+  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+  return outcome.stdout;
 }
