@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { type KeyPath, Severity, type UnplacedProblem, formatKeyPath } from '../core/problem.js';
+import type { Secret } from '../core/secret.js';
 
 /** The most problems one file (at one key) adds to a report; the rest are counted in one more. */
 const MAX_PROBLEMS_PER_FILE = 20;
@@ -23,6 +25,22 @@ export class FileVerdicts {
   readonly #verdicts = new Map<string, Verdict>();
   readonly #ids = new WeakMap<object, number>();
   #nextId = 1;
+  /** A fresh key per load, so the hashes below mean nothing outside this object, which never shows them. */
+  readonly #hashKey = randomBytes(32);
+  readonly #passwords = new Map<string, object>();
+
+  /**
+   * One identity object per password value: every block of a configuration holds its own Secret,
+   * so keyed by the object, the same password in four blocks was four verdicts and four key
+   * derivations. Only a keyed hash of the value is kept, in memory.
+   */
+  passwordIdentity(secret: Secret | undefined): object | undefined {
+    if (secret === undefined) return undefined;
+    const hash = secret.keyedHash(this.#hashKey, ['credential-set verdict']);
+    let identity = this.#passwords.get(hash);
+    if (identity === undefined) this.#passwords.set(hash, (identity = {}));
+    return identity;
+  }
 
   /**
    * Judges what `parts` identify (the bytes of each file, a password) with `judge`, at its first

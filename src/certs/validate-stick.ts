@@ -98,7 +98,7 @@ export async function validateStick(configFile: string, options: ValidateOptions
           set.caCert?.bytes,
           set.clientCert?.bytes,
           set.privateKey?.bytes,
-          set.privateKeyPassword?.value,
+          verdicts.passwordIdentity(set.privateKeyPassword?.value),
         ];
         const { facts, first } = verdicts.judge(String(path.at(-1)), identity, path, () => {
           const check = checkCredentialSet(set, { ...checkOptions, verdicts });
