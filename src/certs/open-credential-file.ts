@@ -2,6 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import { Severity, type UnplacedProblem } from '../core/problem.js';
 import { type CredentialFile, type SecretValue, keyLabel, siblingPath } from './credential-file.js';
 import { CredentialKind, derTruncation, detectCredentialKind, isCertificateKind, isPrivateKeyKind } from './detect.js';
+import { MAX_KDF_ITERATIONS, formatIterations } from './kdf-iterations.js';
 import { readCertificates } from './read-certificates.js';
 import { ReadFailure, isReadError } from './read-error.js';
 import type { KeyContents } from './read-pfx.js';
@@ -111,6 +112,17 @@ export function openPrivateKeyFile(
           file,
           `${file.name} uses an encryption or format that mpprov cannot read`,
           'export it again as PKCS#8 PEM, or as a PFX with AES-256 or 3DES encryption',
+        ),
+      );
+      break;
+    case ReadFailure.TooManyIterations:
+      problems.push(
+        error(
+          file,
+          `${file.name} uses ${formatIterations(read.iterations ?? Infinity)} key-derivation iterations, more than mpprov accepts (${formatIterations(MAX_KDF_ITERATIONS)})`,
+          kind === CredentialKind.Pfx
+            ? 'export it again with fewer (openssl pkcs12 -iter 2048)'
+            : 'export it again with fewer (openssl pkcs8 -topk8 -iter 2048)',
         ),
       );
       break;

@@ -13,6 +13,8 @@ export const ReadFailure = {
   Unsupported: 'unsupported',
   /** A PFX that opened but carries no private key. */
   NoKey: 'no-key',
+  /** Asks for more key-derivation iterations than mpprov runs; `iterations` says how many. */
+  TooManyIterations: 'too-many-iterations',
 } as const;
 export type ReadFailure = (typeof ReadFailure)[keyof typeof ReadFailure];
 
@@ -20,6 +22,8 @@ export type ReadFailure = (typeof ReadFailure)[keyof typeof ReadFailure];
 export interface ReadError {
   error: ReadFailure;
   detail: string;
+  /** With TooManyIterations: the count the file asks for. */
+  iterations?: number;
 }
 export type CertReadError = ReadError;
 export type KeyReadError = ReadError;
@@ -30,6 +34,11 @@ export function isReadError(value: unknown): value is ReadError {
 
 export function readError(error: ReadFailure, detail: string): ReadError {
   return { error, detail };
+}
+
+/** A file whose key derivation would run `iterations` rounds, past the cap; refused before any runs. */
+export function tooManyIterations(iterations: number): ReadError {
+  return { error: ReadFailure.TooManyIterations, detail: `${iterations} key-derivation iterations`, iterations };
 }
 
 /** The message of a caught value, for `detail`; library messages carry no secrets we passed. */

@@ -1,7 +1,8 @@
 import { type KeyObject, X509Certificate, createPrivateKey } from 'node:crypto';
 import type forge from 'node-forge';
 import { nodeForge } from './node-forge.js';
-import { type KeyReadError, ReadFailure, isReadError, messageOf, readError } from './read-error.js';
+import { MAX_KDF_ITERATIONS, pfxIterations } from './kdf-iterations.js';
+import { type KeyReadError, ReadFailure, isReadError, messageOf, readError, tooManyIterations } from './read-error.js';
 
 /** A private key as read from a file, with the certificates a PFX carried beside it. */
 export interface KeyContents {
@@ -26,6 +27,9 @@ const UNSUPPORTED = /unsupported|not supported|integrity mode/i;
 
 /** Reads the first private key and every certificate of a DER PFX. Never throws. */
 export function readPfx(der: Buffer, password?: string): KeyContents | KeyReadError {
+  // Counted before forge derives anything: every password tried below runs the MAC's derivation.
+  const iterations = pfxIterations(der);
+  if (iterations > MAX_KDF_ITERATIONS) return tooManyIterations(iterations);
   // Tools write "no password" as an empty BMPString or as none at all; OpenSSL's PKCS12_parse tries
   // both, and so do we. forge's PBES2 code throws a TypeError for `undefined`, so '' goes first.
   const [first, ...others] = password === undefined ? ['', undefined] : [password];

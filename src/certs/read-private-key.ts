@@ -4,7 +4,8 @@ import { nodeForge } from './node-forge.js';
 import { CredentialKind, detectCredentialKind } from './detect.js';
 import { type PemBlock, pemBlocks } from './pem-blocks.js';
 import { type KeyContents, readPfx } from './read-pfx.js';
-import { type KeyReadError, ReadFailure, isReadError, messageOf, readError } from './read-error.js';
+import { MAX_KDF_ITERATIONS, pkcs8Iterations } from './kdf-iterations.js';
+import { type KeyReadError, ReadFailure, isReadError, messageOf, readError, tooManyIterations } from './read-error.js';
 
 const KEY_LABELS = new Set(['PRIVATE KEY', 'ENCRYPTED PRIVATE KEY', 'RSA PRIVATE KEY', 'EC PRIVATE KEY']);
 
@@ -81,6 +82,9 @@ function readPlainDer(der: Buffer): KeyObject | KeyReadError {
  * an unknown scheme is told apart from a bad password without reading any error message.
  */
 function decryptPkcs8(der: Buffer, password: string): KeyObject | KeyReadError {
+  // Counted before either derivation below runs: forge's fallback is pure JavaScript.
+  const iterations = pkcs8Iterations(der);
+  if (iterations > MAX_KDF_ITERATIONS) return tooManyIterations(iterations);
   try {
     return createPrivateKey({ key: der, format: 'der', type: 'pkcs8', passphrase: password });
   } catch {
