@@ -68,8 +68,11 @@ const PERCENT_RUN = /%[0-9A-Fa-f]{2}(?:[\s:.,-]?%[0-9A-Fa-f]{2}){3,}/g;
  */
 const HEX_BYTES = /(?<![0-9A-Fa-f])[0-9A-Fa-f]{2}(?:[\s:.-][0-9A-Fa-f]{2}){6,}(?![0-9A-Fa-f])/g;
 
-/** A run of base64 or base64url characters (padding included), as long as it goes. */
-const BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/_=-])/g;
+/**
+ * A run of base64 or base64url characters (padding included), as long as it goes. An `=` before it
+ * is a boundary, not part of it: `key=<base64>` is how a device quotes a field.
+ */
+const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/_-])/g;
 
 /** A piece of a path or a name: a word (`interface`, `Capability`, `HTTP`) with a number after it (`v1`, `eth0`). */
 const WORD = /^(?:[A-Z]?[a-z]*|[A-Z]*)\d*$/;

@@ -53,6 +53,16 @@ describe('oneLine', () => {
     }
   });
 
+  it('hides a shifted base64 value quoted as key=value, and keeps the key', () => {
+    for (const encoded of [
+      Buffer.from('xDot1xSecret-Kp77').toString('base64'),
+      Buffer.from('xyDot1xSecret-Kp77').toString('base64'),
+    ])
+      expect(oneLine(`pw=${encoded}.`, none, 500), encoded).toBe(
+        `pw=[encoded data, ${encoded.length} characters, not shown].`,
+      );
+  });
+
   it('keeps long words, paths, URLs, names and a MAC address readable', () => {
     const said =
       'Internationalization of wpa_password failed for eth0: see https://mp.example.com/api/v1/status ' +
