@@ -8,7 +8,8 @@ import { visibleJson, visibleText } from './visible-text.js';
  * - the value itself, and the value JSON-escaped (once, twice, and with non-ASCII as \uXXXX), as
  *   it stands inside JSON text or a JSON message inside JSON;
  * - URL-encoded: encodeURIComponent, the form encoding with '+' for spaces, lower-case escapes;
- * - base64 (padded, and unpadded for a copy cut short), base64url, hex in both cases.
+ * - base64 (padded, and unpadded for a copy cut short), base64url, hex in both cases;
+ * - the value reversed (by code point), as a device may echo it to hide it from a filter.
  * Longest forms first, so a secret holding another secret is replaced whole. Nothing else: no word
  * of a secret is masked on its own, so other text stays as it was and says nothing about the
  * secret's parts. Secrets the redactor does not know (a device's own) are not its business.
@@ -174,6 +175,7 @@ export function secretForms(value: string): string[] {
     bytes.toString('base64url'),
     bytes.toString('hex'),
     bytes.toString('hex').toUpperCase(),
+    [...value].reverse().join(''),
   ];
   return [...new Set(forms)].filter((form) => form.length > 0);
 }

@@ -30,6 +30,46 @@ describe('oneLine', () => {
     expect(oneLine(said, none, 500)).toBe(said);
   });
 
+  it('hides short encoded runs a secret alone fits in: shifted base64, hex, hex bytes, percent-escapes', () => {
+    const secret = 'Dot1xSecret-Kp77';
+    const bytes = Buffer.from(secret);
+    for (const encoded of [
+      Buffer.from(`x${secret}`).toString('base64'),
+      Buffer.from(`xy${secret}`).toString('base64'),
+      Buffer.from(`x${secret}`).toString('base64url'),
+      'eERvdDF4U2VjcmV0LUtwNzc=',
+      bytes.toString('hex').slice(0, 16),
+      bytes.toString('hex').toUpperCase(),
+      [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(':'),
+      [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' '),
+      [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('-'),
+      [...bytes].map((b) => `%${b.toString(16)}`).join(' '),
+      [...bytes].map((b) => `%${b.toString(16)}`).join(''),
+      '%44%6f%74%31',
+      '44:6f:74:31:78:53:65',
+    ]) {
+      const said = oneLine(`echo ${encoded} | refused.`, none, 500);
+      expect(said, encoded).toBe(`echo [encoded data, ${encoded.length} characters, not shown] | refused.`);
+    }
+  });
+
+  it('hides a shifted base64 value quoted as key=value, and keeps the key', () => {
+    for (const encoded of [
+      Buffer.from('xDot1xSecret-Kp77').toString('base64'),
+      Buffer.from('xyDot1xSecret-Kp77').toString('base64'),
+    ])
+      expect(oneLine(`pw=${encoded}.`, none, 500), encoded).toBe(
+        `pw=[encoded data, ${encoded.length} characters, not shown].`,
+      );
+  });
+
+  it('keeps long words, paths, URLs, names and a MAC address readable', () => {
+    const said =
+      'Internationalization of wpa_password failed for eth0: see https://mp.example.com/api/v1/status ' +
+      'and /api/v1/appliance/capability, certificate-authority-2024 expired, station 00:11:22:33:44:55 at 192.0.2.10';
+    expect(oneLine(said, none, 500)).toBe(said);
+  });
+
   it('redacts known secrets before the runs are hidden, so a secret is never left half shown', () => {
     const redact = (text: string): string => text.replaceAll('Spaced  out secret', '(secret)');
     expect(oneLine(`x ${'A'.repeat(50)}Spaced  out secret tail`, redact, 500)).toBe(

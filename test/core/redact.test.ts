@@ -46,6 +46,12 @@ describe('the redactor', () => {
     );
   });
 
+  it('knows each secret reversed, as a device may echo it to slip past a filter', () => {
+    const redactor = new Redactor([new Secret('Dot1x-Secret-Kp77')]);
+    expect(redactor.text('device said: 77pK-terceS-x1toD is wrong')).toBe('device said: (secret) is wrong');
+    expect(secretForms('Dot1x-Secret-Kp77')).toContain('77pK-terceS-x1toD');
+  });
+
   it('masks no single word of a secret: other text stays exactly as it was', () => {
     const words = new Redactor([new Secret('correct horse battery staple'), new Secret('use a gateway, Mallory')]);
     const hint = "use a gateway inside the interface's subnet, or correct the prefix length";

@@ -26,6 +26,18 @@ describe('visibleText', () => {
     expect(once).toBe('x\\x1b[31my\\u202ez\\n');
   });
 
+  it('escapes invisible format characters, so a secret with zero-width spaces in it does not read as the secret', () => {
+    const spaced = [...'Dot1x-Secret'].join('\u200b');
+    expect(visibleText(spaced)).toBe(
+      'D\\u200bo\\u200bt\\u200b1\\u200bx\\u200b-\\u200bS\\u200be\\u200bc\\u200br\\u200be\\u200bt',
+    );
+    expect(visibleText('a\u00adb\u200c\u200d\u2060\u2064\ufeff\ufe0fc')).toBe(
+      'a\\xadb\\u200c\\u200d\\u2060\\u2064\\ufeff\\ufe0fc',
+    );
+    expect(visibleText('tag\u{e0041}\u{e007f}')).toBe('tag\\u{e0041}\\u{e007f}');
+    expect(visibleText(visibleText(spaced))).toBe(visibleText(spaced));
+  });
+
   it('leaves no raw control character in any string of all 65536 code units', () => {
     let all = '';
     for (let code = 0; code < 0x10000; code++) all += String.fromCharCode(code);
@@ -44,6 +56,12 @@ describe('visibleJson', () => {
     expect(json).toContain('a\\nb\\u001b');
     // eslint-disable-next-line no-control-regex -- the very characters that must not survive
     expect(json).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/);
+    expect(JSON.parse(json)).toEqual(value);
+  });
+  it('escapes invisible format characters, astral ones as their surrogate pair, and parses back the same', () => {
+    const value = { name: 'p\u200ba\u200bss', tag: 'x\u{e0041}' };
+    const json = visibleJson(JSON.stringify(value));
+    expect(json).toBe('{"name":"p\\u200ba\\u200bss","tag":"x\\udb40\\udc41"}');
     expect(JSON.parse(json)).toEqual(value);
   });
 });

@@ -20,9 +20,13 @@ export interface EchoingDevice {
 /**
  * raw: the JSON body as sent; encoded: each field base64/hex/URL-encoded; decoded-long: each field's
  * value as it is, after a preamble long enough that a one-line cut at 500 characters falls inside it;
- * body-base64, body-hex, body-url: the whole body encoded as one (a secret inside at no fixed offset).
+ * body-base64, body-hex, body-url: the whole body encoded as one (a secret inside at no fixed offset);
+ * shifted-base64: each password field base64-encoded after one and after two other bytes (no
+ * character in common with the password's own base64); zero-width: each password field with U+200B
+ * between its characters (drawn by a terminal as the plain password).
  */
-export type EchoStyle = 'raw' | 'encoded' | 'decoded-long' | 'body-base64' | 'body-hex' | 'body-url';
+export type EchoStyle =
+  'raw' | 'encoded' | 'decoded-long' | 'body-base64' | 'body-hex' | 'body-url' | 'shifted-base64' | 'zero-width';
 
 export async function startEchoingDevice(style: EchoStyle = 'raw'): Promise<EchoingDevice> {
   const cert = createSelfSignedCertificate();
@@ -72,7 +76,15 @@ function echoOf(style: EchoStyle, authorization: string | undefined, body: strin
   const fields = Object.entries(parseObject(body)).filter(
     (e): e is [string, string] => typeof e[1] === 'string' && /pass/.test(e[0]),
   );
+  if (style === 'shifted-base64')
+    return `refused ${fields.map(([k, v]) => `${k}: ${shiftedBase64(v, 'x')} or ${shiftedBase64(v, 'xy')}`).join(' ')}`;
+  if (style === 'zero-width') return `refused ${fields.map(([k, v]) => `${k}: ${[...v].join('\u200b')}`).join(' ')}`;
   return `refused ${'.'.repeat(460)} ${fields.map(([k, v]) => `${k}=${v}`).join(' ')}`;
+}
+
+/** The value's base64 after `lead`: none of its characters line up with the value's own base64. */
+export function shiftedBase64(value: string, lead: string): string {
+  return Buffer.from(lead + value).toString('base64');
 }
 
 function encodedEcho(authorization: string | undefined, body: string): string {
