@@ -46,12 +46,28 @@ export async function startServiceRig(options: ServiceSimulatorOptions = {}): Pr
     rateLimit: false,
     ...options,
   });
+  const caller = rawCaller(service, RIG_TOKEN);
+  return {
+    ...caller,
+    service,
+    close: async () => {
+      await caller.close();
+      await service.close();
+    },
+  };
+}
+
+/** A raw caller of any simulated service (`url`, `caPem`), with `token` unless a call names another. */
+export function rawCaller(
+  service: { url: string; caPem: string },
+  token: string,
+): Pick<ServiceRig, 'call' | 'get' | 'close'> {
   const agent = new Agent({ connect: { ca: service.caPem } });
   const origin = new URL(service.url).origin;
   const call: ServiceRig['call'] = async (method, path, callOptions = {}) => {
     const headers: Record<string, string> = {
       accept: 'application/json',
-      authorization: `Token ${callOptions.token ?? RIG_TOKEN}`,
+      authorization: `Token ${callOptions.token ?? token}`,
     };
     let body: string | Buffer | undefined = callOptions.rawBody;
     if (callOptions.body !== undefined) {
@@ -76,13 +92,9 @@ export async function startServiceRig(options: ServiceSimulatorOptions = {}): Pr
     return { status: response.statusCode, headers: response.headers, text, json };
   };
   return {
-    service,
     call,
-    get: (path, token) => call('GET', path, token === undefined ? {} : { token }),
-    close: async () => {
-      await agent.close();
-      await service.close();
-    },
+    get: (path, asToken) => call('GET', path, asToken === undefined ? {} : { token: asToken }),
+    close: () => agent.close(),
   };
 }
 
