@@ -38,6 +38,7 @@ export async function runSimulate(flags: SimulateFlags, out: NodeJS.WritableStre
         filesDir: flags.serviceFiles,
       });
       options.hooks = service.hooks;
+      options.serviceLog = service.service;
     }
     await serve(flags, options, backend, stopped, out, service);
   } finally {

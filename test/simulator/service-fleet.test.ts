@@ -79,6 +79,7 @@ describe('mpprov simulate --service-orgs, --service-path-data-ms, --service-lega
       '--service-legacy-shapes',
     ]);
     const info = JSON.parse(firstLine) as {
+      control_url: string;
       service: { url: string; token: string; ca_pem: string; org_ids: number[]; path_data_ms: number; shapes: string };
     };
     expect(info.service).toMatchObject({ org_ids: [12, 13, 12], path_data_ms: 400, shapes: 'legacy' });
@@ -88,6 +89,21 @@ describe('mpprov simulate --service-orgs, --service-path-data-ms, --service-lega
         { id: 12, name: 'Branch Networks' },
         { id: 13, name: 'Branch Networks 2' },
       ]);
+      await service.get('/api/v3/path?orgId=13');
+      // The control port counts the service's requests per kind, for a bench run against the CLI.
+      const log = (await (await fetch(`${info.control_url}/_sim/service/requests`)).json()) as {
+        counts: Record<string, number>;
+        requests: { kind: string; caller: string }[];
+      };
+      expect(log.counts).toEqual({ 'organization-list': 1, 'path-list': 1 });
+      expect(log.requests.map((r) => `${r.kind} ${r.caller}`)).toEqual([
+        'organization-list simulate',
+        'path-list simulate',
+      ]);
+      expect(JSON.stringify(log)).not.toContain(info.service.token);
+      expect((await fetch(`${info.control_url}/_sim/service/requests`, { method: 'DELETE' })).status).toBe(200);
+      const cleared = (await (await fetch(`${info.control_url}/_sim/service/requests`)).json()) as { counts: object };
+      expect(cleared.counts).toEqual({});
     } finally {
       await service.close();
     }
