@@ -81,6 +81,15 @@ describe('POST /v3/path', () => {
     });
   });
 
+  it("an MP name used in two organizations: the source is the one of the path's organization", async () => {
+    rig.service.registerAppliance({ hostname: 'twin.branch', name: 'twin', orgId: 12, id: 3150 });
+    rig.service.registerAppliance({ hostname: 'twin.hq', name: 'twin', orgId: 40, id: 4050 });
+    const answer = await create({ sourceAppliance: 'twin', target: 'twin-target.example', orgId: 40 });
+    expect(answer).toMatchObject({ status: 201, json: { sourceAppliance: 'twin', orgId: 40 } });
+    // A different source MP, so no duplicate.
+    expect((await create({ sourceAppliance: 'twin', target: 'twin-target.example', orgId: 12 })).status).toBe(201);
+  });
+
   it('403 for an organization the caller may not see', async () => {
     expect(await create({ sourceAppliance: 'hq-mp1', target: 'x.example', orgId: 40 }, BRANCH_TOKEN)).toMatchObject({
       status: 403,
@@ -133,7 +142,10 @@ describe('targetLocation, delete, status', () => {
   it('status per organization; a path of an organization the caller may not see is 404 for it', async () => {
     const hq = await create({ sourceAppliance: 'hq-mp1', target: 'hq.example', orgId: 40 });
     const id = (hq.json as { id: number }).id;
-    expect((await rig.get('/api/v3/path/status?orgId=40')).json).toEqual([{ pathId: id, status: 'INDETERMINATE' }]);
+    const statuses = (await rig.get('/api/v3/path/status?orgId=40')).json as { pathId: number }[];
+    expect(statuses).toContainEqual({ pathId: id, status: 'INDETERMINATE' });
+    const org40 = rig.service.paths().filter((p) => p['orgId'] === 40);
+    expect(statuses.map((p) => p.pathId)).toEqual(org40.map((p) => p['id']));
     expect((await rig.get(`/api/v3/path/${id}/status`, BRANCH_TOKEN)).status).toBe(404);
     expect((await rig.get('/api/v3/path/status?orgId=40', BRANCH_TOKEN)).status).toBe(403);
     const branchPaths = (await rig.get('/api/v3/path', BRANCH_TOKEN)).json as { orgId: number }[];

@@ -133,10 +133,12 @@ export class ApplianceRegistry {
     return record === undefined ? undefined : this.#json(record);
   }
 
-  /** The MP whose `name` is `name` (any case), as a path's sourceAppliance names it. */
-  byName(name: string): ApplianceJson | undefined {
+  /** The MP of organization `orgId` whose `name` is `name` (any case), as a path's sourceAppliance names it. */
+  byName(name: string, orgId: number): ApplianceJson | undefined {
     const wanted = key(name);
-    for (const record of this.#byHostname.values()) if (key(record.name) === wanted) return this.#json(record);
+    for (const record of this.#byHostname.values()) {
+      if (record.orgId === orgId && key(record.name) === wanted) return this.#json(record);
+    }
     return undefined;
   }
 

@@ -63,8 +63,8 @@ export function pathCreate({ body, caller, context }: RouteRequest): SimAnswer {
       SIM_ERRORS.badRequest,
       `target is required (a host name or address of at most ${TARGET_MAX} characters)`,
     );
-  const source = context.registry.byName(sourceAppliance);
-  if (source?.orgId !== orgId)
+  const source = context.registry.byName(sourceAppliance, orgId);
+  if (source === undefined)
     return refuse(SIM_ERRORS.badRequest, `Unknown sourceAppliance in organization ${orgId}: ${shown(sourceAppliance)}`);
   const name = pathName ?? `${source.name} -> ${target}`;
   if (typeof name !== 'string' || name === '' || [...name].length > PATH_NAME_MAX)
