@@ -92,7 +92,7 @@ async function onePath(
   }
   if ('failure' in ensured) {
     const why = untilDeadline.aborted
-      ? `the wait of ${Math.round((timing.deadline - timing.startedAt) / 1000)} s ran out before the service's rate limit gave it a turn`
+      ? `the wait of ${Math.round((timing.deadline - timing.startedAt) / 1000)} s ran out before the service answered`
       : failureText(ensured.failure);
     return {
       target,

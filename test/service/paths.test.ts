@@ -214,6 +214,35 @@ describe('ensurePaths', () => {
   });
 });
 
+describe('a service that misbehaves', () => {
+  it('a malformed list, an oversized answer, a slow service: outcomes with the reason, within the wait', async () => {
+    const w = watch();
+    const mp = await availableMp(w);
+    service.clearRequests();
+    service.setFaults({ rawBody: { text: '{"paths": "\u001b[31mnot a list', count: 1 } });
+    const [malformed] = await w.ensurePaths(mp, [{ target: '192.0.2.40' }], { waitS: 5 });
+    expect(malformed).toMatchObject({ created: false, measuring: false });
+    expect(malformed?.sentence).toMatch(/^path to 192\.0\.2\.40 could not be made sure of: the service at /);
+    expect(writes()).toEqual([]);
+
+    service.setFaults({ oversizedBody: { bytes: 8 * 1024 * 1024 } });
+    const [oversized] = await w.ensurePaths(mp, [{ target: '192.0.2.41' }], { waitS: 2 });
+    expect(oversized?.measuring).toBe(false);
+    expect(oversized?.sentence).toMatch(/could not be made sure of: .*4 MiB|more than/);
+
+    service.setFaults({ latencyMs: 5_000 });
+    const started = Date.now();
+    const [slow] = await w.ensurePaths(mp, [{ target: '192.0.2.42' }], { waitS: 1 });
+    // The wait is kept: the answers still on their way are not waited for.
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(slow?.sentence).toBe(
+      'path to 192.0.2.42 could not be made sure of: the wait of 1 s ran out before the service answered',
+    );
+    service.clearFaults();
+    expectNoSecret([JSON.stringify([malformed, oversized, slow])], [TOKEN]);
+  });
+});
+
 describe('planPaths', () => {
   it('says what would be created, exists or gets its location, and writes nothing', async () => {
     const w = watch();
