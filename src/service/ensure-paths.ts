@@ -53,9 +53,15 @@ export async function ensurePaths(
   );
 }
 
+/**
+ * The record's orgId; else the organization the watch listed it in (found by its id: a
+ * vendor-true record has no hostname, and its name need not be the hostname it was waited for
+ * by); else service.org_id; else the token's only organization.
+ */
 async function organizationOf(state: WatchState, appliance: Appliance): Promise<number | undefined> {
+  const listedIn = [...state.known.values()].find((known) => known.id === appliance.id)?.orgId;
   const hostname = appliance.hostname ?? appliance.name;
-  return appliance.orgId ?? state.organizationOf(hostname) ?? (await state.soleOrganization());
+  return appliance.orgId ?? listedIn ?? state.organizationOf(hostname) ?? (await state.soleOrganization());
 }
 
 /** One outcome per target: the stick's checks refuse a target twice, and a second one would only repeat the first. */

@@ -185,6 +185,20 @@ describe('ensurePaths', () => {
     expect(other).toMatchObject({ created: true, measuring: true });
   });
 
+  it('a vendor-true record (no hostname, no orgId, a name of its own) takes the organization it was listed in', async () => {
+    const w = watch();
+    counter += 1;
+    const hostname = `path-mp${counter}`;
+    service.registerAppliance({ hostname, name: `Branch MP ${counter}`, orgId: 12 });
+    const confirmed = await w.waitConnected(hostname, { waitS: 10 });
+    const record = confirmed.appliance;
+    if (record === undefined) throw new Error(confirmed.sentence);
+    const bare: Appliance = { id: record.id, name: record.name, connectionStatus: record.connectionStatus };
+    const [outcome] = await w.ensurePaths(bare, [{ target: '192.0.2.73' }], { waitS: 20 });
+    expect(outcome).toMatchObject({ created: true, measuring: true });
+    expect(pathsOf(`Branch MP ${counter}`)).toHaveLength(1);
+  });
+
   it('service.org_id stands in for a record without orgId', async () => {
     const w = watch({ orgId: 12 });
     counter += 1;
