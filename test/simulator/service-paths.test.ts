@@ -75,6 +75,10 @@ describe('POST /v3/path', () => {
     );
     expect(await create({ sourceAppliance: 'branch-12-mp1', orgId: 12 })).toMatchObject({ status: 400 });
     expect(await create({ sourceAppliance: 'branch-12-mp1', target: 'a b', orgId: 12 })).toMatchObject({ status: 400 });
+    // A long target gets a default name cut to 200 characters.
+    const long = await create({ ...good, orgId: 12, target: `${'t'.repeat(240)}.example` });
+    expect(long.status).toBe(201);
+    expect((long.json as { pathName: string }).pathName).toHaveLength(200);
     // Unknown keys are ignored; a 200-character name is fine.
     expect(await create({ ...good, orgId: 12, pathName: 'p'.repeat(200), colour: 'blue' })).toMatchObject({
       status: 201,

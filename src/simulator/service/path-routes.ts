@@ -66,7 +66,8 @@ export function pathCreate({ body, caller, context }: RouteRequest): SimAnswer {
   const source = context.registry.byName(sourceAppliance, orgId);
   if (source === undefined)
     return refuse(SIM_ERRORS.badRequest, `Unknown sourceAppliance in organization ${orgId}: ${shown(sourceAppliance)}`);
-  const name = pathName ?? `${source.name} -> ${target}`;
+  // A default name is cut to the limit: a long target is no reason to refuse a body that names none.
+  const name = pathName ?? [...`${source.name} -> ${target}`].slice(0, PATH_NAME_MAX).join('');
   if (typeof name !== 'string' || name === '' || [...name].length > PATH_NAME_MAX)
     return refuse(SIM_ERRORS.badRequest, `pathName must be 1 to ${PATH_NAME_MAX} characters`);
   const far = context.registry.byTarget(target);
