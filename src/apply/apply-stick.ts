@@ -6,6 +6,7 @@ import {
   type DeviceAccess,
   hasErrors,
   normaliseDeviceUrl,
+  PATHS_NOT_CHECKED,
   type Problem,
 } from '../config/index.js';
 import { didYouMean } from '../config/did-you-mean.js';
@@ -15,6 +16,7 @@ import type { Secret } from '../core/secret.js';
 import { desiredDevice, type Plan } from '../plan/index.js';
 import { createDataApiClient, type DataApi, RateLimiter, serviceTarget } from '../service/index.js';
 import { type ApplyEvent, type ApplyEventSink, type DeviceResult, Outcome } from './apply-events.js';
+import { allPathsMeasuring, pathsNotChecked } from './path-report.js';
 import { provisionDevice, type ProvisionOptions } from './provision-device.js';
 import { openSecretsRecord, type RecordWarning } from './secrets-record.js';
 import { servicePostCheck, wantsPostCheck } from './service-post-check.js';
@@ -168,10 +170,12 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
             ...(options.cutRequests === true && options.signal !== undefined ? { signal: options.signal } : {}),
           });
         try {
-          // With a post-check, the device's result waits for it, so its one device-result event carries both.
+          const targets = (mp?.paths ?? []).map((p) => p.target);
+          // With a post-check (or paths to report), the device's result waits for it, so its one
+          // device-result event carries both.
           let held: DeviceResult | undefined;
           const deviceEvents = (event: ApplyEvent): void => {
-            if (event.type === 'device-result' && service !== undefined) held = event.result;
+            if (event.type === 'device-result' && (service !== undefined || targets.length > 0)) held = event.result;
             else onEvent(event);
           };
           const { result: provisioned, plan } = await provisionDevice(desired, api, record, {
@@ -192,6 +196,9 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
               },
             );
             device = { ...provisioned, service: outcome };
+          } else if (service === undefined && !options.dryRun && targets.length > 0 && wantsPostCheck(provisioned)) {
+            onWarning(`${targets.length} path(s) ${PATHS_NOT_CHECKED}: agent.yaml has no service block`);
+            device = { ...provisioned, pathsNotChecked: pathsNotChecked(targets, PATHS_NOT_CHECKED) };
           }
           if (held !== undefined) onEvent({ type: 'device-result', result: device });
           result.devices[index] = redactor.value(device);
@@ -245,12 +252,15 @@ export function limitProblem(stick: ValidatedStick, limit: readonly string[]): s
 }
 
 /**
- * Devices configured and verified but not confirmed connected to the monitoring service: with
- * no failed device, `mpprov apply` exits 3 for them (docs/service-model.md, "The post-check").
+ * Devices configured and verified but not confirmed by the monitoring service: not connected, or
+ * a path of their stick not confirmed measuring. With no failed device, `mpprov apply` exits 3
+ * for them (docs/service-model.md, "The post-check").
  */
-export function notConnected(result: StickResult): DeviceResult[] {
+export function notConfirmed(result: StickResult): DeviceResult[] {
   if (result.outcome !== StickOutcome.Changed && result.outcome !== StickOutcome.NoChange) return [];
-  return result.devices.filter((d) => d?.service !== undefined && !d.service.connected);
+  return result.devices.filter(
+    (d) => d?.service !== undefined && (!d.service.connected || !allPathsMeasuring(d.service)),
+  );
 }
 
 function stickOutcome(devices: readonly DeviceResult[]): StickOutcome {
