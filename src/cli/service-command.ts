@@ -4,7 +4,14 @@ import { ExitStatus, isMpprovError } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
 import { visibleLines } from '../core/visible-text.js';
 import { formatProblem } from '../report/index.js';
-import { checkService, createDataApiClient, type DataApi, serviceTarget } from '../service/index.js';
+import {
+  checkService,
+  createDataApiClient,
+  type DataApi,
+  matchingAppliances,
+  organizationName,
+  serviceTarget,
+} from '../service/index.js';
 import { jsonVersionLine } from './json-version.js';
 
 /**
@@ -52,12 +59,10 @@ export function registerServiceCommand(program: Command): void {
     .action(async (hostnames: string[], flags: ServiceFlags) => {
       if (flags.json === true) process.stdout.write(`${jsonVersionLine()}\n`);
       process.exitCode = await withService(flags, async (api, _agent, print) => {
-        const organizations = new Map((await api.listOrganizations()).map((o) => [o.id, o.name]));
+        const organizations = new Map((await api.listOrganizations()).map((o) => [o.id, organizationName(o)]));
         let allAvailable = true;
         for (const hostname of hostnames) {
-          const listed = (await api.listAppliances({ hostname })).filter(
-            (a) => a.hostname.toLowerCase() === hostname.toLowerCase(),
-          );
+          const listed = matchingAppliances(await api.listAppliances({ hostname }), hostname);
           if (listed.length === 0) {
             allAvailable = false;
             if (flags.json === true) print(JSON.stringify({ hostname, known: false }));
@@ -66,11 +71,11 @@ export function registerServiceCommand(program: Command): void {
           }
           for (const a of listed) {
             if (a.connectionStatus !== 'AVAILABLE') allAvailable = false;
-            const org = organizations.get(a.orgId);
+            const org = a.orgId === undefined ? undefined : organizations.get(a.orgId);
             if (flags.json === true) print(JSON.stringify({ known: true, ...a, orgName: org ?? null }));
             else
               print(
-                `${a.hostname}  ${a.connectionStatus}  org ${org === undefined ? a.orgId : `${org} (${a.orgId})`}  MAC ${a.macAddress ?? '-'}`,
+                `${a.hostname ?? a.name}  ${a.connectionStatus}  org ${org === undefined ? (a.orgId ?? '-') : `${org} (${a.orgId})`}  MAC ${a.macAddress ?? '-'}`,
               );
           }
         }

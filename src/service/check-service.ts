@@ -1,6 +1,6 @@
 import { ErrorCode, isMpprovError } from '../core/errors.js';
 import type { DataApi } from './data-api-client.js';
-import type { Appliance } from './data-api-model.js';
+import { organizationName, type Appliance } from './data-api-model.js';
 
 /**
  * `mpprov service check`: what agent.yaml's service settings get from the service, one check a
@@ -69,7 +69,7 @@ export async function checkService(api: DataApi, options: { trust: string }): Pr
       : {
           check: 'organizations',
           ok: true,
-          text: `the token sees ${organizations.length} organization(s): ${organizations.map((o) => `${o.name} (${o.id})`).join(', ')}`,
+          text: `the token sees ${organizations.length} organization(s): ${organizations.map((o) => `${organizationName(o)} (${o.id})`).join(', ')}`,
         },
   );
   let appliances: Appliance[];

@@ -2,8 +2,23 @@ import { X509Certificate } from 'node:crypto';
 import { Pool } from '../core/undici.js';
 import { ErrorCode, MpprovError } from '../core/errors.js';
 import { createConnector, MAX_BODY_BYTES, peerUrl } from '../http/index.js';
-import { listAppliances, listOrganizations, type ApplianceQuery, type CallOptions } from './data-api-endpoints.js';
-import type { Appliance, Organization } from './data-api-model.js';
+import {
+  getAppliance,
+  listAppliances,
+  listOrganizations,
+  type ApplianceQuery,
+  type CallOptions,
+} from './appliance-endpoints.js';
+import type { Appliance, NetworkPath, Organization, PathData, PathStatus } from './data-api-model.js';
+import {
+  createPath,
+  listPathData,
+  listPaths,
+  listPathStatuses,
+  setTargetLocation,
+  type NewPath,
+  type PathDataQuery,
+} from './path-endpoints.js';
 import { RateLimiter, type RateLimit } from './rate-limiter.js';
 import type { ServiceConnection, ServiceRetryInfo } from './service-request.js';
 import type { ServiceTarget } from './service-settings.js';
@@ -16,8 +31,20 @@ export interface DataApi {
   readonly limiter: RateLimiter;
   /** GET /v3/organization: the organizations the credentials may see. */
   listOrganizations(options?: CallOptions): Promise<Organization[]>;
-  /** GET /v3/appliance[?hostname=][&mac=]: an MP the service does not know is simply absent. */
+  /** GET /v3/appliance[?orgId=][&hostname=][&mac=]: an MP the service does not know is simply absent. */
   listAppliances(query?: ApplianceQuery, options?: CallOptions): Promise<Appliance[]>;
+  /** GET /v3/appliance/{id}: 404 when unknown. */
+  getAppliance(id: number, options?: CallOptions): Promise<Appliance>;
+  /** GET /v3/path?orgId= */
+  listPaths(orgId: number, options?: CallOptions): Promise<NetworkPath[]>;
+  /** POST /v3/path: 201 with the record; 400 for a duplicate, an unknown MP or organization. */
+  createPath(path: NewPath, options?: CallOptions): Promise<NetworkPath>;
+  /** PUT /v3/path/{id}/targetLocation */
+  setTargetLocation(id: number, targetLocation: string, options?: CallOptions): Promise<NetworkPath>;
+  /** GET /v3/path/status?orgId= */
+  listPathStatuses(orgId: number, options?: CallOptions): Promise<PathStatus[]>;
+  /** GET /v3/path/data?orgId=&pathIds=&from= (at most 20 path-days: the caller splits). */
+  listPathData(query: PathDataQuery, options?: CallOptions): Promise<PathData[]>;
   /** Closes the connections once running requests are done. */
   close(): Promise<void>;
 }
@@ -83,6 +110,12 @@ export function createDataApiClient(target: ServiceTarget, options: DataApiClien
     limiter,
     listOrganizations: (callOptions) => listOrganizations(connection, callOptions),
     listAppliances: (query, callOptions) => listAppliances(connection, query, callOptions),
+    getAppliance: (id, callOptions) => getAppliance(connection, id, callOptions),
+    listPaths: (orgId, callOptions) => listPaths(connection, orgId, callOptions),
+    createPath: (path, callOptions) => createPath(connection, path, callOptions),
+    setTargetLocation: (id, location, callOptions) => setTargetLocation(connection, id, location, callOptions),
+    listPathStatuses: (orgId, callOptions) => listPathStatuses(connection, orgId, callOptions),
+    listPathData: (query, callOptions) => listPathData(connection, query, callOptions),
     close: () => (closing ??= dispatcher.close()),
   };
 }

@@ -16,6 +16,20 @@ export {
   TimeoutError as ServiceTimeoutError,
   UnreachableError as ServiceUnreachableError,
 } from '../http/index.js';
-export { waitUntilConnected, type ConnectionProgress } from './wait-until-connected.js';
+export { waitUntilConnected } from './wait-until-connected.js';
+export { createServiceWatch, type ServiceWatch, type ServiceWatchOptions } from './service-watch.js';
+export type { ConnectionProgress, WaitConnectedOptions } from './connection-rounds.js';
+export type { EnsurePathsOptions } from './ensure-paths.js';
+export type { PathOutcome, PathProgress, WantedPath } from './path-outcome.js';
+export { PathPlanAction, type PathPlanEntry } from './plan-paths.js';
 export { ConnectionOutcomeKind, type ConnectionOutcome } from './connection-outcome.js';
+export {
+  organizationName,
+  type Appliance,
+  type NetworkPath,
+  type Organization,
+  type PathData,
+  type PathStatus,
+} from './data-api-model.js';
 export { checkService } from './check-service.js';
+export { matchingAppliances, pickAppliance } from './appliance-match.js';

@@ -8,8 +8,12 @@
  * long a request waited in a queue or on the wire, no `requests + 1` arrivals can fall into one
  * window. (A bucket refilled at a steady rate would not do: a full bucket spent at once, plus the
  * refill during the next window, is nearly twice the limit within one window.)
- * Waiters are served first come, first served, so 200 devices polling take turns.
+ * Waiters are served first come, first served within their priority: a round that answers many
+ * devices at once (`high`) goes before single writes queued earlier (`normal`), so a queue of path
+ * creations never holds up the confirmation of a fleet.
  */
+
+export type Priority = 'high' | 'normal';
 
 export interface RateLimit {
   requests: number;
@@ -28,6 +32,7 @@ export interface Turn {
 }
 
 interface Waiter {
+  priority: Priority;
   resolve(turn: Turn): void;
   reject(reason: unknown): void;
   cleanup(): void;
@@ -51,7 +56,7 @@ export class RateLimiter {
   }
 
   /** Waits for a token; rejects with the signal's reason when aborted first. */
-  acquire(signal?: AbortSignal): Promise<Turn> {
+  acquire(signal?: AbortSignal, priority: Priority = 'normal'): Promise<Turn> {
     if (signal?.aborted === true) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const onAbort = () => {
@@ -59,12 +64,16 @@ export class RateLimiter {
         reject(signal?.reason);
       };
       const waiter: Waiter = {
+        priority,
         resolve,
         reject,
         cleanup: () => signal?.removeEventListener('abort', onAbort),
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#queue.push(waiter);
+      if (priority === 'high') {
+        const firstNormal = this.#queue.findIndex((w) => w.priority === 'normal');
+        this.#queue.splice(firstNormal < 0 ? this.#queue.length : firstNormal, 0, waiter);
+      } else this.#queue.push(waiter);
       this.#pump();
     });
   }

@@ -10,7 +10,7 @@ import {
   type RawAnswer,
   type TransportErrorData,
 } from '../http/index.js';
-import { ErrorBody, ServiceMessage } from './data-api-model.js';
+import { ErrorBody, errorMessages, ServiceMessage } from './data-api-model.js';
 import { ServiceStatusError } from './service-errors.js';
 import type { ServiceCredentials } from './service-settings.js';
 
@@ -59,11 +59,17 @@ export function readAnswer<T extends z.ZodType>(
   throw statusError(raw, data, credentials);
 }
 
-/** The service's `message` of an error answer, one line, bounded, with our own secret cut out. */
-export function serviceMessageOf(raw: RawAnswer, credentials: ServiceCredentials): string | undefined {
+/** The messages of an error answer in either shape (vendor `messages[]`, model `message`); none for other bodies. */
+function messagesOf(raw: RawAnswer): string[] {
   const said = ErrorBody.safeParse(parseJson(raw.text));
-  if (!said.success) return undefined;
-  return oneLine(said.data.message, (text) => scrubCredentials(text, credentials), MAX_SENTENCE);
+  return said.success ? errorMessages(said.data) : [];
+}
+
+/** The service's words of an error answer, one line, bounded, with our own secret cut out. */
+export function serviceMessageOf(raw: RawAnswer, credentials: ServiceCredentials): string | undefined {
+  const messages = messagesOf(raw);
+  if (messages.length === 0) return undefined;
+  return oneLine(messages.join('; '), (text) => scrubCredentials(text, credentials), MAX_SENTENCE);
 }
 
 function statusError(raw: RawAnswer, data: TransportErrorData, credentials: ServiceCredentials): ServiceStatusError {
@@ -71,7 +77,9 @@ function statusError(raw: RawAnswer, data: TransportErrorData, credentials: Serv
   const code =
     raw.status === 401
       ? // An undocumented 401 message still means the credentials were not accepted.
-        (UNAUTHORIZED_CODES[serviceMessage ?? ''] ?? ErrorCode.ServiceBadCredentials)
+        (messagesOf(raw)
+          .map((message) => UNAUTHORIZED_CODES[message.trim()])
+          .find((known) => known !== undefined) ?? ErrorCode.ServiceBadCredentials)
       : (STATUS_CODES[raw.status] ?? ErrorCode.ServiceHttp);
   return new ServiceStatusError(code, {
     ...data,

@@ -16,7 +16,8 @@ export function isServiceError(value: unknown): value is ServiceError {
 }
 
 export interface ServiceOperation {
-  method: 'GET';
+  /** GET reads; POST (a path's creation) and PUT (its targetLocation) are the only writes. */
+  method: 'GET' | 'POST' | 'PUT';
   /** Relative to the base URL, with the query: `/v3/appliance?hostname=mp1`. */
   path: string;
 }

@@ -2,7 +2,7 @@ import type { Pool } from 'undici';
 import type { z } from 'zod';
 import { secondsText } from '../core/errors.js';
 import { RateLimitedError, retryAfterMs, sendRequest, type Outcome } from '../http/index.js';
-import type { RateLimiter } from './rate-limiter.js';
+import type { Priority, RateLimiter } from './rate-limiter.js';
 import { readAnswer, serviceMessageOf } from './service-answer.js';
 import { serviceAuthorization } from './service-authorization.js';
 import type { ServiceOperation } from './service-errors.js';
@@ -38,8 +38,14 @@ export interface ServiceConnection {
 }
 
 export interface ServiceRequest {
+  /** Default GET. */
+  method?: ServiceOperation['method'] | undefined;
   /** Relative to the base URL, with the query: `/v3/appliance?hostname=mp1`. */
   path: string;
+  /** Sent as JSON; holds no secret (the service's data API bodies never do). */
+  body?: unknown;
+  /** Rounds that many devices wait on go before single writes queued earlier (rate-limiter.ts). */
+  priority?: Priority | undefined;
   signal?: AbortSignal | undefined;
   /** Called each time the request leaves, after its rate-limit turn came. */
   onSent?: (() => void) | undefined;
@@ -50,11 +56,11 @@ export async function request<T extends z.ZodType>(
   req: ServiceRequest,
   schema: T,
 ): Promise<z.infer<T>> {
-  const operation: ServiceOperation = { method: 'GET', path: req.path };
+  const operation: ServiceOperation = { method: req.method ?? 'GET', path: req.path };
   const data = { url: connection.url, ...operation };
   let rateLimited = 0;
   for (;;) {
-    const turn = await connection.limiter.acquire(req.signal);
+    const turn = await connection.limiter.acquire(req.signal, req.priority);
     let outcome: Outcome;
     try {
       req.onSent?.();
@@ -88,7 +94,12 @@ function exchange(connection: ServiceConnection, req: ServiceRequest, operation:
     url: connection.url,
     operation,
     wirePath: `${connection.basePath}${req.path}`,
-    headers: { accept: 'application/json', authorization: serviceAuthorization(connection.credentials) },
+    headers: {
+      accept: 'application/json',
+      authorization: serviceAuthorization(connection.credentials),
+      ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: req.body === undefined ? undefined : JSON.stringify(req.body),
     timeoutMs: connection.requestTimeoutMs,
     connectTimeoutMs: connection.connectTimeoutMs,
     maxBodyBytes: connection.maxBodyBytes,
