@@ -1,4 +1,4 @@
-import type { ConnectionOutcome } from '../service/index.js';
+import type { ConnectionOutcome, PathPlanEntry } from '../service/index.js';
 import type { PathReport, ServiceReport } from './path-report.js';
 import type { AclDiff, StanzaDiff } from './plan-diff.js';
 
@@ -107,6 +107,8 @@ export type ApplyEvent =
       sentence: string;
     }
   | { type: 'service-paths-done'; device: string; paths: PathReport[] }
+  /** plan only: what would be done with each path, read from the service. */
+  | { type: 'service-paths-plan'; device: string; hostname: string; paths: PathPlanEntry[] }
   | { type: 'device-result'; result: DeviceResult };
 
 export type ApplyEventSink = (event: ApplyEvent) => void;

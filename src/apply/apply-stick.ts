@@ -5,6 +5,7 @@ import {
   agentSecrets,
   type DeviceAccess,
   hasErrors,
+  DEFAULT_WAIT_MEASURING_S,
   normaliseDeviceUrl,
   PATHS_NOT_CHECKED,
   type Problem,
@@ -14,12 +15,12 @@ import { ErrorCode, MpprovError } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
 import type { Secret } from '../core/secret.js';
 import { desiredDevice, type Plan } from '../plan/index.js';
-import { createDataApiClient, type DataApi, RateLimiter, serviceTarget } from '../service/index.js';
 import { type ApplyEvent, type ApplyEventSink, type DeviceResult, Outcome } from './apply-events.js';
 import { allPathsMeasuring, pathsNotChecked } from './path-report.js';
 import { provisionDevice, type ProvisionOptions } from './provision-device.js';
 import { openSecretsRecord, type RecordWarning } from './secrets-record.js';
 import { servicePostCheck, wantsPostCheck } from './service-post-check.js';
+import { createServiceSide, type ServiceSide } from './service-side.js';
 import { cutBy } from './stopped-run.js';
 
 export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
@@ -36,12 +37,12 @@ export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
   /** Device client factory; the real undici client unless a caller brings its own. */
   connect?: (target: DeviceTarget, onWarning: (message: string) => void) => AdminApi;
   /**
-   * The post-check's client; default one made from agent.service for this run (closed after it).
-   * The daemon passes its own rate limiter instead, so parallel jobs share the token's limit.
+   * The service side (one client, one watch) when it outlives this run: the daemon's, shared by
+   * its jobs. Default: one made from agent.service for this run, shared by its devices and closed
+   * after it.
    */
-  service?: DataApi;
-  serviceLimiter?: RateLimiter;
-  /** Poll spacing of the post-check, for tests and the demo; default 2 s growing to 10 s. */
+  serviceSide?: ServiceSide;
+  /** Round spacing of the post-check, for tests and the demo (`firstMs`); default the watch's 2 s. */
   serviceBackoff?: { firstMs: number; maxMs: number };
   /**
    * Only these monitoring points (by `name`), the CLI's `--limit`: the others get no request at
@@ -119,17 +120,16 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
     if (options.onWarning !== undefined) options.onWarning(redactor.text(sentence), kind);
     else if (accesses[0] !== undefined) onEvent({ type: 'warning', device: accesses[0].name, message: sentence });
   }
-  // One client and one rate limiter for the whole run: every device's post-check shares the token's limit.
+  // One client and one watch for the whole run: every device's post-check shares the token's
+  // limit and the same rounds. A dry run reads the service only for the paths it would create.
   const settings = options.agent.service;
-  const ownService = options.service === undefined && settings !== undefined && !options.dryRun;
-  const service =
-    options.dryRun || settings === undefined
+  const readsService = !options.dryRun || stick.model.monitoring_points.some((mp) => (mp.paths?.length ?? 0) > 0);
+  const ownSide = options.serviceSide === undefined && settings !== undefined && readsService;
+  const side =
+    settings === undefined || !readsService
       ? undefined
-      : (options.service ??
-        createDataApiClient(
-          serviceTarget(settings),
-          options.serviceLimiter === undefined ? {} : { limiter: options.serviceLimiter },
-        ));
+      : (options.serviceSide ?? createServiceSide(settings, { roundMs: options.serviceBackoff?.firstMs }));
+  const service = options.dryRun ? undefined : side;
   const jobs = selected.map(
     ({ access, fileIndex }: { access: DeviceAccess; fileIndex: number }, index) =>
       async (): Promise<void> => {
@@ -153,6 +153,7 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
         }
         const desired = desiredDevice(stick, fileIndex);
         const mp = stick.model?.monitoring_points[fileIndex];
+        let restartedAt: number | undefined;
         const hostname = mp?.service_hostname ?? mp?.name ?? access.name;
         const onWarning = (message: string): void => onEvent({ type: 'warning', device: access.name, message });
         const target: DeviceTarget = {
@@ -181,24 +182,36 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
           const { result: provisioned, plan } = await provisionDevice(desired, api, record, {
             ...options,
             dot1xGraceMs: options.dot1xGraceMs ?? options.agent.dot1xGraceMs,
+            onRestartRequested: () => (restartedAt = Date.now()),
             onEvent: deviceEvents,
           });
           await api.close().catch(() => undefined);
           let device = provisioned;
+          if (options.dryRun && side !== undefined && targets.length > 0 && plan !== undefined) {
+            // plan lists the paths it would create: read from the service, never written.
+            const paths = await side.watch
+              .planPaths(hostname, mp?.paths ?? [], { signal: options.signal })
+              .catch(() => []);
+            onEvent({ type: 'service-paths-plan', device: access.name, hostname, paths });
+          }
           if (service !== undefined && settings !== undefined && wantsPostCheck(provisioned)) {
             const outcome = await servicePostCheck(
-              { client: service, waitS: settings.waitConnectedS, backoff: options.serviceBackoff },
+              {
+                side: service,
+                waitConnectedS: settings.waitConnectedS,
+                waitMeasuringS: settings.waitMeasuringS ?? DEFAULT_WAIT_MEASURING_S,
+              },
               access.name,
               hostname,
-              {
-                signal: options.signal,
-                onEvent,
-              },
+              mp?.paths ?? [],
+              // Data counts from the restart; an MP not restarted (no change) measures from the last hour.
+              { signal: options.signal, since: restartedAt, onEvent },
             );
             device = { ...provisioned, service: outcome };
-          } else if (service === undefined && !options.dryRun && targets.length > 0 && wantsPostCheck(provisioned)) {
+          } else if (settings === undefined && targets.length > 0 && wantsPostCheck(provisioned)) {
             onWarning(`${targets.length} path(s) ${PATHS_NOT_CHECKED}: agent.yaml has no service block`);
-            device = { ...provisioned, pathsNotChecked: pathsNotChecked(targets, PATHS_NOT_CHECKED) };
+            if (!options.dryRun)
+              device = { ...provisioned, pathsNotChecked: pathsNotChecked(targets, PATHS_NOT_CHECKED) };
           }
           if (held !== undefined) onEvent({ type: 'device-result', result: device });
           result.devices[index] = redactor.value(device);
@@ -226,7 +239,7 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   try {
     await runWithConcurrency(jobs, Math.max(1, options.concurrency));
   } finally {
-    if (ownService) await service?.close().catch(() => undefined);
+    if (ownSide) await side?.client.close().catch(() => undefined);
   }
   result.outcome = stickOutcome(result.devices);
   return result;

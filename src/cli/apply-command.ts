@@ -162,6 +162,8 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
     if (json) emitJson(event);
     else if (event.type === 'warning' && dryRun)
       print(`WARNING: ${visibleText(event.device)}: ${visibleText(event.message)}`);
+    else if (event.type === 'service-paths-plan')
+      for (const path of event.paths) print(`${visibleText(event.device)}: ${visibleText(path.sentence)}`);
     else display?.onEvent(event);
   };
   const onProblem = (problem: Problem): void => {

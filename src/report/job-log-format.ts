@@ -206,6 +206,8 @@ export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
           level: path.measuring ? 'info' : 'warn',
           text: `[${v(event.device)}] ${path.measuring ? '' : 'NOT CONFIRMED: '}${v(path.sentence)}`,
         }));
+      case 'service-paths-plan':
+        return event.paths.map((path) => ({ level: 'info', text: `[${v(event.device)}] ${v(path.sentence)}` }));
       case 'device-result':
         return deviceResultLines(event.result);
     }
