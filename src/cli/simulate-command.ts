@@ -58,6 +58,13 @@ export function registerSimulateCommand(program: Command): void {
       '--service-files <dir>',
       'service: write the token (service-token) and the CA (service-ca.pem) into DIR for agent.yaml',
     )
+    .option('--service-orgs <k>', 'service: spread the MPs over K organizations (ids 12 ...), round-robin', '1')
+    .option(
+      '--service-path-data-ms <ms>',
+      "service: delay from a path's creation (and its MP being AVAILABLE) to its first data",
+      '3000',
+    )
+    .option('--service-legacy-shapes', "service: answer in the earlier model's shapes (name, {status, message})")
     .option('--json', 'print one line of JSON instead of text')
     .action(async (flags: SimulateFlags) => {
       try {

@@ -58,7 +58,11 @@ export async function startFleet(count: number, options: SimulatorOptions = {}):
   }
   let control: Awaited<ReturnType<typeof startControlServer>>;
   try {
-    control = await startControlServer(devices, { host: controlHost(host), port: options.controlPort ?? 0 });
+    control = await startControlServer(devices, {
+      host: controlHost(host),
+      port: options.controlPort ?? 0,
+      service: options.serviceLog,
+    });
   } catch (error) {
     await closeAll();
     throw error;

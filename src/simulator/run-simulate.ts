@@ -30,11 +30,15 @@ export async function runSimulate(flags: SimulateFlags, out: NodeJS.WritableStre
         devices: flags.devices === undefined ? 1 : integerFlag('--devices', flags.devices, 1, MAX_FLEET),
         hostname: flags.serviceHostname ?? 'sim-mp',
         reconnectMs: integerFlag('--service-reconnect-ms', flags.serviceReconnectMs ?? '5000', 0, 3_600_000),
+        organizations: integerFlag('--service-orgs', flags.serviceOrgs ?? '1', 1, 1000),
+        pathDataMs: integerFlag('--service-path-data-ms', flags.servicePathDataMs ?? '3000', 0, 3_600_000),
+        legacyShapes: flags.serviceLegacyShapes === true,
         host: options.host,
         port: flags.servicePort === undefined ? undefined : integerFlag('--service-port', flags.servicePort, 0, 65535),
         filesDir: flags.serviceFiles,
       });
       options.hooks = service.hooks;
+      options.serviceLog = service.service;
     }
     await serve(flags, options, backend, stopped, out, service);
   } finally {
@@ -51,7 +55,10 @@ function serviceJson(setup: SimulatedServiceSetup, devices: number): Record<stri
     ca_pem: setup.service.caPem,
     fingerprint_sha256: setup.fingerprintSha256,
     reconnect_ms: setup.service.reconnectMs,
+    path_data_ms: setup.service.pathData.firstDataMs,
+    shapes: setup.service.shapes,
     hostnames: Array.from({ length: devices }, (_, i) => setup.hostnameOf(i)),
+    org_ids: Array.from({ length: devices }, (_, i) => setup.orgIdOf(i)),
     ...(setup.files === undefined ? {} : { token_file: setup.files.token, ca_file: setup.files.ca }),
   };
 }
@@ -64,6 +71,8 @@ function serviceLines(setup: SimulatedServiceSetup, devices: number): string[] {
     `  token:        ${setup.service.token}`,
     `  fingerprint:  ${setup.fingerprintSha256}`,
     `  hostnames:    ${names}${devices > 3 ? ', ...' : ''} (UNAVAILABLE from a restart until ${setup.service.reconnectMs} ms after the device answers again)`,
+    `  orgIds:       ${[...new Set(Array.from({ length: devices }, (_, i) => setup.orgIdOf(i)))].join(', ')} (MPs round-robin)`,
+    `  paths:        first data ${setup.service.pathData.firstDataMs} ms after a path exists and its MP is AVAILABLE; ${setup.service.shapes} shapes`,
     ...(setup.files === undefined
       ? [
           '  CA (save as the file service.tls.ca names):',

@@ -39,6 +39,12 @@ export interface SimulateFlags {
   serviceHostname?: string;
   servicePort?: string;
   serviceFiles?: string;
+  /** `--service-orgs K`: organizations the MPs are spread over, round-robin. */
+  serviceOrgs?: string;
+  /** `--service-path-data-ms`: delay to a path's first data. */
+  servicePathDataMs?: string;
+  /** `--service-legacy-shapes`: the earlier model's shapes, for tolerance tests. */
+  serviceLegacyShapes?: boolean;
 }
 
 export async function simulatorOptionsFromFlags(flags: SimulateFlags): Promise<SimulatorOptions> {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { AuthenticatorProfile } from './authenticator-profile.js';
-import { startControlServer, type ControlServer } from './control-server.js';
+import { startControlServer, type ControlServer, type ServiceRequestSource } from './control-server.js';
 import { describeBuiltInModel, type DeviceDescription } from './device-description.js';
 import type { Dot1xBackend } from './dot1x-backend.js';
 import { modelDot1xBackend } from './dot1x-model-backend.js';
@@ -60,6 +60,8 @@ export interface SimulatorOptions {
   showDot1xState?: boolean;
   /** Callbacks on each device's outages (restart began, answering again, management 802.1X failed). */
   hooks?: DeviceEventHooks;
+  /** The simulated service beside the devices: its request log is then read on the control port too. */
+  serviceLog?: ServiceRequestSource;
 }
 
 export const DOT1X_BACKENDS = ['model', 'real'] as const;
@@ -115,7 +117,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     device = createDevice(owned === undefined ? options : { ...options, dot1xBackend: owned }, 0, host, undefined);
     await device.start();
     try {
-      control = await startControlServer([device], { host: controlHost(host), port: options.controlPort ?? 0 });
+      control = await startControlServer([device], {
+        host: controlHost(host),
+        port: options.controlPort ?? 0,
+        service: options.serviceLog,
+      });
     } catch (error) {
       await device.close();
       throw error;

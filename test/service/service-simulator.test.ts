@@ -51,7 +51,12 @@ async function get(
   };
 }
 
-const error = (status: number, message: string) => ({ status, retryAfter: undefined, json: { status, message } });
+/** The vendor client's error body (the simulator's default shapes). */
+const error = (status: number, ...messages: string[]) => ({
+  status,
+  retryAfter: undefined,
+  json: { httpStatusCode: status, messages },
+});
 
 describe('the error table, with exact messages', () => {
   it('401 in its three forms', async () => {
@@ -98,7 +103,7 @@ describe('the error table, with exact messages', () => {
     ).toBe(200);
   });
 
-  it('404 for anything but the two endpoints', async () => {
+  it('404 for an endpoint it does not serve', async () => {
     expect(await get('/api/v3/nothing')).toEqual(error(404, 'Not found'));
     expect(await get('/v3/organization')).toEqual(error(404, 'Not found'));
     expect(await get('/api/v3/organization', undefined, 'DELETE')).toEqual(error(404, 'Not found'));
@@ -111,9 +116,9 @@ describe('the error table, with exact messages', () => {
   });
 
   it('400 for parameters it does not take', async () => {
-    expect(await get('/api/v3/appliance?mac=zz')).toEqual(error(400, 'Bad Request'));
-    expect(await get('/api/v3/appliance?name=x')).toEqual(error(400, 'Bad Request'));
-    expect(await get('/api/v3/appliance?hostname=')).toEqual(error(400, 'Bad Request'));
+    expect(await get('/api/v3/appliance?mac=zz')).toEqual(error(400, 'Bad Request', 'mac must be aa:bb:cc:dd:ee:ff'));
+    expect(await get('/api/v3/appliance?name=x')).toEqual(error(400, 'Bad Request', 'Unknown query parameter: name'));
+    expect(await get('/api/v3/appliance?hostname=')).toEqual(error(400, 'Bad Request', 'hostname must not be empty'));
   });
 
   it('500 as a fault, for a given number of requests', async () => {
@@ -126,11 +131,12 @@ describe('the error table, with exact messages', () => {
 describe('what a caller sees', () => {
   it('only its organizations and their MPs, searched by hostname or MAC', async () => {
     const branch = { accept: 'application/json', authorization: 'Token tok-branch-only' };
-    expect((await get('/api/v3/organization', branch)).json).toEqual([{ id: 12, name: 'Branch Networks' }]);
+    expect((await get('/api/v3/organization', branch)).json).toEqual([{ id: 12, displayName: 'Branch Networks' }]);
     expect((await get('/api/v3/appliance', branch)).json).toEqual([
       {
         id: 3141,
         name: 'branch-12-mp1',
+        resolvedIp: '198.51.100.94',
         hostname: 'branch-12-mp1',
         orgId: 12,
         macAddress: '00:1b:21:3a:4f:10',
@@ -157,7 +163,7 @@ describe('the rate limit per caller', () => {
       for (let i = 0; i < 6; i++) answers.push(await ask());
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 429]);
       const refused = answers[5];
-      expect(refused?.json).toEqual({ status: 429, message: 'Too Many Requests' });
+      expect(refused?.json).toEqual({ httpStatusCode: 429, messages: ['Too Many Requests'] });
       expect(Number(refused?.retryAfter)).toBeGreaterThanOrEqual(1);
       expect((await ask('Token tok-branch-only')).status).toBe(200);
       const log = limited.requests();

@@ -1,8 +1,8 @@
-import type { ApplianceRegistry } from './appliance-registry.js';
-import type { CallerRateLimit } from './caller-rate-limit.js';
-import { sees, type Caller, type ServiceCallers } from './service-callers.js';
-import type { ServiceFaults } from './service-faults.js';
-import { errorBody, MAC_ADDRESS, SIM_ERRORS, type SimError } from './service-wire.js';
+import { applianceById, applianceList, organizations } from './appliance-routes.js';
+import { pathDataBulk, pathDataOne } from './path-data-routes.js';
+import { pathCreate, pathDelete, pathList, pathStatusList, pathStatusOne, pathTargetLocation } from './path-routes.js';
+import { refuse, type RequestBody, type RouteContext, type RouteRequest, type SimAnswer } from './route-types.js';
+import { errorBody, SIM_ERRORS } from './service-wire.js';
 
 /**
  * One request to the simulated data API, decided: rate limit, faults, credentials, route, Accept,
@@ -17,59 +17,82 @@ export interface IncomingFacts {
   authorization: string | undefined;
   accept: string | undefined;
   remoteAddress: string;
+  body: RequestBody;
 }
 
-export type SimAnswer =
+/** What the server writes: errors already worded in the service's dialect. */
+export type WireAnswer =
   | { kind: 'json'; status: number; json: unknown; retryAfterS?: number }
-  | { kind: 'oversized'; bytes: number }
-  | { kind: 'raw'; status: number; text: string; contentType: string };
+  | Exclude<SimAnswer, { kind: 'json' } | { kind: 'error' }>;
 
 export interface Decision {
-  answer: SimAnswer;
+  answer: WireAnswer;
   path: string;
   query: Record<string, string>;
+  /** Which endpoint was asked (`path-create`, ...; `unknown` for none), so requests can be counted per kind. */
+  kind: RequestKind;
   caller: string;
   fault?: string;
 }
 
-export interface RouteContext {
-  basePath: string;
-  callers: ServiceCallers;
-  registry: ApplianceRegistry;
-  faults: ServiceFaults;
-  rateLimit: CallerRateLimit | undefined;
-  now: number;
+interface Route {
+  method: string;
+  pattern: RegExp;
+  kind: string;
+  handle(request: RouteRequest): SimAnswer;
 }
 
-const fail = (error: SimError): SimAnswer => ({ kind: 'json', status: error.status, json: errorBody(error) });
+/** Below the base path. More specific patterns first: `/v3/path/status` is not a path's id. */
+const ROUTES = [
+  { method: 'GET', pattern: /^\/v3\/organization$/, kind: 'organization-list', handle: organizations },
+  { method: 'GET', pattern: /^\/v3\/appliance$/, kind: 'appliance-list', handle: applianceList },
+  { method: 'GET', pattern: /^\/v3\/appliance\/([^/]+)$/, kind: 'appliance-get', handle: applianceById },
+  { method: 'GET', pattern: /^\/v3\/path$/, kind: 'path-list', handle: pathList },
+  { method: 'POST', pattern: /^\/v3\/path$/, kind: 'path-create', handle: pathCreate },
+  { method: 'GET', pattern: /^\/v3\/path\/status$/, kind: 'path-status-list', handle: pathStatusList },
+  { method: 'GET', pattern: /^\/v3\/path\/data$/, kind: 'path-data-bulk', handle: pathDataBulk },
+  {
+    method: 'PUT',
+    pattern: /^\/v3\/path\/([^/]+)\/targetLocation$/,
+    kind: 'path-location',
+    handle: pathTargetLocation,
+  },
+  { method: 'GET', pattern: /^\/v3\/path\/([^/]+)\/status$/, kind: 'path-status', handle: pathStatusOne },
+  { method: 'GET', pattern: /^\/v3\/path\/([^/]+)\/data$/, kind: 'path-data', handle: pathDataOne },
+  { method: 'DELETE', pattern: /^\/v3\/path\/([^/]+)$/, kind: 'path-delete', handle: pathDelete },
+] as const satisfies readonly Route[];
+
+export type RequestKind = (typeof ROUTES)[number]['kind'] | 'unknown';
+export const REQUEST_KINDS: readonly RequestKind[] = [...ROUTES.map((r) => r.kind), 'unknown'];
 
 export function decide(facts: IncomingFacts, context: RouteContext): Decision {
   const url = new URL(facts.url, 'https://service.invalid');
   const query = Object.fromEntries(url.searchParams);
   const caller = context.callers.labelOf(facts.authorization) ?? `anonymous ${facts.remoteAddress}`;
-  const base = { path: url.pathname, query, caller };
+  const matched = match(facts.method, url.pathname, context.basePath);
+  const base = { path: url.pathname, query, caller, kind: matched?.route.kind ?? 'unknown' } as const;
+  const word = (answer: SimAnswer): WireAnswer =>
+    answer.kind === 'error'
+      ? { kind: 'json', status: answer.error.status, json: errorBody(answer.error, context.shapes, answer.detail) }
+      : answer;
 
   const retryAfterS = context.rateLimit?.admit(caller, context.now) ?? 0;
   if (retryAfterS > 0) {
-    return { ...base, answer: { kind: 'json', status: 429, json: errorBody(SIM_ERRORS.tooManyRequests), retryAfterS } };
+    const json = errorBody(SIM_ERRORS.tooManyRequests, context.shapes);
+    return { ...base, answer: { kind: 'json', status: 429, json, retryAfterS } };
   }
 
   const fault = context.faults.take();
-  if (fault?.kind === 'error') return { ...base, fault: `error ${fault.name}`, answer: fail(SIM_ERRORS[fault.name]) };
+  if (fault?.kind === 'error')
+    return { ...base, fault: `error ${fault.name}`, answer: word(refuse(SIM_ERRORS[fault.name])) };
 
   const authenticated = context.callers.authenticate(facts.authorization);
-  if ('error' in authenticated) return { ...base, answer: fail(authenticated.error) };
+  if ('error' in authenticated) return { ...base, answer: word(refuse(authenticated.error)) };
   const who = authenticated.caller;
 
-  const endpoint = facts.method === 'GET' ? url.pathname.slice(context.basePath.length) : undefined;
-  if (
-    !url.pathname.startsWith(`${context.basePath}/`) ||
-    (endpoint !== '/v3/organization' && endpoint !== '/v3/appliance')
-  ) {
-    return { ...base, answer: fail(SIM_ERRORS.notFound) };
-  }
-  if (!acceptsJson(facts.accept)) return { ...base, answer: fail(SIM_ERRORS.notAcceptable) };
-  if (!who.access) return { ...base, answer: fail(SIM_ERRORS.accessDenied) };
+  if (matched === undefined) return { ...base, answer: word(refuse(SIM_ERRORS.notFound)) };
+  if (!acceptsJson(facts.accept)) return { ...base, answer: word(refuse(SIM_ERRORS.notAcceptable)) };
+  if (!who.access) return { ...base, answer: word(refuse(SIM_ERRORS.accessDenied)) };
 
   if (fault?.kind === 'oversized-body')
     return { ...base, fault: 'oversized-body', answer: { kind: 'oversized', bytes: fault.bytes } };
@@ -80,30 +103,39 @@ export function decide(facts: IncomingFacts, context: RouteContext): Decision {
       answer: { kind: 'raw', status: fault.status, text: fault.text, contentType: fault.contentType },
     };
 
-  const params = [...url.searchParams.keys()];
-  if (endpoint === '/v3/organization') {
-    if (params.length > 0) return { ...base, answer: fail(SIM_ERRORS.badRequest) };
-    return { ...base, answer: { kind: 'json', status: 200, json: context.callers.visibleOrganizations(who) } };
-  }
-  return { ...base, answer: appliances(url.searchParams, who, context) };
+  const refusedHostname =
+    matched.route.kind === 'appliance-list' && url.searchParams.has('hostname') && context.faults.refusesHostnameQuery;
+  const answer = matched.route.handle({
+    params: matched.params,
+    search: url.searchParams,
+    body: facts.body,
+    caller: who,
+    context,
+  });
+  return { ...base, ...(refusedHostname ? { fault: 'hostname-query: refused' } : {}), answer: word(answer) };
 }
 
-/** GET /v3/appliance[?hostname=][&mac=]: exact hostname (any case), MAC in aa:bb:cc:dd:ee:ff form. */
-function appliances(search: URLSearchParams, caller: Caller, context: RouteContext): SimAnswer {
-  const keys = [...search.keys()];
-  const known = keys.every((k) => k === 'hostname' || k === 'mac');
-  const once = new Set(keys).size === keys.length;
-  const hostname = search.get('hostname');
-  const mac = search.get('mac');
-  if (!known || !once || hostname === '' || (mac !== null && !MAC_ADDRESS.test(mac)))
-    return fail(SIM_ERRORS.badRequest);
-  const listed = context.registry
-    .list()
-    .filter((a) => sees(caller, a.orgId))
-    .filter((a) => hostname === null || a.hostname.toLowerCase() === hostname.toLowerCase())
-    .filter((a) => mac === null || a.macAddress === mac.toLowerCase())
-    .map((a) => ({ ...a, connectionStatus: context.faults.statusWord(a.connectionStatus) }));
-  return { kind: 'json', status: 200, json: listed };
+function match(
+  method: string,
+  pathname: string,
+  basePath: string,
+): { route: (typeof ROUTES)[number]; params: string[] } | undefined {
+  if (!pathname.startsWith(`${basePath}/`)) return undefined;
+  const endpoint = pathname.slice(basePath.length);
+  for (const route of ROUTES) {
+    if (route.method !== method) continue;
+    const found = route.pattern.exec(endpoint);
+    if (found !== null) return { route, params: found.slice(1).map((p) => safeDecode(p)) };
+  }
+  return undefined;
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** Strict on purpose: only an Accept that names application/json itself (a client that forgets it is caught). */

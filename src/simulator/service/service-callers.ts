@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SIM_ERRORS, type OrganizationJson, type SimError } from './service-wire.js';
+import { SIM_ERRORS, type OrganizationSpec, type SimError } from './service-wire.js';
 
 /**
  * Who may call the simulated service: organizations, access tokens and users (Basic). A caller
@@ -47,11 +47,11 @@ export type Authentication = { caller: Caller } | { error: SimError };
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 export class ServiceCallers {
-  readonly organizations: OrganizationJson[];
+  readonly organizations: OrganizationSpec[];
   readonly #tokens = new Map<string, TokenRecord>();
   readonly #users = new Map<string, UserRecord>();
 
-  constructor(organizations: readonly OrganizationJson[]) {
+  constructor(organizations: readonly OrganizationSpec[]) {
     this.organizations = organizations.map((o) => ({ ...o }));
   }
 
@@ -120,8 +120,17 @@ export class ServiceCallers {
     return undefined;
   }
 
-  visibleOrganizations(caller: Caller): OrganizationJson[] {
+  visibleOrganizations(caller: Caller): OrganizationSpec[] {
     return this.organizations.filter((o) => sees(caller, o.id));
+  }
+
+  /** True when the organization exists and the caller may see it (one answer for both: 403 reveals nothing). */
+  mayUseOrganization(caller: Caller, orgId: number): boolean {
+    return sees(caller, orgId) && this.organizations.some((o) => o.id === orgId);
+  }
+
+  exists(orgId: number): boolean {
+    return this.organizations.some((o) => o.id === orgId);
   }
 
   #countTowardsRevocation(token: TokenRecord): void {

@@ -21,6 +21,11 @@ export interface ServiceFaultSpec {
    * Every listing until cleared; the MP's status itself is unchanged.
    */
   statusWords?: Partial<Record<SimConnectionStatus, string>> | undefined;
+  /**
+   * `GET /v3/appliance?hostname=` answers 400 (`Unknown query parameter: hostname`), as a service
+   * without the search would: a client must then ask by `orgId` and match the name itself. Until cleared.
+   */
+  refuseHostnameQuery?: boolean | undefined;
 }
 
 export type ActiveFault =
@@ -41,6 +46,10 @@ export class ServiceFaults {
 
   get latencyMs(): number {
     return this.#spec.latencyMs ?? 0;
+  }
+
+  get refusesHostnameQuery(): boolean {
+    return this.#spec.refuseHostnameQuery === true;
   }
 
   /** How the service words `status` in a listing. */

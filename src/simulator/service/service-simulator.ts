@@ -6,16 +6,26 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createSelfSignedCertificate } from '../self-signed-certificate.js';
 import { ApplianceRegistry } from './appliance-registry.js';
 import { CallerRateLimit, SIM_DATA_API_LIMIT, type CallerLimit } from './caller-rate-limit.js';
-import { decide, type SimAnswer } from './data-api-routes.js';
+import { decide, type RequestKind, type WireAnswer } from './data-api-routes.js';
+import { DEFAULT_PATH_DATA, type PathDataSettings } from './path-data.js';
+import { pathJson, PathRegistry } from './path-registry.js';
+import type { RequestBody } from './route-types.js';
 import { ServiceCallers, type SimTokenSpec, type SimUserSpec } from './service-callers.js';
 import { ServiceFaults, type ServiceFaultSpec } from './service-faults.js';
 import { ServiceRequestLog, type ServiceLogEntry } from './service-request-log.js';
-import type { ApplianceJson, ApplianceRegistration, OrganizationJson, SimConnectionStatus } from './service-wire.js';
+import type {
+  ApplianceJson,
+  ApplianceRegistration,
+  OrganizationSpec,
+  ServiceShapes,
+  SimConnectionStatus,
+} from './service-wire.js';
 
 /**
  * The monitoring service's data API, simulated (docs/service-model.md): HTTPS on loopback, the
  * organizations, MPs and callers a test or rehearsal sets up, the documented errors, the rate
- * limit per caller, faults, and MP statuses that follow the simulated devices' restarts.
+ * limit per caller, faults, MP statuses that follow the simulated devices' restarts, and network
+ * paths whose data flows while their MP is AVAILABLE.
  */
 
 export interface ServiceSimulatorOptions {
@@ -23,8 +33,8 @@ export interface ServiceSimulatorOptions {
   host?: string;
   /** Default 0: a free port. */
   port?: number;
-  /** Default `[{id: 12, name: "Branch Networks"}]`. */
-  organizations?: readonly OrganizationJson[];
+  /** Default `[{id: 12, name: "Branch Networks"}]` (`name` goes on the wire as `displayName`, or `name` in legacy shapes). */
+  organizations?: readonly OrganizationSpec[];
   /** Default one token labelled `default` that sees every organization (its value: `token`). */
   tokens?: readonly SimTokenSpec[];
   users?: readonly SimUserSpec[];
@@ -33,6 +43,12 @@ export interface ServiceSimulatorOptions {
   rateLimit?: CallerLimit | false;
   /** How long an MP stays UNAVAILABLE after its device answers again; default 5000 ms. */
   reconnectMs?: number;
+  /** `vendor` (default): the vendor client's shapes; `legacy`: the earlier model's (`name`, `{status, message}`). */
+  shapes?: ServiceShapes;
+  /** Delay from "path exists and its MP is AVAILABLE" to its first data; default 3000 ms. */
+  pathDataMs?: number;
+  /** One data element per metric every this many ms, at least 1000; default 5000 ms. */
+  pathSampleMs?: number;
   /** Default a self-issued certificate for 127.0.0.1, ::1 and localhost (then `caPem` is that certificate). */
   tls?: { certPem: string; keyPem: string; caPem?: string };
   /** TLS versions the server offers (tests of the client's TLS 1.2 minimum); default Node's. */
@@ -57,6 +73,10 @@ export interface ServiceSimulator {
   setConnectionStatus(hostname: string, status: SimConnectionStatus): void;
   connectionStatus(hostname: string): SimConnectionStatus;
   appliances(): ApplianceJson[];
+  /** The paths, as GET /v3/path lists them (every organization). */
+  paths(): Record<string, unknown>[];
+  readonly shapes: ServiceShapes;
+  readonly pathData: Readonly<PathDataSettings>;
   /** Device events: a networking restart began / the device answers again / its management port failed 802.1X. */
   restartStarted(hostname: string): void;
   answeringAgain(hostname: string): void;
@@ -65,6 +85,8 @@ export interface ServiceSimulator {
   setFaults(spec: ServiceFaultSpec): void;
   clearFaults(): void;
   requests(): ServiceLogEntry[];
+  /** Requests per kind (`appliance-list`, `path-create`, ...) since the last clearRequests. */
+  requestCounts(): Partial<Record<RequestKind, number>>;
   clearRequests(): void;
   /** TLS handshakes completed and failed (a client that refused the certificate made a failed one). */
   handshakes(): { completed: number; failed: number };
@@ -72,7 +94,9 @@ export interface ServiceSimulator {
 }
 
 const SIM_BASE_PATH = '/api';
-const DEFAULT_ORGANIZATIONS: readonly OrganizationJson[] = [{ id: 12, name: 'Branch Networks' }];
+const DEFAULT_ORGANIZATIONS: readonly OrganizationSpec[] = [{ id: 12, name: 'Branch Networks' }];
+/** Path bodies are a few hundred bytes; anything past this is refused unread. */
+const BODY_LIMIT = 64 * 1024;
 const CHUNK = Buffer.alloc(64 * 1024, 0x20);
 
 export async function startServiceSimulator(options: ServiceSimulatorOptions = {}): Promise<ServiceSimulator> {
@@ -82,6 +106,16 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
   for (const user of options.users ?? []) callers.addUser(user);
   const registry = new ApplianceRegistry(options.reconnectMs ?? 5_000, () => callers.organizations[0]?.id ?? 1);
   for (const appliance of options.appliances ?? []) registry.register(appliance);
+  const paths = new PathRegistry();
+  const shapes = options.shapes ?? 'vendor';
+  const pathData: PathDataSettings = {
+    firstDataMs: options.pathDataMs ?? DEFAULT_PATH_DATA.firstDataMs,
+    sampleMs: options.pathSampleMs ?? DEFAULT_PATH_DATA.sampleMs,
+  };
+  if (!Number.isInteger(pathData.firstDataMs) || pathData.firstDataMs < 0)
+    throw new RangeError('pathDataMs must be a whole number of ms, 0 or more');
+  if (!Number.isInteger(pathData.sampleMs) || pathData.sampleMs < 1000)
+    throw new RangeError('pathSampleMs must be a whole number of ms, 1000 or more (element times are whole seconds)');
   const rateLimit =
     options.rateLimit === false ? undefined : new CallerRateLimit(options.rateLimit ?? SIM_DATA_API_LIMIT);
   const faults = new ServiceFaults();
@@ -116,6 +150,7 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // A client that goes away mid-answer (one that caps a body, say) is not an error here.
     res.on('error', () => undefined);
+    const body = await readBody(req);
     const atMs = Date.now();
     const decision = decide(
       {
@@ -124,8 +159,9 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
         authorization: req.headers.authorization,
         accept: req.headers.accept,
         remoteAddress: req.socket.remoteAddress ?? '?',
+        body,
       },
-      { basePath: SIM_BASE_PATH, callers, registry, faults, rateLimit, now: atMs },
+      { basePath: SIM_BASE_PATH, callers, registry, paths, pathData, faults, rateLimit, shapes, now: atMs },
     );
     const latency = faults.latencyMs;
     const fault = [decision.fault, latency > 0 ? `latency ${latency} ms` : undefined]
@@ -137,12 +173,15 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
       method: req.method ?? '?',
       path: decision.path,
       query: decision.query,
+      kind: decision.kind,
       caller: decision.caller,
       status: decision.answer.kind === 'oversized' ? 200 : decision.answer.status,
       ...(fault === '' ? {} : { fault }),
       ...(retryAfterS === undefined ? {} : { retryAfterS }),
     });
     if (latency > 0) await sleep(latency);
+    // A body left unread would be taken for the next request on this connection: close it.
+    if (body.kind === 'too-large') res.setHeader('connection', 'close');
     await write(res, decision.answer);
   }
 
@@ -167,6 +206,9 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
     setConnectionStatus: (hostname, status) => registry.setStatus(hostname, status),
     connectionStatus: (hostname) => registry.status(hostname),
     appliances: () => registry.list(),
+    paths: () => paths.list().map(pathJson),
+    shapes,
+    pathData,
     restartStarted: (hostname) => registry.restartStarted(hostname),
     answeringAgain: (hostname) => registry.answeringAgain(hostname),
     managementDot1xFailed: (hostname) => registry.managementDot1xFailed(hostname),
@@ -179,6 +221,7 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
     setFaults: (spec) => faults.set(spec),
     clearFaults: () => faults.clear(),
     requests: () => log.list(),
+    requestCounts: () => log.counts(),
     clearRequests: () => log.clear(),
     handshakes: () => ({ ...handshakes }),
     close: () =>
@@ -189,7 +232,37 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
   };
 }
 
-async function write(res: ServerResponse, answer: SimAnswer): Promise<void> {
+/** The body, up to BODY_LIMIT; beyond it, only that it was too large (the rest is not read). */
+function readBody(req: IncomingMessage): Promise<RequestBody> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= BODY_LIMIT) {
+        chunks.push(chunk);
+        return;
+      }
+      // Paused, not destroyed: the 400 still goes out, then the connection closes.
+      req.off('data', onData);
+      req.pause();
+      resolve({ kind: 'too-large' });
+    };
+    req.on('data', onData);
+    req.once('error', reject);
+    req.once('end', () => {
+      if (size === 0) resolve({ kind: 'none' });
+      else
+        resolve({
+          kind: 'text',
+          text: Buffer.concat(chunks).toString('utf8'),
+          contentType: req.headers['content-type'],
+        });
+    });
+  });
+}
+
+async function write(res: ServerResponse, answer: WireAnswer): Promise<void> {
   switch (answer.kind) {
     case 'json': {
       const body = JSON.stringify(answer.json);

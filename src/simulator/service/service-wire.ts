@@ -4,7 +4,15 @@ import { z } from 'zod';
  * The simulator's own statement of the data API model (docs/service-model.md): what it serves and the
  * documented error table. Deliberately not imported from src/service: a simulator that shares the
  * client's schemas could only ever agree with it.
+ *
+ * Two dialects: `vendor` (default) answers as the vendor's own sample clients read the service
+ * (`displayName`, `resolvedIp`, `{"httpStatusCode", "messages"}`); `legacy` keeps this project's
+ * earlier model (`name`, no `resolvedIp`, `{"status", "message"}`) so the client's tolerance of it
+ * can be tested.
  */
+
+export const SERVICE_SHAPES = ['vendor', 'legacy'] as const;
+export type ServiceShapes = (typeof SERVICE_SHAPES)[number];
 
 const SIM_CONNECTION_STATUSES = ['AVAILABLE', 'UNAVAILABLE', 'REMOVED', 'NEW', 'BLOCKED'] as const;
 export const SimConnectionStatus = z.enum(SIM_CONNECTION_STATUSES);
@@ -18,24 +26,46 @@ export const ApplianceRegistration = z.strictObject({
   name: z.string().min(1).optional(),
   orgId: z.number().int().optional(),
   macAddress: z.string().regex(MAC_ADDRESS).optional(),
+  /** The address the service sees the MP at; default one of 198.51.100.0/24 by its id. */
+  resolvedIp: z.string().min(1).optional(),
   connectionStatus: SimConnectionStatus.optional(),
   id: z.number().int().positive().optional(),
 });
 export type ApplianceRegistration = z.infer<typeof ApplianceRegistration>;
 
-/** One MP as GET /v3/appliance lists it. */
+/** One MP as the simulator holds it; `applianceJson` words it per dialect. */
 export interface ApplianceJson {
   id: number;
   name: string;
   hostname: string;
   orgId: number;
   macAddress: string | null;
+  resolvedIp: string;
   connectionStatus: SimConnectionStatus;
 }
 
-export interface OrganizationJson {
+/** An organization as a test or rehearsal sets it up; worded `displayName` or `name` on the wire. */
+export interface OrganizationSpec {
   id: number;
   name: string;
+}
+
+export function organizationJson(organization: OrganizationSpec, shapes: ServiceShapes): Record<string, unknown> {
+  return shapes === 'vendor'
+    ? { id: organization.id, displayName: organization.name }
+    : { id: organization.id, name: organization.name };
+}
+
+/** The four vendor fields plus the model's hostname, orgId and macAddress; legacy: without resolvedIp. */
+export function applianceJson(
+  appliance: ApplianceJson,
+  shapes: ServiceShapes,
+  statusWord: string = appliance.connectionStatus,
+): Record<string, unknown> {
+  const { id, name, hostname, orgId, macAddress, resolvedIp } = appliance;
+  return shapes === 'vendor'
+    ? { id, name, resolvedIp, connectionStatus: statusWord, hostname, orgId, macAddress }
+    : { id, name, hostname, orgId, macAddress, connectionStatus: statusWord };
 }
 
 /** docs/service-model.md, "Transport", plus the model's 429: status and exact message. */
@@ -53,7 +83,12 @@ export const SIM_ERRORS = {
 export type SimErrorName = keyof typeof SIM_ERRORS;
 export type SimError = (typeof SIM_ERRORS)[SimErrorName];
 
-/** The error body of the model: `{"status": N, "message": "..."}`. */
-export function errorBody(error: { status: number; message: string }): { status: number; message: string } {
-  return { status: error.status, message: error.message };
+/**
+ * The error body: vendor `{"httpStatusCode": N, "messages": [message, detail?]}`, where a 400 that
+ * names what is wrong carries it as the second message; legacy `{"status": N, "message": "..."}`
+ * (the earlier model had no room for the detail).
+ */
+export function errorBody(error: SimError, shapes: ServiceShapes, detail?: string): Record<string, unknown> {
+  if (shapes === 'legacy') return { status: error.status, message: error.message };
+  return { httpStatusCode: error.status, messages: detail === undefined ? [error.message] : [error.message, detail] };
 }

@@ -8,12 +8,16 @@ import { startServiceSimulator, type ServiceSimulator } from './service-simulato
  * `mpprov simulate --service`: the simulated monitoring service beside the simulated MPs, each
  * MP registered under a hostname and its connectionStatus following its device's outages
  * through the device's event hooks (restart began, answering again, management 802.1X failed).
+ * With several organizations the MPs are spread over them round-robin (MP n in organization
+ * n mod K), so confirmation rounds per organization can be measured.
  */
 
 export interface SimulatedServiceSetup {
   service: ServiceSimulator;
   /** Hostname of the device with this index. */
   hostnameOf(index: number): string;
+  /** The organization (id) the device with this index is registered in. */
+  orgIdOf(index: number): number;
   hooks: DeviceEventHooks;
   /** The service's certificate's SHA-256, as `AA:BB:...`. */
   fingerprintSha256: string;
@@ -26,21 +30,42 @@ export async function startSimulatedService(options: {
   /** The single MP's hostname, or the fleet's prefix (`PREFIX-1` ...). */
   hostname: string;
   reconnectMs: number;
+  /** Organizations to spread the MPs over; default 1 (`Branch Networks`, id 12). */
+  organizations?: number | undefined;
+  /** Delay to a path's first data; default the simulator's (3000 ms). */
+  pathDataMs?: number | undefined;
+  /** Answer in the earlier model's shapes instead of the vendor's. */
+  legacyShapes?: boolean | undefined;
   host?: string | undefined;
   port?: number | undefined;
   /** Write `service-token` and `service-ca.pem` here (owner-only). */
   filesDir?: string | undefined;
 }): Promise<SimulatedServiceSetup> {
+  const organizations = Array.from({ length: Math.max(1, options.organizations ?? 1) }, (_, i) => ({
+    id: FIRST_ORG_ID + i,
+    name: i === 0 ? 'Branch Networks' : `Branch Networks ${i + 1}`,
+  }));
   const service = await startServiceSimulator({
     reconnectMs: options.reconnectMs,
+    organizations,
+    ...(options.pathDataMs === undefined ? {} : { pathDataMs: options.pathDataMs }),
+    ...(options.legacyShapes === true ? { shapes: 'legacy' as const } : {}),
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(options.port === undefined ? {} : { port: options.port }),
     tokens: [{ label: 'simulate' }],
   });
   const hostnameOf = (index: number): string =>
     options.devices === 1 ? options.hostname : `${options.hostname}-${index + 1}`;
+  const orgIdOf = (index: number): number => FIRST_ORG_ID + (index % organizations.length);
   for (let index = 0; index < options.devices; index++) {
-    service.registerAppliance({ hostname: hostnameOf(index), macAddress: macOf(index), connectionStatus: 'AVAILABLE' });
+    service.registerAppliance({
+      hostname: hostnameOf(index),
+      orgId: orgIdOf(index),
+      macAddress: macOf(index),
+      // Every simulated device listens on the same loopback address (on its own port).
+      resolvedIp: options.host ?? '127.0.0.1',
+      connectionStatus: 'AVAILABLE',
+    });
   }
   const hooks: DeviceEventHooks = {
     restartStarted: (index) => service.restartStarted(hostnameOf(index)),
@@ -54,8 +79,17 @@ export async function startSimulatedService(options: {
     await writeFile(files.token, `${service.token}\n`, { mode: 0o600 });
     await writeFile(files.ca, service.caPem, { mode: 0o644 });
   }
-  return { service, hostnameOf, hooks, fingerprintSha256: new X509Certificate(service.caPem).fingerprint256, files };
+  return {
+    service,
+    hostnameOf,
+    orgIdOf,
+    hooks,
+    fingerprintSha256: new X509Certificate(service.caPem).fingerprint256,
+    files,
+  };
 }
+
+const FIRST_ORG_ID = 12;
 
 /** A locally administered MAC per device: 02:00:5e:00:HH:LL. */
 function macOf(index: number): string {

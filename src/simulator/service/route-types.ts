@@ -1,0 +1,69 @@
+import type { ApplianceRegistry } from './appliance-registry.js';
+import type { CallerRateLimit } from './caller-rate-limit.js';
+import type { PathDataSettings } from './path-data.js';
+import type { PathRegistry } from './path-registry.js';
+import type { Caller, ServiceCallers } from './service-callers.js';
+import type { ServiceFaults } from './service-faults.js';
+import type { ServiceShapes, SimError } from './service-wire.js';
+
+/** What a route of the simulated data API decides, before the server words and writes it. */
+export type SimAnswer =
+  | { kind: 'json'; status: number; json: unknown }
+  | { kind: 'error'; error: SimError; detail?: string }
+  | { kind: 'oversized'; bytes: number }
+  | { kind: 'raw'; status: number; text: string; contentType: string };
+
+/** A request body as the server read it: capped, so a huge one is only known to be too large. */
+export type RequestBody =
+  { kind: 'none' } | { kind: 'text'; text: string; contentType: string | undefined } | { kind: 'too-large' };
+
+export interface RouteContext {
+  basePath: string;
+  callers: ServiceCallers;
+  registry: ApplianceRegistry;
+  paths: PathRegistry;
+  pathData: PathDataSettings;
+  faults: ServiceFaults;
+  rateLimit: CallerRateLimit | undefined;
+  shapes: ServiceShapes;
+  /** Epoch ms of the request's arrival: every time-dependent answer uses this one clock reading. */
+  now: number;
+}
+
+export interface RouteRequest {
+  /** The path parameters the route's pattern captured, e.g. the `{id}` of `/v3/path/{id}/status`. */
+  params: readonly string[];
+  search: URLSearchParams;
+  body: RequestBody;
+  caller: Caller;
+  context: RouteContext;
+}
+
+export const ok = (json: unknown, status = 200): SimAnswer => ({ kind: 'json', status, json });
+
+export const refuse = (error: SimError, detail?: string): SimAnswer =>
+  detail === undefined ? { kind: 'error', error } : { kind: 'error', error, detail };
+
+/** An id in a path or query: digits only, as the service's integer ids are (`abc`, `-1`, `1e3` are not). */
+export function integerId(text: string | null | undefined): number | undefined {
+  if (text === null || text === undefined || !/^\d{1,15}$/.test(text)) return undefined;
+  return Number(text);
+}
+
+/** The first problem with a query's keys (unknown or repeated), worded for the 400's second message. */
+export function queryProblem(search: URLSearchParams, allowed: readonly string[]): string | undefined {
+  const seen = new Set<string>();
+  for (const name of search.keys()) {
+    if (!allowed.includes(name)) return `Unknown query parameter: ${shown(name)}`;
+    if (seen.has(name)) return `Query parameter given twice: ${name}`;
+    seen.add(name);
+  }
+  return undefined;
+}
+
+/** Caller text echoed in a message: bounded and without control characters. */
+export function shown(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return clean.length > 60 ? `${clean.slice(0, 60)}...` : clean;
+}
