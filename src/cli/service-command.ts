@@ -5,17 +5,21 @@ import { Redactor } from '../core/redact.js';
 import { visibleLines } from '../core/visible-text.js';
 import { formatProblem } from '../report/index.js';
 import {
+  type Appliance,
   checkService,
   createDataApiClient,
   type DataApi,
   matchingAppliances,
+  type MpPathsReport,
   organizationName,
+  reportMpPaths,
+  ServiceStatusError,
   serviceTarget,
 } from '../service/index.js';
 import { jsonVersionLine } from './json-version.js';
 
 /**
- * `mpprov service check` and `mpprov service status HOSTNAME...`: agent.yaml's `service` block
+ * `mpprov service check`, `service status HOSTNAME...` and `service paths HOSTNAME...`: agent.yaml's `service` block
  * put to the monitoring service itself. Everything printed passes the redactor, which knows the token.
  */
 
@@ -51,18 +55,18 @@ export function registerServiceCommand(program: Command): void {
   service
     .command('status')
     .description(
-      'what the service says about Monitoring Points: connection status, organization, MAC (exit 1 if one is unknown or not AVAILABLE)',
+      'what the service says about Monitoring Points: connection status, resolved IP, organization, MAC (exit 1 if one is unknown or not AVAILABLE)',
     )
-    .argument('<hostname...>', "the MPs' hostnames as the service knows them")
+    .argument('<hostname...>', "the MPs' hostnames (or names) as the service knows them")
     .option('--agent-config <file>', 'agent configuration (default $MPPROV_AGENT_CONFIG or /etc/mpprov/agent.yaml)')
     .option('--json', 'one JSON object per hostname, after the version line')
     .action(async (hostnames: string[], flags: ServiceFlags) => {
       if (flags.json === true) process.stdout.write(`${jsonVersionLine()}\n`);
-      process.exitCode = await withService(flags, async (api, _agent, print) => {
+      process.exitCode = await withService(flags, async (api, agent, print) => {
         const organizations = new Map((await api.listOrganizations()).map((o) => [o.id, organizationName(o)]));
         let allAvailable = true;
         for (const hostname of hostnames) {
-          const listed = matchingAppliances(await api.listAppliances({ hostname }), hostname);
+          const listed = await appliancesNamed(api, hostname, orgIdOf(agent));
           if (listed.length === 0) {
             allAvailable = false;
             if (flags.json === true) print(JSON.stringify({ hostname, known: false }));
@@ -73,15 +77,93 @@ export function registerServiceCommand(program: Command): void {
             if (a.connectionStatus !== 'AVAILABLE') allAvailable = false;
             const org = a.orgId === undefined ? undefined : organizations.get(a.orgId);
             if (flags.json === true) print(JSON.stringify({ known: true, ...a, orgName: org ?? null }));
-            else
-              print(
-                `${a.hostname ?? a.name}  ${a.connectionStatus}  org ${org === undefined ? (a.orgId ?? '-') : `${org} (${a.orgId})`}  MAC ${a.macAddress ?? '-'}`,
-              );
+            else print(statusLine(a, org));
           }
         }
         return allAvailable ? ExitStatus.Ok : ExitStatus.Failure;
       });
     });
+  service
+    .command('paths')
+    .description(
+      "each Monitoring Point's network paths in the service: target, status, time of the last data (exit 1 if an MP is unknown)",
+    )
+    .argument('<hostname...>', "the MPs' hostnames (or names) as the service knows them")
+    .option('--agent-config <file>', 'agent configuration (default $MPPROV_AGENT_CONFIG or /etc/mpprov/agent.yaml)')
+    .option('--json', 'one JSON object per hostname, after the version line')
+    .action(async (hostnames: string[], flags: ServiceFlags) => {
+      if (flags.json === true) process.stdout.write(`${jsonVersionLine()}\n`);
+      process.exitCode = await withService(flags, async (api, agent, print) => {
+        let allKnown = true;
+        for (const hostname of hostnames) {
+          const report = await reportMpPaths(api, hostname, { orgId: orgIdOf(agent) });
+          if (!report.known) allKnown = false;
+          if (flags.json === true) print(JSON.stringify(pathsJson(report)));
+          else for (const line of pathsLines(report)) print(line);
+        }
+        return allKnown ? ExitStatus.Ok : ExitStatus.Failure;
+      });
+    });
+}
+
+/** `mp1  AVAILABLE  IP 198.51.100.7  org Branch Networks (12)  MAC 00:1b:21:3a:4f:10` */
+function statusLine(a: Appliance, org: string | undefined): string {
+  const name = a.hostname ?? a.name;
+  const orgText = a.orgId === undefined ? '-' : org === undefined ? String(a.orgId) : `${org} (${a.orgId})`;
+  return `${name}  ${a.connectionStatus}  IP ${a.resolvedIp ?? '-'}  org ${orgText}  MAC ${a.macAddress ?? '-'}`;
+}
+
+/** By hostname; a service that refuses that query (400) is listed whole and matched here. */
+async function appliancesNamed(api: DataApi, hostname: string, orgId: number | undefined): Promise<Appliance[]> {
+  try {
+    return matchingAppliances(await api.listAppliances({ hostname }), hostname);
+  } catch (error) {
+    if (!(error instanceof ServiceStatusError) || error.data.status !== 400) throw error;
+  }
+  return matchingAppliances(await api.listAppliances(orgId === undefined ? {} : { orgId }), hostname);
+}
+
+function pathsLines(report: MpPathsReport): string[] {
+  if (!report.known) return [`${report.hostname}  unknown to the service`];
+  if (report.orgId === undefined)
+    return [`${report.hostname}  paths not listed: the service did not say its organization (set service.org_id)`];
+  if (report.paths.length === 0) return [`${report.hostname}  no paths`];
+  return report.paths.map((p) =>
+    [
+      `${report.hostname}  path ${p.id} to ${p.target}`,
+      p.status ?? 'no status',
+      p.lastDataAt === undefined ? 'no data in the last hour' : `last data ${new Date(p.lastDataAt).toISOString()}`,
+      ...(p.location === undefined ? [] : [`location ${p.location}`]),
+    ].join('  '),
+  );
+}
+
+function pathsJson(report: MpPathsReport): Record<string, unknown> {
+  if (!report.known) return { hostname: report.hostname, known: false };
+  return {
+    hostname: report.hostname,
+    known: true,
+    name: report.appliance.name,
+    orgId: report.orgId ?? null,
+    paths: report.paths.map((p) => ({
+      id: p.id,
+      target: p.target,
+      status: p.status ?? null,
+      lastData: p.lastDataAt === undefined ? null : new Date(p.lastDataAt).toISOString(),
+      location: p.location ?? null,
+    })),
+  };
+}
+
+/**
+ * agent.yaml's `service.org_id`, where the config stage reads it: looked up by shape, since the
+ * settings of an agent.yaml without it have no such field.
+ */
+function orgIdOf(agent: AgentConfig): number | undefined {
+  const settings = agent.service;
+  return settings !== undefined && 'orgId' in settings && typeof settings.orgId === 'number'
+    ? settings.orgId
+    : undefined;
 }
 
 /** Loads agent.yaml, makes the client, runs `body`, and turns any failure into one sentence. */

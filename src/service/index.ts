@@ -33,3 +33,4 @@ export {
 } from './data-api-model.js';
 export { checkService } from './check-service.js';
 export { matchingAppliances, pickAppliance } from './appliance-match.js';
+export { reportMpPaths, type MpPathsReport, type PathReport } from './mp-paths-report.js';

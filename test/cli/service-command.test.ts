@@ -174,7 +174,7 @@ describe('mpprov service check and status', () => {
   it('status: status, organization and MAC per hostname; exit 1 if one is unknown', async () => {
     const agent = agentYaml();
     const run = await runCli(['service', 'status', 'mp1', '--agent-config', agent.file]);
-    expect(run.stdout).toBe('mp1  AVAILABLE  org Branch Networks (12)  MAC 00:1b:21:3a:4f:10\n');
+    expect(run.stdout).toBe('mp1  AVAILABLE  IP -  org Branch Networks (12)  MAC 00:1b:21:3a:4f:10\n');
     expect(run.code).toBe(0);
     const unknown = await runCli(['service', 'status', 'mp1', 'nobody', '--agent-config', agent.file]);
     expect(unknown.stdout).toContain('nobody  unknown to the service');
