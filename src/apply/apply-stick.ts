@@ -16,7 +16,7 @@ import { Redactor } from '../core/redact.js';
 import type { Secret } from '../core/secret.js';
 import { desiredDevice, type Plan } from '../plan/index.js';
 import { type ApplyEvent, type ApplyEventSink, type DeviceResult, Outcome } from './apply-events.js';
-import { allPathsMeasuring, pathsNotChecked } from './path-report.js';
+import { allPathsMeasuring, pathsNotChecked, type ServiceReport } from './path-report.js';
 import { provisionDevice, type ProvisionOptions } from './provision-device.js';
 import { openSecretsRecord, type RecordWarning } from './secrets-record.js';
 import { servicePostCheck, wantsPostCheck } from './service-post-check.js';
@@ -130,6 +130,7 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
       ? undefined
       : (options.serviceSide ?? createServiceSide(settings, { roundMs: options.serviceBackoff?.firstMs }));
   const service = options.dryRun ? undefined : side;
+  const postChecks: Promise<void>[] = [];
   const jobs = selected.map(
     ({ access, fileIndex }: { access: DeviceAccess; fileIndex: number }, index) =>
       async (): Promise<void> => {
@@ -194,28 +195,40 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
               .catch(() => []);
             onEvent({ type: 'service-paths-plan', device: access.name, hostname, paths });
           }
+          if (plan !== undefined) result.plans[index] = plan;
           if (service !== undefined && settings !== undefined && wantsPostCheck(provisioned)) {
-            const outcome = await servicePostCheck(
-              {
-                side: service,
-                waitConnectedS: settings.waitConnectedS,
-                waitMeasuringS: settings.waitMeasuringS ?? DEFAULT_WAIT_MEASURING_S,
-              },
-              access.name,
-              hostname,
-              mp?.paths ?? [],
-              // Data counts from the restart; an MP not restarted (no change) measures from the last hour.
-              { signal: options.signal, since: restartedAt, onEvent },
+            // The post-check waits outside the device's concurrency slot: the next device starts
+            // while this one's MP reconnects and its paths begin to measure (the watch asks for
+            // every waiting MP in one round, so the waits cost the service nothing per device).
+            postChecks.push(
+              servicePostCheck(
+                {
+                  side: service,
+                  waitConnectedS: settings.waitConnectedS,
+                  waitMeasuringS: settings.waitMeasuringS ?? DEFAULT_WAIT_MEASURING_S,
+                },
+                access.name,
+                hostname,
+                mp?.paths ?? [],
+                // Data counts from the restart; an MP not restarted (no change) measures from the last hour.
+                { signal: options.signal, since: restartedAt, onEvent },
+              )
+                .catch((error: unknown) => internalOutcome(hostname, error))
+                .then((outcome) => {
+                  const checked = { ...provisioned, service: outcome };
+                  if (held !== undefined) onEvent({ type: 'device-result', result: checked });
+                  result.devices[index] = redactor.value(checked);
+                }),
             );
-            device = { ...provisioned, service: outcome };
-          } else if (settings === undefined && targets.length > 0 && wantsPostCheck(provisioned)) {
+            return;
+          }
+          if (settings === undefined && targets.length > 0 && wantsPostCheck(provisioned)) {
             onWarning(`${targets.length} path(s) ${PATHS_NOT_CHECKED}: agent.yaml has no service block`);
             if (!options.dryRun)
               device = { ...provisioned, pathsNotChecked: pathsNotChecked(targets, PATHS_NOT_CHECKED) };
           }
           if (held !== undefined) onEvent({ type: 'device-result', result: device });
           result.devices[index] = redactor.value(device);
-          if (plan !== undefined) result.plans[index] = plan;
         } catch (error) {
           // provisionDevice reports failures as results; this is a bug guard, kept as one result too.
           const message = error instanceof Error ? error.message : String(error);
@@ -238,11 +251,24 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   );
   try {
     await runWithConcurrency(jobs, Math.max(1, options.concurrency));
+    await Promise.all(postChecks);
   } finally {
     if (ownSide) await side?.client.close().catch(() => undefined);
   }
   result.outcome = stickOutcome(result.devices);
   return result;
+}
+
+/** A post-check that threw (a bug guard: it reports every service problem as an outcome). */
+function internalOutcome(hostname: string, error: unknown): ServiceReport {
+  return {
+    kind: 'unchecked',
+    connected: false,
+    hostname,
+    sentence: `not checked: internal error in mpprov (${error instanceof Error ? error.message : String(error)})`,
+    waitedMs: 0,
+    polls: 0,
+  };
 }
 
 /**
