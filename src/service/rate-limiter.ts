@@ -10,7 +10,9 @@
  * refill during the next window, is nearly twice the limit within one window.)
  * Waiters are served first come, first served within their priority: a round that answers many
  * devices at once (`high`) goes before single writes queued earlier (`normal`), so a queue of path
- * creations never holds up the confirmation of a fleet.
+ * creations never holds up the confirmation of a fleet. A few tokens (`highReserve`) are kept
+ * for `high` turns alone: a burst of writes that spent every token would otherwise hold a round
+ * up until the first of them came back, a whole window later.
  */
 
 export type Priority = 'high' | 'normal';
@@ -20,9 +22,12 @@ export interface RateLimit {
   windowMs: number;
   /** Added to each token's return for timer and clock jitter; default 250 ms. */
   marginMs?: number;
+  /** Tokens only `high` turns may take; default 0. */
+  highReserve?: number;
 }
 
-export const DATA_API_RATE_LIMIT: RateLimit = { requests: 50, windowMs: 10_000 };
+/** A round asks at most every 2 s (5 per window): 5 tokens kept for rounds leave 45 for writes. */
+export const DATA_API_RATE_LIMIT: RateLimit = { requests: 50, windowMs: 10_000, highReserve: 5 };
 
 const DEFAULT_MARGIN_MS = 250;
 
@@ -52,7 +57,15 @@ export class RateLimiter {
         `a rate limit needs at least 1 request per window, got ${limit.requests} per ${limit.windowMs} ms`,
       );
     }
-    this.limit = { marginMs: DEFAULT_MARGIN_MS, ...limit };
+    this.limit = { marginMs: DEFAULT_MARGIN_MS, highReserve: 0, ...limit };
+    if (
+      !Number.isInteger(this.limit.highReserve) ||
+      this.limit.highReserve < 0 ||
+      this.limit.highReserve >= limit.requests
+    )
+      throw new RangeError(
+        `a rate limit's high reserve must leave other turns at least 1 request, got ${this.limit.highReserve}`,
+      );
   }
 
   /** Waits for a token; rejects with the signal's reason when aborted first. */
@@ -115,7 +128,10 @@ export class RateLimiter {
     this.#timer = undefined;
     const now = Date.now();
     this.#dropReturned(now);
-    while (this.#queue.length > 0 && this.#out.length < this.limit.requests && now >= this.#pausedUntil) {
+    // The queue holds every high turn before any normal one, so its head decides.
+    const capacity = () =>
+      this.#queue[0]?.priority === 'high' ? this.limit.requests : this.limit.requests - this.limit.highReserve;
+    while (this.#queue.length > 0 && this.#out.length < capacity() && now >= this.#pausedUntil) {
       const waiter = this.#queue.shift() as Waiter;
       waiter.cleanup();
       waiter.resolve(this.#take());
@@ -123,8 +139,7 @@ export class RateLimiter {
     if (this.#queue.length === 0) return;
     // Wake up when the pause ends or the next token returns; a token in flight wakes us on release.
     const returning = this.#out.filter((t) => t !== Infinity);
-    const nextReturn =
-      this.#out.length < this.limit.requests ? now : returning.length === 0 ? Infinity : Math.min(...returning);
+    const nextReturn = this.#out.length < capacity() ? now : returning.length === 0 ? Infinity : Math.min(...returning);
     const wakeAt = Math.max(nextReturn, this.#pausedUntil);
     if (wakeAt !== Infinity) this.#timer = setTimeout(() => this.#pump(), Math.max(0, wakeAt - now));
   }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DeviceEventHooks } from '../../src/simulator/index.js';
 import type { ServiceSimulator } from '../../src/simulator/service/index.js';
-import { expectNoSecret, OTHER_TOKEN, startService, TOKEN } from '../service/service-fixtures.js';
+import { clientOf, expectNoSecret, OTHER_TOKEN, startService, TOKEN } from '../service/service-fixtures.js';
 import { runCli } from '../support/run-cli.js';
 import { useSimulators } from '../support/simulator-fixture.js';
 import { PROFILE_DEVICE, stickHead, stickWithConfig } from '../support/stick-workspace.js';
@@ -174,7 +174,9 @@ describe('mpprov service check and status', () => {
   it('status: status, organization and MAC per hostname; exit 1 if one is unknown', async () => {
     const agent = agentYaml();
     const run = await runCli(['service', 'status', 'mp1', '--agent-config', agent.file]);
-    expect(run.stdout).toBe('mp1  AVAILABLE  IP -  org Branch Networks (12)  MAC 00:1b:21:3a:4f:10\n');
+    expect(run.stdout).toMatch(
+      /^mp1 {2}AVAILABLE {2}IP 198\.51\.100\.\d+ {2}org Branch Networks \(12\) {2}MAC 00:1b:21:3a:4f:10\n$/,
+    );
     expect(run.code).toBe(0);
     const unknown = await runCli(['service', 'status', 'mp1', 'nobody', '--agent-config', agent.file]);
     expect(unknown.stdout).toContain('nobody  unknown to the service');
@@ -199,7 +201,41 @@ describe('mpprov service check and status', () => {
       connectionStatus: 'AVAILABLE',
       orgName: 'Branch Networks',
     });
+    expect(lines[1]?.resolvedIp).toMatch(/^198\.51\.100\.\d+$/);
     expect(lines[2]).toEqual({ hostname: 'nobody', known: false });
     expect(run.code).toBe(1);
+  });
+});
+
+describe('mpprov service paths', () => {
+  it("lists an MP's paths with status and last data, text and --json; exit 1 for an unknown MP", async () => {
+    const { api } = clientOf(service);
+    try {
+      const path = await api.createPath({ sourceAppliance: 'mp1', target: '192.0.2.80', orgId: 12 });
+      await api.setTargetLocation(path.id, 'Datacenter Frankfurt');
+    } finally {
+      await api.close();
+    }
+    const agent = agentYaml();
+    const run = await runCli(['service', 'paths', 'mp1', '--agent-config', agent.file]);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(
+      /^mp1 {2}path \d+ to 192\.0\.2\.80 {2}(INDETERMINATE|SQA_NOT_VIOLATED) {2}(no data in the last hour|last data \S+Z) {2}location Datacenter Frankfurt\n$/,
+    );
+    expect(run.code).toBe(0);
+    const json = await runCli(['service', 'paths', 'mp1', 'nobody', '--json', '--agent-config', agent.file]);
+    const lines = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[1]).toMatchObject({
+      hostname: 'mp1',
+      known: true,
+      orgId: 12,
+      paths: [{ target: '192.0.2.80', location: 'Datacenter Frankfurt' }],
+    });
+    expect(lines[2]).toEqual({ hostname: 'nobody', known: false });
+    expect(json.code).toBe(1);
+    expectNoSecret([run.stdout, run.stderr, json.stdout, json.stderr], [TOKEN]);
   });
 });

@@ -64,8 +64,28 @@ describe('the limiter', () => {
   });
 
   it('is the documented limit by default', () => {
-    expect(DATA_API_RATE_LIMIT).toEqual({ requests: 50, windowMs: 10_000 });
+    expect(DATA_API_RATE_LIMIT).toEqual({ requests: 50, windowMs: 10_000, highReserve: 5 });
     expect(new RateLimiter().limit).toMatchObject({ requests: 50, windowMs: 10_000 });
+  });
+
+  it('keeps its reserve for high turns: a round is not held up by writes that took every other token', async () => {
+    const limiter = new RateLimiter({ requests: 3, windowMs: 10_000, highReserve: 1 });
+    const granted: string[] = [];
+    const take = (name: string, priority: 'high' | 'normal', signal?: AbortSignal) =>
+      limiter.acquire(signal, priority).then(
+        (turn) => {
+          granted.push(name);
+          turn.release();
+        },
+        () => granted.push(`${name} gave up`),
+      );
+    const controller = new AbortController();
+    await Promise.all([take('write 1', 'normal'), take('write 2', 'normal')]);
+    const third = take('write 3', 'normal', controller.signal);
+    await take('round', 'high');
+    controller.abort();
+    await third;
+    expect(granted).toEqual(['write 1', 'write 2', 'round', 'write 3 gave up']);
   });
 });
 
