@@ -1,11 +1,13 @@
-// `npm run bench [-- --quick] [--only apply,validate,fleet,daemon] [--cli checkout] [--out FILE]
+// `npm run bench [-- --quick] [--only apply,validate,fleet,service,daemon] [--cli checkout] [--out FILE]
 //   [--cycles N] [--idle S] [--rounds N] [--fleet-outage-ms MS]`: the figures docs/performance.md sets
 // targets for, each as median/min/max over its runs beside its target, written to
 // bench/results.json with the machine, Node version and date. Speed and memory targets live
 // here, never in timed unit tests. Needs the build (dist/, and dist/mpprov.mjs: `npm run bench`
 // makes both), root and curl; see README "Performance".
-//   full (default): 5 rounds of everything, fleets of 50 and 200, 200 agent jobs: ~12 minutes
-//   --quick: a sanity run, 2 rounds, fleets of 50 (conc 8) and 200 (conc 32), 40 agent jobs, 15 s idle: ~4 minutes
+//   full (default): 5 rounds of everything, fleets of 50 and 200, the fleet with the service at 200
+//   and 1 000 MPs, 200 agent jobs
+//   --quick: a sanity run, 2 rounds, fleets of 50 (conc 8) and 200 (conc 32), the service rows at 200,
+//   40 agent jobs, 15 s idle
 // Prints a line per measurement, then the table (bench/table.mjs); exit status 1 when a target
 // is missed, 2 when a section failed to measure.
 import { execFileSync } from 'node:child_process';
@@ -17,6 +19,7 @@ import { applySweep } from './apply-sweep.mjs';
 import { daemonBench } from './daemon.mjs';
 import { bundle, cli, repoRoot } from './daemon-lib.mjs';
 import { fleetApply } from './fleet-apply.mjs';
+import { fleetService } from './fleet-service.mjs';
 import { judgedFigures, machine } from './lib/stats.mjs';
 import { renderTable } from './table.mjs';
 import { validateCold } from './validate-cold.mjs';
@@ -38,6 +41,8 @@ const plan = quick
       ],
       fleetRuns: 2,
       fleetOutageMs: 1000,
+      serviceSizes: [200],
+      serviceRuns: 1,
       cycles: 40,
       idleSeconds: 15,
     }
@@ -51,6 +56,8 @@ const plan = quick
       ],
       fleetRuns: 5,
       fleetOutageMs: 1000,
+      serviceSizes: [200, 1000],
+      serviceRuns: 1,
       cycles: 200,
       idleSeconds: 60,
     };
@@ -98,6 +105,19 @@ const sections = {
   validate: () => validateCold({ runs: Math.max(5, plan.rounds), entries: { bundle, checkout: cli }, log }),
   fleet: () =>
     fleetApply({ cases: plan.fleetCases, runs: plan.fleetRuns, outageMs: plan.fleetOutageMs, entry, workDir, log }),
+  // The service rows' settings are the issue's: concurrency 32, 2 s outage, 3 s reconnect.
+  service: () =>
+    fleetService({
+      sizes: plan.serviceSizes,
+      concurrency: 32,
+      runs: plan.serviceRuns,
+      outageMs: 2000,
+      reconnectMs: 3000,
+      pathDataMs: 3000,
+      entry,
+      workDir,
+      log,
+    }),
   daemon: () => daemonBench({ cycles: plan.cycles, idleSeconds: plan.idleSeconds, entry, log }),
 };
 let failedSections = 0;

@@ -71,8 +71,10 @@ const cliCapture = (args) =>
 say('1. Start a simulated Monitoring Point (m50: eth0, eth1, wlan0) and the monitoring service, on loopback');
 // The MP's hostname in the service: the profile's monitoring point name (the post-check's default).
 const hostname = /- name: (\S+)/.exec(readFileSync(join(root, 'profiles', profile), 'utf8'))?.[1] ?? 'mp1';
-// The service sees the MP UNAVAILABLE from its restart until 2 s after it answers again.
-const service = await startServiceSimulator({ reconnectMs: 2000, tokens: [{ label: 'demo' }] });
+// The service sees the MP UNAVAILABLE from its restart until 2 s after it answers again, and a
+// path's first data comes 1.5 s after it exists and its MP is AVAILABLE (the real service's is
+// minutes; `mpprov simulate --service-path-data-ms` sets the same).
+const service = await startServiceSimulator({ reconnectMs: 2000, pathDataMs: 1500, tokens: [{ label: 'demo' }] });
 service.registerAppliance({ hostname, macAddress: '00:1b:21:3a:4f:10' });
 const device = await startSimulator({
   hooks: {
@@ -86,15 +88,31 @@ const device = await startSimulator({
   restartMs: 1500,
 });
 console.log(`device ${device.url}, certificate SHA-256 ${device.fingerprintSha256}`);
-console.log(`service ${service.url}, which knows the MP as "${hostname}" (reconnect delay 2 s after a restart)`);
+console.log(
+  `service ${service.url}, which knows the MP as "${hostname}" (reconnect delay 2 s after a restart, a path's first data 1.5 s after it exists)`,
+);
 
 try {
-  say(`2. Prepare a stick from profiles/${profile}, pointed at the simulated device`);
+  say(
+    `2. Prepare a stick from profiles/${profile}, pointed at the simulated device, with two network paths to measure`,
+  );
   const stick = join(demoDir, 'stick');
   mkdirSync(stick);
   cpSync(join(root, 'profiles'), stick, { recursive: true });
   const file = join(stick, 'mpprov.yaml');
-  writeFileSync(file, readFileSync(join(stick, profile), 'utf8').replace('https://192.0.2.10', device.url));
+  // The targets are documentation addresses and names: data for the simulated service, never reached.
+  const paths =
+    '    paths:\n' +
+    '      - target: 192.0.2.80\n' +
+    '        location: Datacenter Frankfurt\n' +
+    '      - target: app.example.com\n';
+  writeFileSync(
+    file,
+    readFileSync(join(stick, profile), 'utf8').replace(
+      '    url: https://192.0.2.10\n',
+      `    url: ${device.url}\n${paths}`,
+    ),
+  );
   console.log(readFileSync(file, 'utf8'));
   const state = join(demoDir, 'state');
   const agentYaml = writeServiceAgentYaml(stick, state);
@@ -105,9 +123,11 @@ try {
   await cli(['service', 'check', '--agent-config', agentYaml]);
 
   say('3. mpprov validate: the file and every certificate it names');
-  await cli(['validate', file]);
+  await cli(['validate', file, '--agent-config', agentYaml]);
 
-  say('4. mpprov plan: what would change (secrets only as "(changed)")');
+  say(
+    '4. mpprov plan: what would change (secrets only as "(changed)"), and the paths it would create (the service is only read)',
+  );
   await cli(['plan', file, ...engine]);
 
   say(
@@ -123,14 +143,18 @@ try {
   if (planRun.status !== 0 && planRun.status !== 2) process.stdout.write(`${planRun.stdout}${planRun.stderr}`);
   console.log(`exit status ${planRun.status} (2: there are changes to make)`);
 
-  say('5. mpprov apply: upload, post, restart networking, ride out the outage, verify, confirm the service sees it');
+  say(
+    '5. mpprov apply: upload, post, restart networking, ride out the outage, verify, confirm the service sees it, create the two paths, wait until they measure',
+  );
   const code = await cli(['apply', file, ...engine]);
   console.log(`exit status ${code}`);
 
   say('6. What the device runs now (its active view)');
   for (const iface of device.state().interfaces.active) console.log(JSON.stringify(iface));
 
-  say('7. The same stick again: nothing to change, no restart (and the service still sees it)');
+  say(
+    '7. The same stick again: nothing to change, no restart (the service still sees it, the paths exist and measure)',
+  );
   await cli(['apply', file, ...engine]);
   const writes = device.requests().filter((r) => r.method !== 'GET').length;
   console.log(`networking restarts on the device: ${device.state().restarts}; write requests in total: ${writes}`);
@@ -154,7 +178,7 @@ function writeServiceAgentYaml(dir, stateDir) {
 }
 
 function serviceBlock(dir, head) {
-  return `${head}service:\n  url: ${service.url}\n  token_file: ${join(dir, 'service.token')}\n  tls: { ca: ${join(dir, 'service-ca.pem')} }\n  wait_connected_s: 30\n`;
+  return `${head}service:\n  url: ${service.url}\n  token_file: ${join(dir, 'service.token')}\n  tls: { ca: ${join(dir, 'service-ca.pem')} }\n  wait_connected_s: 30\n  wait_measuring_s: 60\n`;
 }
 
 /**

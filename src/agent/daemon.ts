@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { agentSecrets, loadAgentConfig } from '../config/index.js';
 import { Redactor } from '../core/redact.js';
 import { fileStickReader } from '../ingest/index.js';
-import { RateLimiter } from '../service/index.js';
+import { createAgentServiceSides } from './agent-service-sides.js';
 // Not in its folder's index file, which the CLI loads: winston is the agent's alone.
 import { createAgentLogger } from '../report/agent-logger.js';
 import { createWriteQueues, formatProblem } from '../report/index.js';
@@ -53,8 +53,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const agent = withOverrides(loaded.config, options);
   // One redactor for everything the agent writes: agent.yaml's secrets, and each job's for its lifetime.
   const redactor = new Redactor();
-  // One rate limit for the data API across every job of this agent (they share the token).
-  const serviceLimiter = new RateLimiter();
+  // One service side across every job of this agent: they share the token's limit and the rounds.
+  const serviceSides = createAgentServiceSides();
   const removeStartSecrets = redactor.add(agentSecrets(agent));
   const logger = createAgentLogger({ level: agent.logLevel, redactor, env });
   let state: StateStore;
@@ -132,7 +132,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
         locks,
         signal: stop.signal,
         stopReason: () => stop.reason(),
-        serviceLimiter,
+        serviceSides,
         hostname: hostname(),
         version: options.version,
         stickQueue,
@@ -180,7 +180,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
         notifier.close();
         idleCollector.close();
         board.stop();
-        await Promise.allSettled([statusFile.close(), statusPage.close()]);
+        await Promise.allSettled([statusFile.close(), statusPage.close(), serviceSides.close()]);
         process.off('SIGHUP', onHup);
         logger.log('info', 'stopped');
         await logger.close();

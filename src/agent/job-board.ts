@@ -266,6 +266,23 @@ export function createJobBoard(options: JobBoardOptions): JobBoard {
         );
         device(job, clean(event.device)).at = clean(event.outcome.sentence);
         return true;
+      // One step per path, so the page and `mpprov status` show which paths measure.
+      case 'service-paths-start': {
+        const d = device(job, clean(event.device));
+        d.at = clean(`paths: do ${event.targets.length} path(s) exist and measure?`);
+        for (const target of event.targets) addStep(job, d.name, pathStep(target));
+        return true;
+      }
+      case 'service-path':
+        device(job, clean(event.device)).at = clean(event.sentence);
+        return true;
+      case 'service-paths-done': {
+        const name = clean(event.device);
+        for (const path of event.paths) endStep(job, name, pathStep(path.target), path.measuring ? 'done' : 'failed');
+        const measuring = event.paths.filter((p) => p.measuring).length;
+        device(job, name).at = clean(`${measuring}/${event.paths.length} paths measuring`);
+        return true;
+      }
       case 'device-result': {
         const d = device(job, clean(event.result.device), clean(event.result.url));
         d.state = event.result.outcome === 'failed' ? 'failed' : 'done';
@@ -277,6 +294,8 @@ export function createJobBoard(options: JobBoardOptions): JobBoard {
     }
   }
 }
+
+const pathStep = (target: string): string => `path to ${target} measures`;
 
 function cap(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { type ApplyEvent, applyStick, stickSecrets, type StickResult } from '../apply/index.js';
+import { type ApplyEvent, applyStick, type ServiceSide, stickSecrets, type StickResult } from '../apply/index.js';
 import { validateStick } from '../certs/index.js';
 import { type AgentConfig, normaliseDeviceUrl, type Problem } from '../config/index.js';
 import type { Redactor } from '../core/redact.js';
-import type { RateLimiter } from '../service/index.js';
+import type { AgentServiceSides } from './agent-service-sides.js';
 import { snapshotReader, snapshotStick, type StickReader, type StickSnapshot } from '../ingest/index.js';
 import {
   type AgentLogger,
@@ -64,8 +64,8 @@ export interface JobEnvironment {
   signal: AbortSignal;
   /** The signal's name once the agent is stopping. */
   stopReason: () => string | undefined;
-  /** The data API's rate limit, shared by every job's post-check: they all use agent.yaml's one token. */
-  serviceLimiter?: RateLimiter | undefined;
+  /** The service side shared by every job's post-check: one rate limit for the token, one watch. */
+  serviceSides?: AgentServiceSides | undefined;
   hostname: string;
   version: string;
   /** One write at a time per stick root, across jobs. */
@@ -312,7 +312,7 @@ async function applyOnce(
       rollback: true,
       restartTimeoutMs: env.agent.restartTimeoutMs,
       signal: env.signal,
-      ...(env.serviceLimiter === undefined ? {} : { serviceLimiter: env.serviceLimiter }),
+      ...serviceSideOf(env),
       onEvent: (event) => {
         // The marker first: on disk before the engine sends what the event announces.
         if (trackProgress(marker, event)) env.state.writeMarker(marker);
@@ -364,4 +364,10 @@ function trackProgress(marker: JobMarker, event: ApplyEvent): boolean {
     default:
       return false;
   }
+}
+
+/** The job's share of the agent's service side, for the service block the job started with. */
+function serviceSideOf(env: JobEnvironment): { serviceSide?: ServiceSide } {
+  const side = env.serviceSides?.sideFor(env.agent.service);
+  return side === undefined ? {} : { serviceSide: side };
 }

@@ -1,4 +1,5 @@
-import type { ConnectionOutcome } from '../service/index.js';
+import type { ConnectionOutcome, PathPlanEntry } from '../service/index.js';
+import type { PathReport, ServiceReport } from './path-report.js';
 import type { AclDiff, StanzaDiff } from './plan-diff.js';
 
 /**
@@ -58,11 +59,17 @@ export interface DeviceResult {
   /** Set when a person stopped the run (SIGTERM, Ctrl-C) and the device's run was cut there. */
   stoppedBy?: string;
   /**
-   * The post-check (agent.yaml `service`): whether the monitoring service sees the MP again.
-   * Absent when no service is configured, on a dry run, or when the device failed. Never
-   * changes `outcome`: the device's configuration is judged by the Admin API alone.
+   * The post-check (agent.yaml `service`): whether the monitoring service sees the MP again, and
+   * (`paths`) whether the paths its stick names exist and measure. Absent when no service is
+   * configured, on a dry run, or when the device failed. Never changes `outcome`: the device's
+   * configuration is judged by the Admin API alone.
    */
-  service?: ConnectionOutcome;
+  service?: ServiceReport;
+  /**
+   * The stick names paths but no service is configured (or the stick may not use the laptop's):
+   * each path, not checked, with the reason in its sentence. Absent otherwise.
+   */
+  pathsNotChecked?: PathReport[];
 }
 
 export type ApplyEvent =
@@ -87,6 +94,21 @@ export type ApplyEvent =
   | { type: 'service-check-start'; device: string; hostname: string; url: string; waitS: number }
   | { type: 'service-waiting'; device: string; hostname: string; elapsedMs: number; reason: string }
   | { type: 'service-check-done'; device: string; outcome: ConnectionOutcome }
+  | { type: 'service-paths-start'; device: string; hostname: string; targets: string[]; waitS: number }
+  | {
+      type: 'service-path';
+      device: string;
+      target: string;
+      id: number | null;
+      created: boolean;
+      measuring: boolean;
+      status: string | null;
+      elapsedMs: number;
+      sentence: string;
+    }
+  | { type: 'service-paths-done'; device: string; paths: PathReport[] }
+  /** plan only: what would be done with each path, read from the service. */
+  | { type: 'service-paths-plan'; device: string; hostname: string; paths: PathPlanEntry[] }
   | { type: 'device-result'; result: DeviceResult };
 
 export type ApplyEventSink = (event: ApplyEvent) => void;

@@ -5,7 +5,9 @@ import {
   agentSecrets,
   type DeviceAccess,
   hasErrors,
+  DEFAULT_WAIT_MEASURING_S,
   normaliseDeviceUrl,
+  PATHS_NOT_CHECKED,
   type Problem,
 } from '../config/index.js';
 import { didYouMean } from '../config/did-you-mean.js';
@@ -13,11 +15,12 @@ import { ErrorCode, MpprovError } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
 import type { Secret } from '../core/secret.js';
 import { desiredDevice, type Plan } from '../plan/index.js';
-import { createDataApiClient, type DataApi, RateLimiter, serviceTarget } from '../service/index.js';
 import { type ApplyEvent, type ApplyEventSink, type DeviceResult, Outcome } from './apply-events.js';
+import { allPathsMeasuring, pathsNotChecked, type ServiceReport } from './path-report.js';
 import { provisionDevice, type ProvisionOptions } from './provision-device.js';
 import { openSecretsRecord, type RecordWarning } from './secrets-record.js';
 import { servicePostCheck, wantsPostCheck } from './service-post-check.js';
+import { createServiceSide, type ServiceSide } from './service-side.js';
 import { cutBy } from './stopped-run.js';
 
 export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
@@ -34,12 +37,12 @@ export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
   /** Device client factory; the real undici client unless a caller brings its own. */
   connect?: (target: DeviceTarget, onWarning: (message: string) => void) => AdminApi;
   /**
-   * The post-check's client; default one made from agent.service for this run (closed after it).
-   * The daemon passes its own rate limiter instead, so parallel jobs share the token's limit.
+   * The service side (one client, one watch) when it outlives this run: the daemon's, shared by
+   * its jobs. Default: one made from agent.service for this run, shared by its devices and closed
+   * after it.
    */
-  service?: DataApi;
-  serviceLimiter?: RateLimiter;
-  /** Poll spacing of the post-check, for tests and the demo; default 2 s growing to 10 s. */
+  serviceSide?: ServiceSide;
+  /** Round spacing of the post-check, for tests and the demo (`firstMs`); default the watch's 2 s. */
   serviceBackoff?: { firstMs: number; maxMs: number };
   /**
    * Only these monitoring points (by `name`), the CLI's `--limit`: the others get no request at
@@ -117,17 +120,17 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
     if (options.onWarning !== undefined) options.onWarning(redactor.text(sentence), kind);
     else if (accesses[0] !== undefined) onEvent({ type: 'warning', device: accesses[0].name, message: sentence });
   }
-  // One client and one rate limiter for the whole run: every device's post-check shares the token's limit.
+  // One client and one watch for the whole run: every device's post-check shares the token's
+  // limit and the same rounds. A dry run reads the service only for the paths it would create.
   const settings = options.agent.service;
-  const ownService = options.service === undefined && settings !== undefined && !options.dryRun;
-  const service =
-    options.dryRun || settings === undefined
+  const readsService = !options.dryRun || stick.model.monitoring_points.some((mp) => (mp.paths?.length ?? 0) > 0);
+  const ownSide = options.serviceSide === undefined && settings !== undefined && readsService;
+  const side =
+    settings === undefined || !readsService
       ? undefined
-      : (options.service ??
-        createDataApiClient(
-          serviceTarget(settings),
-          options.serviceLimiter === undefined ? {} : { limiter: options.serviceLimiter },
-        ));
+      : (options.serviceSide ?? createServiceSide(settings, { roundMs: options.serviceBackoff?.firstMs }));
+  const service = options.dryRun ? undefined : side;
+  const postChecks: Promise<void>[] = [];
   const jobs = selected.map(
     ({ access, fileIndex }: { access: DeviceAccess; fileIndex: number }, index) =>
       async (): Promise<void> => {
@@ -151,6 +154,7 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
         }
         const desired = desiredDevice(stick, fileIndex);
         const mp = stick.model?.monitoring_points[fileIndex];
+        let restartedAt: number | undefined;
         const hostname = mp?.service_hostname ?? mp?.name ?? access.name;
         const onWarning = (message: string): void => onEvent({ type: 'warning', device: access.name, message });
         const target: DeviceTarget = {
@@ -168,34 +172,63 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
             ...(options.cutRequests === true && options.signal !== undefined ? { signal: options.signal } : {}),
           });
         try {
-          // With a post-check, the device's result waits for it, so its one device-result event carries both.
+          const targets = (mp?.paths ?? []).map((p) => p.target);
+          // With a post-check (or paths to report), the device's result waits for it, so its one
+          // device-result event carries both.
           let held: DeviceResult | undefined;
           const deviceEvents = (event: ApplyEvent): void => {
-            if (event.type === 'device-result' && service !== undefined) held = event.result;
+            if (event.type === 'device-result' && (service !== undefined || targets.length > 0)) held = event.result;
             else onEvent(event);
           };
           const { result: provisioned, plan } = await provisionDevice(desired, api, record, {
             ...options,
             dot1xGraceMs: options.dot1xGraceMs ?? options.agent.dot1xGraceMs,
+            onRestartRequested: () => (restartedAt = Date.now()),
             onEvent: deviceEvents,
           });
           await api.close().catch(() => undefined);
           let device = provisioned;
+          if (options.dryRun && side !== undefined && targets.length > 0 && plan !== undefined) {
+            // plan lists the paths it would create: read from the service, never written.
+            const paths = await side.watch
+              .planPaths(hostname, mp?.paths ?? [], { signal: options.signal })
+              .catch(() => []);
+            onEvent({ type: 'service-paths-plan', device: access.name, hostname, paths });
+          }
+          if (plan !== undefined) result.plans[index] = plan;
           if (service !== undefined && settings !== undefined && wantsPostCheck(provisioned)) {
-            const outcome = await servicePostCheck(
-              { client: service, waitS: settings.waitConnectedS, backoff: options.serviceBackoff },
-              access.name,
-              hostname,
-              {
-                signal: options.signal,
-                onEvent,
-              },
+            // The post-check waits outside the device's concurrency slot: the next device starts
+            // while this one's MP reconnects and its paths begin to measure (the watch asks for
+            // every waiting MP in one round, so the waits cost the service nothing per device).
+            postChecks.push(
+              servicePostCheck(
+                {
+                  side: service,
+                  waitConnectedS: settings.waitConnectedS,
+                  waitMeasuringS: settings.waitMeasuringS ?? DEFAULT_WAIT_MEASURING_S,
+                },
+                access.name,
+                hostname,
+                mp?.paths ?? [],
+                // Data counts from the restart; an MP not restarted (no change) measures from the last hour.
+                { signal: options.signal, since: restartedAt, onEvent },
+              )
+                .catch((error: unknown) => internalOutcome(hostname, error))
+                .then((outcome) => {
+                  const checked = { ...provisioned, service: outcome };
+                  if (held !== undefined) onEvent({ type: 'device-result', result: checked });
+                  result.devices[index] = redactor.value(checked);
+                }),
             );
-            device = { ...provisioned, service: outcome };
+            return;
+          }
+          if (settings === undefined && targets.length > 0 && wantsPostCheck(provisioned)) {
+            onWarning(`${targets.length} path(s) ${PATHS_NOT_CHECKED}: agent.yaml has no service block`);
+            if (!options.dryRun)
+              device = { ...provisioned, pathsNotChecked: pathsNotChecked(targets, PATHS_NOT_CHECKED) };
           }
           if (held !== undefined) onEvent({ type: 'device-result', result: device });
           result.devices[index] = redactor.value(device);
-          if (plan !== undefined) result.plans[index] = plan;
         } catch (error) {
           // provisionDevice reports failures as results; this is a bug guard, kept as one result too.
           const message = error instanceof Error ? error.message : String(error);
@@ -218,11 +251,24 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   );
   try {
     await runWithConcurrency(jobs, Math.max(1, options.concurrency));
+    await Promise.all(postChecks);
   } finally {
-    if (ownService) await service?.close().catch(() => undefined);
+    if (ownSide) await side?.client.close().catch(() => undefined);
   }
   result.outcome = stickOutcome(result.devices);
   return result;
+}
+
+/** A post-check that threw (a bug guard: it reports every service problem as an outcome). */
+function internalOutcome(hostname: string, error: unknown): ServiceReport {
+  return {
+    kind: 'unchecked',
+    connected: false,
+    hostname,
+    sentence: `not checked: internal error in mpprov (${error instanceof Error ? error.message : String(error)})`,
+    waitedMs: 0,
+    polls: 0,
+  };
 }
 
 /**
@@ -245,12 +291,15 @@ export function limitProblem(stick: ValidatedStick, limit: readonly string[]): s
 }
 
 /**
- * Devices configured and verified but not confirmed connected to the monitoring service: with
- * no failed device, `mpprov apply` exits 3 for them (docs/service-model.md, "The post-check").
+ * Devices configured and verified but not confirmed by the monitoring service: not connected, or
+ * a path of their stick not confirmed measuring. With no failed device, `mpprov apply` exits 3
+ * for them (docs/service-model.md, "The post-check").
  */
-export function notConnected(result: StickResult): DeviceResult[] {
+export function notConfirmed(result: StickResult): DeviceResult[] {
   if (result.outcome !== StickOutcome.Changed && result.outcome !== StickOutcome.NoChange) return [];
-  return result.devices.filter((d) => d?.service !== undefined && !d.service.connected);
+  return result.devices.filter(
+    (d) => d?.service !== undefined && (!d.service.connected || !allPathsMeasuring(d.service)),
+  );
 }
 
 function stickOutcome(devices: readonly DeviceResult[]): StickOutcome {

@@ -132,7 +132,13 @@ export async function provisionDevice(
       const notes = await runStep(
         step,
         api,
-        { ...options, onRestartRequested: () => (restartRequested = true) },
+        {
+          ...options,
+          onRestartRequested: () => {
+            restartRequested = true;
+            options.onRestartRequested?.();
+          },
+        },
         (reason, elapsedMs) => emit({ type: 'waiting', device, description, elapsedMs, reason }),
       );
       if (step.kind === 'restart-networking') restarted = true;

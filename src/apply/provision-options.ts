@@ -20,5 +20,7 @@ export interface ProvisionOptions {
    * take-back or roll-back (nothing more can be sent). The daemon leaves this off.
    */
   cutRequests?: boolean;
+  /** Told when the device is asked to restart networking: paths measure from then on. */
+  onRestartRequested?: () => void;
   onEvent: ApplyEventSink;
 }

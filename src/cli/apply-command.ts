@@ -3,8 +3,12 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import {
   applyStick,
   type ApplyEvent,
+  type DeviceResult,
   limitProblem,
-  notConnected,
+  notConfirmed,
+  pathsNotChecked,
+  pathsWords,
+  type PathReport,
   Outcome,
   stickSecrets,
   type StickResult,
@@ -158,6 +162,8 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
     if (json) emitJson(event);
     else if (event.type === 'warning' && dryRun)
       print(`WARNING: ${visibleText(event.device)}: ${visibleText(event.message)}`);
+    else if (event.type === 'service-paths-plan')
+      for (const path of event.paths) print(`${visibleText(event.device)}: ${visibleText(path.sentence)}`);
     else display?.onEvent(event);
   };
   const onProblem = (problem: Problem): void => {
@@ -193,7 +199,7 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   }
 
   // Taken before the skipped post-checks are noted: a check never made is no unconfirmed device.
-  const unconfirmed = dryRun ? [] : notConnected(result);
+  const unconfirmed = dryRun ? [] : notConfirmed(result);
   if (skipService) result = withServiceSkipped(result, stick.model?.monitoring_points ?? []);
   if (json) emitJson({ type: 'result', file, outcome: result.outcome, devices: result.devices });
   else if (dryRun) for (const plan of result.plans) if (plan !== undefined) print(renderPlan(plan));
@@ -204,8 +210,10 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
       if (skipService && d.service !== undefined) print(`${visibleText(d.device)}: service ${d.service.sentence}`);
     for (const d of unconfirmed)
       print(
-        `${visibleText(d.device)}: configured and verified, but NOT CONFIRMED by the monitoring service: ${visibleText(d.service?.sentence ?? '')}`,
+        `${visibleText(d.device)}: configured and verified, but NOT CONFIRMED by the monitoring service: ${visibleText(unconfirmedSentence(d))}`,
       );
+    for (const d of result.devices)
+      for (const path of d.pathsNotChecked ?? []) print(`${visibleText(d.device)}: ${visibleText(path.sentence)}`);
     // The live step list has already said why a device failed; plan has none, so it says it here.
     if (display === undefined)
       for (const d of result.devices)
@@ -245,7 +253,7 @@ function redactingStdout(redactor: Redactor): NodeJS.WritableStream & { isTTY?: 
  */
 function withServiceSkipped(
   result: StickResult,
-  points: readonly { name?: unknown; service_hostname?: unknown }[],
+  points: readonly { name?: unknown; service_hostname?: unknown; paths?: readonly { target: string }[] | undefined }[],
 ): StickResult {
   const hostnameOf = (device: string): string => {
     const mp = points.find((p) => p.name === device);
@@ -255,7 +263,9 @@ function withServiceSkipped(
     d.outcome === Outcome.Failed
       ? d
       : {
-          ...d,
+          // The engine, run without the service, said the paths were not checked for want of one:
+          // the reason here is the signature gate's, said once in the service part.
+          ...withoutPathsNotChecked(d),
           service: {
             kind: ConnectionOutcomeKind.Unchecked,
             connected: false,
@@ -263,21 +273,54 @@ function withServiceSkipped(
             waitedMs: 0,
             polls: 0,
             sentence: UNSIGNED_SERVICE_SENTENCE,
+            ...pathsOf(points.find((p) => p.name === d.device)?.paths),
           },
         },
   );
   return { ...result, devices };
 }
 
-function serviceWord(service: StickResult['devices'][number]['service'], skipped: boolean): string {
-  if (service === undefined) return '';
+function withoutPathsNotChecked(device: DeviceResult): DeviceResult {
+  const { pathsNotChecked: _unchecked, ...rest } = device;
+  return rest;
+}
+
+/** The stick's paths of a device whose post-check was skipped: each not checked, for the same reason. */
+function pathsOf(paths: readonly { target: string }[] | undefined): { paths?: PathReport[] } {
+  if (paths === undefined || paths.length === 0) return {};
+  return {
+    paths: pathsNotChecked(
+      paths.map((p) => p.target),
+      UNSIGNED_SERVICE_SENTENCE,
+    ),
+  };
+}
+
+function serviceWord(device: StickResult['devices'][number], skipped: boolean): string {
+  const service = device.service;
+  if (service === undefined) {
+    const unchecked = device.pathsNotChecked?.length ?? 0;
+    return unchecked === 0 ? '' : `, ${unchecked} path${unchecked === 1 ? '' : 's'} not checked`;
+  }
   if (skipped) return ', service not checked';
-  return service.connected ? ', connected' : ', NOT connected';
+  const paths = pathsWords(service.paths);
+  return `${service.connected ? ', connected' : ', NOT connected'}${paths === undefined ? '' : `, ${paths}`}`;
+}
+
+/** Why a device configured and verified is not confirmed: its MP, else each path that does not measure. */
+function unconfirmedSentence(device: StickResult['devices'][number]): string {
+  const service = device.service;
+  if (service === undefined) return '';
+  if (!service.connected) return service.sentence;
+  return (service.paths ?? [])
+    .filter((p) => !p.measuring)
+    .map((p) => p.sentence)
+    .join('; ');
 }
 
 function resultWord(result: StickResult, skipped: boolean): string {
   const counts = result.devices
-    .map((d) => `${visibleText(d.device)} ${d.outcome}${serviceWord(d.service, skipped)}`)
+    .map((d) => `${visibleText(d.device)} ${d.outcome}${serviceWord(d, skipped)}`)
     .join(', ');
   switch (result.outcome) {
     case StickOutcome.Changed:

@@ -1,11 +1,12 @@
-import { constants } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
 import { Redactor } from '../core/redact.js';
 import { Secret } from '../core/secret.js';
+import { AgentService, type AgentServiceSettings, resolveService } from './agent-service.js';
 import { type ListenAddress, parseListen } from './loopback-listen.js';
+import { readSecretFile } from './secret-file.js';
 import { findSecretSpans, writtenSecretPieces } from './secret-spans.js';
 import { mapKeyProblems } from './map-keys.js';
 import { normaliseDeviceUrl } from './stick-rules.js';
@@ -40,20 +41,6 @@ const AgentCredentials = z.strictObject({
     .optional()
     .describe('file name in $CREDENTIALS_DIRECTORY (systemd LoadCredential)'),
   tls: AgentTls.optional(),
-});
-
-const AgentService = z.strictObject({
-  url: z.string().min(1).describe('the data API base including /api, e.g. https://service.example/api'),
-  token_file: z.string().min(1).optional().describe('absolute path of a file holding the access token'),
-  token_credential: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('file name in $CREDENTIALS_DIRECTORY (systemd LoadCredential)'),
-  tls: z
-    .strictObject({ ca: z.string().min(1).optional().describe('absolute path of a CA certificate file') })
-    .optional(),
-  wait_connected_s: z.number().positive().max(3600).optional(),
 });
 
 export const AgentConfigFile = z.strictObject({
@@ -122,19 +109,6 @@ interface DeviceDefaults {
   password?: Secret;
   tls?: { fingerprintSha256?: string; caPem?: string; insecure?: boolean };
 }
-
-/**
- * agent.yaml's `service` block once read (docs/service-model.md): the shape src/service takes as
- * ServiceSettings. Kept here by shape, since config comes before the service stage.
- */
-interface AgentServiceSettings {
-  url: string;
-  token: Secret;
-  caPem?: string | undefined;
-  waitConnectedS: number;
-}
-
-const DEFAULT_WAIT_CONNECTED_S = 300;
 
 export interface AgentConfig {
   file: string | undefined;
@@ -305,96 +279,6 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
   return { config, problems: hide(unplaced.map((p) => placeProblem(parsed.source, p))) };
 }
 
-/** The service block: URL checked, exactly one token source read into a Secret, the CA read. */
-async function resolveService(
-  entry: z.infer<typeof AgentService>,
-  env: NodeJS.ProcessEnv,
-  problems: UnplacedProblem[],
-): Promise<AgentServiceSettings | undefined> {
-  const before = problems.length;
-  const fail = (at: KeyPath, message: string, hint?: string): void => {
-    problems.push({
-      severity: Severity.Error,
-      path: ['service', ...at],
-      message,
-      ...(hint === undefined ? {} : { hint }),
-    });
-  };
-  let url: URL | undefined;
-  try {
-    url = new URL(entry.url);
-  } catch {
-    fail(['url'], `'${entry.url}' is not a URL`, 'write it like https://service.example/api');
-  }
-  if (url !== undefined) {
-    if (url.protocol !== 'https:') fail(['url'], 'the service URL must start with https://');
-    // Credentials in a URL would end up in messages and logs: the token has its own key.
-    else if (url.username !== '' || url.password !== '')
-      fail(
-        ['url'],
-        'the service URL must not contain a user name or password',
-        'put the token in token_file or token_credential',
-      );
-    else if (url.search !== '' || url.hash !== '') fail(['url'], 'the service URL must not have a query or fragment');
-  }
-  let token: Secret | undefined;
-  if (entry.token_file !== undefined && entry.token_credential !== undefined) {
-    fail(['token_credential'], 'the token is given twice, as token_file and as token_credential', 'keep one of them');
-  } else if (entry.token_file !== undefined) {
-    if (!isAbsolute(entry.token_file)) fail(['token_file'], 'the token file must be an absolute path in agent.yaml');
-    else {
-      const secret = await readSecretFile(entry.token_file);
-      if (typeof secret === 'string') fail(['token_file'], secret);
-      else token = secret;
-    }
-  } else if (entry.token_credential !== undefined) {
-    const dir = env.CREDENTIALS_DIRECTORY;
-    if (dir === undefined || dir === '') {
-      fail(
-        ['token_credential'],
-        `credential '${entry.token_credential}' needs $CREDENTIALS_DIRECTORY, which is not set`,
-        'run under systemd with LoadCredential=, or use token_file',
-      );
-    } else if (entry.token_credential.includes('/')) {
-      fail(['token_credential'], 'a credential is a file name, not a path');
-    } else {
-      const secret = await readSecretFile(join(dir, entry.token_credential));
-      if (typeof secret === 'string') fail(['token_credential'], secret);
-      else token = secret;
-    }
-  } else {
-    problems.push({
-      severity: Severity.Error,
-      path: ['service'],
-      message: 'the service block needs a token: token_file or token_credential',
-      atKey: true,
-    });
-  }
-  let caPem: string | undefined;
-  if (entry.tls?.ca !== undefined) {
-    if (!isAbsolute(entry.tls.ca)) fail(['tls', 'ca'], 'the CA file must be an absolute path in agent.yaml');
-    else {
-      try {
-        caPem = await readFile(entry.tls.ca, 'utf8');
-        if (!caPem.includes('-----BEGIN CERTIFICATE-----'))
-          fail(['tls', 'ca'], `CA file ${entry.tls.ca} holds no PEM certificate`);
-      } catch (error) {
-        fail(
-          ['tls', 'ca'],
-          `CA file ${entry.tls.ca} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-        );
-      }
-    }
-  }
-  if (problems.length > before || token === undefined) return undefined;
-  return {
-    url: entry.url.replace(/\/+$/, ''),
-    token,
-    ...(caPem === undefined ? {} : { caPem }),
-    waitConnectedS: entry.wait_connected_s ?? DEFAULT_WAIT_CONNECTED_S,
-  };
-}
-
 async function resolveCredentials(
   entry: z.infer<typeof AgentCredentials>,
   path: KeyPath,
@@ -463,43 +347,6 @@ async function resolveCredentials(
     out.tls = tls;
   }
   return out;
-}
-
-/** A laptop-side secret file (password, token) is a few bytes; anything larger is not one. */
-const MAX_SECRET_FILE_BYTES = 64 * 1024;
-
-/**
- * Reads a secret from a laptop-side file: only a regular file (a FIFO would block the agent, a
- * device would stream forever), at most 64 KiB, one trailing newline dropped, and then one line
- * with no control character: a token or password with a second line or a stray byte would fail
- * every request later, far from its cause. The value is never quoted.
- */
-async function readSecretFile(file: string): Promise<Secret | string> {
-  let handle;
-  try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
-    const info = await handle.stat();
-    if (!info.isFile()) return `secret file ${file} is not a regular file`;
-    if (info.size > MAX_SECRET_FILE_BYTES)
-      return `secret file ${file} is larger than 64 KiB: it holds no password or token`;
-    const buffer = Buffer.alloc(MAX_SECRET_FILE_BYTES + 1);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    if (bytesRead > MAX_SECRET_FILE_BYTES)
-      return `secret file ${file} is larger than 64 KiB: it holds no password or token`;
-    const value = buffer
-      .subarray(0, bytesRead)
-      .toString('utf8')
-      .replace(/\r?\n$/, '');
-    if (value === '') return `secret file ${file} is empty`;
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(value))
-      return `secret file ${file} holds more than one line or a control character: it must hold the secret alone, on one line`;
-    return new Secret(value);
-  } catch (error) {
-    return `secret file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
-  } finally {
-    await handle?.close();
-  }
 }
 
 function topProblem(file: string, message: string): Problem {

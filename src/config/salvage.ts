@@ -1,9 +1,9 @@
-import { AclRule, Interface, MonitoringPoint, type StickFile, Tls } from './schema.js';
+import { AclRule, Interface, MonitoringPoint, NetworkPath, type StickFile, Tls } from './schema.js';
 
 /**
  * When the schema refuses part of a file, the rest is still checked, so one typo does not hide
  * every other problem: this keeps, per Monitoring Point, each block that parses on its own
- * (an interface, an ACL entry, tls, the plain keys) and drops the blocks the schema already
+ * (an interface, an ACL entry, a path, tls, the plain keys) and drops the blocks the schema already
  * reported. The rules then run on what is left.
  */
 export function salvageStick(data: unknown): StickFile | undefined {
@@ -38,5 +38,8 @@ function salvageMonitoringPoint(raw: unknown): MonitoringPoint {
   // ACL entries keep their index (a hole where one did not parse) so problems name the right entry.
   if (Array.isArray(mp.acl))
     out.acl = (mp.acl as unknown[]).map((rule) => (AclRule.safeParse(rule).success ? rule : undefined));
+  // Paths likewise: a duplicate target is still found beside a typo in another entry.
+  if (Array.isArray(mp.paths))
+    out.paths = (mp.paths as unknown[]).map((path) => (NetworkPath.safeParse(path).success ? path : undefined));
   return out as MonitoringPoint;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ipFamily, isDomainName, parseCidr } from './ip-address.js';
+import { isLocationText, isPathTarget } from './path-target.js';
 import { credentialFile, secretFile, keysOf, secretKeysOf, secretString } from './schema-roles.js';
 
 /**
@@ -132,6 +133,28 @@ export const AclRule = z
   })
   .describe('an inbound access rule');
 
+export const NetworkPath = z
+  .strictObject({
+    target: z
+      .string()
+      .refine(isPathTarget, {
+        error: 'is not a host name (RFC 1123, at most 253 characters) or an IPv4/IPv6 address',
+        params: { hint: 'write it like app.example.com or 192.0.2.80' },
+      })
+      .describe('host name or address the MP measures; one path per (MP, target)'),
+    location: z
+      .string()
+      .min(1)
+      .max(200)
+      .refine(isLocationText, {
+        error: 'holds a line break or a control character',
+        params: { hint: 'write the location on one line, as plain text' },
+      })
+      .optional()
+      .describe("the path's targetLocation in the monitoring service, set after creation"),
+  })
+  .describe('a network path the MP measures; created in the monitoring service when missing, never deleted');
+
 export const MonitoringPoint = z.strictObject({
   name: z.string().min(1).max(100).describe('label used in logs'),
   service_hostname: z
@@ -149,6 +172,7 @@ export const MonitoringPoint = z.strictObject({
   prune: z.boolean().optional().describe('remove interfaces this file does not mention'),
   interfaces: z.record(z.string(), Interface).optional(),
   acl: z.array(AclRule).optional(),
+  paths: z.array(NetworkPath).optional().describe('network paths the MP measures (agent.yaml service block needed)'),
 });
 
 export const StickFile = z.strictObject({
@@ -166,6 +190,7 @@ export type InnerTls = z.infer<typeof InnerTls>;
 export type Wireless = z.infer<typeof Wireless>;
 export type AclRule = z.infer<typeof AclRule>;
 export type Tls = z.infer<typeof Tls>;
+export type NetworkPath = z.infer<typeof NetworkPath>;
 
 /** Every key that holds an inline secret (password, passphrase, private_key_password), from the schema itself. */
 export const STICK_SECRET_KEYS = secretKeysOf(StickFile);

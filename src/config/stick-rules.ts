@@ -1,7 +1,8 @@
 import { atMostOneSecret } from './dot1x-rules.js';
 import { checkInterfaces } from './interface-rules.js';
+import { pathTargetKey } from './path-target.js';
 import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
-import type { AclRule, MonitoringPoint, StickFile, Tls } from './schema.js';
+import type { AclRule, MonitoringPoint, NetworkPath, StickFile, Tls } from './schema.js';
 
 /** Rules across keys of the whole file, run after the schema has accepted its shape. */
 export function checkStickRules(stick: StickFile): UnplacedProblem[] {
@@ -42,6 +43,30 @@ function checkMonitoringPoint(mp: MonitoringPoint, at: KeyPath): UnplacedProblem
   if (mp.interfaces !== undefined) problems.push(...checkInterfaces(mp.interfaces, [...at, 'interfaces']));
   mp.acl?.forEach((rule, index) => {
     if (rule !== undefined) problems.push(...checkAclRule(rule, [...at, 'acl', index]));
+  });
+  if (mp.paths !== undefined) problems.push(...checkPaths(mp.paths, [...at, 'paths']));
+  return problems;
+}
+
+/** One path per (MP, target): the service refuses a second, so a stick asking twice is a mistake. */
+function checkPaths(paths: readonly (NetworkPath | undefined)[], at: KeyPath): UnplacedProblem[] {
+  const problems: UnplacedProblem[] = [];
+  const seen = new Map<string, number>();
+  paths.forEach((path, index) => {
+    // A salvaged entry may lack its target: that was reported by the schema.
+    if (typeof path?.target !== 'string') return;
+    const key = pathTargetKey(path.target);
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, index);
+      return;
+    }
+    problems.push({
+      severity: Severity.Error,
+      path: [...at, index, 'target'],
+      message: `target '${path.target}' is listed twice for this Monitoring Point (also paths[${first}])`,
+      hint: 'one path per target: remove one entry, or merge their location',
+    });
   });
   return problems;
 }

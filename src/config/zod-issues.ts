@@ -73,7 +73,12 @@ function fromIssue(issue: z.core.$ZodIssue, data: unknown, schema: z.ZodType): U
       return [problem(`has the wrong type (${kindOf(value)})`)];
     }
     case 'custom': {
-      const shown = typeof value === 'string' && !secret ? `'${value}' ` : '';
+      // A value with a line break or control character is quoted escaped, as JSON writes it: the
+      // sentence stays one line wherever it is shown.
+      // eslint-disable-next-line no-control-regex
+      const controls = typeof value === 'string' && /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(value);
+      const quoted = controls ? JSON.stringify(value) : `'${String(value)}'`;
+      const shown = typeof value === 'string' && !secret ? `${quoted} ` : '';
       const hint = typeof issue.params?.hint === 'string' ? issue.params.hint : undefined;
       return [problem(`${shown}${issue.message}`, hint)];
     }

@@ -1,5 +1,5 @@
-import type { ApplyEvent, DeviceResult, StickResult } from '../apply/index.js';
-import { type Problem, Severity } from '../config/index.js';
+import { type ApplyEvent, type DeviceResult, pathsWords, type StickResult } from '../apply/index.js';
+import { PATHS_NOT_CHECKED, type Problem, Severity } from '../config/index.js';
 import { ErrorCode } from '../core/errors.js';
 import { visibleText as v } from '../core/visible-text.js';
 import type { LogLevel } from './agent-logger.js';
@@ -97,6 +97,8 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
   const totals = new Map<string, number>();
   const lastWait = new Map<string, number>();
+  // A path's progress is written when what it says changes, not at every round.
+  const lastPathSentence = new Map<string, string>();
   return (event) => {
     switch (event.type) {
       case 'device-start':
@@ -186,16 +188,43 @@ export function createEventFormatter(): (event: ApplyEvent) => LogLine[] {
               }
             : { level: 'warn', text: `[${v(event.device)}] service: NOT CONFIRMED: ${v(event.outcome.sentence)}` },
         ];
+      case 'service-paths-start':
+        return [
+          {
+            level: 'info',
+            text: `[${v(event.device)}] paths: making sure ${event.targets.length} path(s) exist and measure, for up to ${event.waitS} s: ${event.targets.map(v).join(', ')}`,
+          },
+        ];
+      case 'service-path': {
+        const key = `${event.device}\0${event.target}`;
+        if (lastPathSentence.get(key) === event.sentence) return [];
+        lastPathSentence.set(key, event.sentence);
+        return [{ level: 'info', text: `[${v(event.device)}] ${v(event.sentence)} (${seconds(event.elapsedMs)})` }];
+      }
+      case 'service-paths-done':
+        return event.paths.map((path) => ({
+          level: path.measuring ? 'info' : 'warn',
+          text: `[${v(event.device)}] ${path.measuring ? '' : 'NOT CONFIRMED: '}${v(path.sentence)}`,
+        }));
+      case 'service-paths-plan':
+        return event.paths.map((path) => ({ level: 'info', text: `[${v(event.device)}] ${v(path.sentence)}` }));
       case 'device-result':
         return deviceResultLines(event.result);
     }
   };
 }
 
-/** The few words the RESULT line gives the post-check: `service: connected`, `service: BLOCKED`. */
+/**
+ * The few words the RESULT line gives the post-check and the paths: `service: connected, 3/3
+ * paths measuring`, `service: BLOCKED, 0/2 paths measuring`, `2 paths not checked (no service configured)`.
+ */
 function serviceWords(result: DeviceResult): string {
   const service = result.service;
-  if (service === undefined) return '';
+  if (service === undefined) {
+    const unchecked = result.pathsNotChecked?.length ?? 0;
+    return unchecked === 0 ? '' : `, ${unchecked} path${unchecked === 1 ? '' : 's'} ${PATHS_NOT_CHECKED}`;
+  }
+  const paths = pathsWords(service.paths);
   const words: Record<string, string> = {
     connected: 'connected',
     unknown: 'unknown to the service',
@@ -208,7 +237,7 @@ function serviceWords(result: DeviceResult): string {
     unreachable: 'service unreachable',
     unchecked: 'not checked',
   };
-  return `, service: ${words[service.kind] ?? service.kind}`;
+  return `, service: ${words[service.kind] ?? service.kind}${paths === undefined ? '' : `, ${paths}`}`;
 }
 
 function deviceResultLines(result: DeviceResult): LogLine[] {

@@ -1,4 +1,4 @@
-import type { ApplyEvent, DeviceResult } from '../apply/index.js';
+import { type ApplyEvent, type DeviceResult, pathsWords } from '../apply/index.js';
 import { visibleText } from '../core/visible-text.js';
 import { waitingText } from './job-log-format.js';
 
@@ -30,6 +30,7 @@ export function createProgressDisplay(
 
 function plainDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
   const lastWait = new Map<string, number>();
+  const lastPath = new Map<string, string>();
   const write = (line: string): void => void stream.write(`${visibleText(line)}\n`);
   return {
     onEvent(event) {
@@ -83,9 +84,27 @@ function plainDisplay(stream: NodeJS.WritableStream): ProgressDisplay {
             `[${event.device}] ${event.outcome.connected ? '' : 'NOT CONFIRMED: '}${event.outcome.sentence} (${seconds(event.outcome.waitedMs)})`,
           );
           break;
+        case 'service-paths-start':
+          write(
+            `[${event.device}] make sure ${event.targets.length} path(s) exist and measure (up to ${event.waitS} s) ...`,
+          );
+          break;
+        case 'service-path': {
+          // Said when what the path says changes (found, created, measuring), not at every round.
+          const key = `${event.device}\0${event.target}`;
+          if (lastPath.get(key) !== event.sentence) {
+            lastPath.set(key, event.sentence);
+            write(`[${event.device}] ${event.sentence} (${seconds(event.elapsedMs)})`);
+          }
+          break;
+        }
+        case 'service-paths-done':
+          for (const path of event.paths)
+            write(`[${event.device}] ${path.measuring ? '' : 'NOT CONFIRMED: '}${path.sentence}`);
+          break;
         case 'device-result':
           write(
-            `[${event.result.device}] ${event.result.outcome.toUpperCase()}: ${event.result.message}${serviceNote(event.result.service)}`,
+            `[${event.result.device}] ${event.result.outcome.toUpperCase()}: ${event.result.message}${serviceNote(event.result)}`,
           );
           break;
       }
@@ -189,9 +208,38 @@ function terminalDisplay(stream: NodeJS.WritableStream & { columns?: number }): 
           }
           break;
         }
+        case 'service-paths-start':
+          device(event.device).steps.push({
+            text: `make sure ${event.targets.length} path(s) exist and measure`,
+            state: 'running',
+            started: Date.now(),
+          });
+          break;
+        case 'service-path': {
+          const step = device(event.device).steps.at(-1);
+          if (step !== undefined) step.note = event.sentence;
+          break;
+        }
+        case 'service-paths-done': {
+          const step = device(event.device).steps.at(-1);
+          if (step !== undefined) {
+            const all = event.paths.every((p) => p.measuring);
+            step.state = all ? 'done' : 'failed';
+            step.elapsedMs = Date.now() - step.started;
+            step.note = `${pathsWords(event.paths) ?? ''}${
+              all
+                ? ''
+                : `: ${event.paths
+                    .filter((p) => !p.measuring)
+                    .map((p) => p.sentence)
+                    .join('; ')}`
+            }`;
+          }
+          break;
+        }
         case 'device-result':
           device(event.result.device).result =
-            `${event.result.outcome.toUpperCase()}: ${event.result.message}${serviceNote(event.result.service)}`;
+            `${event.result.outcome.toUpperCase()}: ${event.result.message}${serviceNote(event.result)}`;
           break;
       }
       draw();
@@ -203,10 +251,17 @@ function terminalDisplay(stream: NodeJS.WritableStream & { columns?: number }): 
   };
 }
 
-/** The device's result line mentions the post-check only when it did not confirm the MP. */
-function serviceNote(service: DeviceResult['service']): string {
-  if (service === undefined || service.connected) return service === undefined ? '' : '; connected to the service';
-  return `; NOT CONFIRMED by the service: ${service.sentence}`;
+/** The device's result line: connected or why not, then how many of its paths measure. */
+function serviceNote(result: DeviceResult): string {
+  const service = result.service;
+  if (service === undefined) {
+    const unchecked = result.pathsNotChecked ?? [];
+    return unchecked.length === 0 ? '' : `; ${unchecked.map((p) => p.sentence).join('; ')}`;
+  }
+  const paths = pathsWords(service.paths);
+  const pathsPart = paths === undefined ? '' : `, ${paths}`;
+  if (service.connected) return `; connected to the service${pathsPart}`;
+  return `; NOT CONFIRMED by the service: ${service.sentence}${pathsPart}`;
 }
 
 function seconds(ms: number): string {

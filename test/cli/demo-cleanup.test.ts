@@ -31,6 +31,14 @@ describe('the demo', () => {
     });
     expect(code, output.slice(-3000)).toBe(0);
     expect(output).toContain('=== 8. The agent');
+    // The stick's two paths: created by the first apply, then measuring.
+    expect(output).toMatch(
+      /path to 192\.0\.2\.80: created, waiting for its first data[^]*path to 192\.0\.2\.80: created, measuring/,
+    );
+    expect(output).toMatch(
+      /path to app\.example\.com: created, waiting for its first data[^]*path to app\.example\.com: created, measuring/,
+    );
+    expect(output).toContain('RESULT: CHANGED (branch-12-mp1 changed, connected, 2/2 paths measuring)');
     expect(await readdir(tmp)).toEqual([]);
   });
 });

@@ -82,14 +82,23 @@ export interface StickDevice {
   address?: string;
   /** Adds 802.1X PEAP with PEAP_PASSWORD inline, so a second kind of secret is on the stick. */
   dot1x?: boolean;
+  /** Network paths the MP is to measure (`paths:`), in this order. */
+  paths?: readonly { target: string; location?: string }[];
 }
 
 /** mpprov.yaml for any simulated devices: each with its password in secrets/<name>.pw and a static eth1. */
 export function stickYaml(devices: readonly StickDevice[]): string {
   const lines = ['version: 1', 'monitoring_points:'];
   for (const d of devices) {
+    lines.push(...deviceLines(d.name, d.sim, `secrets/${d.name}.pw`, 'admin'));
+    if (d.paths !== undefined && d.paths.length > 0) {
+      lines.push('    paths:');
+      for (const path of d.paths) {
+        lines.push(`      - target: ${path.target}`);
+        if (path.location !== undefined) lines.push(`        location: ${JSON.stringify(path.location)}`);
+      }
+    }
     lines.push(
-      ...deviceLines(d.name, d.sim, `secrets/${d.name}.pw`, 'admin'),
       '    interfaces:',
       '      eth1:',
       `        ipv4: { method: static, address: ${d.address ?? '192.0.2.10'}/24, gateway: 192.0.2.1 }`,

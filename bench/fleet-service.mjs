@@ -1,0 +1,211 @@
+// Fleet apply with the monitoring service: one mpprov.yaml naming N devices of a fleet-mode
+// simulator whose MPs the simulated service follows (outage, then UNAVAILABLE until `reconnect`
+// after the device answers again), applied with --concurrency C and agent.yaml's service block.
+// Two rows per N: confirmation only (no paths), and one path per MP (created, then waited on until
+// its first data). Requests are counted from the simulated service's own request log.
+//   confirm: wall <= 1.3 x (ceil(N/C) x (outage + 150 ms) + reconnect), requests <= N/20 + 20, no 429
+//   paths:   creates == N and the rest <= N/20 + 20, wall <= 1.3 x max(that ideal, requests / 5 s)
+//            + the first-data delay, no 429
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startFleet } from '../dist/simulator/index.js';
+import { startSimulatedService } from '../dist/simulator/service/index.js';
+import { FLOOR_MS } from './fleet-apply.mjs';
+import { judged, summarize } from './lib/stats.mjs';
+import { timeProcess } from './lib/timed-process.mjs';
+
+const PASSWORD = 'bench-fleet-service-password';
+const HOSTNAME = 'fleet-mp';
+/** The service's documented limit: 50 requests per 10 s, so 5 a second at best. */
+const REQUESTS_PER_S = 5;
+
+function fleetYaml(fleet, count, withPaths) {
+  const lines = ['version: 1', 'monitoring_points:'];
+  for (const [index, device] of fleet.manifest.devices.slice(0, count).entries()) {
+    lines.push(
+      `  - name: ${HOSTNAME}-${index + 1}`,
+      `    url: ${device.url}`,
+      '    username: admin',
+      '    password_file: secrets/admin.pw',
+      `    tls: { fingerprint_sha256: "${device.fingerprint_sha256}" }`,
+    );
+    // A documentation address: data for the simulated service, never connected to.
+    if (withPaths) lines.push('    paths:', '      - target: 192.0.2.80');
+    lines.push(
+      '    interfaces:',
+      '      eth1:',
+      `        ipv4: { method: static, address: 192.0.2.${10 + (index % 200)}/24, gateway: 192.0.2.1 }`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * `sizes`: the N to measure (each with its own fleet); `runs` per row. The service is started
+ * afresh for every run (paths, once created, stay), the devices reset.
+ */
+export async function fleetService({
+  sizes,
+  concurrency,
+  runs,
+  outageMs,
+  reconnectMs,
+  pathDataMs,
+  entry,
+  workDir,
+  log,
+}) {
+  const results = {};
+  for (const count of sizes) {
+    // The fleet's hooks follow whichever service the run started.
+    let setup;
+    const hooks = {
+      restartStarted: (index) => setup?.hooks.restartStarted(index),
+      answeringAgain: (index) => setup?.hooks.answeringAgain(index),
+      managementDot1xFailed: (index) => setup?.hooks.managementDot1xFailed(index),
+    };
+    const fleet = await startFleet(count, { restartMs: outageMs, password: PASSWORD, hooks });
+    try {
+      const stick = join(workDir, `fleet-service-${count}`);
+      await mkdir(join(stick, 'secrets'), { recursive: true });
+      await writeFile(join(stick, 'secrets/admin.pw'), `${PASSWORD}\n`, { mode: 0o600 });
+      const applyIdeal = Math.ceil(count / concurrency) * (outageMs + FLOOR_MS) + reconnectMs;
+      for (const withPaths of [false, true]) {
+        const file = join(stick, withPaths ? 'paths.yaml' : 'confirm.yaml');
+        await writeFile(file, fleetYaml(fleet, count, withPaths));
+        const measured = [];
+        for (let i = 0; i < runs; i++) {
+          setup = await startSimulatedService({ devices: count, hostname: HOSTNAME, reconnectMs, pathDataMs });
+          try {
+            await Promise.all(fleet.devices.map((d) => d.reset()));
+            measured.push(await oneRun({ setup, count, concurrency, withPaths, file, stick, entry, run: i }));
+          } finally {
+            await setup.service.close();
+          }
+          const m = measured.at(-1);
+          log(
+            `fleet+service N=${count} conc ${concurrency} ${withPaths ? 'one path per MP' : 'confirmation only'} r${i + 1}: wall ${m.wallMs.toFixed(0)} ms (apply ideal ${applyIdeal}), requests ${m.requests} (creates ${m.creates}, rest ${m.requests - m.creates}), 429s ${m.tooMany}; by kind ${JSON.stringify(m.kinds)}`,
+          );
+        }
+        results[`n${count}_${withPaths ? 'one_path' : 'confirm'}`] = row({
+          count,
+          concurrency,
+          withPaths,
+          applyIdeal,
+          pathDataMs,
+          measured,
+        });
+      }
+    } finally {
+      await fleet.close();
+    }
+  }
+  return {
+    what: `apply of one file naming N devices of a fleet-mode simulator with the simulated service (outage ${outageMs} ms, reconnect ${reconnectMs} ms, a path's first data ${pathDataMs} ms), --concurrency ${concurrency}; apply ideal = ceil(N/C) x (outage + ${FLOOR_MS} ms) + reconnect`,
+    outage_ms: outageMs,
+    reconnect_ms: reconnectMs,
+    path_data_ms: pathDataMs,
+    ...results,
+  };
+}
+
+async function oneRun({ setup, count, concurrency, withPaths, file, stick, entry, run }) {
+  const { service } = setup;
+  const tokenFile = join(stick, 'service.token');
+  await writeFile(tokenFile, `${service.token}\n`, { mode: 0o600 });
+  await writeFile(join(stick, 'service-ca.pem'), service.caPem);
+  const agentYaml = join(stick, 'agent.yaml');
+  await writeFile(
+    agentYaml,
+    [
+      'version: 1',
+      'service:',
+      `  url: ${service.url}`,
+      `  token_file: ${tokenFile}`,
+      `  tls: { ca: ${join(stick, 'service-ca.pem')} }`,
+      '  wait_connected_s: 600',
+      '  wait_measuring_s: 1200',
+      '',
+    ].join('\n'),
+  );
+  service.clearRequests();
+  const state = join(stick, `state-${withPaths ? 'paths' : 'confirm'}-${run}`);
+  const result = await timeProcess(
+    process.execPath,
+    [entry, 'apply', file, '--concurrency', String(concurrency), '--agent-config', agentYaml, '--state-dir', state],
+    { env: { ...process.env, NO_COLOR: '1' } },
+  );
+  // Exit 0, not 3: every MP confirmed connected and, with paths, every path confirmed measuring.
+  const resultLine = /^RESULT: .*$/m.exec(result.stdout)?.[0] ?? '';
+  if (result.status !== 0 || !resultLine.startsWith('RESULT: CHANGED'))
+    throw new Error(
+      `fleet+service N=${count}${withPaths ? ' with paths' : ''}: exit ${result.status}: ${result.stdout.slice(-600)}${result.stderr.slice(-400)}`,
+    );
+  const requests = service.requests();
+  const creates = requests.filter((r) => r.kind === 'path-create').length;
+  const tooMany = requests.filter((r) => r.status === 429).length;
+  return { wallMs: result.wallMs, requests: requests.length, creates, tooMany, kinds: service.requestCounts() };
+}
+
+function row({ count, concurrency, withPaths, applyIdeal, pathDataMs, measured }) {
+  const wall = summarize(
+    measured.map((m) => m.wallMs),
+    'ms',
+  );
+  const requests = summarize(
+    measured.map((m) => m.requests),
+    'count',
+    0,
+  );
+  const rest = summarize(
+    measured.map((m) => m.requests - m.creates),
+    'count',
+    0,
+  );
+  const creates = summarize(
+    measured.map((m) => m.creates),
+    'count',
+    0,
+  );
+  const tooMany = summarize(
+    measured.map((m) => m.tooMany),
+    'count',
+    0,
+  );
+  const budget = count / 20 + 20;
+  if (!withPaths) {
+    return {
+      devices: count,
+      concurrency,
+      ideal_ms: applyIdeal,
+      wall_ms: judged(wall, '<=', Math.round(1.3 * applyIdeal)),
+      ratio_to_ideal: summarize(
+        measured.map((m) => m.wallMs / applyIdeal),
+        'ratio',
+        2,
+      ),
+      service_requests: judged(requests, '<=', budget, 'max'),
+      answers_429: judged(tooMany, '==', 0, 'max'),
+    };
+  }
+  // The creates cannot go faster than the limit allows: the ideal is the larger of the apply and
+  // the whole run's requests at 5 a second, then one first-data delay for the last path created.
+  const requestIdeal = Math.round((Math.max(...measured.map((m) => m.requests)) / REQUESTS_PER_S) * 1000);
+  const ideal = Math.max(applyIdeal, requestIdeal);
+  return {
+    devices: count,
+    concurrency,
+    ideal_ms: ideal,
+    apply_ideal_ms: applyIdeal,
+    requests_ideal_ms: requestIdeal,
+    wall_ms: judged(wall, '<=', Math.round(1.3 * ideal + pathDataMs)),
+    ratio_to_ideal: summarize(
+      measured.map((m) => m.wallMs / ideal),
+      'ratio',
+      2,
+    ),
+    path_creates: judged(creates, '==', count, 'max'),
+    other_service_requests: judged(rest, '<=', budget, 'max'),
+    answers_429: judged(tooMany, '==', 0, 'max'),
+  };
+}
