@@ -15,6 +15,7 @@ import type { Secret } from '../core/secret.js';
 import { desiredDevice, type Plan } from '../plan/index.js';
 import { createDataApiClient, type DataApi, RateLimiter, serviceTarget } from '../service/index.js';
 import { type ApplyEvent, type ApplyEventSink, type DeviceResult, Outcome } from './apply-events.js';
+import { type DeviceLockSettings, lockDeviceAt } from './device-file-lock.js';
 import { provisionDevice, type ProvisionOptions } from './provision-device.js';
 import { openSecretsRecord, type RecordWarning } from './secrets-record.js';
 import { servicePostCheck, wantsPostCheck } from './service-post-check.js';
@@ -46,6 +47,8 @@ export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
    * all and no result. Every name must be in the file (limitProblem); the daemon never limits.
    */
   limit?: readonly string[];
+  /** A lock file per device in a state folder, held while a run changes it; a dry run takes none. */
+  deviceLock?: DeviceLockSettings;
 }
 
 export const StickOutcome = { ...Outcome, Invalid: 'invalid' } as const;
@@ -167,6 +170,26 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
             // The CLI's stop cuts the request under way; the daemon's lets it finish.
             ...(options.cutRequests === true && options.signal !== undefined ? { signal: options.signal } : {}),
           });
+        const lock =
+          options.deviceLock === undefined || options.dryRun
+            ? undefined
+            : await lockDeviceAt(access.url, options.deviceLock, options.signal);
+        if (lock !== undefined && 'failure' in lock) {
+          const busy: DeviceResult = redactor.value({
+            device: access.name,
+            url: access.url,
+            outcome: Outcome.Failed,
+            message: lock.failure,
+            code: ErrorCode.DeviceBusy,
+            steps: [],
+            warnings: [],
+            durationMs: 0,
+          });
+          result.devices[index] = busy;
+          onEvent({ type: 'device-result', result: busy });
+          await api.close().catch(() => undefined);
+          return;
+        }
         try {
           // With a post-check, the device's result waits for it, so its one device-result event carries both.
           let held: DeviceResult | undefined;
@@ -180,6 +203,8 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
             onEvent: deviceEvents,
           });
           await api.close().catch(() => undefined);
+          // Done with the device: a run waiting for it need not wait for this one's post-check too.
+          await lock?.release();
           let device = provisioned;
           if (service !== undefined && settings !== undefined && wantsPostCheck(provisioned)) {
             const outcome = await servicePostCheck(
@@ -213,6 +238,7 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
           onEvent({ type: 'device-result', result: failed });
         } finally {
           await api.close().catch(() => undefined);
+          await lock?.release();
         }
       },
   );

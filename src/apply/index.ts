@@ -12,3 +12,5 @@ export { exportKey, importKey, type TransferOutcome } from './secrets-record-tra
 export { secretsRecordProblem } from './secrets-record-access.js';
 export { stepRange } from './stopped-run.js';
 export { limitProblem } from './apply-stick.js';
+export { UpdateSecrets, UPDATE_SECRETS_CHOICES } from './secret-update-policy.js';
+export { lockFolder, lockFileName } from './device-file-lock.js';

@@ -1,4 +1,5 @@
 import type { ApplyEventSink } from './apply-events.js';
+import type { UpdateSecrets } from './secret-update-policy.js';
 
 /** How one device is provisioned; the CLI's flags and the daemon's settings both end up here. */
 export interface ProvisionOptions {
@@ -21,4 +22,6 @@ export interface ProvisionOptions {
    */
   cutRequests?: boolean;
   onEvent: ApplyEventSink;
+  /** When a secret the device already holds is sent again (secret-update-policy.ts); `on_change` unless given. */
+  updateSecrets?: UpdateSecrets;
 }
