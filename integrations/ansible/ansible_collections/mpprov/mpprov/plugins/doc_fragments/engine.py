@@ -85,7 +85,7 @@ attributes:
 requirements:
   - mpprov on the controller (the C(.deb)), a release with C(--update-secrets) and C(--lock-wait)
 notes:
-  - The module runs on the controller (C(connection: local)) and talks HTTPS to the Monitoring Point.
+  - The module runs on the controller (C(connection=local)) and talks HTTPS to the Monitoring Point.
   - No secret is passed on mpprov's command line; the desired state goes to a temporary stick
     (a 0700 folder, 0600 files) that is removed when mpprov ends.
 '''

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 name: inventory
 short_description: Monitoring Points from an mpprov inventory file
-version_added: "0.2.0"
+version_added: "0.1.0"
 description:
   - Reads an mpprov inventory file (YAML with C(version), C(defaults) and C(sites), or CSV with the
     columns C(site), C(name), C(url)), the file C(mpprov stick build) reads.

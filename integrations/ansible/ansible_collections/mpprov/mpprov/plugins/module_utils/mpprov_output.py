@@ -166,3 +166,8 @@ def failure_message(rc, output, stderr, check_mode, by_key_path=False):
         # mpprov's stderr passes its redactor, so it may be quoted; its stdout is not returned at all.
         sentences.append('mpprov exited with status %s%s' % (rc, ': %s' % stderr.strip() if stderr.strip() else ''))
     return '; '.join(sentences)
+
+
+def located_by_key_path(problems):
+    """Problems of a temporary stick: its file, line and column name nothing once it is removed; the key path stays."""
+    return [dict((k, v) for k, v in p.items() if k not in ('file', 'line', 'column')) for p in problems]

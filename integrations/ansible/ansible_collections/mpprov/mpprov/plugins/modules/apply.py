@@ -36,7 +36,13 @@ description:
     inline 802.1X passwords, key passphrases) and mpprov redacts every one of them from its output.
     The module never returns mpprov's raw output.
 author:
-  - mpprov maintainers
+  - mpprov maintainers (@mpprov)
+deprecated:
+  removed_in: 1.0.0
+  why: >-
+    It applies profiles kept on the controller and is idempotent only with a state folder kept from run to run,
+    which an AWX job does not have.
+  alternative: Use M(mpprov.mpprov.monitoring_point) (the desired state as options) or M(mpprov.mpprov.fleet) (many at once).
 requirements:
   - mpprov (the C(mpprov) command of the same release, or any release whose JSON output has format 1)
 options:

@@ -11,7 +11,7 @@ DOCUMENTATION = r'''
 ---
 module: fleet
 short_description: Configure many Monitoring Points at once with one mpprov run
-version_added: "0.2.0"
+version_added: "0.1.0"
 description:
   - Makes every Monitoring Point in C(monitoring_points) match its desired state with one
     C(mpprov apply --json --concurrency N) on the controller (in check mode C(mpprov plan)), and returns
@@ -19,8 +19,8 @@ description:
   - Run it once (C(run_once), or a play on C(localhost)); each inventory host then takes its own
     entry of C(results) (the examples show how), so the play recap still counts per device.
   - Use M(mpprov.mpprov.monitoring_point) for per-host control (C(serial), C(throttle), one failed site
-    apart from the others) and M(mpprov.mpprov.fleet) when a fleet is large and speed matters: one
-    process for all of them instead of one per host.
+    apart from the others) and M(mpprov.mpprov.fleet) when a fleet is large and speed matters (one
+    process for all of them instead of one per host).
   - The desired states are checked together, as one stick - a problem in one of them sends nothing to
     any device; the task fails then. A device that fails does not fail the task; its entry says so.
 author:
@@ -37,6 +37,78 @@ options:
     type: list
     elements: dict
     required: true
+    suboptions:
+        name:
+          description:
+            - The Monitoring Point's name, as in logs and results.
+          type: str
+          required: true
+        url:
+          description:
+            - C(https://host[:port]) of the device's Admin API.
+          type: str
+          required: true
+        username:
+          description:
+            - The Admin API user; default C(agent.yaml)'s C(defaults.username).
+          type: str
+        password:
+          description:
+            - The Admin API password, for example from an AWX credential or Ansible Vault.
+            - Mutually exclusive with C(password_file).
+          type: str
+        password_file:
+          description:
+            - A file on the controller holding the Admin API password.
+          type: path
+        tls:
+          description:
+            - How to trust the device's HTTPS certificate, exactly one of the three.
+          type: dict
+          suboptions:
+            fingerprint_sha256:
+              description:
+                - The SHA-256 fingerprint of the device certificate, 32 bytes in hex, colons optional.
+              type: str
+            ca:
+              description:
+                - A CA certificate on the controller that issued the device certificate.
+              type: path
+            insecure:
+              description:
+                - Skip verification (always warned about).
+              type: bool
+        service_hostname:
+          description:
+            - The Monitoring Point's hostname as the monitoring service knows it; default C(name).
+          type: str
+        interfaces:
+          description:
+            - The stick format's map of interface name to settings (C(vlan), C(ipv4), C(ipv6), C(link),
+              C(dot1x), C(wireless)).
+            - Certificates, keys and C(*_file) values are paths on the controller.
+            - Inline secrets in it (C(password), C(passphrase), C(private_key_password)) are masked in
+              everything the module returns, though the map cannot declare them C(no_log).
+          type: dict
+        acl:
+          description:
+            - Inbound access rules, each C(protocol), C(ports), C(sources), C(interfaces) as in the stick format.
+          type: list
+          elements: dict
+        paths:
+          description:
+            - Network paths the Monitoring Point is to measure, each C(target) and an optional C(location).
+            - Needs an mpprov that reads C(paths) and a C(service) block in C(agent.yaml).
+          type: list
+          elements: dict
+        allow_disconnect:
+          description:
+            - Allow changes to the interface mpprov reaches the device through.
+          type: bool
+        prune:
+          description:
+            - Remove interfaces that C(interfaces) does not name.
+          type: bool
   concurrency:
     description:
       - Monitoring Points provisioned at once (C(--concurrency)).
@@ -114,7 +186,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_engine import (
     ENGINE_SPEC, MONITORING_POINT_SPEC, device_changed, run_engine)
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_output import (
-    EXIT_CHANGES, EXIT_NOT_CONNECTED, build_diff, failure_message, parse_output)
+    EXIT_CHANGES, EXIT_NOT_CONNECTED, build_diff, failure_message, located_by_key_path, parse_output)
 
 
 def per_device_results(points, output, check_mode):
@@ -159,7 +231,7 @@ def main():
 
     cmd, rc, stdout, stderr = run_engine(module, points, concurrency=module.params['concurrency'])
     output, parse_error = parse_output(stdout)
-    response = dict(cmd=cmd, problems=output.problems)
+    response = dict(cmd=cmd, problems=located_by_key_path(output.problems))
     if output.version is not None:
         response['mpprov_version'] = output.version
     results = per_device_results(points, output, module.check_mode) if output.result is not None else []

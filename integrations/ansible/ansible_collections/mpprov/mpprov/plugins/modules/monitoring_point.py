@@ -11,14 +11,14 @@ DOCUMENTATION = r'''
 ---
 module: monitoring_point
 short_description: Configure one Monitoring Point to a desired state with mpprov
-version_added: "0.2.0"
+version_added: "0.1.0"
 description:
   - Makes one network Monitoring Point match the desired state given in the options, which are named
     as the monitoring point keys of mpprov's stick format (C(mpprov.yaml)).
   - Runs the installed C(mpprov apply --json) on the controller, which reads the device, plans, sends
     only what differs, restarts networking when needed, verifies the result and rolls back a wrong
     one. In check mode it runs C(mpprov plan --json), which sends GET requests only.
-  - Run it with C(connection: local) (or C(delegate_to: localhost)), one inventory host per Monitoring
+  - Run it with C(connection=local) (or C(delegate_to=localhost)), one inventory host per Monitoring
     Point, so C(serial), C(throttle), C(--limit) and the play recap work per device.
   - C(changed) only when a changing request was sent. Each result carries C(ansible_stats) (the
     counts C(mpprov_changed) and C(mpprov_unchanged)), summed over the play by Ansible's custom stats.
@@ -182,7 +182,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_engine import (
     ENGINE_SPEC, MONITORING_POINT_SPEC, device_changed, run_engine)
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_output import (
-    EXIT_CHANGES, build_diff, failure_message, parse_output)
+    EXIT_CHANGES, build_diff, failure_message, located_by_key_path, parse_output)
 
 
 def main():
@@ -203,7 +203,7 @@ def main():
     plan = next((p for p in output.plans if p['device'] == name), None)
     has_changes = plan is not None and plan['has_changes']
     changed = bool(device) and device_changed(device, module.check_mode, has_changes)
-    response = dict(cmd=cmd, changed=changed, problems=output.problems)
+    response = dict(cmd=cmd, changed=changed, problems=located_by_key_path(output.problems))
     if output.version is not None:
         response['mpprov_version'] = output.version
     if device:
