@@ -57,7 +57,7 @@ describe('the mpprov.mpprov collection\'s own checks', () => {
     rmSync(copy, { recursive: true, force: true });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(
-      /plugins\/modules\/monitoring_point\.py:0:0: doc-default-does-not-match-spec: Argument 'lock_wait' in argument_spec defines default as \(600\.0\) but documentation defines default as \(60\)/,
+      /plugins\/modules\/monitoring_point\.py:0:0: doc-default-does-not-match-spec: Argument 'lock_wait' in argument_spec defines default as \(600\.0\) but documentation defines default as \(60\.0\)/,
     );
   }, TIMEOUT);
 

@@ -41,7 +41,8 @@ def test_a_problem_of_the_temporary_stick_is_named_by_its_key_path():
     problem = {'type': 'problem', 'severity': 'error', 'file': '/tmp/mpprov-ansible-x/mpprov.yaml', 'line': 3, 'column': 5,
                'path': 'monitoring_points[0].interfaces.eth1.ipv4.address', 'message': 'is not an address'}
     result = {'type': 'result', 'file': '/tmp/mpprov-ansible-x/mpprov.yaml', 'outcome': 'invalid', 'devices': []}
-    out, _ = parse_output(lines(VERSION, problem, result))
+    out, error = parse_output(lines(VERSION, problem, result))
+    assert error is None
     assert failure_message(1, out, '', False, by_key_path=True) == (
         'monitoring_points[0].interfaces.eth1.ipv4.address: is not an address; '
         'the desired state is invalid: nothing was sent to any device')
