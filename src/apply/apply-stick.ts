@@ -197,7 +197,13 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
             if (event.type === 'device-result' && service !== undefined) held = event.result;
             else onEvent(event);
           };
-          const { result: provisioned, plan } = await provisionDevice(desired, api, record, {
+          // Under the lock, the record as the run before left it: it may have just applied (and
+          // recorded) the very secrets this run brings, which must not count as changed again.
+          const current =
+            lock === undefined
+              ? record
+              : await openSecretsRecord(options.agent.stateDir, { file: options.agent.secretsRecord });
+          const { result: provisioned, plan } = await provisionDevice(desired, api, current, {
             ...options,
             dot1xGraceMs: options.dot1xGraceMs ?? options.agent.dot1xGraceMs,
             onEvent: deviceEvents,

@@ -57,4 +57,26 @@ describe('mpprov apply --lock-wait', () => {
     const after = await runCli(['apply', file, ...engine(state), '--lock-wait', '5']);
     expect(after.code, after.stdout + after.stderr).toBe(0);
   });
+
+  it('two runs at once bringing a new 802.1X password: the device restarts once, the second run changes nothing', async () => {
+    const device = await start();
+    const before = stickWithConfig(stickYaml([{ name: 'mp01', sim: device, dot1x: true }]));
+    writeFileSync(join(before, '..', 'secrets', 'mp01.pw'), `${device.password}\n`);
+    const state = stateDir();
+    expect((await runCli(['apply', before, ...engine(state)])).code).toBe(0);
+    const rotated = stickWithConfig(
+      stickYaml([{ name: 'mp01', sim: device, dot1x: true }]).replace(PEAP_PASSWORD, 'Rotated-Peap-Pw-2027'),
+    );
+    writeFileSync(join(rotated, '..', 'secrets', 'mp01.pw'), `${device.password}\n`);
+    const restarts = device.state().restarts;
+    const args = ['apply', rotated, ...engine(state), '--lock-wait', '60', '--update-secrets', 'on_create'];
+    const [a, b] = await Promise.all([runCli(args), runCli(args)]);
+    expect([a.code, b.code], a.stdout + a.stderr + b.stdout + b.stderr).toEqual([0, 0]);
+    expect([a.stdout, b.stdout].map((out) => /RESULT: (CHANGED|NO CHANGE)/.exec(out)?.[1]).sort()).toEqual([
+      'CHANGED',
+      'NO CHANGE',
+    ]);
+    expect(device.state().restarts).toBe(restarts + 1);
+    expect(a.stdout + a.stderr + b.stdout + b.stderr).not.toContain('Rotated-Peap-Pw-2027');
+  });
 });
