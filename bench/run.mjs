@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only apply,validate,fleet,service,daemon] [--cli checkout] [--out FILE]
+// `npm run bench [-- --quick] [--only apply,validate,fleet,service,daemon,ansible] [--cli checkout] [--out FILE]
 //   [--cycles N] [--idle S] [--rounds N] [--fleet-outage-ms MS]`: the figures docs/performance.md sets
 // targets for, each as median/min/max over its runs beside its target, written to
 // bench/results.json with the machine, Node version and date. Speed and memory targets live
@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ansibleFleet } from './ansible-fleet.mjs';
 import { applySweep } from './apply-sweep.mjs';
 import { daemonBench } from './daemon.mjs';
 import { bundle, cli, repoRoot } from './daemon-lib.mjs';
@@ -119,11 +120,14 @@ const sections = {
       log,
     }),
   daemon: () => daemonBench({ cycles: plan.cycles, idleSeconds: plan.idleSeconds, entry, log }),
+  ansible: () => ansibleFleet({ count: 100, runs: 1, outageMs: plan.fleetOutageMs, entry, workDir, log }),
 };
 let failedSections = 0;
 try {
   for (const [name, section] of Object.entries(sections)) {
     if (only !== undefined && !only.includes(name)) continue;
+    // The per-host Ansible path alone takes minutes: a quick run leaves it out unless named.
+    if (only === undefined && quick && name === 'ansible') continue;
     log(`# ${name}`);
     try {
       results[name] = await section();

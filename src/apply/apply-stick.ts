@@ -17,6 +17,7 @@ import type { Secret } from '../core/secret.js';
 import { desiredDevice, type Plan } from '../plan/index.js';
 import { type ApplyEvent, type ApplyEventSink, type DeviceResult, Outcome } from './apply-events.js';
 import { allPathsMeasuring, pathsNotChecked, type ServiceReport } from './path-report.js';
+import { type DeviceLockSettings, lockDeviceAt } from './device-file-lock.js';
 import { provisionDevice, type ProvisionOptions } from './provision-device.js';
 import { openSecretsRecord, type RecordWarning } from './secrets-record.js';
 import { servicePostCheck, wantsPostCheck } from './service-post-check.js';
@@ -49,6 +50,8 @@ export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
    * all and no result. Every name must be in the file (limitProblem); the daemon never limits.
    */
   limit?: readonly string[];
+  /** A lock file per device in a state folder, held while a run changes it; a dry run takes none. */
+  deviceLock?: DeviceLockSettings;
 }
 
 export const StickOutcome = { ...Outcome, Invalid: 'invalid' } as const;
@@ -171,6 +174,26 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
             // The CLI's stop cuts the request under way; the daemon's lets it finish.
             ...(options.cutRequests === true && options.signal !== undefined ? { signal: options.signal } : {}),
           });
+        const lock =
+          options.deviceLock === undefined || options.dryRun
+            ? undefined
+            : await lockDeviceAt(access.url, options.deviceLock, options.signal);
+        if (lock !== undefined && 'failure' in lock) {
+          const busy: DeviceResult = redactor.value({
+            device: access.name,
+            url: access.url,
+            outcome: Outcome.Failed,
+            message: lock.failure,
+            code: ErrorCode.DeviceBusy,
+            steps: [],
+            warnings: [],
+            durationMs: 0,
+          });
+          result.devices[index] = busy;
+          onEvent({ type: 'device-result', result: busy });
+          await api.close().catch(() => undefined);
+          return;
+        }
         try {
           const targets = (mp?.paths ?? []).map((p) => p.target);
           // With a post-check (or paths to report), the device's result waits for it, so its one
@@ -180,13 +203,21 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
             if (event.type === 'device-result' && (service !== undefined || targets.length > 0)) held = event.result;
             else onEvent(event);
           };
-          const { result: provisioned, plan } = await provisionDevice(desired, api, record, {
+          // Under the lock, the record as the run before left it: it may have just applied (and
+          // recorded) the very secrets this run brings, which must not count as changed again.
+          const current =
+            lock === undefined
+              ? record
+              : await openSecretsRecord(options.agent.stateDir, { file: options.agent.secretsRecord });
+          const { result: provisioned, plan } = await provisionDevice(desired, api, current, {
             ...options,
             dot1xGraceMs: options.dot1xGraceMs ?? options.agent.dot1xGraceMs,
             onRestartRequested: () => (restartedAt = Date.now()),
             onEvent: deviceEvents,
           });
           await api.close().catch(() => undefined);
+          // Done with the device: a run waiting for it need not wait for this one's post-check too.
+          await lock?.release();
           let device = provisioned;
           if (options.dryRun && side !== undefined && targets.length > 0 && plan !== undefined) {
             // plan lists the paths it would create: read from the service, never written.
@@ -246,6 +277,7 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
           onEvent({ type: 'device-result', result: failed });
         } finally {
           await api.close().catch(() => undefined);
+          await lock?.release();
         }
       },
   );

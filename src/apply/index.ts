@@ -14,3 +14,5 @@ export { stepRange } from './stopped-run.js';
 export { limitProblem } from './apply-stick.js';
 export { allPathsMeasuring, pathsNotChecked, pathsWords, type PathReport, type ServiceReport } from './path-report.js';
 export { createServiceSide, sameService, type ServiceSide } from './service-side.js';
+export { UpdateSecrets, UPDATE_SECRETS_CHOICES } from './secret-update-policy.js';
+export { lockFolder, lockFileName } from './device-file-lock.js';

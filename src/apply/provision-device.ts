@@ -9,6 +9,7 @@ import type { ProvisionOptions } from './provision-options.js';
 import { rollBack, takeBackPending } from './roll-back.js';
 import { runStep } from './run-step.js';
 import type { SecretsRecord } from './secrets-record.js';
+import { secretKnownBy, UpdateSecrets } from './secret-update-policy.js';
 import { stepFailure } from './step-failure.js';
 import { cutBy, stoppedAtStep } from './stopped-run.js';
 
@@ -77,7 +78,7 @@ export async function provisionDevice(
     hostAddresses: addresses,
     allowDisconnect: options.allowDisconnect,
     discardPending: options.discardPending,
-    secretKnown: (key, field, value) => record.known(identity, key, field, value),
+    secretKnown: secretKnownBy(options.updateSecrets ?? UpdateSecrets.OnChange, record, identity),
   });
   emit({
     type: 'plan',

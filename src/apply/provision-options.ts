@@ -1,4 +1,5 @@
 import type { ApplyEventSink } from './apply-events.js';
+import type { UpdateSecrets } from './secret-update-policy.js';
 
 /** How one device is provisioned; the CLI's flags and the daemon's settings both end up here. */
 export interface ProvisionOptions {
@@ -23,4 +24,6 @@ export interface ProvisionOptions {
   /** Told when the device is asked to restart networking: paths measure from then on. */
   onRestartRequested?: () => void;
   onEvent: ApplyEventSink;
+  /** When a secret the device already holds is sent again (secret-update-policy.ts); `on_change` unless given. */
+  updateSecrets?: UpdateSecrets;
 }

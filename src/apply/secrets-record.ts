@@ -38,6 +38,8 @@ export interface SecretsRecord {
   /** The record's path. */
   readonly file: string;
   known(device: RecordDevice, stanzaKey: string, field: string, value: Secret): boolean;
+  /** Whether the record holds any hash for this field (for every key of the device), matching or not. */
+  recorded(device: RecordDevice, stanzaKey: string, field: string): boolean;
   remember(device: RecordDevice, stanzaKey: string, field: string, value: Secret): void;
   forget(device: RecordDevice, stanzaKey: string, field?: string): void;
   /** Writes this device's entries, merged over what other runs (other processes too) wrote meanwhile. */
@@ -126,6 +128,8 @@ export async function openSecretsRecord(stateDir: string, options: SecretsRecord
     file,
     known: (device, stanza, field, value) =>
       keysOf(device).every((deviceKey) => knownAt(deviceKey, stanza, field, value)),
+    recorded: (device, stanza, field) =>
+      keysOf(device).every((deviceKey) => data[deviceKey]?.stanzas[stanza]?.[field] !== undefined),
     remember(device, stanza, field, value) {
       for (const deviceKey of keysOf(device)) {
         const entry = (data[deviceKey] ??= freshEntry(deviceKey));

@@ -11,6 +11,8 @@ import {
   type PathReport,
   Outcome,
   stickSecrets,
+  UPDATE_SECRETS_CHOICES,
+  type UpdateSecrets,
   type StickResult,
   StickOutcome,
   secretsRecordProblem,
@@ -41,6 +43,8 @@ interface ApplyFlags {
   json?: boolean;
   limit?: string[];
   allowUnsigned?: boolean;
+  updateSecrets?: UpdateSecrets;
+  lockWait?: number;
 }
 
 function addEngineOptions(command: Command): Command {
@@ -64,6 +68,18 @@ function addEngineOptions(command: Command): Command {
       ).argParser(positiveNumber),
     )
     .addOption(new Option('--concurrency <n>', 'devices provisioned at once').argParser(positiveNumber))
+    .addOption(
+      new Option(
+        '--update-secrets <when>',
+        'when a secret the device already holds is sent again: on_change (unless the secrets record matches; default), on_create (only when the record says it changed), always',
+      ).choices(UPDATE_SECRETS_CHOICES),
+    )
+    .addOption(
+      new Option(
+        '--lock-wait <seconds>',
+        "take a lock file per device in the state directory while changing it, waiting this long for another run's (plan takes none)",
+      ).argParser(nonNegativeNumber),
+    )
     .option('--json', 'one JSON event per line, after the version line, and a final result object')
     .addOption(
       new Option(
@@ -193,6 +209,10 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
           process.stderr.write(`WARNING: ${visibleText(redactor.text(message))}\n`);
       },
       ...(flags.limit === undefined ? {} : { limit: flags.limit }),
+      ...(flags.updateSecrets === undefined ? {} : { updateSecrets: flags.updateSecrets }),
+      ...(flags.lockWait === undefined
+        ? {}
+        : { deviceLock: { stateDir: agent.stateDir, waitMs: flags.lockWait * 1000, run: `mpprov apply ${file}` } }),
     });
   } finally {
     display?.stop();
@@ -338,6 +358,12 @@ function limitNames(value: string, previous: string[] | undefined): string[] {
   if (names.some((n) => n === ''))
     throw new InvalidArgumentError(`'${value}' has an empty name: give monitoring point names separated by commas`);
   return [...new Set([...(previous ?? []), ...names])];
+}
+
+function nonNegativeNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`'${value}' is not a number of seconds (0 or more)`);
+  return n;
 }
 
 function positiveNumber(value: string): number {

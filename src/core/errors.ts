@@ -35,6 +35,7 @@ export const ErrorCode = {
   ServiceBodyTooLarge: 'MPPROV_SERVICE_BODY_TOO_LARGE',
   PlanRefused: 'MPPROV_PLAN_REFUSED',
   ApplyFailed: 'MPPROV_APPLY_FAILED',
+  DeviceBusy: 'MPPROV_DEVICE_BUSY',
   VerificationFailed: 'MPPROV_VERIFICATION_FAILED',
   Usage: 'MPPROV_USAGE',
   Internal: 'MPPROV_INTERNAL',

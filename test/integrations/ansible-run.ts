@@ -11,7 +11,6 @@ import { repoRoot } from '../support/run-cli.js';
 export const collectionsPath = join(repoRoot, 'integrations/ansible');
 export const examplesDir = join(collectionsPath, 'examples');
 export const collectionDir = join(collectionsPath, 'ansible_collections/mpprov/mpprov');
-export const moduleFile = join(collectionDir, 'plugins/modules/apply.py');
 /** The Python ansible-core runs on (Debian's); a pyenv shim first in PATH would lack the ansible package. */
 export const systemPython = '/usr/bin/python3';
 
@@ -29,21 +28,23 @@ export function requireTool(tool: string, why: string): void {
 }
 
 /**
- * Ansible's environment for a test: the collection found through ANSIBLE_COLLECTIONS_PATH, its
- * home (temp files, caches) in the test's folder instead of /root/.ansible, no ansible.cfg of the
- * machine, no colour.
+ * Ansible's environment for a test: the examples' own ansible.cfg (the collection beside them, the
+ * inventory plugin, custom stats), its home (temp files, caches) in the test's folder instead of
+ * /root/.ansible, no colour.
  */
 export function ansibleEnv(work: string): NodeJS.ProcessEnv {
   return {
     ...process.env,
+    ANSIBLE_CONFIG: join(examplesDir, 'ansible.cfg'),
     ANSIBLE_COLLECTIONS_PATH: collectionsPath,
     ANSIBLE_HOME: join(work, 'ansible-home'),
     ANSIBLE_LOCAL_TEMP: join(work, 'ansible-home/tmp'),
-    ANSIBLE_CONFIG: join(work, 'ansible.cfg'),
     ANSIBLE_NOCOLOR: '1',
     ANSIBLE_FORCE_COLOR: '0',
     ANSIBLE_RETRY_FILES_ENABLED: '0',
     ANSIBLE_STDOUT_CALLBACK: 'default',
+    // No bytecode beside the collection's sources (a stale .pyc once got committed).
+    PYTHONDONTWRITEBYTECODE: '1',
   };
 }
 

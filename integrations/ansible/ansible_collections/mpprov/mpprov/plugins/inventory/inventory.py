@@ -1,0 +1,186 @@
+# -*- coding: utf-8 -*-
+# The fleet from mpprov's inventory file (the one `mpprov stick build` reads): one host per
+# Monitoring Point, one group per site, the inventory's variables as host and group vars. The
+# inventory stays the one source of truth; nothing is repeated in Ansible's own files.
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+name: inventory
+short_description: Monitoring Points from an mpprov inventory file
+version_added: "0.1.0"
+description:
+  - Reads an mpprov inventory file (YAML with C(version), C(defaults) and C(sites), or CSV with the
+    columns C(site), C(name), C(url)), the file C(mpprov stick build) reads.
+  - Each Monitoring Point becomes a host named after it, in a group per site (C(group_prefix) and the
+    site's name) under the group C(monitoring_points). The inventory's C(defaults) become
+    C(monitoring_points)' vars, a site's C(vars) its group's vars, a Monitoring Point's other keys its
+    host vars, each name with C(var_prefix) in front; so Ansible's lookup order is the inventory's (the
+    Monitoring Point, its site, the defaults). C(url) and the site's name are host vars too.
+  - Every host gets C(ansible_connection=local); the modules talk HTTPS to the Monitoring Point.
+  - The configuration file's name ends in C(.mpprov.yml) or C(.mpprov.yaml).
+author:
+  - mpprov maintainers (@mpprov)
+options:
+  plugin:
+    description: The name of this plugin; C(mpprov.mpprov.inventory).
+    required: true
+    choices: [mpprov.mpprov.inventory]
+    type: str
+  source:
+    description:
+      - The mpprov inventory file, relative to this configuration file's folder (or absolute).
+    required: true
+    type: str
+  group_prefix:
+    description: Put before each site's name to make its group's name.
+    type: str
+    default: site_
+  var_prefix:
+    description: Put before each inventory variable's name to make its Ansible variable's name.
+    type: str
+    default: mpprov_
+'''
+
+EXAMPLES = r'''
+# fleet.mpprov.yml
+plugin: mpprov.mpprov.inventory
+source: inventory.yaml
+# ansible-inventory -i fleet.mpprov.yml --graph
+#   @monitoring_points: @site_berlin: mp-berlin-01 (mpprov_url, mpprov_eth1_address, ...)
+'''
+
+import csv
+import io
+import os
+import re
+
+from ansible.errors import AnsibleParserError
+from ansible.module_utils.common.text.converters import to_native, to_text
+from ansible.plugins.inventory import BaseInventoryPlugin
+
+try:
+    import yaml
+except ImportError:  # ansible-core itself needs PyYAML; said plainly should it be missing
+    yaml = None
+
+SITE_NAME = re.compile(r'^[a-z0-9][a-z0-9-]{0,31}$')
+COLUMN_NAME = re.compile(r'^[a-z][a-z0-9_]*$')
+
+
+class InventoryError(Exception):
+    pass
+
+
+def parse_yaml_inventory(text, where):
+    data = yaml.safe_load(text)
+    if not isinstance(data, dict) or data.get('version') != 1:
+        raise InventoryError('%s: not an mpprov inventory (version: 1 with sites:)' % where)
+    sites = data.get('sites')
+    if not isinstance(sites, dict) or not sites:
+        raise InventoryError('%s: sites: must map each site name to its vars and monitoring_points' % where)
+    defaults = data.get('defaults') or {}
+    if not isinstance(defaults, dict):
+        raise InventoryError('%s: defaults: must be a mapping of variables' % where)
+    out = []
+    for site, body in sites.items():
+        site = to_text(site)
+        if not SITE_NAME.match(site):
+            raise InventoryError('%s: sites.%s: a site name is 1-32 of a-z, 0-9 and -, starting with a letter or digit' % (where, site))
+        body = body or {}
+        site_vars = body.get('vars') or {}
+        points = body.get('monitoring_points') or []
+        if not isinstance(site_vars, dict) or not isinstance(points, list):
+            raise InventoryError('%s: sites.%s: vars must be a mapping and monitoring_points a list' % (where, site))
+        hosts = []
+        for i, mp in enumerate(points):
+            if not isinstance(mp, dict) or not mp.get('name') or not mp.get('url'):
+                raise InventoryError('%s: sites.%s.monitoring_points[%d]: needs name and url' % (where, site, i))
+            hosts.append(dict((to_text(k), v) for k, v in mp.items()))
+        out.append((site, site_vars, hosts))
+    return defaults, out
+
+
+def parse_csv_inventory(text, where):
+    if text.startswith(u'\ufeff'):
+        text = text[1:]
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        raise InventoryError('%s: empty' % where)
+    header = rows[0]
+    for column in ('site', 'name', 'url'):
+        if column not in header:
+            raise InventoryError('%s:1: the column %s is missing' % (where, column))
+    for column in header:
+        if not COLUMN_NAME.match(column):
+            raise InventoryError('%s:1: %r is not a column name ([a-z][a-z0-9_]*)' % (where, column))
+    by_site = {}
+    order = []
+    for number, row in enumerate(rows[1:], start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise InventoryError('%s:%d: %d cells where the header has %d' % (where, number, len(row), len(header)))
+        # A cell is never evaluated: text it is, and an empty one leaves the variable unset.
+        values = dict((k, v) for k, v in zip(header, row) if v != '')
+        site = values.pop('site', '')
+        if not SITE_NAME.match(site) or not values.get('name') or not values.get('url'):
+            raise InventoryError('%s:%d: needs a site (a-z, 0-9, -), a name and a url' % (where, number))
+        if site not in by_site:
+            by_site[site] = []
+            order.append(site)
+        by_site[site].append(values)
+    return {}, [(site, {}, by_site[site]) for site in order]
+
+
+class InventoryModule(BaseInventoryPlugin):
+
+    NAME = 'mpprov.mpprov.inventory'
+
+    def verify_file(self, path):
+        return super(InventoryModule, self).verify_file(path) and path.endswith(('.mpprov.yml', '.mpprov.yaml'))
+
+    def parse(self, inventory, loader, path, cache=True):
+        super(InventoryModule, self).parse(inventory, loader, path, cache)
+        self._read_config_data(path)
+        if yaml is None:
+            raise AnsibleParserError('the mpprov inventory plugin needs PyYAML')
+        source = os.path.join(os.path.dirname(os.path.abspath(path)), os.path.expanduser(self.get_option('source')))
+        try:
+            with io.open(source, 'r', encoding='utf-8') as f:
+                text = f.read()
+        except (IOError, OSError, UnicodeDecodeError) as error:
+            raise AnsibleParserError('%s cannot be read as UTF-8 text: %s' % (source, to_native(error)))
+        try:
+            if source.endswith('.csv'):
+                defaults, sites = parse_csv_inventory(text, source)
+            else:
+                defaults, sites = parse_yaml_inventory(text, source)
+        except (InventoryError, yaml.YAMLError) as error:
+            raise AnsibleParserError(to_native(error))
+        self.populate(defaults, sites)
+
+    def populate(self, defaults, sites):
+        prefix = self.get_option('var_prefix')
+        top = self.inventory.add_group('monitoring_points')
+        for key, value in defaults.items():
+            self.inventory.set_variable(top, prefix + to_text(key), value)
+        seen = {}
+        for site, site_vars, hosts in sites:
+            group = self.inventory.add_group(self.get_option('group_prefix') + site.replace('-', '_'))
+            self.inventory.add_child(top, group)
+            for key, value in site_vars.items():
+                self.inventory.set_variable(group, prefix + to_text(key), value)
+            for mp in hosts:
+                name = to_text(mp['name'])
+                if name in seen:
+                    raise AnsibleParserError('the Monitoring Point %s is in site %s and in site %s: names are unique' % (name, seen[name], site))
+                seen[name] = site
+                self.inventory.add_host(name, group=group)
+                self.inventory.set_variable(name, prefix + 'site', site)
+                self.inventory.set_variable(name, 'ansible_connection', 'local')
+                for key, value in mp.items():
+                    if key != 'name':
+                        self.inventory.set_variable(name, prefix + key, value)
