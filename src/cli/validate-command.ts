@@ -38,7 +38,7 @@ async function runValidate(target: string, json: boolean, allowedSigners: string
     allowedSigners === undefined
       ? undefined
       : await checkFolderSignature(file, validated, { required: false, allowedSigners });
-  const problems = [...validated.problems, ...(signature?.problems ?? [])];
+  const problems = [...validated.problems, ...(signature?.problems ?? []), ...(signature?.warnings ?? [])];
   const valid = !hasErrors(problems);
   if (json) {
     print(
