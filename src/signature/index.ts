@@ -18,3 +18,4 @@ export {
   signatureVerdict,
   type SignatureVerdict,
 } from './signature-verdict.js';
+export { keyFingerprint } from './key-fingerprint.js';
