@@ -82,6 +82,10 @@ export function csvInventory(text: string, file: string): RowsRead {
       problems.push(problem);
       if (siteName !== '') refusedSites.add(siteName);
     };
+    if (row.problems.length > 0) {
+      row.problems.forEach(refuse);
+      continue;
+    }
     if (row.cells.length !== names.length) {
       const extra = row.cells[names.length];
       refuse(

@@ -12,6 +12,8 @@ export interface CsvRow {
   /** The physical line the row starts on (the header is line 1). */
   line: number;
   cells: CsvCell[];
+  /** What is wrong inside the row (text after a closing quote): the row's site gets no stick. */
+  problems: Problem[];
 }
 
 /**
@@ -32,7 +34,7 @@ export function parseCsv(text: string, file: string): { rows: CsvRow[]; problems
   const atLineEnd = (): number =>
     text[i] === '\n' ? 1 : text[i] === '\r' && text[i + 1] === '\n' ? 2 : text[i] === '\r' ? 1 : 0;
   while (i < length) {
-    const row: CsvRow = { line, cells: [] };
+    const row: CsvRow = { line, cells: [], problems: [] };
     for (;;) {
       const cell: CsvCell = { text: '', line, column };
       if (text[i] === '"') {
@@ -81,7 +83,7 @@ export function parseCsv(text: string, file: string): { rows: CsvRow[]; problems
         }
         cell.text = parts.join('');
         if (i < length && text[i] !== ',' && atLineEnd() === 0) {
-          problems.push(
+          row.problems.push(
             problemAt(
               { file, line, column },
               'text follows the closing quote of a field',
