@@ -109,6 +109,8 @@ export async function buildSticks(options: BuildOptions): Promise<BuildResult> {
   const staging = join(options.out, STAGING);
   await mkdir(staging, { recursive: true });
   const built = new Map<string, StickEntry>();
+  // Per site, so the problems come out in inventory order whatever order the workers finish in.
+  const siteProblems = new Map<string, Problem[]>();
   const queue = sites.filter(([site]) => !refused.has(site));
   const work = async (): Promise<void> => {
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
@@ -123,12 +125,14 @@ export async function buildSticks(options: BuildOptions): Promise<BuildResult> {
       { site, mps, template: template.template, secrets: secrets.get, lookupSecret: secrets.lookup },
       dir,
     );
+    const said: Problem[] = [];
+    siteProblems.set(site, said);
     if (!result.ok) {
-      problems.push(...result.problems);
+      said.push(...result.problems);
       refused.add(site);
       return undefined;
     }
-    problems.push(...result.warnings);
+    said.push(...result.warnings);
     const entry: StickEntry = { site, stick: site, monitoring_points: mps.map((mp) => mp.name), sha256: result.sha256 };
     if (options.signKey !== undefined) {
       const extra: string[] = [];
@@ -142,7 +146,7 @@ export async function buildSticks(options: BuildOptions): Promise<BuildResult> {
         extraPaths: extra,
       });
       if (!signed.ok) {
-        problems.push(...signed.problems);
+        said.push(...signed.problems);
         refused.add(site);
         await rm(dir, { recursive: true, force: true });
         return undefined;
@@ -159,6 +163,7 @@ export async function buildSticks(options: BuildOptions): Promise<BuildResult> {
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, Math.max(queue.length, 1)) }, work));
   await rm(staging, { recursive: true, force: true });
+  for (const [site] of sites) problems.push(...(siteProblems.get(site) ?? []));
   // In inventory order, whatever order the workers finished in.
   const sticks = sites.flatMap(([site]) => {
     const entry = built.get(site);

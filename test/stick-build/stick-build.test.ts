@@ -1,0 +1,180 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/run-cli.js';
+import { useSigningRig } from '../signature/signing-rig.js';
+import { filesUnder, fixtureCopy, fixtureSecrets, modeOf } from './stick-build-rig.js';
+
+/** `mpprov stick build` as a network team runs it: the built CLI, real files, real ssh-keygen and mtools. */
+const rig = useSigningRig();
+
+function build(dir: string, out: string, extra: string[] = [], inventory = 'fleet.yaml') {
+  return runCli([
+    'stick',
+    'build',
+    join(dir, inventory),
+    '--template',
+    join(dir, 'template.yaml'),
+    '--out',
+    out,
+    '--secrets-dir',
+    join(dir, 'secrets'),
+    ...extra,
+  ]);
+}
+
+describe('mpprov stick build', () => {
+  it('builds one signed, expiring stick per site with its image and sticks.json, the same bytes twice', async () => {
+    const { dir, out } = fixtureCopy('build-ok');
+    const [first, second] = [out(), out()];
+    const flags = ['--sign', rig.keys.team, '--valid-until', '2099-12-31', '--image'];
+    const result = await build(dir, first, flags);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    for (const secret of fixtureSecrets()) expect(result.stdout + result.stderr).not.toContain(secret);
+    const fingerprint = execFileSync('ssh-keygen', ['-l', '-f', rig.keys.team]).toString().split(' ')[1];
+    const sticks = JSON.parse(readFileSync(join(first, 'sticks.json'), 'utf8')) as unknown[];
+    expect(sticks).toEqual([
+      {
+        site: 'berlin',
+        stick: 'berlin',
+        image: 'berlin.img',
+        monitoring_points: ['mp-berlin-01'],
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        signer: `${fingerprint} team`,
+        not_after: '2099-12-31',
+      },
+      expect.objectContaining({ site: 'paris', monitoring_points: ['mp-paris-01', 'mp-paris-02'] }),
+    ]);
+    expect(result.stdout).toMatch(
+      /^berlin\/ \+ berlin\.img: mp-berlin-01; mpprov\.yaml sha256 [0-9a-f]{64}; signed by SHA256:\S+ team, valid until 2099-12-31$/m,
+    );
+    const paris = filesUnder(join(first, 'paris'));
+    expect([...paris.keys()].sort()).toEqual([
+      'certs/fleet-ca.pem',
+      'mpprov.policy.yaml',
+      'mpprov.sha256',
+      'mpprov.sha256.sig',
+      'mpprov.yaml',
+      'secrets/admin-paris',
+      'secrets/dot1x-mp-paris-01',
+      'secrets/dot1x-mp-paris-02',
+    ]);
+    expect(paris.get('secrets/admin-paris')?.toString()).toBe('Paris-Admin-Pw-2');
+    expect(modeOf(join(first, 'paris/secrets/admin-paris'))).toBe(0o600);
+    expect(paris.get('certs/fleet-ca.pem')).toEqual(readFileSync(join(dir, 'certs/fleet-ca.pem')));
+    const yaml = paris.get('mpprov.yaml')?.toString() ?? '';
+    expect(yaml).toContain('nameservers:\n            - 10.2.0.53\n            - 10.2.0.54\n');
+    // A ${gateway:-~} with no gateway leaves the key out; berlin's site vars set it.
+    expect(yaml).not.toContain('gateway');
+    expect(filesUnder(join(first, 'berlin')).get('mpprov.yaml')?.toString()).toContain('gateway: 10.1.2.1\n');
+    expect(execFileSync('mlabel', ['-s', '-i', join(first, 'berlin.img'), '::']).toString()).toContain('BERLIN');
+    const inImage = execFileSync('mtype', ['-i', join(first, 'paris.img'), '::/mpprov.yaml'], {
+      env: { ...process.env, MTOOLS_SKIP_CHECK: '1' },
+    });
+    expect(inImage.toString()).toBe(yaml);
+
+    const again = await build(dir, second, flags);
+    expect(again.code).toBe(0);
+    for (const site of ['berlin', 'paris']) {
+      const [a, b] = [filesUnder(join(first, site)), filesUnder(join(second, site))];
+      expect([...b.keys()]).toEqual([...a.keys()]);
+      for (const [path, bytes] of a) if (!path.endsWith('.sig')) expect(b.get(path), `${site}/${path}`).toEqual(bytes);
+    }
+    expect(readFileSync(join(second, 'sticks.json'))).toEqual(readFileSync(join(first, 'sticks.json')));
+    // Compared as a hash: a deep comparison of two 8 MiB buffers takes minutes.
+    const imageHash = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+    expect(imageHash(join(second, 'paris.img'))).toBe(imageHash(join(first, 'paris.img')));
+
+    const validated = await runCli(['validate', join(first, 'paris'), '--allowed-signers', rig.allowedSigners]);
+    expect(validated.stdout).toContain('signed by team@example.com');
+    expect(validated.stdout).toContain('valid until 2099-12-31 (end of day, UTC)');
+  });
+
+  it('gives a site with a mistake no stick, each problem at the inventory cell with the template line and key path', async () => {
+    const { dir, out } = fixtureCopy('build-bad');
+    const inventory = readFileSync(join(dir, 'fleet.yaml'), 'utf8')
+      .replace('eth1_address: 10.1.2.10/24', 'eth1_address: 10.1.2.300/24')
+      .replace('        dot1x_identity: mp-paris-02\n', '');
+    writeFileSync(join(dir, 'fleet.yaml'), inventory);
+    writeFileSync(join(dir, 'secrets/admin-rome'), 'Rome-Admin-Pw-3\n');
+    const target = out();
+    const result = await build(dir, target, ['--json']);
+    expect(result.code, result.stderr).toBe(1);
+    const report = JSON.parse(result.stdout) as { sticks: { site: string }[]; problems: Record<string, unknown>[] };
+    expect(report.sticks).toEqual([]);
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        file: join(dir, 'fleet.yaml'),
+        line: 12,
+        column: 23,
+        path: 'monitoring_points[0].interfaces.eth1.ipv4.address',
+        message: expect.stringMatching(
+          new RegExp(`^mp-berlin-01: .*\\(template ${join(dir, 'template.yaml')}:13:16; mpprov\\.yaml:\\d+:\\d+\\)$`),
+        ),
+      }),
+      expect.objectContaining({
+        file: join(dir, 'fleet.yaml'),
+        line: 21,
+        column: 9,
+        path: 'monitoring_points[1].interfaces.eth1.dot1x.identity',
+        message: `mp-paris-02: \${dot1x_identity} is not set for this monitoring point (template ${join(dir, 'template.yaml')}:19:17)`,
+      }),
+    ]);
+    expect(existsSync(join(target, 'berlin'))).toBe(false);
+    expect(existsSync(join(target, 'paris'))).toBe(false);
+    expect(JSON.parse(readFileSync(join(target, 'sticks.json'), 'utf8'))).toEqual([]);
+    for (const secret of fixtureSecrets(join(dir, 'secrets')))
+      expect(result.stdout + result.stderr).not.toContain(secret);
+  });
+
+  it('names a missing secret by its name only, and builds the other sites', async () => {
+    const { dir, out } = fixtureCopy('build-secret');
+    execFileSync('rm', [join(dir, 'secrets/dot1x-mp-paris-02')]);
+    const target = out();
+    const result = await build(dir, target);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /fleet\.yaml:\d+:\d+ +monitoring_points\[1\]\.interfaces\.eth1\.dot1x\.password_file +mp-paris-02: the secret 'dot1x-mp-paris-02' is missing: there is no \S+secrets\/dot1x-mp-paris-02 \(template \S+template\.yaml:20:22\)/,
+    );
+    expect(existsSync(join(target, 'berlin/mpprov.yaml'))).toBe(true);
+    expect(existsSync(join(target, 'paris'))).toBe(false);
+    expect(result.stdout).toMatch(/1 stick\(s\) built \(listed in sticks\.json\), 1 site\(s\) got no stick/);
+    for (const secret of fixtureSecrets(join(dir, 'secrets'))) expect(result.stdout).not.toContain(secret);
+  });
+
+  it('refuses an --out folder that is not empty, a --limit site it does not know, and --valid-until without --sign', async () => {
+    const { dir, out } = fixtureCopy('build-usage');
+    const used = out();
+    expect((await build(dir, used, ['--limit', 'paris'])).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(used, 'sticks.json'), 'utf8'))).toEqual([
+      expect.objectContaining({ site: 'paris' }),
+    ]);
+    const again = await build(dir, used);
+    expect(again.code).toBe(64);
+    expect(again.stdout).toContain('the --out folder is not empty');
+    const unknown = await build(dir, out(), ['--limit', 'madrid']);
+    expect(unknown.code).toBe(64);
+    expect(unknown.stdout).toContain('--limit names sites the inventory does not have: madrid');
+    const unsigned = await build(dir, out(), ['--valid-until', '2099-01-01']);
+    expect(unsigned.code).toBe(64);
+    expect(unsigned.stderr).toContain('--valid-until needs --sign');
+  });
+
+  it('refuses two sites whose image labels would be the same, naming both', async () => {
+    const { dir, out } = fixtureCopy('build-label');
+    writeFileSync(
+      join(dir, 'labels.csv'),
+      'site,name,url,eth1_address,dot1x_identity,dns\n' +
+        'warehouse-north1,mp-n,https://10.3.1.10,10.3.2.10/24,mp-n,10.3.0.53\n' +
+        'warehouse-north2,mp-s,https://10.3.1.11,10.3.2.11/24,mp-s,10.3.0.53\n',
+    );
+    const result = await build(dir, out(), ['--image'], 'labels.csv');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      'labels.csv:3:1  (file)  sites warehouse-north1 and warehouse-north2 would both get the image label WAREHOUSE-N (a label is cut to 11 characters); neither gets a stick',
+    );
+    expect(result.stdout).toContain('0 stick(s) built');
+  });
+});
