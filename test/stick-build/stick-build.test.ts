@@ -41,7 +41,7 @@ describe('mpprov stick build', () => {
         stick: 'berlin',
         image: 'berlin.img',
         monitoring_points: ['mp-berlin-01'],
-        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as string,
         signer: `${fingerprint} team`,
         not_after: '2099-12-31',
       },
@@ -112,7 +112,7 @@ describe('mpprov stick build', () => {
         path: 'monitoring_points[0].interfaces.eth1.ipv4.address',
         message: expect.stringMatching(
           new RegExp(`^mp-berlin-01: .*\\(template ${join(dir, 'template.yaml')}:13:16; mpprov\\.yaml:\\d+:\\d+\\)$`),
-        ),
+        ) as string,
       }),
       expect.objectContaining({
         file: join(dir, 'fleet.yaml'),
