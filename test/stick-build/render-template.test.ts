@@ -18,7 +18,7 @@ async function render(template: string, vars: Record<string, unknown>, secrets: 
   const place = { file: 'inventory.yaml', line: 7, column: 9 };
   const mp: InventoryMp = {
     site: 'berlin',
-    name: String(vars.name ?? 'mp-1'),
+    name: 'mp-1',
     place,
     vars: new Map(Object.entries({ site: 'berlin', name: 'mp-1', ...vars }).map(([k, value]) => [k, { value, place }])),
   };
