@@ -18,6 +18,7 @@ import { daemonBench } from './daemon.mjs';
 import { bundle, cli, repoRoot } from './daemon-lib.mjs';
 import { fleetApply } from './fleet-apply.mjs';
 import { judgedFigures, machine } from './lib/stats.mjs';
+import { stickBuildBench } from './stick-build.mjs';
 import { renderTable } from './table.mjs';
 import { validateCold } from './validate-cold.mjs';
 
@@ -99,6 +100,7 @@ const sections = {
   fleet: () =>
     fleetApply({ cases: plan.fleetCases, runs: plan.fleetRuns, outageMs: plan.fleetOutageMs, entry, workDir, log }),
   daemon: () => daemonBench({ cycles: plan.cycles, idleSeconds: plan.idleSeconds, entry, log }),
+  'stick-build': () => stickBuildBench({ runs: Math.min(plan.rounds, 3), entry, workDir, log }),
 };
 let failedSections = 0;
 try {

@@ -29,7 +29,7 @@ export function registerStickCommands(program: Command): void {
     .command('build')
     .description('one validated (and signed) stick per site: folders, FAT images and sticks.json')
     .argument('<inventory>', 'the inventory: YAML, or CSV (a file named .csv)')
-    .requiredOption('--template <file>', 'one monitoring point with ${variables} (docs/inventory.md)')
+    .requiredOption('--template <file>', 'one monitoring point with ${variables} (docs/rolling-out.md)')
     .requiredOption('--out <dir>', 'where the sticks go: a folder that does not exist or is empty')
     .option('--secrets-dir <dir>', 'where ${secret:NAME} is read from: the file DIR/NAME')
     .option('--files <dir>', "where the files the template names are copied from (default: the template's folder)")

@@ -25,7 +25,7 @@ export interface BuildOptions {
   limit?: readonly string[];
 }
 
-/** One entry of sticks.json (docs/inventory.md, "The output"); paths relative to `--out`. */
+/** One entry of sticks.json (docs/rolling-out.md, "The output"); paths relative to `--out`. */
 export interface StickEntry {
   site: string;
   stick: string;
@@ -157,7 +157,7 @@ export async function buildSticks(options: BuildOptions): Promise<BuildResult> {
     await rename(dir, join(options.out, site));
     if (!options.image) return entry;
     await writeStickImage(join(options.out, site), join(options.out, `${site}.img`), site);
-    // sticks.json's key order, as docs/inventory.md lists it.
+    // sticks.json's key order, as docs/rolling-out.md lists it.
     const { site: _site, stick, ...rest } = entry;
     return { site, stick, image: `${site}.img`, ...rest };
   };

@@ -16,7 +16,7 @@ export interface RowsRead {
 }
 
 /**
- * The flat inventory (docs/inventory.md, CSV): a header of column names, `site`, `name` and
+ * The flat inventory (docs/rolling-out.md, CSV): a header of column names, `site`, `name` and
  * `url` required, every other column a variable whose value is the cell's text (an empty cell:
  * not set). Rows whose cells are all empty are skipped. A row with a problem refuses its site.
  */

@@ -28,7 +28,7 @@ export interface Inventory {
   refusedWhole: boolean;
 }
 
-/** `[a-z0-9][a-z0-9-]{0,31}`, docs/inventory.md. */
+/** `[a-z0-9][a-z0-9-]{0,31}`, docs/rolling-out.md. */
 export const SITE_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 /** A variable's (and a CSV column's) name. */
 export const VARIABLE_NAME = /^[a-z][a-z0-9_]*$/;

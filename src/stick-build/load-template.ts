@@ -5,7 +5,7 @@ import type { Problem } from '../core/problem.js';
 import { decodeUtf8 } from './decode-utf8.js';
 import { problemAt } from './place.js';
 
-/** The template (docs/inventory.md): one monitoring point with placeholders, parsed once. */
+/** The template (docs/rolling-out.md): one monitoring point with placeholders, parsed once. */
 export interface Template {
   file: string;
   /** Where the files it names are copied from: the template's folder, or `--files`. */

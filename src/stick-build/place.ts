@@ -7,7 +7,7 @@ export interface Place {
   column: number;
 }
 
-/** A located error, as the stick's own problems are (docs/inventory.md: FILE:LINE:COL, key path). */
+/** A located error, as the stick's own problems are (docs/rolling-out.md: FILE:LINE:COL, key path). */
 export function problemAt(place: Place, message: string, hint?: string, path = ''): Problem {
   return {
     severity: Severity.Error,

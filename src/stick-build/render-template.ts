@@ -32,7 +32,7 @@ const SECRET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const SECRETS_FOLDER = 'secrets';
 
 /**
- * One monitoring point from the template and an inventory MP (docs/inventory.md, "The template"):
+ * One monitoring point from the template and an inventory MP (docs/rolling-out.md, "The template"):
  * the substitution works on the parsed YAML, so a whole-value `${var}` keeps its type, a null
  * leaves its key out, and every rendered key keeps the template line it came from. Never throws.
  */

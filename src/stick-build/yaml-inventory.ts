@@ -9,7 +9,7 @@ const TOP_KEYS = new Set(['version', 'defaults', 'sites']);
 const SITE_KEYS = new Set(['vars', 'monitoring_points']);
 
 /**
- * The YAML inventory (docs/inventory.md): `version: 1`, `defaults`, `sites` of `vars` and
+ * The YAML inventory (docs/rolling-out.md): `version: 1`, `defaults`, `sites` of `vars` and
  * `monitoring_points`. Each problem is located at its node; a problem inside a site refuses that
  * site; one above the sites refuses the whole inventory.
  */

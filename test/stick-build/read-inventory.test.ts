@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readInventory } from '../../src/stick-build/read-inventory.js';
 import { tempFolder } from '../support/temp-folder.js';
 
-/** The inventory as a spreadsheet exports it (docs/inventory.md): real files, every problem located. */
+/** The inventory as a spreadsheet exports it (docs/rolling-out.md): real files, every problem located. */
 const work = tempFolder('inventory');
 let count = 0;
 

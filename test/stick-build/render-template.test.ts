@@ -6,7 +6,7 @@ import { loadTemplate } from '../../src/stick-build/load-template.js';
 import { renderMp } from '../../src/stick-build/render-template.js';
 import { tempFolder } from '../support/temp-folder.js';
 
-/** Substitution on the parsed template (docs/inventory.md, "The template"), from real template files. */
+/** Substitution on the parsed template (docs/rolling-out.md, "The template"), from real template files. */
 const work = tempFolder('render');
 let count = 0;
 
