@@ -45,7 +45,7 @@ export type BuildResult =
 export const STICKS_JSON = 'sticks.json';
 const STAGING = '.building';
 /** Sites built at once: validation is CPU, signing and images wait on child processes. */
-const CONCURRENCY = 4;
+const CONCURRENCY = 8;
 
 /**
  * `mpprov stick build`: one stick folder per site of the inventory from the template, each
@@ -154,9 +154,28 @@ export async function buildSticks(options: BuildOptions): Promise<BuildResult> {
       if (signer !== undefined) entry.signer = signer;
       if (options.validUntil !== undefined) entry.not_after = options.validUntil.text;
     }
-    await rename(dir, join(options.out, site));
+    const image = join(options.out, `${site}.img`);
+    try {
+      // The image first: a site whose image fails gets neither.
+      if (options.image) await writeStickImage(dir, image, site);
+      await rename(dir, join(options.out, site));
+    } catch (error) {
+      const { code, message } = error as NodeJS.ErrnoException & { stderr?: string };
+      said.push(
+        problemAt(
+          { file: options.image ? image : join(options.out, site), line: 1, column: 1 },
+          code === 'ENOENT' && options.image
+            ? 'the image cannot be made: mkfs.vfat or mcopy is not installed'
+            : `the stick cannot be written (${typeof code === 'string' ? code : message.split('\n')[0]})`,
+          options.image ? 'install dosfstools and mtools' : undefined,
+        ),
+      );
+      refused.add(site);
+      await rm(dir, { recursive: true, force: true });
+      await rm(image, { force: true });
+      return undefined;
+    }
     if (!options.image) return entry;
-    await writeStickImage(join(options.out, site), join(options.out, `${site}.img`), site);
     // sticks.json's key order, as docs/rolling-out.md lists it.
     const { site: _site, stick, ...rest } = entry;
     return { site, stick, image: `${site}.img`, ...rest };

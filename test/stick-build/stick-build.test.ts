@@ -10,19 +10,22 @@ import { filesUnder, fixtureCopy, fixtureSecrets, modeOf } from './stick-build-r
 /** `mpprov stick build` as a network team runs it: the built CLI, real files, real ssh-keygen and mtools. */
 const rig = useSigningRig();
 
-function build(dir: string, out: string, extra: string[] = [], inventory = 'fleet.yaml') {
-  return runCli([
-    'stick',
-    'build',
-    join(dir, inventory),
-    '--template',
-    join(dir, 'template.yaml'),
-    '--out',
-    out,
-    '--secrets-dir',
-    join(dir, 'secrets'),
-    ...extra,
-  ]);
+function build(dir: string, out: string, extra: string[] = [], inventory = 'fleet.yaml', env?: NodeJS.ProcessEnv) {
+  return runCli(
+    [
+      'stick',
+      'build',
+      join(dir, inventory),
+      '--template',
+      join(dir, 'template.yaml'),
+      '--out',
+      out,
+      '--secrets-dir',
+      join(dir, 'secrets'),
+      ...extra,
+    ],
+    env === undefined ? {} : { env },
+  );
 }
 
 describe('mpprov stick build', () => {
@@ -176,5 +179,18 @@ describe('mpprov stick build', () => {
       'labels.csv:3:1  (file)  sites warehouse-north1 and warehouse-north2 would both get the image label WAREHOUSE-N (a label is cut to 11 characters); neither gets a stick',
     );
     expect(result.stdout).toContain('0 stick(s) built');
+  });
+
+  it('gives a site whose image cannot be made neither its folder nor an image, saying what to install', async () => {
+    const { dir, out } = fixtureCopy('build-no-mkfs');
+    const target = out();
+    // No /usr/sbin on the PATH: mkfs.vfat is not found.
+    const result = await build(dir, target, ['--image', '--limit', 'berlin'], 'fleet.yaml', { PATH: '/usr/bin:/bin' });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      `${join(target, 'berlin.img')}:1:1  (file)  the image cannot be made: mkfs.vfat or mcopy is not installed  (install dosfstools and mtools)`,
+    );
+    expect(existsSync(join(target, 'berlin'))).toBe(false);
+    expect(existsSync(join(target, 'berlin.img'))).toBe(false);
   });
 });
