@@ -193,4 +193,53 @@ describe('mpprov stick build', () => {
     expect(existsSync(join(target, 'berlin'))).toBe(false);
     expect(existsSync(join(target, 'berlin.img'))).toBe(false);
   });
+
+  it('gives one located problem per mistake in a CSV inventory and builds only the sites without one', async () => {
+    const { dir, out } = fixtureCopy('build-mistakes');
+    const head = 'site,name,url,username,fingerprint_sha256,eth1_address,dot1x_identity,dns,ca';
+    const fp = 'AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89';
+    const row = (site: string, name: string, address = '10.5.2.10/24') =>
+      `${site},${name},https://10.5.1.10,admin,${fp},${address},${name},10.5.0.53,certs/fleet-ca.pem`;
+    writeFileSync(
+      join(dir, 'fleet.csv'),
+      [
+        head,
+        row('good', 'mp-good'),
+        row('Bad Site', 'mp-bad-site'), // a site name that is not allowed
+        row('dup-a', 'mp-dup'), // a name used twice: both sites refused
+        row('dup-b', 'mp-dup'),
+        `short,mp-short,https://10.5.1.11`, // fields missing
+        row('badaddr', 'mp-badaddr', '10.5.2.300/24'), // the validator's problem, at its cell
+        row('nosecret', 'mp-nosecret'), // its secret files are missing
+      ].join('\r\n') + '\r\n',
+    );
+    for (const site of ['good', 'dup-a', 'dup-b', 'badaddr'])
+      writeFileSync(join(dir, 'secrets', `admin-${site}`), `Admin-${site}-Pw\n`);
+    for (const name of ['mp-good', 'mp-dup', 'mp-badaddr'])
+      writeFileSync(join(dir, 'secrets', `dot1x-${name}`), `X-${name}-Pw\n`);
+    writeFileSync(
+      join(dir, 'template.yaml'),
+      readFileSync(join(dir, 'template.yaml'), 'utf8').replace('nameservers: ${dns}', 'nameservers: ["${dns}"]'),
+    );
+    const target = out();
+    const result = await build(dir, target, ['--json'], 'fleet.csv');
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as {
+      sticks: { site: string }[];
+      problems: { line: number; column: number; message: string }[];
+    };
+    expect(report.sticks.map((s) => s.site)).toEqual(['good']);
+    expect(report.problems.map((p) => `${p.line}:${p.column} ${p.message.replace(/ \(template .*$/, '')}`)).toEqual([
+      "3:1 the site name 'Bad Site' is not allowed",
+      '6:1 the row has 3 fields; the header has 9',
+      `5:7 the monitoring point name 'mp-dup' is used twice: here (site dup-b) and at ${join(dir, 'fleet.csv')}:4:1 (site dup-a); neither site gets a stick`,
+      "7:140 mp-badaddr: '10.5.2.300/24' is not a valid address/prefix",
+      `8:1 mp-nosecret: the secret 'admin-nosecret' is missing: there is no ${join(dir, 'secrets/admin-nosecret')}`,
+      `8:1 mp-nosecret: the secret 'dot1x-mp-nosecret' is missing: there is no ${join(dir, 'secrets/dot1x-mp-nosecret')}`,
+    ]);
+    expect(readFileSync(join(target, 'sticks.json'), 'utf8')).toContain('"site": "good"');
+    for (const site of ['dup-a', 'dup-b', 'short', 'badaddr', 'nosecret'])
+      expect(existsSync(join(target, site))).toBe(false);
+    expect(result.stdout).not.toMatch(/Admin-\S+-Pw|X-mp-\S+-Pw/);
+  });
 });
