@@ -4,6 +4,7 @@ import type { Problem } from '../core/problem.js';
 import type { Secret } from '../core/secret.js';
 import { formatPolicy, keyFingerprint, type NotAfter, POLICY_NAME, signStick } from '../signature/index.js';
 import { buildSite, CONFIG_NAME } from './build-site.js';
+import { checkTemplate } from './check-template.js';
 import type { InventoryMp } from './inventory.js';
 import { loadTemplate } from './load-template.js';
 import { problemAt } from './place.js';
@@ -64,8 +65,9 @@ export async function buildSticks(options: BuildOptions): Promise<BuildResult> {
   if (outProblem !== undefined) return whole([outProblem], true);
   const inventory = await readInventory(options.inventory);
   const template = await loadTemplate(options.template, options.filesDir);
-  const problems = [...inventory.problems, ...(template.ok ? [] : template.problems)];
-  if (inventory.refusedWhole || !template.ok) return whole(problems);
+  const problems = [...inventory.problems, ...(template.ok ? checkTemplate(template.template) : template.problems)];
+  if (inventory.refusedWhole || !template.ok || problems.some((p) => p.file === options.template))
+    return whole(problems);
   let sites = [...inventory.sites.entries()];
   if (options.limit !== undefined) {
     const unknown = options.limit.filter((site) => !inventory.sites.has(site));

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { InventoryMp } from '../../src/stick-build/inventory.js';
+import { checkTemplate } from '../../src/stick-build/check-template.js';
 import { loadTemplate } from '../../src/stick-build/load-template.js';
 import { renderMp } from '../../src/stick-build/render-template.js';
 import { tempFolder } from '../support/temp-folder.js';
@@ -61,6 +62,21 @@ describe('renderMp', () => {
       expect.stringContaining(
         '7:9 monitoring_points[0].identity mp-1: ${secret:...} may stand only as the whole value of a *_file key',
       ),
+    ]);
+  });
+
+  it('says a template mistake once, at its line, before any monitoring point is rendered', async () => {
+    const file = join(work, 'broken.yaml');
+    writeFileSync(
+      file,
+      'name: ${name}\nurl: ${url\nusername: "${secret:x}"\nvlan: ${Vlan}\npassword_file: ${secret:a-${site}}\n',
+    );
+    const loaded = await loadTemplate(file);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+    expect(checkTemplate(loaded.template).map((p) => `${p.line}:${p.column} ${p.message}`)).toEqual([
+      '2:6 a ${ is never closed with }',
+      '3:11 ${secret:...} may stand only as the whole value of a *_file key',
+      "4:7 'Vlan' is not a variable name (lower-case letters, digits and _)",
     ]);
   });
 });
