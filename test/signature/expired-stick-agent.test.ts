@@ -79,4 +79,18 @@ describe('mpprov run with an expiring stick', () => {
     const usbLog = (await readFatFile(image, 'usb.log')) ?? '';
     expect(usbLog).toMatch(/signature: signed by team@example\.com .*; valid until 2099-12-31 \(end of day, UTC\)/);
   });
+
+  it('ignores an unsigned stick policy file with a warning in usb.log', { timeout: 60_000 }, async () => {
+    const { sim, world, agent } = await start(false);
+    const files: Record<string, string> = {
+      ...stickFiles([{ name: 'mp1', sim }]),
+      [POLICY_NAME]: 'not_after: 2020-01-01\n',
+    };
+    const { image, stick } = await rig.insertStick(world, 'UNSIGNED', files);
+    const [end] = await waitForJobEnds(world, 1, agent);
+    await stick.unmount();
+    expect(end?.result, await agent.output()).toBe('CHANGED');
+    const usbLog = (await readFatFile(image, 'usb.log')) ?? '';
+    expect(usbLog).toContain('mpprov.policy.yaml is ignored: the stick is not signed, so nobody vouches for it');
+  });
 });
