@@ -1,4 +1,4 @@
-import { lstat, stat } from 'node:fs/promises';
+import { lstat, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Command } from 'commander';
 import { hasErrors, loadStick } from '../config/index.js';
@@ -8,9 +8,11 @@ import { findConfigFile } from '../ingest/index.js';
 import { formatProblem, summarizeProblems } from '../report/index.js';
 import {
   formatPolicy,
+  hasExpired,
   MANIFEST_NAME,
   type NotAfter,
   parseNotAfter,
+  parsePolicy,
   POLICY_NAME,
   referencedFiles,
   SIGNATURE_NAME,
@@ -87,6 +89,19 @@ async function runSign(dir: string, flags: SignFlags): Promise<number> {
     () => true,
     () => false,
   );
+  if (hasPolicy && notAfter === undefined) {
+    // The signer vouches for the policy as it stands: one that has passed, or is none, is not signed.
+    const policy = parsePolicy(await readFile(join(dir, POLICY_NAME)).catch(() => Buffer.alloc(0)));
+    const why = !policy.ok
+      ? policy.message
+      : hasExpired(policy.notAfter, new Date())
+        ? `not_after ${policy.notAfter.text} has already passed`
+        : undefined;
+    if (why !== undefined) {
+      process.stdout.write(`${join(dir, POLICY_NAME)}: ${why} (give --valid-until DATE)\n${dir}: not signed\n`);
+      return ExitStatus.Failure;
+    }
+  }
   const outcome = await signStick(dir, flags.key, {
     configName: basename(configFile),
     referencedPaths: referencedFiles(loaded.model),

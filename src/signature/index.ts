@@ -10,7 +10,7 @@ export {
 export { describeSignature, signatureProblems } from './signature-policy.js';
 export { referencedFiles } from './referenced-files.js';
 export { MANIFEST_NAME, SIGNATURE_NAME } from './signature-files.js';
-export { formatPolicy, parseNotAfter, POLICY_NAME, type NotAfter } from './stick-policy.js';
+export { formatPolicy, hasExpired, parseNotAfter, parsePolicy, POLICY_NAME, type NotAfter } from './stick-policy.js';
 export { readSignatureFiles, type SignatureFileRead } from './read-signature-files.js';
 export {
   bringsOwnCredentials,

@@ -146,6 +146,22 @@ describe('mpprov sign --valid-until and validate --allowed-signers', () => {
     }
   });
 
+  it('signs a policy file already in the folder, and refuses one whose date has passed', async () => {
+    const current = profileStick();
+    writeFileSync(join(current, POLICY_NAME), 'not_after: 2099-06-30\n');
+    const signed = await runCli(['sign', current, '--key', rig.keys.team]);
+    expect(signed.code, signed.stdout).toBe(0);
+    expect(signed.stdout).toMatch(/, mpprov\.policy\.yaml\n$/);
+    const passed = profileStick();
+    writeFileSync(join(passed, POLICY_NAME), 'not_after: 2020-06-30\n');
+    const refused = await runCli(['sign', passed, '--key', rig.keys.team]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe(
+      `${join(passed, POLICY_NAME)}: not_after 2020-06-30 has already passed (give --valid-until DATE)\n${passed}: not signed\n`,
+    );
+    expect(existsSync(join(passed, 'mpprov.sha256'))).toBe(false);
+  });
+
   it('validate refuses an expired signed stick, naming the date, and exits 1', async () => {
     const root = await signedWithPolicy('not_after: 2021-03-04\n');
     const result = await runCli(['validate', root, '--allowed-signers', rig.allowedSigners]);
