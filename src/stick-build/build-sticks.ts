@@ -27,7 +27,7 @@ export interface BuildOptions {
 }
 
 /** One entry of sticks.json (docs/rolling-out.md, "The output"); paths relative to `--out`. */
-export interface StickEntry {
+interface StickEntry {
   site: string;
   stick: string;
   image?: string;

@@ -2,7 +2,7 @@ import type { Problem } from '../core/problem.js';
 import { problemAt } from './place.js';
 
 /** One field as RFC 4180 reads it, with where it starts in the file (1-based). */
-export interface CsvCell {
+interface CsvCell {
   text: string;
   line: number;
   column: number;

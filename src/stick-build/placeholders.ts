@@ -1,5 +1,5 @@
 /** A `${...}` in a template scalar: where it is in the text, and what is between the braces. */
-export interface Placeholder {
+interface Placeholder {
   start: number;
   end: number;
   expression: string;
