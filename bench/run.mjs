@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only apply,validate,fleet,service,daemon,ansible] [--cli checkout] [--out FILE]
+// `npm run bench [-- --quick] [--only apply,validate,fleet,service,daemon,ansible,stick-build] [--cli checkout] [--out FILE]
 //   [--cycles N] [--idle S] [--rounds N] [--fleet-outage-ms MS]`: the figures docs/performance.md sets
 // targets for, each as median/min/max over its runs beside its target, written to
 // bench/results.json with the machine, Node version and date. Speed and memory targets live
@@ -22,6 +22,7 @@ import { bundle, cli, repoRoot } from './daemon-lib.mjs';
 import { fleetApply } from './fleet-apply.mjs';
 import { fleetService } from './fleet-service.mjs';
 import { judgedFigures, machine } from './lib/stats.mjs';
+import { stickBuildBench } from './stick-build.mjs';
 import { renderTable } from './table.mjs';
 import { validateCold } from './validate-cold.mjs';
 
@@ -121,6 +122,7 @@ const sections = {
     }),
   daemon: () => daemonBench({ cycles: plan.cycles, idleSeconds: plan.idleSeconds, entry, log }),
   ansible: () => ansibleFleet({ count: 100, runs: 1, outageMs: plan.fleetOutageMs, entry, workDir, log }),
+  'stick-build': () => stickBuildBench({ runs: Math.min(plan.rounds, 3), entry, workDir, log }),
 };
 let failedSections = 0;
 try {

@@ -5,6 +5,7 @@ import type { AgentConfig } from '../config/index.js';
 import type { StickSnapshot } from '../ingest/index.js';
 import {
   MANIFEST_NAME,
+  POLICY_NAME,
   referencedFiles,
   SIGNATURE_NAME,
   type SignatureFileRead,
@@ -33,6 +34,7 @@ export async function checkStickSignature(
     files: {
       manifest: await snapshotFile(snapshot, MANIFEST_NAME),
       signature: await snapshotFile(snapshot, SIGNATURE_NAME),
+      policy: await snapshotFile(snapshot, POLICY_NAME),
     },
     filesByPath,
     readListed: async (path) => {

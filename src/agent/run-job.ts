@@ -264,6 +264,7 @@ async function applyOnce(
   const signature = await checkStickSignature(env.agent, snapshot, stick, env.signal);
   if (signature.line !== undefined)
     log.write(signature.problems.length > 0 ? 'error' : 'info', `signature: ${signature.line}`);
+  if (signature.warnings.length > 0) log.writeLines(signature.warnings.map((problem) => formatProblemLine(problem)));
   if (signature.problems.length > 0) {
     log.writeLines(signature.problems.map((problem) => formatProblemLine(problem)));
     const first = signature.problems[0] as Problem;

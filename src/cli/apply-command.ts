@@ -159,6 +159,7 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
     else print(`${file}: ${gate.sentence}`);
     return ExitStatus.Failure;
   }
+  for (const note of gate.notes) printProblem(note);
   if (gate.warning !== undefined) process.stderr.write(`WARNING: ${visibleText(redactor.text(gate.warning))}\n`);
   if (gate.line !== undefined && json) emitJson({ type: 'signature', sentence: gate.line });
   else if (gate.line !== undefined) print(`signature: ${gate.line}`);

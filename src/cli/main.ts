@@ -33,6 +33,7 @@ const COMMANDS: readonly LazyCommand[] = [
   { names: ['notify'], load: async () => (await import('./notify-command.js')).registerNotifyCommand },
   { names: ['simulate'], load: async () => (await import('./simulate-command.js')).registerSimulateCommand },
   { names: ['sign'], load: async () => (await import('./sign-command.js')).registerSignCommand },
+  { names: ['stick'], load: async () => (await import('./stick-command.js')).registerStickCommands },
   {
     names: ['secrets-record'],
     load: async () => (await import('./secrets-record-command.js')).registerSecretsRecordCommand,

@@ -4,8 +4,11 @@ import { bringsOwnCredentials, SignatureStatus } from '../signature/index.js';
 import { checkFolderSignature } from './folder-signature.js';
 
 export type SignatureGate =
-  /** `line`: the signature sentence worth printing; `warning`: an unsigned stick used on the flag's word. */
-  | { ok: true; line: string | undefined; warning: string | undefined; unsignedOnFlag: boolean }
+  /**
+   * `line`: the signature sentence worth printing; `warning`: an unsigned stick used on the flag's
+   * word; `notes`: warnings to show as problems (a policy file nobody vouches for).
+   */
+  | { ok: true; line: string | undefined; warning: string | undefined; unsignedOnFlag: boolean; notes: Problem[] }
   /** Refused: nothing may be sent to any device; `problems` are the stick's own, then the signature's. */
   | { ok: false; problems: Problem[]; sentence: string };
 
@@ -35,7 +38,8 @@ export async function stickSignatureGate(
 ): Promise<SignatureGate> {
   const verdict = await checkFolderSignature(configFile, stick, agent.signatures);
   const first = verdict.problems[0];
-  if (first === undefined) return { ok: true, line: verdict.line, warning: undefined, unsignedOnFlag: false };
+  if (first === undefined)
+    return { ok: true, line: verdict.line, warning: undefined, unsignedOnFlag: false, notes: verdict.warnings };
   const unsigned = verdict.status === SignatureStatus.Unsigned;
   const invalid = hasErrors(stick.problems) || stick.model === undefined;
   if (unsigned && allowUnsigned && !invalid && bringsOwnCredentials(stick.model))
@@ -43,6 +47,7 @@ export async function stickSignatureGate(
       ok: true,
       line: verdict.line,
       unsignedOnFlag: true,
+      notes: verdict.warnings,
       warning: `UNSIGNED STICK USED: agent.yaml requires signatures, but ${ALLOW_UNSIGNED_FLAG} lets this unsigned stick through because it brings its own admin password for every device it names; nobody vouches for its content`,
     };
   const refused = `the stick's signature is refused (${first.file}: ${first.message})`;

@@ -51,6 +51,7 @@ async function runValidate(
     ...validated.problems,
     ...(await pathsUnchecked(validated, agentConfig)),
     ...(signature?.problems ?? []),
+    ...(signature?.warnings ?? []),
   ];
   const valid = !hasErrors(problems);
   if (json) {

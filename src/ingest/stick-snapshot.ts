@@ -43,8 +43,12 @@ export const AGENT_OUTPUT_NAMES = [
   'mpprov-failed.txt',
 ] as const;
 
-/** The signature files beside the configuration: read like it, when present. */
-const SIGNATURE_NAMES = ['mpprov.sha256', 'mpprov.sha256.sig'] as const;
+/**
+ * The signature files beside the configuration, and the policy file the signature may cover
+ * (an unsigned one is reported as ignored, so it is taken even when nothing lists it): read like
+ * it, when present.
+ */
+const SIGNATURE_NAMES = ['mpprov.sha256', 'mpprov.sha256.sig', 'mpprov.policy.yaml'] as const;
 
 /** Folders operating systems leave on sticks; nothing a configuration names lives there. */
 const SYSTEM_FOLDERS = new Set([

@@ -10,6 +10,7 @@ export {
 export { describeSignature, signatureProblems } from './signature-policy.js';
 export { referencedFiles } from './referenced-files.js';
 export { MANIFEST_NAME, SIGNATURE_NAME } from './signature-files.js';
+export { formatPolicy, hasExpired, parseNotAfter, parsePolicy, POLICY_NAME, type NotAfter } from './stick-policy.js';
 export { readSignatureFiles, type SignatureFileRead } from './read-signature-files.js';
 export {
   bringsOwnCredentials,
@@ -17,3 +18,4 @@ export {
   signatureVerdict,
   type SignatureVerdict,
 } from './signature-verdict.js';
+export { keyFingerprint } from './key-fingerprint.js';

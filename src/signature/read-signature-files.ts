@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { readUpTo } from '../core/read-capped-file.js';
 import { describeNonFile } from '../ingest/index.js';
 import { MANIFEST_NAME, SIGNATURE_LIMITS, SIGNATURE_NAME } from './signature-files.js';
+import { POLICY_MAX_BYTES, POLICY_NAME } from './stick-policy.js';
 
 /**
  * One of the two signature files as found beside a configuration: not there, read, or there but
@@ -16,13 +17,16 @@ export type SignatureFileRead =
 export interface SignatureFiles {
   manifest: SignatureFileRead;
   signature: SignatureFileRead;
+  /** mpprov.policy.yaml: it counts only when the signature lists it. */
+  policy: SignatureFileRead;
 }
 
-/** Reads mpprov.sha256 and mpprov.sha256.sig from `dir`, each bounded by its own limit. */
+/** Reads mpprov.sha256, mpprov.sha256.sig and mpprov.policy.yaml from `dir`, each bounded by its own limit. */
 export async function readSignatureFiles(dir: string): Promise<SignatureFiles> {
   return {
     manifest: await readSignatureFile(join(dir, MANIFEST_NAME), SIGNATURE_LIMITS.manifestBytes, '256 KiB'),
     signature: await readSignatureFile(join(dir, SIGNATURE_NAME), SIGNATURE_LIMITS.signatureBytes, '16 KiB'),
+    policy: await readSignatureFile(join(dir, POLICY_NAME), POLICY_MAX_BYTES, '4 KiB'),
   };
 }
 

@@ -1,7 +1,15 @@
-import type { Problem } from '../core/problem.js';
+import { type Problem, Severity } from '../core/problem.js';
+import { judgePolicy } from './judge-policy.js';
 import type { SignatureFiles } from './read-signature-files.js';
 import { describeSignature, signatureProblems } from './signature-policy.js';
-import { SignatureStatus, type StickSignatureInput, verifyStickSignature } from './verify-stick-signature.js';
+import { foldCase } from './stick-path.js';
+import { describeNotAfter, POLICY_NAME } from './stick-policy.js';
+import {
+  SignatureStatus,
+  type StickSignature,
+  type StickSignatureInput,
+  verifyStickSignature,
+} from './verify-stick-signature.js';
 
 /** agent.yaml `signatures`, as the agent and every CLI command take it. */
 export interface SignaturePolicy {
@@ -20,14 +28,20 @@ export interface SignatureVerdict {
   line: string | undefined;
   /** Non-empty: the whole stick is refused before any device request. */
   problems: Problem[];
+  /** Said, never refusing: a policy file nobody vouches for, so it is ignored. */
+  warnings: Problem[];
+  /** The signed policy's `not_after`, as the signer wrote it. */
+  notAfter?: string;
 }
 
 export type VerdictInput = Omit<
   StickSignatureInput,
   'manifestBytes' | 'signatureBytes' | 'signatureUnusable' | 'manifestUnusable' | 'allowedSignersFile'
 > & {
-  /** The two signature files as the caller found them. */
+  /** The signature files (and the policy file) as the caller found them. */
   files: SignatureFiles;
+  /** The moment a signed `not_after` is compared with; default now. */
+  now?: Date;
 };
 
 /**
@@ -37,21 +51,56 @@ export type VerdictInput = Omit<
  * always stops the stick; an unsigned stick stops it only when signatures are required.
  */
 export async function signatureVerdict(policy: SignaturePolicy, input: VerdictInput): Promise<SignatureVerdict> {
-  const { files, ...rest } = input;
+  const { files, now, ...rest } = input;
+  const policyFile = (rest.fileLabel ?? ((name: string) => name))(POLICY_NAME);
+  // A policy file nobody vouches for restricts nothing, and a forged one must not be taken as a promise.
+  const ignored = (why: string): Problem[] =>
+    files.policy.state === 'absent'
+      ? []
+      : [
+          {
+            severity: Severity.Warning,
+            file: policyFile,
+            line: 1,
+            column: 1,
+            path: '',
+            message: `${POLICY_NAME} is ignored: ${why}, so nobody vouches for it`,
+            hint: 'sign the stick with the policy file: mpprov sign DIR --key FILE --valid-until DATE',
+          },
+        ];
   if (policy.allowedSigners === undefined) {
     const description = 'signature not checked: agent.yaml has no signatures.allowed_signers';
-    if (files.signature.state === 'absent') return { status: 'unchecked', description, line: undefined, problems: [] };
-    return { status: 'unchecked', description, line: description, problems: [] };
+    const warnings = ignored('no signature is checked (agent.yaml has no signatures.allowed_signers)');
+    const line = files.signature.state === 'absent' ? undefined : description;
+    return { status: 'unchecked', description, line, problems: [], warnings };
   }
-  const result = await verifyStickSignature({
+  const filesByPath = new Map(rest.filesByPath);
+  // The policy is judged from these very bytes, so the hash checked is the hash of what is read.
+  if (files.policy.state === 'read') filesByPath.set(POLICY_NAME, files.policy.bytes);
+  let result: StickSignature = await verifyStickSignature({
     ...rest,
+    filesByPath,
     manifestBytes: files.manifest.state === 'read' ? files.manifest.bytes : undefined,
     signatureBytes: files.signature.state === 'read' ? files.signature.bytes : undefined,
     ...(files.manifest.state === 'unusable' ? { manifestUnusable: files.manifest.reason } : {}),
     ...(files.signature.state === 'unusable' ? { signatureUnusable: files.signature.reason } : {}),
     allowedSignersFile: policy.allowedSigners,
   });
-  const description = describeSignature(result);
+  let warnings: Problem[] = [];
+  let description = describeSignature(result);
+  let notAfter: string | undefined;
+  if (result.status === SignatureStatus.Signed) {
+    if (result.listed.some((path) => foldCase(path) === foldCase(POLICY_NAME))) {
+      const judged = judgePolicy(files.policy, policyFile, now ?? new Date());
+      if (judged.ok) {
+        notAfter = judged.notAfter.text;
+        description = `${description}; valid until ${describeNotAfter(judged.notAfter)}`;
+      } else {
+        result = { status: SignatureStatus.Refused, principal: result.principal, problems: [judged.problem] };
+        description = `${describeSignature(result)}: ${judged.problem.message}`;
+      }
+    } else warnings = ignored(`${POLICY_NAME} is not listed in the signed list`);
+  } else if (result.status === SignatureStatus.Unsigned) warnings = ignored('the stick is not signed');
   const problems = signatureProblems(result, policy.required);
   const quiet = result.status === SignatureStatus.Unsigned && !policy.required;
   const principal = result.status === SignatureStatus.Unsigned ? undefined : result.principal;
@@ -61,6 +110,8 @@ export async function signatureVerdict(policy: SignaturePolicy, input: VerdictIn
     description,
     line: quiet ? undefined : description,
     problems,
+    warnings,
+    ...(notAfter === undefined ? {} : { notAfter }),
   };
 }
 

@@ -143,6 +143,7 @@ describe('modules a command loads', () => {
       'notify',
       'simulate',
       'sign',
+      'stick',
       'secrets-record',
       'service',
       'help',

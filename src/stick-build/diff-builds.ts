@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { formatKeyPath, type KeyPath } from '../core/problem.js';
+import { visibleJson, visibleText } from '../core/visible-text.js';
+import { MANIFEST_NAME, SIGNATURE_NAME } from '../signature/index.js';
+import { CONFIG_NAME } from './build-site.js';
+
+/** Keys whose value is a secret written inline: never shown, only "(changed)". */
+const SECRET_KEY = /(^|_)(password|passphrase|psk|secret|token)$/;
+/** Keys naming a file that holds a secret: the file's content is shown only as "(changed)". */
+const SECRET_FILE_KEY = /(password|passphrase|psk|secret|token)_file$/;
+/** What differs between two builds of the same stick anyway: signatures aside. */
+const IGNORED = new Set([MANIFEST_NAME, SIGNATURE_NAME]);
+
+export type DiffOutcome = { ok: true; lines: string[] } | { ok: false; message: string };
+
+/**
+ * `mpprov stick diff OLD NEW`: per site and monitoring point, the keys whose values differ (as
+ * `plan` shows them: a secret, or a file holding one, only as "(changed)"), files that differ,
+ * sites and MPs added or removed. Every line is escaped: names and values come from a stick.
+ */
+export async function diffBuilds(oldDir: string, newDir: string): Promise<DiffOutcome> {
+  const before = await sitesOf(oldDir);
+  const after = await sitesOf(newDir);
+  if (typeof before === 'string') return { ok: false, message: before };
+  if (typeof after === 'string') return { ok: false, message: after };
+  const lines: string[] = [];
+  for (const site of [...new Set([...before, ...after])].sort()) {
+    if (!after.includes(site)) lines.push(`- site ${site}: removed`);
+    else if (!before.includes(site)) lines.push(`+ site ${site}: added`);
+    else lines.push(...(await diffSite(site, join(oldDir, site), join(newDir, site))));
+  }
+  return { ok: true, lines: lines.map(visibleText) };
+}
+
+async function sitesOf(dir: string): Promise<string[] | string> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
+  } catch (error) {
+    return `${dir} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): give two --out folders of mpprov stick build`;
+  }
+}
+
+type Mp = Record<string, unknown>;
+
+async function readConfig(dir: string): Promise<Mp[]> {
+  try {
+    const parsed = parse(await readFile(join(dir, CONFIG_NAME), 'utf8')) as { monitoring_points?: unknown };
+    return Array.isArray(parsed.monitoring_points) ? (parsed.monitoring_points as Mp[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+async function diffSite(site: string, oldDir: string, newDir: string): Promise<string[]> {
+  const lines: string[] = [];
+  const [oldMps, newMps] = [await readConfig(oldDir), await readConfig(newDir)];
+  const byName = (mps: Mp[]) => new Map(mps.map((mp) => [String(mp.name), mp]));
+  const [oldByName, newByName] = [byName(oldMps), byName(newMps)];
+  for (const name of [...new Set([...oldByName.keys(), ...newByName.keys()])]) {
+    const [from, to] = [oldByName.get(name), newByName.get(name)];
+    if (to === undefined) lines.push(`- ${site} ${name}: removed`);
+    else if (from === undefined) lines.push(`+ ${site} ${name}: added`);
+    else for (const change of diffValues(from, to, [])) lines.push(`~ ${site} ${name}: ${change}`);
+  }
+  // Files: by content. A file a secret key names, or anything under secrets/, only as "(changed)".
+  const secretFiles = new Set<string>();
+  for (const mp of [...oldMps, ...newMps]) collectSecretFiles(mp, secretFiles);
+  const [oldFiles, newFiles] = [await hashes(oldDir), await hashes(newDir)];
+  for (const path of [...new Set([...oldFiles.keys(), ...newFiles.keys()])].sort()) {
+    if (path === CONFIG_NAME || IGNORED.has(path)) continue;
+    const [a, b] = [oldFiles.get(path), newFiles.get(path)];
+    if (a === b) continue;
+    const secret = secretFiles.has(path) || path.startsWith('secrets/');
+    const what = a === undefined ? 'added' : b === undefined ? 'removed' : secret ? '(changed)' : 'changed';
+    lines.push(`~ ${site}: file ${path}: ${what}`);
+  }
+  return lines;
+}
+
+function diffValues(from: unknown, to: unknown, path: KeyPath): string[] {
+  const key = path.at(-1);
+  const secret = typeof key === 'string' && SECRET_KEY.test(key);
+  if (isRecord(from) && isRecord(to)) {
+    return [...new Set([...Object.keys(from), ...Object.keys(to)])].flatMap((k) =>
+      diffValues(from[k], to[k], [...path, k]),
+    );
+  }
+  if (JSON.stringify(from) === JSON.stringify(to)) return [];
+  const field = formatKeyPath(path);
+  if (secret) return [`${field}: ${to === undefined ? '(removed)' : '(changed)'}`];
+  return [`${field}: ${show(from)} -> ${show(to)}`];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function show(value: unknown): string {
+  return value === undefined ? '(none)' : visibleJson(JSON.stringify(value));
+}
+
+function collectSecretFiles(node: unknown, found: Set<string>): void {
+  if (Array.isArray(node)) for (const item of node) collectSecretFiles(item, found);
+  else if (isRecord(node))
+    for (const [key, value] of Object.entries(node)) {
+      if (typeof value === 'string' && (SECRET_FILE_KEY.test(key) || key === 'private_key')) found.add(value);
+      else collectSecretFiles(value, found);
+    }
+}
+
+async function hashes(dir: string, rel = ''): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  let entries;
+  try {
+    entries = await readdir(join(dir, rel), { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const entry of entries) {
+    const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
+    if (entry.isDirectory()) for (const [p, h] of await hashes(dir, path)) out.set(p, h);
+    else if (entry.isFile())
+      out.set(
+        path,
+        createHash('sha256')
+          .update(await readFile(join(dir, path)))
+          .digest('hex'),
+      );
+  }
+  return out;
+}

@@ -1,0 +1,82 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { InventoryMp } from '../../src/stick-build/inventory.js';
+import { checkTemplate } from '../../src/stick-build/check-template.js';
+import { loadTemplate } from '../../src/stick-build/load-template.js';
+import { renderMp } from '../../src/stick-build/render-template.js';
+import { tempFolder } from '../support/temp-folder.js';
+
+/** Substitution on the parsed template (docs/rolling-out.md, "The template"), from real template files. */
+const work = tempFolder('render');
+let count = 0;
+
+async function render(template: string, vars: Record<string, unknown>, secrets: string[] = []) {
+  const file = join(work, `template-${(count += 1)}.yaml`);
+  writeFileSync(file, template);
+  const loaded = await loadTemplate(file);
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+  const place = { file: 'inventory.yaml', line: 7, column: 9 };
+  const mp: InventoryMp = {
+    site: 'berlin',
+    name: 'mp-1',
+    place,
+    vars: new Map(Object.entries({ site: 'berlin', name: 'mp-1', ...vars }).map(([k, value]) => [k, { value, place }])),
+  };
+  return renderMp(loaded.template, mp, 0, (name) =>
+    secrets.includes(name) ? { ok: true } : { ok: false, message: `the secret '${name}' is missing` },
+  );
+}
+
+describe('renderMp', () => {
+  it("keeps a whole value's type, reads defaults as YAML, leaves a null key out, and makes paths targets", async () => {
+    const rendered = await render(
+      'name: ${name}\nurl: https://${host}:${port}\nvlan: ${vlan}\nmtu: ${mtu:-1500}\ngateway: ${gateway:-~}\ndns: ${dns}\npaths: ${path_targets}\nnote: "${name} at ${site}"\n',
+      { host: '10.1.1.10', port: 8443, vlan: 120, dns: ['10.1.0.53'], path_targets: ['192.0.2.80', 'app.example.com'] },
+    );
+    expect(rendered.problems).toEqual([]);
+    expect(rendered.value).toEqual({
+      name: 'mp-1',
+      url: 'https://10.1.1.10:8443',
+      vlan: 120,
+      mtu: 1500,
+      dns: ['10.1.0.53'],
+      paths: [{ target: '192.0.2.80' }, { target: 'app.example.com' }],
+      note: 'mp-1 at berlin',
+    });
+    expect(rendered.origins.get('vlan')).toEqual({ line: 3, column: 7, variable: expect.anything() as unknown });
+  });
+
+  it('takes ${secret:NAME} only as a *_file value, with ${var} in NAME, and reports an unset variable', async () => {
+    const rendered = await render(
+      'name: ${name}\npassword_file: ${secret:admin-${site}}\nusername: ${username}\nidentity: "x${secret:dot1x}"\n',
+      {},
+      ['admin-berlin'],
+    );
+    expect(rendered.value).toEqual({ name: 'mp-1', password_file: 'secrets/admin-berlin' });
+    expect([...rendered.secrets]).toEqual(['admin-berlin']);
+    expect(rendered.problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      expect.stringContaining(
+        '7:9 monitoring_points[0].username mp-1: ${username} is not set for this monitoring point (template',
+      ),
+      expect.stringContaining(
+        '7:9 monitoring_points[0].identity mp-1: ${secret:...} may stand only as the whole value of a *_file key',
+      ),
+    ]);
+  });
+
+  it('says a template mistake once, at its line, before any monitoring point is rendered', async () => {
+    const file = join(work, 'broken.yaml');
+    writeFileSync(
+      file,
+      'name: ${name}\nurl: ${url\nusername: "${secret:x}"\nvlan: ${Vlan}\npassword_file: ${secret:a-${site}}\n',
+    );
+    const loaded = await loadTemplate(file);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+    expect(checkTemplate(loaded.template).map((p) => `${p.line}:${p.column} ${p.message}`)).toEqual([
+      '2:6 a ${ is never closed with }',
+      '3:11 ${secret:...} may stand only as the whole value of a *_file key',
+      "4:7 'Vlan' is not a variable name (lower-case letters, digits and _)",
+    ]);
+  });
+});
