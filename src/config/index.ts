@@ -14,3 +14,4 @@ export {
 } from './agent-config.js';
 export { resolveDeviceAccess, type DeviceAccess } from './device-access.js';
 export { parseListen, type ListenAddress } from './loopback-listen.js';
+export { sameSubnet } from './ip-address.js';
