@@ -9,7 +9,6 @@ import {
   DEFAULT_TIMEOUT_MS,
   DhcpOutcome,
   Dot1xOutcome,
-  portExists,
   runPreflight,
   selectTarget,
   type PreflightReport,
@@ -86,20 +85,27 @@ async function runPreflightCommand(stick: string, flags: PreflightFlags): Promis
   }
   const choice = selectTarget(model, { monitoringPoint: flags.monitoringPoint, interface: flags.interface });
   if ('usage' in choice) return usage(choice.usage);
-  if (!(await portExists(flags.port))) return usage(`this laptop has no interface ${JSON.stringify(flags.port)}`);
   if (process.getuid?.() !== 0) {
     const sentence =
       'preflight needs root: it moves the port into a network namespace of its own and runs wpa_supplicant';
     return finish(unTried(flags, sentence, [sentence]), ExitStatus.Failure);
   }
   where = `while trying ${flags.port}; the port was given back, nothing was sent to the Monitoring Point`;
-  const { report, passed } = await runPreflight({
+  const {
+    report,
+    passed,
+    usage: wrongPort,
+  } = await runPreflight({
     port: flags.port,
     target: choice.target,
     files: validated.files,
     timeoutMs: flags.timeout === undefined ? DEFAULT_TIMEOUT_MS : flags.timeout * 1000,
     say: (line) => err(`preflight: ${line}`),
   });
+  if (wrongPort !== undefined) {
+    err(`mpprov preflight: ${wrongPort}`);
+    return finish(report, ExitStatus.Usage);
+  }
   return finish(report, passed ? ExitStatus.Ok : ExitStatus.Failure);
 }
 

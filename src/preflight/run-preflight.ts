@@ -38,6 +38,8 @@ export interface PreflightRun {
   report: PreflightReport;
   /** The port accepted the stick's settings: exit 0, and the flow may go on to the device. */
   passed: boolean;
+  /** The command line named a port this machine does not have: a usage error, nothing was tried. */
+  usage?: string;
 }
 
 /**
@@ -69,9 +71,16 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     report.problems.push(found.missing);
     return { report, passed: false };
   }
+  // First: a killed run may hold the very port asked for, inside its namespace.
   for (const sentence of await removeAbandonedRuns(found.tools.ip)) {
     say(sentence);
     report.problems.push(sentence);
+  }
+  if ((await runCommand(found.tools.ip, ['link', 'show', 'dev', port])).code !== 0) {
+    const usage = `this laptop has no interface ${JSON.stringify(port)}`;
+    report.dot1x.cause = usage;
+    report.problems.push(usage);
+    return { report, passed: false, usage };
   }
 
   let session: PortSession;
@@ -176,11 +185,4 @@ async function tryAddressing(
   const fit = judgeFit(target.iface, given, report.gateway_answers);
   report.fits = fit.fits;
   report.problems.push(...fit.problems);
-}
-
-/** Whether `port` is an interface of this machine (in this process's network namespace). */
-export async function portExists(port: string): Promise<boolean> {
-  const found = findPreflightTools();
-  const ip = 'tools' in found ? found.tools.ip : 'ip';
-  return (await runCommand(ip, ['link', 'show', 'dev', port])).code === 0;
 }
