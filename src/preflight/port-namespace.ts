@@ -44,9 +44,10 @@ export async function openPortNamespace(port: string, tools: PreflightTools): Pr
   const original = parsePortState(port, addr.stdout, routes4.stdout || '[]', routes6.stdout || '[]');
   const dir = await mkdtemp(join(tmpdir(), `${name}-`));
   const session: PortSession = { name, dir, port, tools, original, daemons: new Set(), closed: false };
+  // Registered as soon as there is a folder: a signal from here on removes it.
+  register(session);
   // Saved before the port moves: a run killed from here on leaves what the next run needs.
   await writeFile(join(dir, STATE_FILE), JSON.stringify(original), { mode: 0o600 });
-  register(session);
   try {
     for (const args of [
       ['netns', 'add', name],

@@ -202,9 +202,13 @@ export class PortLab {
     );
   }
 
-  /** `mpprov ARGS` inside the laptop's namespace, started (not awaited). */
+  /**
+   * `mpprov ARGS` inside the laptop's network namespace, started (not awaited). nsenter, not `ip
+   * netns exec`: that one also gives the process a mount namespace of its own, and a namespace the
+   * preflight names there would vanish with a killed run instead of waiting for the next one.
+   */
   startCli(args: readonly string[]): ChildProcess {
-    return spawn('ip', ['netns', 'exec', this.laptopNs, process.execPath, cliPath, ...args], {
+    return spawn('nsenter', [`--net=/run/netns/${this.laptopNs}`, process.execPath, cliPath, ...args], {
       cwd: repoRoot,
       env: { ...process.env, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
