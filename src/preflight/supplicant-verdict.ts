@@ -13,7 +13,8 @@ export interface VerdictContext {
   identity: string;
 }
 
-const quoted = (text: string): string => JSON.stringify(visibleText(text.slice(0, 120)));
+/** In double quotes, its controls made visible (`\x1b`): the quotes mark where the server's words start and end. */
+const quoted = (text: string): string => `"${visibleText(text.slice(0, 120))}"`;
 
 /** The verdict the lines already decide, or undefined while the exchange goes on. */
 export function readVerdict(lines: readonly string[], context: VerdictContext): Dot1xVerdict | undefined {
