@@ -79,6 +79,10 @@ export async function provisionDevice(
     discardPending: options.discardPending,
     secretKnown: (key, field, value) => record.known(identity, key, field, value),
   });
+  for (const warning of plan.warnings) {
+    warnings.push(warning);
+    emit({ type: 'warning', device, message: warning });
+  }
   emit({
     type: 'plan',
     device,
@@ -218,7 +222,9 @@ async function readSnapshot(api: AdminApi, withAcl: boolean): Promise<DeviceSnap
   const pending = await api.listInterfaces('pending');
   const capability = await api.getCapability();
   const acl = withAcl ? await api.listAcl() : undefined;
-  return { active, pending, capability, acl };
+  // After the answers above: the device's clock as their Date headers tell it.
+  const clock = api.deviceClock?.();
+  return { active, pending, capability, acl, ...(clock === undefined ? {} : { clock }) };
 }
 
 async function rememberSecrets(
