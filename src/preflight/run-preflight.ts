@@ -71,6 +71,12 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     report.problems.push(found.missing);
     return { report, passed: false };
   }
+  if (process.getuid?.() !== 0) {
+    report.dot1x.cause =
+      'preflight needs root: it moves the port into a network namespace of its own and runs wpa_supplicant';
+    report.problems.push(report.dot1x.cause);
+    return { report, passed: false };
+  }
   // First: a killed run may hold the very port asked for, inside its namespace.
   for (const sentence of await removeAbandonedRuns(found.tools.ip)) {
     say(sentence);
