@@ -1,8 +1,8 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { giveBack, liveNamespaces, RUN_PREFIX, STATE_FILE } from './port-namespace.js';
-import { PortState } from './port-state.js';
+import { giveBack, liveNamespaces, ownNetworkNamespace, RUN_PREFIX, STATE_FILE } from './port-namespace.js';
+import { SavedPortState } from './port-state.js';
 import { runCommand } from './system-commands.js';
 
 const OWN_NAME = new RegExp(`^(${RUN_PREFIX}-(\\d+)-\\d+)(-|$)`);
@@ -42,8 +42,16 @@ export async function removeAbandonedRuns(ip: string): Promise<string[]> {
     .map((line) => line.split(' ')[0] ?? '')
     .filter((name) => abandoned(name) === name);
   const said: string[] = [];
+  const here = ownNetworkNamespace();
   for (const namespace of namespaces) {
-    const state = await savedState(folders.get(namespace) ?? []);
+    const saved = await savedState(folders.get(namespace) ?? []);
+    // A port taken from another namespace (another laptop namespace on a test machine) is
+    // given back by a run there, never moved here.
+    if (saved !== undefined && saved.origin !== here) {
+      folders.delete(namespace);
+      continue;
+    }
+    const state = saved?.state;
     const failures = giveBack(namespace, state, ip);
     const what =
       state === undefined
@@ -61,10 +69,10 @@ export async function removeAbandonedRuns(ip: string): Promise<string[]> {
   return said;
 }
 
-async function savedState(dirs: readonly string[]): Promise<PortState | undefined> {
+async function savedState(dirs: readonly string[]): Promise<SavedPortState | undefined> {
   for (const dir of dirs) {
     try {
-      return PortState.parse(JSON.parse(await readFile(join(dir, STATE_FILE), 'utf8')));
+      return SavedPortState.parse(JSON.parse(await readFile(join(dir, STATE_FILE), 'utf8')));
     } catch {
       // no state saved yet, or a damaged one: the interfaces still come back, without their addresses
     }

@@ -3,7 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parsePortState, restoreCommands, type PortState } from './port-state.js';
+import { readlinkSync } from 'node:fs';
+import { parsePortState, restoreCommands, type PortState, type SavedPortState } from './port-state.js';
 import { firstLine, runCommand, runCommandNow, type PreflightTools } from './system-commands.js';
 
 /**
@@ -47,7 +48,8 @@ export async function openPortNamespace(port: string, tools: PreflightTools): Pr
   // Registered as soon as there is a folder: a signal from here on removes it.
   register(session);
   // Saved before the port moves: a run killed from here on leaves what the next run needs.
-  await writeFile(join(dir, STATE_FILE), JSON.stringify(original), { mode: 0o600 });
+  const saved: SavedPortState = { origin: ownNetworkNamespace(), state: original };
+  await writeFile(join(dir, STATE_FILE), JSON.stringify(saved), { mode: 0o600 });
   try {
     for (const args of [
       ['netns', 'add', name],
@@ -152,6 +154,11 @@ export function giveBack(namespace: string, state: PortState | undefined, ip: st
     }
   runCommandNow(ip, ['netns', 'del', namespace]);
   return failures;
+}
+
+/** This process's network namespace as the kernel names it (`net:[4026531840]`). */
+export function ownNetworkNamespace(): string {
+  return readlinkSync('/proc/self/ns/net');
 }
 
 /** Names of the namespaces this process holds now: never taken for a killed run's. */

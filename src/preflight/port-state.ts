@@ -53,6 +53,13 @@ export const PortState = z.strictObject({
 });
 export type PortState = z.infer<typeof PortState>;
 
+/**
+ * The state file: the port's state and the network namespace it was taken from (`net:[inode]`),
+ * so a later run gives a killed run's port back only to the namespace it came from.
+ */
+export const SavedPortState = z.strictObject({ origin: z.string(), state: PortState });
+export type SavedPortState = z.infer<typeof SavedPortState>;
+
 /** The state from `ip -j addr show dev PORT` and `ip -j -4/-6 route show dev PORT`. */
 export function parsePortState(port: string, addrJson: string, routes4Json: string, routes6Json: string): PortState {
   const link = IpAddrShow.parse(JSON.parse(addrJson))[0];
