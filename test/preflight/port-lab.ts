@@ -207,8 +207,8 @@ export class PortLab {
    * netns exec`: that one also gives the process a mount namespace of its own, and a namespace the
    * preflight names there would vanish with a killed run instead of waiting for the next one.
    */
-  startCli(args: readonly string[]): ChildProcess {
-    return spawn('nsenter', [`--net=/run/netns/${this.laptopNs}`, process.execPath, cliPath, ...args], {
+  startCli(args: readonly string[], script = cliPath): ChildProcess {
+    return spawn('nsenter', [`--net=/run/netns/${this.laptopNs}`, process.execPath, script, ...args], {
       cwd: repoRoot,
       env: { ...process.env, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -238,9 +238,10 @@ export function runInLaptop(
   lab: PortLab,
   args: readonly string[],
   onStderr?: (text: string, child: ChildProcess) => void,
+  script?: string,
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = lab.startCli(args);
+    const child = lab.startCli(args, script);
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

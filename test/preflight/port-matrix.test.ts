@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertRealBackendCanRun } from '../dot1x/real-lab.js';
 import { PFX_PASSWORD, useLabPki } from '../support/lab-pki.js';
@@ -178,6 +180,27 @@ describe('802.1X on the port', () => {
     expect(report.dot1x.outcome).toBe('error');
     expect(report.problems.join('\n')).toContain('expired on 2021-01-01');
     expect(code).toBe(1);
+  });
+
+  it('EAP-TLS with an expired client certificate, tried anyway: refused, RADIUS ended the TLS handshake', async () => {
+    await lab.startAuthenticator(pki.dir);
+    const stick = preflightStick(
+      pki,
+      `eth1:\n  ipv4: { method: dhcp }\n  dot1x: { eap: tls, identity: client.lab.test, ca_cert: ca.pem, client_cert: expired-client.pem, private_key: expired-client.key }`,
+      ['ca.pem', 'expired-client.pem', 'expired-client.key'],
+    );
+    // The command refuses this stick (above); the preflight itself, given it unchecked, shows what the port says.
+    const script = fileURLToPath(new URL('./run-unvalidated.mjs', import.meta.url));
+    const run = await runInLaptop(lab, [join(stick, 'mpprov.yaml'), lab.laptopIf], undefined, script);
+    expect(run.code).toBe(0);
+    expect(parseReport(run.stdout).dot1x).toEqual({
+      outcome: 'refused',
+      method: 'EAP-TLS',
+      cause:
+        'RADIUS refused the client certificate of identity "client.lab.test": it ended the TLS handshake (a certificate it does not trust, expired, or revoked)',
+    });
+    expect(lab.laptopState()).toEqual(before);
+    expect(preflightLeftovers(run.pid, lab.laptopIf)).toEqual({ namespaces: [], dirs: [], daemons: [] });
   });
 
   it('EAP-MD5 with the right password: authenticated', async () => {
