@@ -270,6 +270,24 @@ describe('addresses on the port', () => {
     expect(code).toBe(0);
   });
 
+  it('without --json: the same verdict as lines a technician reads, nothing of the run left', async () => {
+    const stick = preflightStick(pki, `eth1:\n  ipv4: { method: static, address: 10.29.0.20/24, gateway: ${GATEWAY} }`);
+    const run = await runInLaptop(lab, ['preflight', stick, '--port', lab.laptopIf, '--interface', 'eth1']);
+    expect(run.stdout).toBe(
+      [
+        `port ${lab.laptopIf}: mp-lab eth1`,
+        '  802.1X: not-configured: the stick gives eth1 no 802.1X',
+        '  DHCP: skipped',
+        '  gateway answers: yes',
+        '  addresses fit: yes',
+        '',
+      ].join('\n'),
+    );
+    expect(run.stderr).toContain(`preflight: giving ${lab.laptopIf} back as it was`);
+    expect(run.code).toBe(0);
+    expect(lab.laptopState()).toEqual(before);
+  });
+
   it('a static interface whose gateway is not on this port: fits is false, exit 1', async () => {
     const stick = preflightStick(pki, `eth1:\n  ipv4: { method: static, address: 10.29.0.20/24, gateway: 10.29.0.9 }`);
     const { code, report } = await preflight(stick, ['--interface', 'eth1']);
