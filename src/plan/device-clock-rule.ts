@@ -2,7 +2,7 @@ import type { DeviceClock } from '../admin-api/index.js';
 import type { DesiredStanza, PlanRefusal } from './plan-types.js';
 
 /** Beyond this the device's clock is worth a warning: EAP-TLS judges certificates by it. */
-export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 
 /** "2 h 5 min", "7 min", "40 s". */
 function span(ms: number): string {

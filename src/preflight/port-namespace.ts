@@ -114,7 +114,7 @@ export async function closePortNamespace(session: PortSession): Promise<string[]
 }
 
 /** The same, synchronously, for a signal or process exit. */
-export function closePortNamespaceNow(session: PortSession): void {
+function closePortNamespaceNow(session: PortSession): void {
   if (session.closed && !live.has(session)) return;
   session.closed = true;
   for (const child of session.daemons) if (child.pid !== undefined) killQuietly(child.pid);
@@ -166,7 +166,7 @@ export function liveNamespaces(): string[] {
   return [...live].map((session) => session.name);
 }
 
-export function parsePids(text: string): number[] {
+function parsePids(text: string): number[] {
   return text
     .split('\n')
     .map((l) => Number(l.trim()))
