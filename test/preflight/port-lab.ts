@@ -207,10 +207,10 @@ export class PortLab {
    * netns exec`: that one also gives the process a mount namespace of its own, and a namespace the
    * preflight names there would vanish with a killed run instead of waiting for the next one.
    */
-  startCli(args: readonly string[], script = cliPath): ChildProcess {
+  startCli(args: readonly string[], script = cliPath, env: NodeJS.ProcessEnv = {}): ChildProcess {
     return spawn('nsenter', [`--net=/run/netns/${this.laptopNs}`, process.execPath, script, ...args], {
       cwd: repoRoot,
-      env: { ...process.env, NO_COLOR: '1' },
+      env: { ...process.env, NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   }
