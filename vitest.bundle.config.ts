@@ -32,6 +32,9 @@ export default defineConfig({
       'test/daemon/stick-job.test.ts',
       'test/daemon/profiles.test.ts',
       'test/daemon/agent-signals.test.ts',
+      // The preflight as the laptop runs it: its usage, and its port given back after SIGTERM and SIGKILL.
+      'test/preflight/preflight-command.test.ts',
+      'test/preflight/port-kill.test.ts',
     ],
     // scripts/demo.mjs runs dist/cli/main.js itself: against the bundle it would test nothing new.
     exclude: [...(base.test?.exclude ?? configDefaults.exclude), 'test/cli/demo-cleanup.test.ts'],

@@ -86,7 +86,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   ...Object.fromEntries(
     PIPELINE.map((stage, index) => [
       stage,
-      [...BASE, ...PIPELINE.slice(0, index), ...(stage === 'apply' ? ['client', 'service'] : [])],
+      [...BASE, ...PIPELINE.slice(0, index), ...(stage === 'apply' ? ['client', 'service', 'preflight'] : [])],
     ]),
   ),
   // The transport both API clients stand on (connector, one exchange, its errors): below them,
@@ -97,10 +97,13 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   service: [...BASE, 'http'],
   // The read-only status page: it serves what the agent hands it (the status shape is in core).
   'status-page': ['core', 'report'],
-  agent: [...BASE, ...PIPELINE, 'client', 'service', 'status-page'],
-  cli: [...BASE, ...PIPELINE, 'client', 'service', 'agent', 'simulator', 'notify', 'stick-build'],
   // `mpprov stick build`: renders sticks and checks each with the laptop's own validator and signer.
   'stick-build': [...BASE, 'ingest', 'config', 'signature', 'certs'],
+  // `mpprov preflight`: the stick's 802.1X tried from the laptop's own port, before any device is
+  // touched. It reads a validated stick and never speaks to a device.
+  preflight: [...BASE, 'ingest', 'config', 'signature', 'certs'],
+  agent: [...BASE, ...PIPELINE, 'client', 'service', 'status-page', 'preflight'],
+  cli: [...BASE, ...PIPELINE, 'client', 'service', 'agent', 'simulator', 'notify', 'stick-build', 'preflight'],
   simulator: BASE,
   // `mpprov notify`, the per-user desktop companion: it reads the agent's status file, whose
   // schema is in core, and nothing else of the product.

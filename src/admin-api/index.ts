@@ -7,3 +7,4 @@ export * from './acl-rule.js';
 export * from './capability.js';
 export * from './device-trust.js';
 export * from './wire-shape.js';
+export * from './device-clock.js';

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { type ApplyEvent, applyStick, type ServiceSide, stickSecrets, type StickResult } from '../apply/index.js';
 import { validateStick } from '../certs/index.js';
-import { type AgentConfig, normaliseDeviceUrl, type Problem } from '../config/index.js';
+import { type AgentConfig, hasErrors, normaliseDeviceUrl, type Problem } from '../config/index.js';
+import { preflightStick } from '../preflight/index.js';
 import type { Redactor } from '../core/redact.js';
 import type { AgentServiceSides } from './agent-service-sides.js';
 import { snapshotReader, snapshotStick, type StickReader, type StickSnapshot } from '../ingest/index.js';
@@ -272,6 +273,16 @@ async function applyOnce(
       failure: `the stick's signature is refused (${first.file}: ${first.message}); nothing was sent to any device`,
       removeSecrets,
     };
+  }
+  // agent.yaml `preflight`: the switch port tried before any lock or request; its refusal ends the job.
+  const port = env.agent.preflight?.port;
+  if (port !== undefined && stick.model !== undefined && !hasErrors(stick.problems)) {
+    setStage(job, env.board, 'preflight on the switch port');
+    const said = await preflightStick({ model: stick.model, files: stick.files }, port, {
+      say: (line) => log.write('info', `preflight: ${line}`),
+    });
+    log.write(said.passed ? 'info' : 'error', said.sentence);
+    if (!said.passed) return { failure: said.sentence, removeSecrets };
   }
   const urls = (stick.model?.monitoring_points ?? []).map((mp) => normaliseDeviceUrl(mp.url) ?? mp.url);
 

@@ -80,6 +80,10 @@ export async function provisionDevice(
     discardPending: options.discardPending,
     secretKnown: secretKnownBy(options.updateSecrets ?? UpdateSecrets.OnChange, record, identity),
   });
+  for (const warning of plan.warnings) {
+    warnings.push(warning);
+    emit({ type: 'warning', device, message: warning });
+  }
   emit({
     type: 'plan',
     device,
@@ -225,7 +229,9 @@ async function readSnapshot(api: AdminApi, withAcl: boolean): Promise<DeviceSnap
   const pending = await api.listInterfaces('pending');
   const capability = await api.getCapability();
   const acl = withAcl ? await api.listAcl() : undefined;
-  return { active, pending, capability, acl };
+  // After the answers above: the device's clock as their Date headers tell it.
+  const clock = api.deviceClock?.();
+  return { active, pending, capability, acl, ...(clock === undefined ? {} : { clock }) };
 }
 
 async function rememberSecrets(

@@ -29,6 +29,7 @@ import { jsonVersionLine } from './json-version.js';
 import { ALLOW_UNSIGNED_FLAG, stickSignatureGate, UNSIGNED_SERVICE_SENTENCE } from './stick-signature-gate.js';
 import { stopOnSignal } from './stop-on-signal.js';
 import { createStopProgress } from './stop-progress.js';
+import { preflightGate } from './preflight-gate.js';
 
 interface ApplyFlags {
   agentConfig?: string;
@@ -45,6 +46,7 @@ interface ApplyFlags {
   allowUnsigned?: boolean;
   updateSecrets?: UpdateSecrets;
   lockWait?: number;
+  preflight?: string;
 }
 
 function addEngineOptions(command: Command): Command {
@@ -86,6 +88,10 @@ function addEngineOptions(command: Command): Command {
         '--limit <names>',
         'only these monitoring points of the file (their names, comma-separated; repeatable); the whole file is still validated',
       ).argParser(limitNames),
+    )
+    .option(
+      '--preflight <iface>',
+      "first try every 802.1X interface of the stick on this machine's wired port IFACE (agent.yaml preflight.port); stop before any request when the switch refuses it",
     )
     .option(
       ALLOW_UNSIGNED_FLAG,
@@ -163,6 +169,19 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
   if (gate.warning !== undefined) process.stderr.write(`WARNING: ${visibleText(redactor.text(gate.warning))}\n`);
   if (gate.line !== undefined && json) emitJson({ type: 'signature', sentence: gate.line });
   else if (gate.line !== undefined) print(`signature: ${gate.line}`);
+
+  const port = flags.preflight ?? agent.preflight?.port;
+  if (
+    port !== undefined &&
+    !(await preflightGate(stick, port, flags.limit, {
+      json,
+      print,
+      emitJson,
+      file,
+      say: (line) => void process.stderr.write(`${visibleText(redactor.text(line))}\n`),
+    }))
+  )
+    return ExitStatus.Failure;
 
   // A stick let through unsigned on the flag gets no credential the laptop holds: not the
   // service token either, so the engine runs without agent.yaml's service and no post-check asks.

@@ -27,6 +27,7 @@ interface LazyCommand {
 const COMMANDS: readonly LazyCommand[] = [
   { names: ['validate'], load: async () => (await import('./validate-command.js')).registerValidateCommand },
   { names: ['plan', 'apply'], load: async () => (await import('./apply-command.js')).registerApplyCommands },
+  { names: ['preflight'], load: async () => (await import('./preflight-command.js')).registerPreflightCommand },
   { names: ['schema'], load: async () => (await import('./schema-command.js')).registerSchemaCommand },
   { names: ['run'], load: async () => (await import('./run-command.js')).registerRunCommand },
   { names: ['status'], load: async () => (await import('./status-command.js')).registerStatusCommand },

@@ -5,6 +5,7 @@ import { createConnector, peerUrl } from '../http/index.js';
 import { addAcl, deleteAcl, listAcl } from './acl-endpoints.js';
 import type { AclRule } from '../admin-api/acl-rule.js';
 import type { Capability } from '../admin-api/capability.js';
+import type { DeviceClock } from '../admin-api/device-clock.js';
 import type { ConfigState, DeviceInterface } from '../admin-api/device-interface.js';
 import type { DeviceConnection } from './device-request.js';
 import type { ClientOptions, DeviceTarget } from './device-target.js';
@@ -45,6 +46,8 @@ export interface AdminApi {
    * reported through `onAttempt`; TLS, pin and credential failures end it.
    */
   waitUntilAnswering(options: WaitOptions): Promise<void>;
+  /** The device's clock from its last answer's Date header; undefined before any answer (or from a fake). */
+  deviceClock?(): DeviceClock | undefined;
   /** Closes the device's connection once running requests are done. */
   close(): Promise<void>;
 }
@@ -74,8 +77,14 @@ export function createAdminClient(target: DeviceTarget, options: ClientOptions =
         `and capture the password of ${target.username}; pin the device's SHA-256 certificate fingerprint or configure its CA instead`,
     );
   }
+  let clock: DeviceClock | undefined;
   const connection: DeviceConnection = {
     url,
+    onClock: (date, receivedAt) => {
+      const deviceTime = new Date(date);
+      // A Date header that does not parse says nothing about the clock: the last good one stands.
+      if (!Number.isNaN(deviceTime.getTime())) clock = { deviceTime, localTime: receivedAt };
+    },
     dispatcher,
     username: target.username,
     password: target.password,
@@ -113,6 +122,7 @@ export function createAdminClient(target: DeviceTarget, options: ClientOptions =
     addAcl: (rule) => addAcl(connection, rule),
     deleteAcl: (rule) => deleteAcl(connection, rule),
     waitUntilAnswering: (waitOptions) => waitUntilAnswering(connection, waitOptions),
+    deviceClock: () => clock,
     close: () => {
       options.signal?.removeEventListener('abort', destroy);
       return (closing ??= dispatcher.close());

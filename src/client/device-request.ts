@@ -33,6 +33,8 @@ export interface DeviceConnection {
    * `timeoutMs`; the caller destroys it. Without it probes share `dispatcher`.
    */
   readonly openProbe?: ((timeoutMs: number) => Client) | undefined;
+  /** Every answer's Date header, with this machine's time at its arrival: the device's clock. */
+  readonly onClock?: ((date: string, receivedAt: Date) => void) | undefined;
 }
 
 type RequestBody = { json: unknown } | { multipart: { bytes: Uint8Array; contentType: string } };
@@ -85,6 +87,7 @@ export async function request(connection: DeviceConnection, asked: DeviceRequest
       await pause(connection, req, failures + rateLimited, reason, delay);
       continue;
     }
+    if (outcome.answer.date !== undefined) connection.onClock?.(outcome.answer.date, new Date());
     return interpretAnswer(outcome.answer, {
       url: connection.url,
       username: connection.username,

@@ -93,6 +93,17 @@ export const AgentConfigFile = z.strictObject({
         .describe('unmount and power off the stick after its usb.log is synced (default true)'),
     })
     .optional(),
+  preflight: z
+    .strictObject({
+      port: z
+        .string()
+        .min(1)
+        .max(15)
+        .describe(
+          "this machine's wired interface on the MP's switch port: every 802.1X interface of a stick is tried there first",
+        ),
+    })
+    .optional(),
   status_page: z
     .strictObject({
       listen: z
@@ -140,6 +151,8 @@ export interface AgentConfig {
   signatures: { required: boolean; allowedSigners: string | undefined };
   /** agent.yaml `status_page`: where the read-only status page listens (loopback only); absent: no page. */
   statusPage?: { listen: ListenAddress };
+  /** agent.yaml `preflight`: the port each stick's 802.1X is tried on before any request to a device. */
+  preflight?: { port: string };
 }
 
 export interface LoadedAgentConfig {
@@ -229,6 +242,7 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
   if (data.timeouts?.restart_s !== undefined) config.restartTimeoutMs = data.timeouts.restart_s * 1000;
   if (data.timeouts?.dot1x_s !== undefined) config.dot1xGraceMs = data.timeouts.dot1x_s * 1000;
   if (data.when_done?.eject !== undefined) config.whenDone = { eject: data.when_done.eject };
+  if (data.preflight !== undefined) config.preflight = { port: data.preflight.port };
   if (data.signatures !== undefined) {
     // Relative to agent.yaml's folder, as an operator reading that file would take it.
     const allowed =

@@ -26,3 +26,4 @@ export { parseListen, type ListenAddress } from './loopback-listen.js';
 export { DEFAULT_WAIT_MEASURING_S, type AgentServiceEvents, type AgentServiceSettings } from './agent-service.js';
 export { PATHS_NOT_CHECKED, pathsWithoutService } from './paths-without-service.js';
 export { pathTargetKey } from './path-target.js';
+export { sameSubnet } from './ip-address.js';

@@ -58,6 +58,14 @@ export class Secret {
     return decrypt(this.#value);
   }
 
+  /**
+   * The value rendered into the configuration file `mpprov preflight` hands the laptop's own
+   * wpa_supplicant (mode 0600 in a private folder, removed after the run): only the text comes back.
+   */
+  intoSupplicantConfig(render: (value: string) => string): string {
+    return render(this.#value);
+  }
+
   /** `prefix` + this value as a new Secret: the Basic credentials `user:password`, so the redactor also knows their base64. */
   prefixed(prefix: string): Secret {
     return new Secret(`${prefix}${this.#value}`);

@@ -14,6 +14,8 @@ export interface RawAnswer {
   status: number;
   contentType: string | undefined;
   text: string;
+  /** The HTTP Date header as sent: the peer's clock. */
+  date?: string | undefined;
 }
 
 const NOT_JSON = Symbol('not JSON');

@@ -64,6 +64,7 @@ export async function sendRequest(req: PeerRequest): Promise<Outcome> {
         status: response.statusCode,
         contentType: Array.isArray(contentType) ? contentType[0] : contentType,
         text,
+        date: Array.isArray(response.headers.date) ? response.headers.date[0] : response.headers.date,
       },
       retryAfter: response.headers['retry-after'],
     };

@@ -1,4 +1,5 @@
 import { checkAgainstDevice } from './device-checks.js';
+import { judgeDeviceClock } from './device-clock-rule.js';
 import { compareStanza } from './compare-stanzas.js';
 import { foreignPendingSteps } from './foreign-pending.js';
 import { indexStanzas } from './index-stanzas.js';
@@ -161,12 +162,19 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
       if (!desired.acl.some((r) => sameRule(r, rule))) steps.push({ kind: 'remove-acl-rule', rule });
   }
 
+  const clock = judgeDeviceClock(
+    snapshot.clock,
+    toPost.map((p) => p.stanza),
+  );
+  refusals.push(...clock.refusals);
+
   return {
     device: { name: desired.name, url: desired.url },
     managementInterface: mgmt,
     stanzas,
     steps,
     refusals,
+    warnings: clock.warnings,
     hasChanges: steps.length > 0,
   };
 }

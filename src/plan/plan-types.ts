@@ -1,6 +1,7 @@
 import type {
   AclRule,
   Capability,
+  DeviceClock,
   DeviceInterface,
   Family,
   FileSlot,
@@ -83,6 +84,8 @@ export interface DeviceSnapshot {
   /** Non-default ACL rules; undefined when not read (the file does not manage ACLs). */
   acl: AclRule[] | undefined;
   capability: Capability | undefined;
+  /** The device's clock from its answers' Date header; undefined when it sent none. */
+  clock?: DeviceClock | undefined;
 }
 
 export interface PlanOptions {
@@ -137,7 +140,7 @@ export type Step =
 
 export interface PlanRefusal {
   /** Stable reason: branch on this, never on the sentence. */
-  reason: 'foreign-pending' | 'lockout' | 'device-rule' | 'cannot-restore';
+  reason: 'foreign-pending' | 'lockout' | 'device-rule' | 'cannot-restore' | 'device-clock';
   message: string;
 }
 
@@ -147,6 +150,8 @@ export interface Plan {
   stanzas: StanzaChange[];
   steps: Step[];
   refusals: PlanRefusal[];
+  /** What the run should say but that does not stop it (a device clock that is off). */
+  warnings: string[];
   /** True when applying would change anything on the device. */
   hasChanges: boolean;
 }

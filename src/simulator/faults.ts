@@ -17,6 +17,8 @@ import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
  *   pending-stuck      pending configuration does not become active
  *   drop-field=FIELD   re-activated stanzas come back without FIELD (a wrong active config)
  *   new-cert           the device presents a new self-issued TLS certificate
+ * Per answer (global only):
+ *   clock-offset=OFFSET  the HTTP Date header is off by OFFSET (`-2h`, `10m`, `3d`): a device whose clock is wrong
  * `times=N` lets the fault fire N times, then it expires.
  */
 
@@ -31,11 +33,15 @@ export const FAULT_KINDS = [
   'pending-stuck',
   'drop-field',
   'new-cert',
+  'clock-offset',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 const REQUEST_FAULTS: readonly FaultKind[] = ['latency', 'error', 'drop', 'throttle', 'huge-body'];
-export type RestartFaultKind = Exclude<FaultKind, 'latency' | 'error' | 'drop' | 'throttle' | 'huge-body'>;
+export type RestartFaultKind = Exclude<
+  FaultKind,
+  'latency' | 'error' | 'drop' | 'throttle' | 'huge-body' | 'clock-offset'
+>;
 
 export interface FaultSpec {
   kind: FaultKind;
@@ -54,7 +60,7 @@ export class FaultSyntaxError extends SimulatorError {
   }
 }
 
-const NEEDS_VALUE: Record<FaultKind, 'duration' | 'rate' | 'size' | 'field' | 'none'> = {
+const NEEDS_VALUE: Record<FaultKind, 'duration' | 'rate' | 'size' | 'field' | 'offset' | 'none'> = {
   latency: 'duration',
   error: 'rate',
   drop: 'rate',
@@ -65,6 +71,7 @@ const NEEDS_VALUE: Record<FaultKind, 'duration' | 'rate' | 'size' | 'field' | 'n
   'pending-stuck': 'none',
   'drop-field': 'field',
   'new-cert': 'none',
+  'clock-offset': 'offset',
 };
 
 export function parseFault(text: string): FaultSpec {
@@ -87,6 +94,8 @@ export function parseFault(text: string): FaultSpec {
       spec.value = parseDuration(rawValue) ?? failWith(bad(`"${rawValue}" is not a duration such as 250ms or 2s`));
     else if (needs === 'rate')
       spec.value = parseRate(rawValue) ?? failWith(bad(`"${rawValue}" is not a rate from 0 to 1 or a percentage`));
+    else if (needs === 'offset')
+      spec.value = parseOffset(rawValue) ?? failWith(bad(`"${rawValue}" is not an offset such as -2h, 10m or 3d`));
     else if (needs === 'size')
       spec.value = parseSize(rawValue) ?? failWith(bad(`"${rawValue}" is not a size such as 8MiB or 4096`));
     else spec.value = rawValue;
@@ -116,7 +125,7 @@ export function formatFault(spec: FaultSpec): string {
   let out: string = spec.kind;
   if (spec.value !== undefined) {
     const needs = NEEDS_VALUE[spec.kind];
-    out += `=${needs === 'duration' ? `${spec.value}ms` : needs === 'size' ? formatSize(Number(spec.value)) : String(spec.value)}`;
+    out += `=${needs === 'duration' || needs === 'offset' ? `${spec.value}ms` : needs === 'size' ? formatSize(Number(spec.value)) : String(spec.value)}`;
   }
   if (spec.times !== undefined) out += `,times=${spec.times}`;
   if (spec.path !== undefined)
@@ -133,6 +142,14 @@ function parseDuration(text: string): number | undefined {
   if (match === null) return undefined;
   const factor = match[2] === 's' ? 1000 : match[2] === 'm' ? 60_000 : 1;
   return Math.round(Number(match[1]) * factor);
+}
+
+/** A signed duration for the clock: `-2h`, `10m`, `3d`, `-1500ms`. */
+function parseOffset(text: string): number | undefined {
+  const match = /^(-?)(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text);
+  if (match === null) return undefined;
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[3] ?? 'ms'] ?? 1;
+  return (match[1] === '-' ? -1 : 1) * Math.round(Number(match[2]) * factor);
 }
 
 const SIZE_UNITS: Record<string, number> = { '': 1, B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
@@ -211,6 +228,13 @@ export class FaultSet {
       if (this.fire(fault)) return Number(fault.spec.value);
     }
     return undefined;
+  }
+
+  /** How far the device's clock is off (ms; every clock-offset fault adds up): its Date header shows it. */
+  clockOffsetMs(): number {
+    return this.faults
+      .filter((f) => f.spec.kind === 'clock-offset' && f.remaining > 0)
+      .reduce((sum, f) => sum + Number(f.spec.value), 0);
   }
 
   /** Takes a restart fault of that kind for this restart, if one is set. */

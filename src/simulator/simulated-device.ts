@@ -200,6 +200,8 @@ export class SimulatedDevice implements AdminApiDevice {
         req.socket.destroy();
         return;
       }
+      const clockOffset = this.faults.clockOffsetMs();
+      if (clockOffset !== 0) res.setHeader('date', new Date(Date.now() + clockOffset).toUTCString());
       const latency = this.faults.latencyFor(method, url.pathname);
       if (latency > 0) {
         entry.fault = `latency=${latency}ms`;

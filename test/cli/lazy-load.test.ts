@@ -137,6 +137,7 @@ describe('modules a command loads', () => {
       'validate',
       'plan',
       'apply',
+      'preflight',
       'schema',
       'run',
       'status',

@@ -47,6 +47,8 @@ describe('the fault syntax KIND[=VALUE][,times=N][@[METHOD ]PATH]', () => {
     ],
     ['huge-body=4096', { kind: 'huge-body', value: 4096 }],
     ['huge-body=3KiB', { kind: 'huge-body', value: 3072 }],
+    ['clock-offset=-2h', { kind: 'clock-offset', value: -7_200_000 }],
+    ['clock-offset=3d', { kind: 'clock-offset', value: 259_200_000 }],
   ])('parses %s', (text, spec) => {
     expect(parseFault(text)).toEqual(spec);
     expect(parseFault(formatFault(parseFault(text)))).toEqual(spec);
@@ -55,7 +57,7 @@ describe('the fault syntax KIND[=VALUE][,times=N][@[METHOD ]PATH]', () => {
   it.each([
     [
       'explode',
-      'Fault "explode": unknown kind "explode" (known: latency, error, drop, throttle, huge-body, restart-delay, no-return, pending-stuck, drop-field, new-cert). Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].',
+      'Fault "explode": unknown kind "explode" (known: latency, error, drop, throttle, huge-body, restart-delay, no-return, pending-stuck, drop-field, new-cert, clock-offset). Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].',
     ],
     ['latency', 'Fault "latency": "latency" needs a value. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
     [
@@ -77,6 +79,10 @@ describe('the fault syntax KIND[=VALUE][,times=N][@[METHOD ]PATH]', () => {
       'Fault "huge-body=lots": "lots" is not a size such as 8MiB or 4096. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].',
     ],
     ['throttle', 'Fault "throttle": "throttle" needs a value. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].'],
+    [
+      'clock-offset=soon',
+      'Fault "clock-offset=soon": "soon" is not an offset such as -2h, 10m or 3d. Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].',
+    ],
   ])('refuses %s', (text, message) => {
     expect(() => parseFault(text)).toThrow(FaultSyntaxError);
     expect(() => parseFault(text)).toThrow(message);

@@ -154,7 +154,7 @@ describe('mpprov simulate', () => {
     [['--switch', 'eth0'], 'mpprov simulate: --switch "eth0": write PORT=dot1x:PROFILE.yaml or PORT=open.\n'],
     [
       ['--fault', 'explode'],
-      'mpprov simulate: Fault "explode": unknown kind "explode" (known: latency, error, drop, throttle, huge-body, restart-delay, no-return, pending-stuck, drop-field, new-cert). Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].\n',
+      'mpprov simulate: Fault "explode": unknown kind "explode" (known: latency, error, drop, throttle, huge-body, restart-delay, no-return, pending-stuck, drop-field, new-cert, clock-offset). Syntax: KIND[=VALUE][,times=N][@[METHOD ]PATH].\n',
     ],
     [['--restart-ms', 'soon'], 'mpprov simulate: --restart-ms must be an integer from 0 to 3600000; "soon" is not.\n'],
     [['--model', 'm99'], 'mpprov simulate: Unknown model "m99"; built-in models: m50, m22, m70, virtual.\n'],
