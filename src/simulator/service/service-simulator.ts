@@ -7,6 +7,7 @@ import { createSelfSignedCertificate } from '../self-signed-certificate.js';
 import { ApplianceRegistry } from './appliance-registry.js';
 import { CallerRateLimit, SIM_DATA_API_LIMIT, type CallerLimit } from './caller-rate-limit.js';
 import { decide, type RequestKind, type WireAnswer } from './data-api-routes.js';
+import { ObserverRegistry, type ObserverJson } from './observer-registry.js';
 import { DEFAULT_PATH_DATA, type PathDataSettings } from './path-data.js';
 import { pathJson, PathRegistry } from './path-registry.js';
 import type { RequestBody } from './route-types.js';
@@ -75,6 +76,8 @@ export interface ServiceSimulator {
   appliances(): ApplianceJson[];
   /** The paths, as GET /v3/path lists them (every organization). */
   paths(): Record<string, unknown>[];
+  /** Every caller's observer configurations, as GET /v3/observer lists them, oldest first. */
+  observers(): ObserverJson[];
   readonly shapes: ServiceShapes;
   readonly pathData: Readonly<PathDataSettings>;
   /** Device events: a networking restart began / the device answers again / its management port failed 802.1X. */
@@ -107,6 +110,7 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
   const registry = new ApplianceRegistry(options.reconnectMs ?? 5_000, () => callers.organizations[0]?.id ?? 1);
   for (const appliance of options.appliances ?? []) registry.register(appliance);
   const paths = new PathRegistry();
+  const observers = new ObserverRegistry();
   const shapes = options.shapes ?? 'vendor';
   const pathData: PathDataSettings = {
     firstDataMs: options.pathDataMs ?? DEFAULT_PATH_DATA.firstDataMs,
@@ -161,7 +165,7 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
         remoteAddress: req.socket.remoteAddress ?? '?',
         body,
       },
-      { basePath: SIM_BASE_PATH, callers, registry, paths, pathData, faults, rateLimit, shapes, now: atMs },
+      { basePath: SIM_BASE_PATH, callers, registry, paths, observers, pathData, faults, rateLimit, shapes, now: atMs },
     );
     const latency = faults.latencyMs;
     const fault = [decision.fault, latency > 0 ? `latency ${latency} ms` : undefined]
@@ -207,6 +211,7 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
     connectionStatus: (hostname) => registry.status(hostname),
     appliances: () => registry.list(),
     paths: () => paths.list().map(pathJson),
+    observers: () => observers.all(),
     shapes,
     pathData,
     restartStarted: (hostname) => registry.restartStarted(hostname),
