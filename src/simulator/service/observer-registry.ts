@@ -102,9 +102,14 @@ export class ObserverRegistry {
     );
   }
 
+  /** The record with this id, while it is configured (blacklisted or not). */
+  byId(id: number): ObserverRecord | undefined {
+    return this.#records.find((r) => r.id === id);
+  }
+
   /** The live record with this id, if it is still configured and not blacklisted. */
   live(id: number): ObserverRecord | undefined {
-    const record = this.#records.find((r) => r.id === id);
+    const record = this.byId(id);
     return record === undefined || record.config.blacklisted ? undefined : record;
   }
 

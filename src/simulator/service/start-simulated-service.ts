@@ -40,6 +40,8 @@ export async function startSimulatedService(options: {
   port?: number | undefined;
   /** Write `service-token` and `service-ca.pem` here (owner-only). */
   filesDir?: string | undefined;
+  /** A CA HTTPS event receivers' certificates may come from (beside Node's default store). */
+  eventsCaPem?: string | undefined;
 }): Promise<SimulatedServiceSetup> {
   const organizations = Array.from({ length: Math.max(1, options.organizations ?? 1) }, (_, i) => ({
     id: FIRST_ORG_ID + i,
@@ -52,6 +54,7 @@ export async function startSimulatedService(options: {
     ...(options.legacyShapes === true ? { shapes: 'legacy' as const } : {}),
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.eventsCaPem === undefined ? {} : { eventsCaPem: options.eventsCaPem }),
     tokens: [{ label: 'simulate' }],
   });
   const hostnameOf = (index: number): string =>
