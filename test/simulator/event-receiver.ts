@@ -10,6 +10,8 @@ import { expect } from 'vitest';
  */
 
 export interface ReceivedRequest {
+  /** Epoch ms when the whole body had arrived. */
+  atMs: number;
   method: string;
   path: string;
   contentType: string | undefined;
@@ -48,6 +50,7 @@ export async function startEventReceiver(
         json = undefined;
       }
       received.push({
+        atMs: Date.now(),
         method: req.method ?? '?',
         path: req.url ?? '?',
         contentType: req.headers['content-type'],
