@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseDeliveryFault } from '../../src/simulator/service/delivery-faults.js';
+import { QUEUE_LIMIT } from '../../src/simulator/service/event-delivery.js';
 import { EVENT_ANSWER_MS } from '../../src/simulator/service/event-feed.js';
 import type { ServiceSimulatorOptions } from '../../src/simulator/service/index.js';
 import { startEventReceiver, type EventReceiver } from './event-receiver.js';
@@ -154,6 +155,24 @@ describe('the answer deadline', () => {
     expect(service.service.deliveries()).toMatchObject([{ outcome: 'timeout' }]);
     expect(service.service.deliveries()[0]?.durationMs).toBeGreaterThanOrEqual(10_000);
   }, 20_000);
+});
+
+describe('the queue per configuration', () => {
+  it('holds at most 256 events behind the one in flight; more are logged queue-full and never sent', async () => {
+    const service = await start({ eventAnswerMs: 60_000 });
+    const silent = await receiver();
+    silent.answer = 'hang';
+    await observe(service, silent.url);
+    for (let i = 0; i < 300; i++) {
+      service.service.setConnectionStatus('bl-mp1', i % 2 === 0 ? 'BLOCKED' : 'AVAILABLE');
+    }
+    // One in flight, QUEUE_LIMIT waiting, the rest refused at once.
+    expect(service.service.deliveryCounts()).toEqual({ 'queue-full': 300 - 1 - QUEUE_LIMIT });
+    expect(QUEUE_LIMIT).toBe(256);
+    await silent.waitFor(1);
+    // The data API answers meanwhile.
+    expect((await service.get('/api/v3/observer')).json).toMatchObject([{ blacklisted: false }]);
+  });
 });
 
 describe('delivery faults', () => {
