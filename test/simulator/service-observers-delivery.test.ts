@@ -36,6 +36,7 @@ beforeAll(async () => {
   fleet = await startFleet(3, {
     password: 'ev-Pw-8812-admin',
     restartMs: 200,
+    rebootMs: 250,
     serviceRateLimit: false,
     hooks: setup.hooks,
   });
@@ -211,5 +212,35 @@ describe('delivery around a restart', () => {
     expect(deliveries).toHaveLength(2);
     for (const delivery of deliveries)
       expect(delivery).toMatchObject({ outcome: 'failed', detail: expect.stringMatching(/^[A-Z_]+$/) as string });
+  });
+
+  it('a reboot is an outage like a restart: both kinds, in order', async () => {
+    const caller = rawCaller(setup.service, setup.service.token);
+    const created = await caller.call('POST', '/api/v3/path', {
+      body: { sourceAppliance: 'ev-mp-1', target: 'ev-mp-3', orgId: 12 },
+    });
+    await caller.close();
+    expect(created).toMatchObject({ status: 201, json: { instrumentation: 'TWO_WAY' } });
+    const events = await receiver();
+    await observe(events.url, { seqEvents: true, sqaEvents: true });
+    const device = fleet.devices[2];
+    if (device === undefined) throw new Error('no device 2');
+    expect((await apiClient(device).put('/appliance/?action=reboot', {})).status).toBe(202);
+    await events.waitFor(6);
+    await setup.service.eventsSettled();
+    expect(device.state().reboots).toBe(1);
+    // Both dual-ended paths to ev-mp-3 (the one made in the first test, then this one), in creation order.
+    const shown = (e: Record<string, unknown>) =>
+      e['type'] === 'SEQUENCER_EVENT'
+        ? `${String(e['sequencerName'])} ${String(e['sequencerStatus'])}`
+        : `${String(e['pathName'])} ${String(e['measuredValue'])}`;
+    expect(events.events().map(shown)).toEqual([
+      'ev-mp-3 UNAVAILABLE',
+      'ev-mp-2 -> ev-mp-3 0',
+      'ev-mp-1 -> ev-mp-3 0',
+      'ev-mp-3 AVAILABLE',
+      'ev-mp-2 -> ev-mp-3 1',
+      'ev-mp-1 -> ev-mp-3 1',
+    ]);
   });
 });
