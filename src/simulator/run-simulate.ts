@@ -4,7 +4,7 @@ import { MAX_FLEET, startFleet } from './fleet.js';
 import {
   dot1xBackendFlag,
   integerFlag,
-  readText,
+  readCaFlag,
   simulatorOptionsFromFlags,
   type SimulateFlags,
 } from './simulate-flags.js';
@@ -46,7 +46,7 @@ export async function runSimulate(flags: SimulateFlags, out: NodeJS.WritableStre
         eventsCaPem:
           flags.serviceEventsCa === undefined
             ? undefined
-            : await readText('--service-events-ca', flags.serviceEventsCa),
+            : await readCaFlag('--service-events-ca', flags.serviceEventsCa),
       });
       // Parsed before anything listens for long: a bad fault stops the start with its sentence.
       service.service.setDeliveryFaults(flags.serviceEventFault ?? []);
@@ -77,7 +77,7 @@ function serviceJson(setup: SimulatedServiceSetup, devices: number): Record<stri
   };
 }
 
-function serviceLines(setup: SimulatedServiceSetup, devices: number): string[] {
+function serviceLines(setup: SimulatedServiceSetup, devices: number, eventsCa: string | undefined): string[] {
   const names = Array.from({ length: Math.min(devices, 3) }, (_, i) => setup.hostnameOf(i)).join(', ');
   return [
     'Simulated monitoring service (data API) listening',
@@ -87,6 +87,7 @@ function serviceLines(setup: SimulatedServiceSetup, devices: number): string[] {
     `  hostnames:    ${names}${devices > 3 ? ', ...' : ''} (UNAVAILABLE from a restart until ${setup.service.reconnectMs} ms after the device answers again)`,
     `  orgIds:       ${[...new Set(Array.from({ length: devices }, (_, i) => setup.orgIdOf(i)))].join(', ')} (MPs round-robin)`,
     `  paths:        first data ${setup.service.pathData.firstDataMs} ms after a path exists and its MP is AVAILABLE; ${setup.service.shapes} shapes`,
+    `  events:       /v3/observer; HTTPS receivers trusted through Node's default store${eventsCa === undefined ? '' : ` and ${eventsCa}`}${setup.orgAdmin ? '; the token is an Organization Admin' : ''}`,
     ...(setup.files === undefined
       ? [
           '  CA (save as the file service.tls.ca names):',
@@ -136,7 +137,7 @@ async function serve(
           ? `${JSON.stringify(line)}\n`
           : [
               `${fleet.devices.length} simulated devices; manifest written to ${flags.manifest}; 802.1X: ${backendLine}; API: ${viewLine}`,
-              ...(service === undefined ? [] : serviceLines(service, fleet.devices.length)),
+              ...(service === undefined ? [] : serviceLines(service, fleet.devices.length, flags.serviceEventsCa)),
               '',
             ].join('\n'),
       );
@@ -176,7 +177,7 @@ async function serve(
           `  control:      ${sim.controlUrl}  (test-only, unauthenticated)`,
           `  802.1X:       ${backendLine}`,
           `  API view:     ${viewLine}`,
-          ...(service === undefined ? [] : serviceLines(service, 1)),
+          ...(service === undefined ? [] : serviceLines(service, 1, flags.serviceEventsCa)),
           'Stop with Ctrl-C.',
           '',
         ].join('\n'),

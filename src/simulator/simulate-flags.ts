@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { loadAuthenticatorProfile, type AuthenticatorProfile } from './authenticator-profile.js';
 import { loadDeviceDescription } from './device-description.js';
@@ -122,10 +123,21 @@ export function integerFlag(flag: string, text: string, min: number, max: number
   return value;
 }
 
-export async function readText(flag: string, file: string): Promise<string> {
+async function readText(flag: string, file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (cause) {
     throw unreadableFile(`${flag} file`, file, cause);
   }
+}
+
+/** `--service-events-ca FILE`: a PEM certificate, checked now so that a wrong file stops the start, not each delivery. */
+export async function readCaFlag(flag: string, file: string): Promise<string> {
+  const pem = await readText(flag, file);
+  try {
+    new X509Certificate(pem);
+  } catch (cause) {
+    throw new SimulatorError(SimulatorErrorCode.FileInvalid, `${flag} ${file} is not a PEM certificate.`, { cause });
+  }
+  return pem;
 }

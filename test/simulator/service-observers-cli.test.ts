@@ -137,6 +137,13 @@ describe('mpprov simulate --service with events', () => {
     expect(result.code).toBe(64);
   });
 
+  it('refuses an events CA that is not a PEM certificate before serving', async () => {
+    const notPem = pki.write('not-a-ca.pem', 'just some text\n');
+    const result = await runCli(['simulate', '--service', '--service-events-ca', notPem]);
+    expect(result.stderr).toBe(`mpprov simulate: --service-events-ca ${notPem} is not a PEM certificate.\n`);
+    expect(result.code).toBe(1);
+  });
+
   it('without --service-org-admin the token may not list every user', async () => {
     const { child, firstLine, exited } = await processes.startCli(['simulate', '--json', '--service']);
     const info = JSON.parse(firstLine) as StartLine;
