@@ -160,6 +160,7 @@ describe('delivery around a restart', () => {
     ]);
     // The token never travels with an event.
     for (const request of events.received) expect(request.text).not.toContain(setup.service.token);
+    expect(JSON.stringify(setup.service.deliveries())).not.toContain(setup.service.token);
   });
 
   it('sends each configuration only its kinds, and only events of organizations its owner sees', async () => {
