@@ -1,7 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { createRealDot1xBackend, type RealDot1xBackend } from './dot1x-real-backend.js';
 import { MAX_FLEET, startFleet } from './fleet.js';
-import { dot1xBackendFlag, integerFlag, simulatorOptionsFromFlags, type SimulateFlags } from './simulate-flags.js';
+import {
+  dot1xBackendFlag,
+  integerFlag,
+  readCaFlag,
+  simulatorOptionsFromFlags,
+  type SimulateFlags,
+} from './simulate-flags.js';
 import { startSimulatedService, type SimulatedServiceSetup } from './service/index.js';
 import { startSimulator, type SimulatorOptions } from './simulator.js';
 
@@ -36,7 +42,14 @@ export async function runSimulate(flags: SimulateFlags, out: NodeJS.WritableStre
         host: options.host,
         port: flags.servicePort === undefined ? undefined : integerFlag('--service-port', flags.servicePort, 0, 65535),
         filesDir: flags.serviceFiles,
+        orgAdmin: flags.serviceOrgAdmin === true,
+        eventsCaPem:
+          flags.serviceEventsCa === undefined
+            ? undefined
+            : await readCaFlag('--service-events-ca', flags.serviceEventsCa),
       });
+      // Parsed before anything listens for long: a bad fault stops the start with its sentence.
+      service.service.setDeliveryFaults(flags.serviceEventFault ?? []);
       options.hooks = service.hooks;
       options.serviceLog = service.service;
     }
@@ -57,13 +70,14 @@ function serviceJson(setup: SimulatedServiceSetup, devices: number): Record<stri
     reconnect_ms: setup.service.reconnectMs,
     path_data_ms: setup.service.pathData.firstDataMs,
     shapes: setup.service.shapes,
+    org_admin: setup.orgAdmin,
     hostnames: Array.from({ length: devices }, (_, i) => setup.hostnameOf(i)),
     org_ids: Array.from({ length: devices }, (_, i) => setup.orgIdOf(i)),
     ...(setup.files === undefined ? {} : { token_file: setup.files.token, ca_file: setup.files.ca }),
   };
 }
 
-function serviceLines(setup: SimulatedServiceSetup, devices: number): string[] {
+function serviceLines(setup: SimulatedServiceSetup, devices: number, eventsCa: string | undefined): string[] {
   const names = Array.from({ length: Math.min(devices, 3) }, (_, i) => setup.hostnameOf(i)).join(', ');
   return [
     'Simulated monitoring service (data API) listening',
@@ -73,6 +87,7 @@ function serviceLines(setup: SimulatedServiceSetup, devices: number): string[] {
     `  hostnames:    ${names}${devices > 3 ? ', ...' : ''} (UNAVAILABLE from a restart until ${setup.service.reconnectMs} ms after the device answers again)`,
     `  orgIds:       ${[...new Set(Array.from({ length: devices }, (_, i) => setup.orgIdOf(i)))].join(', ')} (MPs round-robin)`,
     `  paths:        first data ${setup.service.pathData.firstDataMs} ms after a path exists and its MP is AVAILABLE; ${setup.service.shapes} shapes`,
+    `  events:       /v3/observer; HTTPS receivers trusted through Node's default store${eventsCa === undefined ? '' : ` and ${eventsCa}`}${setup.orgAdmin ? '; the token is an Organization Admin' : ''}`,
     ...(setup.files === undefined
       ? [
           '  CA (save as the file service.tls.ca names):',
@@ -122,7 +137,7 @@ async function serve(
           ? `${JSON.stringify(line)}\n`
           : [
               `${fleet.devices.length} simulated devices; manifest written to ${flags.manifest}; 802.1X: ${backendLine}; API: ${viewLine}`,
-              ...(service === undefined ? [] : serviceLines(service, fleet.devices.length)),
+              ...(service === undefined ? [] : serviceLines(service, fleet.devices.length, flags.serviceEventsCa)),
               '',
             ].join('\n'),
       );
@@ -162,7 +177,7 @@ async function serve(
           `  control:      ${sim.controlUrl}  (test-only, unauthenticated)`,
           `  802.1X:       ${backendLine}`,
           `  API view:     ${viewLine}`,
-          ...(service === undefined ? [] : serviceLines(service, 1)),
+          ...(service === undefined ? [] : serviceLines(service, 1, flags.serviceEventsCa)),
           'Stop with Ctrl-C.',
           '',
         ].join('\n'),

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { loadAuthenticatorProfile, type AuthenticatorProfile } from './authenticator-profile.js';
 import { loadDeviceDescription } from './device-description.js';
@@ -45,6 +46,12 @@ export interface SimulateFlags {
   servicePathDataMs?: string;
   /** `--service-legacy-shapes`: the earlier model's shapes, for tolerance tests. */
   serviceLegacyShapes?: boolean;
+  /** `--service-org-admin`: the service's token is an Organization Admin's. */
+  serviceOrgAdmin?: boolean;
+  /** `--service-events-ca FILE`: a CA HTTPS event receivers' certificates may come from. */
+  serviceEventsCa?: string;
+  /** `--service-event-fault SPEC`, repeated: event delivery faults (service/delivery-faults.ts). */
+  serviceEventFault?: string[];
 }
 
 export async function simulatorOptionsFromFlags(flags: SimulateFlags): Promise<SimulatorOptions> {
@@ -122,4 +129,15 @@ async function readText(flag: string, file: string): Promise<string> {
   } catch (cause) {
     throw unreadableFile(`${flag} file`, file, cause);
   }
+}
+
+/** `--service-events-ca FILE`: a PEM certificate, checked now so that a wrong file stops the start, not each delivery. */
+export async function readCaFlag(flag: string, file: string): Promise<string> {
+  const pem = await readText(flag, file);
+  try {
+    new X509Certificate(pem);
+  } catch (cause) {
+    throw new SimulatorError(SimulatorErrorCode.FileInvalid, `${flag} ${file} is not a PEM certificate.`, { cause });
+  }
+  return pem;
 }
