@@ -1,4 +1,6 @@
-import { type ApplyEvent, type DeviceResult, pathsWords, type StickResult } from '../apply/index.js';
+import type { ApplyEvent, DeviceResult, StickResult } from '../apply/index.js';
+// The one value report needs from apply, from its own file: apply's index loads the device client.
+import { pathsWords } from '../apply/path-report.js';
 import { PATHS_NOT_CHECKED, type Problem, Severity } from '../config/index.js';
 import { ErrorCode } from '../core/errors.js';
 import { visibleText as v } from '../core/visible-text.js';

@@ -1,4 +1,6 @@
-import { type ApplyEvent, type DeviceResult, pathsWords } from '../apply/index.js';
+import type { ApplyEvent, DeviceResult } from '../apply/index.js';
+// The one value report needs from apply, from its own file: apply's index loads the device client.
+import { pathsWords } from '../apply/path-report.js';
 import { visibleText } from '../core/visible-text.js';
 import { waitingText } from './job-log-format.js';
 
