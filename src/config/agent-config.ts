@@ -8,6 +8,7 @@ import { Secret } from '../core/secret.js';
 import { type ListenAddress, parseListen } from './loopback-listen.js';
 import { findSecretSpans, writtenSecretPieces } from './secret-spans.js';
 import { mapKeyProblems } from './map-keys.js';
+import { salvageBySchema } from './salvage-by-schema.js';
 import { normaliseDeviceUrl } from './stick-rules.js';
 import { encodingProblems } from './text-encoding.js';
 import { parseYaml, placeProblem } from './yaml-source.js';
@@ -235,15 +236,36 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
   const checked = AgentConfigFile.safeParse(parsed.data);
   // Map entries zod drops unseen (a device keyed `__proto__`) are refused like schema problems.
   const dropped = mapKeyProblems(AgentConfigFile, parsed.data);
-  if (!checked.success || dropped.length > 0) {
-    const problems = [
-      ...(checked.success ? [] : problemsFromZod(checked.error, parsed.data, AgentConfigFile)),
-      ...dropped,
-    ].map((p) => placeProblem(parsed.source, p));
-    return { config, problems: hide(problems.sort((a, b) => a.line - b.line || a.column - b.column)) };
-  }
-  const data = checked.data;
-  const unplaced: UnplacedProblem[] = [];
+  const valid = checked.success && dropped.length === 0;
+  const unplaced: UnplacedProblem[] = [
+    ...(checked.success ? [] : problemsFromZod(checked.error, parsed.data, AgentConfigFile)),
+    ...dropped,
+  ];
+  // With schema problems every other check still runs, on what the schema accepted, so one
+  // typo hides nothing; the configuration used is then the defaults (nothing half-read is used).
+  const data = valid ? checked.data : salvageAgentConfig(parsed.data);
+  const judged = await applyAgentConfig(data, file, env, config, unplaced);
+  const problems = hide(unplaced.map((p) => placeProblem(parsed.source, p)));
+  return {
+    config: valid ? judged : defaultAgentConfig(),
+    problems: valid ? problems : problems.sort((a, b) => a.line - b.line || a.column - b.column),
+  };
+}
+
+/** The agent.yaml as far as its schema accepts it (salvage-by-schema.ts), to judge the rest. */
+function salvageAgentConfig(data: unknown): AgentConfigFile {
+  const salvaged = salvageBySchema(AgentConfigFile, data);
+  return salvaged !== null && typeof salvaged === 'object' ? salvaged : {};
+}
+
+/** Sets `config` from the file's data and checks what relates keys and files; problems go to `unplaced`. */
+async function applyAgentConfig(
+  data: AgentConfigFile,
+  file: string,
+  env: NodeJS.ProcessEnv,
+  config: AgentConfig,
+  unplaced: UnplacedProblem[],
+): Promise<AgentConfig> {
   if (data.media_roots !== undefined) config.mediaRoots = data.media_roots;
   if (data.profiles_dirs !== undefined) config.profilesDirs = data.profiles_dirs;
   if (data.state_dir !== undefined) config.stateDir = data.state_dir;
@@ -271,7 +293,8 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
       });
     }
   }
-  if (data.status_page !== undefined) {
+  // A listen address the schema refused (or left out) was said there.
+  if (data.status_page?.listen !== undefined) {
     const listen = parseListen(data.status_page.listen);
     if ('message' in listen)
       unplaced.push({
@@ -298,11 +321,11 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
     }
     config.devices.set(key, await resolveCredentials(entry, ['devices', url], env, unplaced));
   }
-  if (data.service !== undefined) {
+  if (data.service?.url !== undefined) {
     const service = await resolveService(data.service, env, unplaced);
     if (service !== undefined) config.service = service;
   }
-  return { config, problems: hide(unplaced.map((p) => placeProblem(parsed.source, p))) };
+  return config;
 }
 
 /** The service block: URL checked, exactly one token source read into a Secret, the CA read. */
