@@ -18,7 +18,12 @@ export interface StepRecord {
 }
 
 export interface RollbackReport {
-  outcome: 'restored' | 'failed' | 'partial';
+  /**
+   * `restored`: every stanza back (verified); `partial`: some written back, some keep this run's
+   * settings; `none`: nothing could be written back (each changed stanza held a secret the device
+   * never returns); `failed`: the roll-back's own requests or restart failed.
+   */
+  outcome: 'restored' | 'failed' | 'partial' | 'none';
   message: string;
   /** Per stanza the run changed, after a roll-back that ran to its end: what the device holds now. */
   stanzas?: RollbackStanza[];

@@ -6,7 +6,7 @@ import { type DeviceResult, Outcome, type StepRecord } from './apply-events.js';
 import { chooseRecovery } from './choose-recovery.js';
 import { aclDiff, stanzaDiff } from './plan-diff.js';
 import type { ProvisionOptions } from './provision-options.js';
-import { rollBack, takeBackPending } from './roll-back.js';
+import { rollBack, rollbackWrites, takeBackPending } from './roll-back.js';
 import { runStep } from './run-step.js';
 import type { SecretsRecord } from './secrets-record.js';
 import { stepFailure } from './step-failure.js';
@@ -173,7 +173,14 @@ export async function provisionDevice(
         rollback: options.rollback,
       });
       if (recovery.kind === 'roll-back') {
-        emit({ type: 'rollback', device, message: 'rolling back to the configuration before this run' });
+        // Announced only when something will be written back; the result says what was.
+        const writes = rollbackWrites(snapshot, plan);
+        if (writes > 0)
+          emit({
+            type: 'rollback',
+            device,
+            message: `rolling back ${writes} stanza(s) to the configuration before this run`,
+          });
         const context = {
           dot1xRefused: failure.dot1xRefused ?? [],
           wireless: new Set(desired.interfaces.filter((i) => i.wireless).map((i) => i.name)),
@@ -186,7 +193,6 @@ export async function provisionDevice(
           (reason, ms) => emit({ type: 'waiting', device, description: 'roll back', elapsedMs: ms, reason }),
           context,
         );
-        emit({ type: 'rollback', device, message: rollback.message });
         return {
           result: finish(Outcome.Failed, `${failure.message}; ${rollback.message}`, { code: failure.code, rollback }),
           plan,

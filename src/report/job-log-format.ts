@@ -224,11 +224,7 @@ function deviceResultLines(result: DeviceResult): LogLine[] {
       ];
       if (result.lastSucceededStep !== undefined)
         lines.push({ level: 'error', text: `${name} last step that succeeded: ${v(result.lastSucceededStep)}` });
-      if (result.rollback !== undefined)
-        lines.push({
-          level: 'error',
-          text: `${name} rollback ${result.rollback.outcome}: ${v(result.rollback.message)}`,
-        });
+      // The roll-back's sentence is part of the FAILED line's message: said there, once.
       if (result.deviceLost === true)
         lines.push({
           level: 'error',
@@ -265,6 +261,14 @@ const FAILURE_WORDS: Partial<Record<string, string>> = {
   [ErrorCode.Internal]: 'internal error in mpprov (see the log above)',
 };
 
+/** A roll-back's outcome in words: "rolled back" only where a request put something back. */
+const ROLLBACK_WORDS: Record<NonNullable<DeviceResult['rollback']>['outcome'], string> = {
+  restored: 'rollback restored',
+  partial: 'rolled back only in part',
+  none: 'nothing was written back',
+  failed: 'rollback failed',
+};
+
 /** A few words per device: `mp1: changed and verified`, `mp2: failed, wrong user name or password`. */
 export function deviceWords(result: DeviceResult, stopped: boolean): string {
   switch (result.outcome) {
@@ -286,7 +290,7 @@ export function deviceWords(result: DeviceResult, stopped: boolean): string {
         why =
           'came back from the restart with a different TLS certificate (possible interception): check the device before trusting it';
       else if (result.deviceLost === true) why = 'did not come back after the networking restart';
-      else if (result.rollback !== undefined) why = `wrong result, rollback ${result.rollback.outcome}`;
+      else if (result.rollback !== undefined) why = `wrong result, ${ROLLBACK_WORDS[result.rollback.outcome]}`;
       else if (stopped)
         why = `stopped by the agent's shutdown${result.lastSucceededStep === undefined ? '' : ` after "${v(result.lastSucceededStep)}"`}`;
       return `${v(result.device)}: failed, ${why}`;
