@@ -55,6 +55,7 @@ h2 { font-size: 1.1rem; margin: 1.4rem 0 0.5rem; }
 .banner-safe { background: #2e7d32; border-color: #1b5e20; color: #fff; }
 .banner-failed { background: #b71c1c; border-color: #7f0000; color: #fff; }
 .banner-done { background: #37474f; border-color: #263238; color: #fff; }
+.banner-unmount { background: #fff3c4; border-color: #b26a00; color: #4a3500; }
 .job { background: #fff; border-radius: 0.4rem; padding: 0.7rem 1rem; margin-bottom: 0.7rem; box-shadow: 0 1px 2px rgba(0,0,0,0.15); }
 .job h3 { margin: 0 0 0.3rem; font-size: 1rem; }
 .result-word { font-weight: 700; }
@@ -109,7 +110,7 @@ export const PAGE_JS = `'use strict';
   }
 
   function banner(job) {
-    var kinds = { 'WORKING': 'working', 'SAFE TO REMOVE': 'safe', 'FAILED': 'failed', 'DONE': 'done' };
+    var kinds = { 'WORKING': 'working', 'SAFE TO REMOVE': 'safe', 'FAILED': 'failed', 'DONE': 'done', 'UNMOUNT FIRST': 'unmount', 'INSERT AGAIN': 'failed' };
     var box = el('div', 'banner banner-' + (kinds[job.banner] || 'done'));
     box.dataset.banner = job.banner;
     box.dataset.job = job.id;
@@ -125,8 +126,8 @@ export const PAGE_JS = `'use strict';
       box.appendChild(el('div', 'more advice', job.advice || job.summary || 'the job failed'));
       if (job.advice && job.summary) box.appendChild(el('div', 'more summary', job.summary));
     } else {
+      // The summary ends with what to do with the stick now, as the agent found it (job.removal).
       box.appendChild(el('div', 'more summary', job.summary || ''));
-      if (job.released) box.appendChild(el('div', 'more', 'The agent has unmounted the stick: pull it out.'));
     }
     return box;
   }

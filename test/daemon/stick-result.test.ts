@@ -59,7 +59,7 @@ describe('the stick says when it is done, and the agent releases it', () => {
       expect(resultTxts(await rootNames(image))).toEqual(['MPPROV-OK.TXT']);
       const text = (await readFatFile(image, 'MPPROV-OK.TXT')) ?? '';
       expect(text).toMatch(
-        /^mpprov CHANGED at \d\d:\d\d \(stick MPSTICK, mpprov\.yaml, job j[\d-]+[0-9a-f]{4}\): mp1: changed, 802\.1X authorization of eth1 inet not visible through the Admin API \(check the switch port\)\. The stick is safe to remove\.\r\n/,
+        /^mpprov CHANGED at \d\d:\d\d \(stick MPSTICK, mpprov\.yaml, job j[\d-]+[0-9a-f]{4}\): mp1: changed, 802\.1X authorization of eth1 inet not visible through the Admin API \(check the switch port\)\. Results written and synced\.\r\n/,
       );
       expect(text).toContain(end?.id ?? 'no id');
       const usbLog = (await readFatFile(image, 'usb.log')) ?? '';

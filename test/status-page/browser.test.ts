@@ -102,7 +102,9 @@ describe('the status page in headless Chromium', () => {
       expect(await bannerText(page, 'SAFE TO REMOVE')).toContain(
         `(stick MPSTICK, mpprov.yaml, job ${end?.id}): mp1: changed`,
       );
-      expect(await bannerText(page, 'SAFE TO REMOVE')).toContain('The agent has unmounted the stick: pull it out.');
+      expect(await bannerText(page, 'SAFE TO REMOVE')).toContain(
+        'Results written and synced; the agent unmounted the stick: it is safe to remove.',
+      );
       expect(navigations()).toBe(0);
       expect(await page.evaluate('window.stillTheSamePage')).toBe(true);
 
