@@ -119,6 +119,9 @@ export async function finishJob(job: FinishingJob, env: FinishEnvironment, endin
   } else {
     await step('the RESULT line', () => {
       log.stick?.setTrailer(undefined);
+      // usb.log's summary: the reason and the action on site, just above the RESULT line.
+      if (conclusion.advice !== undefined)
+        log.write(conclusion.word === 'FAILED' ? 'error' : 'warn', conclusion.advice);
       log.result(formatResultLine(conclusion, id), conclusion.word === 'FAILED' ? 'error' : 'info');
       log.writeResult(
         resultDocument({ header, finished, conclusion, ...(result === undefined ? {} : { result }), stopped }),

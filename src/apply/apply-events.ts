@@ -59,6 +59,8 @@ export interface DeviceResult {
    * addresses): never reported as verified. Absent when there are none.
    */
   dot1xNotVisible?: string[];
+  /** Interfaces whose switch port (or wireless network) did not authorize this run's 802.1X. */
+  dot1xRefused?: string[];
   durationMs: number;
   /** Set when a person stopped the run (SIGTERM, Ctrl-C) and the device's run was cut there. */
   stoppedBy?: string;

@@ -194,7 +194,11 @@ export async function provisionDevice(
           context,
         );
         return {
-          result: finish(Outcome.Failed, `${failure.message}; ${rollback.message}`, { code: failure.code, rollback }),
+          result: finish(Outcome.Failed, `${failure.message}; ${rollback.message}`, {
+            code: failure.code,
+            rollback,
+            ...(context.dot1xRefused.length === 0 ? {} : { dot1xRefused: [...context.dot1xRefused] }),
+          }),
           plan,
         };
       }

@@ -3,6 +3,7 @@ import { type Problem, Severity } from '../config/index.js';
 import { ErrorCode } from '../core/errors.js';
 import { visibleText as v } from '../core/visible-text.js';
 import type { LogLevel } from './agent-logger.js';
+import { adviceSentence, deviceFailureReason, invalidStickReason, serviceFailureReason } from './failure-reasons.js';
 import { formatProblem, summarizeProblems } from './format-problems.js';
 
 /**
@@ -302,6 +303,8 @@ export interface JobConclusion {
   word: ResultWord;
   /** Per device, or why the job could not run. */
   summary: string;
+  /** "What to do: <reason>. <action>." from the failure table (failure-reasons.ts), when one applies. */
+  advice?: string;
 }
 
 export function concludeJob(input: {
@@ -315,13 +318,28 @@ export function concludeJob(input: {
   if (result === undefined) return { word: 'FAILED', summary: 'the job did not run' };
   if (result.outcome === 'invalid') {
     const errors = result.problems.filter((p) => p.severity === Severity.Error).length;
+    const advice = adviceSentence([invalidStickReason(input.configName, result.problems)]);
     return {
       word: 'FAILED',
       summary: `${v(input.configName)} is invalid (${errors} error${errors === 1 ? '' : 's'}), nothing was sent to any device`,
+      ...(advice === undefined ? {} : { advice }),
     };
   }
   const devices = result.devices.filter((d): d is DeviceResult => d !== undefined);
-  return { word: resultWord(devices, false), summary: devices.map((d) => deviceWords(d, input.stopped)).join('; ') };
+  // A run a person stopped says so in its summary; the table's actions are for failures on site.
+  const failed = input.stopped ? [] : devices.filter((d) => d.outcome === 'failed').map(deviceFailureReason);
+  const unconfirmed = devices
+    .filter(
+      (d) =>
+        d.outcome !== 'failed' && d.service !== undefined && !d.service.connected && d.service.kind !== 'unchecked',
+    )
+    .map(serviceFailureReason);
+  const advice = adviceSentence([...failed, ...unconfirmed]);
+  return {
+    word: resultWord(devices, false),
+    summary: devices.map((d) => deviceWords(d, input.stopped)).join('; '),
+    ...(advice === undefined ? {} : { advice }),
+  };
 }
 
 export function formatResultLine(conclusion: JobConclusion, jobId: string): string {

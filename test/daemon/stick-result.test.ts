@@ -100,8 +100,9 @@ describe('the stick says when it is done, and the agent releases it', () => {
       const text = (await readFatFile(image, 'MPPROV-FAILED.TXT')) ?? '';
       expect(text).toContain('mpprov FAILED at ');
       expect(text).toContain('mpprov.yaml is invalid (1 error), nothing was sent to any device.');
+      // The reason and the action from the failure table: the problem with its line, where to read the rest.
       expect(text).toContain(
-        `What to do: read usb.log on this stick (its last section, job ${end?.id}) for the reason, fix mpprov.yaml`,
+        'What to do: mpprov.yaml is invalid: line 10: monitoring_points[0].interfaces.eth1.ipv4.method: "statc" is not one of: dhcp, static, manual. Fix mpprov.yaml (all its problems are in usb.log, each with its line) and insert the stick again.',
       );
       expect(text.includes(sim.password)).toBe(false);
     },

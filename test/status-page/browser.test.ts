@@ -138,8 +138,9 @@ describe('the status page in headless Chromium', () => {
       expect(end?.result).toBe('FAILED');
       const text = await bannerText(page, 'FAILED');
       expect(text).toMatch(/^FAILED: what to do\s+Stick BADPW/);
+      // The failure table's reason and action for credentials, not a general "read usb.log".
       expect(text).toContain(
-        `What to do: read usb.log on this stick (its last section, job ${end?.id}) for the reason`,
+        "Check the user name and the password the stick gives for this MP (or agent.yaml's for its URL)",
       );
       expect(navigations()).toBe(0);
       await page.screenshot({ path: join(OUTPUT, 'status-page-failed.png'), fullPage: true });
