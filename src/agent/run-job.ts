@@ -311,6 +311,7 @@ async function applyOnce(
       discardPending,
       rollback: true,
       restartTimeoutMs: env.agent.restartTimeoutMs,
+      connectWindowMs: env.agent.connectWindowMs,
       signal: env.signal,
       ...(env.serviceLimiter === undefined ? {} : { serviceLimiter: env.serviceLimiter }),
       onEvent: (event) => {

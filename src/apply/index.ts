@@ -1,3 +1,4 @@
+export { MP_BOOTING } from './provision-device.js';
 export {
   applyStick,
   notConnected,

@@ -1,5 +1,5 @@
 import { stanzaKey, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
-import { type AdminApi, type DeviceIdentity, resolveDeviceIdentity } from '../client/index.js';
+import { type AdminApi, type DeviceIdentity, isDeviceError, resolveDeviceIdentity } from '../client/index.js';
 import { ErrorCode, isMpprovError } from '../core/errors.js';
 import { buildPlan, type DesiredDevice, describeStep, type DeviceSnapshot, type Plan } from '../plan/index.js';
 import { type DeviceResult, Outcome, type StepRecord } from './apply-events.js';
@@ -55,7 +55,9 @@ export async function provisionDevice(
 
   let snapshot: DeviceSnapshot;
   try {
-    snapshot = await readSnapshot(api, desired.acl !== undefined);
+    snapshot = await firstContact(api, desired.acl !== undefined, options, (elapsedMs, reason) =>
+      emit({ type: 'waiting', device, description: MP_BOOTING, elapsedMs, reason }),
+    );
   } catch (error) {
     const cut = cutBy(options.signal);
     if (cut !== undefined) {
@@ -221,6 +223,40 @@ export async function provisionDevice(
     return { result: finish(Outcome.Changed, message, { dot1xNotVisible }), plan };
   }
   return { result: finish(Outcome.Changed, `applied and verified: ${changeSummary(plan)}`), plan };
+}
+
+/** The description of the boot window's waiting events (report/job-log-format.ts words them). */
+export const MP_BOOTING = 'waiting for the MP to answer';
+
+/**
+ * The snapshot, read at the first contact. An MP that refuses the connection or does not answer
+ * may still be booting: within the boot window it is probed until it answers (each failed probe an
+ * event), then read; a wrong password, TLS or pin failure ends the wait at once (the client's).
+ */
+async function firstContact(
+  api: AdminApi,
+  withAcl: boolean,
+  options: ProvisionOptions,
+  onWait: (elapsedMs: number, reason: string) => void,
+): Promise<DeviceSnapshot> {
+  const windowMs = options.connectWindowMs ?? 0;
+  const started = Date.now();
+  try {
+    return await readSnapshot(api, withAcl);
+  } catch (error) {
+    const notYet =
+      isDeviceError(error) &&
+      (error.code === ErrorCode.DeviceUnreachable || error.code === ErrorCode.DeviceTimeout);
+    const left = windowMs - (Date.now() - started);
+    if (!notYet || left <= 0 || options.signal?.aborted === true) throw error;
+    onWait(Date.now() - started, error.message);
+    await api.waitUntilAnswering({
+      timeoutMs: left,
+      onAttempt: (_elapsedMs, reason) => onWait(Date.now() - started, reason),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    return readSnapshot(api, withAcl);
+  }
 }
 
 async function readSnapshot(api: AdminApi, withAcl: boolean): Promise<DeviceSnapshot> {

@@ -75,6 +75,12 @@ export const AgentConfigFile = z.strictObject({
     .strictObject({
       request_s: z.number().positive().max(3600).optional(),
       restart_s: z.number().positive().max(3600).optional(),
+      connect_s: z
+        .number()
+        .min(0)
+        .max(3600)
+        .optional()
+        .describe('how long the agent waits for an MP that does not answer yet (still booting) before failing it'),
       dot1x_s: z
         .number()
         .positive()
@@ -153,6 +159,8 @@ export interface AgentConfig {
   restartTimeoutMs: number;
   /** After a restart, how long an 802.1X port may take to authorize (seen as an address from the network). */
   dot1xGraceMs: number;
+  /** The agent's boot window: how long an MP that refuses or does not answer yet is waited for (timeouts.connect_s). */
+  connectWindowMs: number;
   defaults: DeviceDefaults;
   /** Keyed by normalised device URL (`https://host[:port]`). */
   devices: Map<string, DeviceDefaults>;
@@ -185,6 +193,7 @@ export function defaultAgentConfig(): AgentConfig {
     requestTimeoutMs: 30_000,
     restartTimeoutMs: 120_000,
     dot1xGraceMs: 20_000,
+    connectWindowMs: 120_000,
     defaults: {},
     devices: new Map(),
     whenDone: { eject: true },
@@ -276,6 +285,7 @@ async function applyAgentConfig(
   if (data.timeouts?.request_s !== undefined) config.requestTimeoutMs = data.timeouts.request_s * 1000;
   if (data.timeouts?.restart_s !== undefined) config.restartTimeoutMs = data.timeouts.restart_s * 1000;
   if (data.timeouts?.dot1x_s !== undefined) config.dot1xGraceMs = data.timeouts.dot1x_s * 1000;
+  if (data.timeouts?.connect_s !== undefined) config.connectWindowMs = data.timeouts.connect_s * 1000;
   if (data.when_done?.eject !== undefined) config.whenDone = { eject: data.when_done.eject };
   if (data.signatures !== undefined) {
     // Relative to agent.yaml's folder, as an operator reading that file would take it.

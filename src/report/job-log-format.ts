@@ -1,4 +1,4 @@
-import type { ApplyEvent, DeviceResult, StickResult } from '../apply/index.js';
+import { type ApplyEvent, type DeviceResult, MP_BOOTING, type StickResult } from '../apply/index.js';
 import { type Problem, Severity } from '../config/index.js';
 import { ErrorCode } from '../core/errors.js';
 import { visibleText as v } from '../core/visible-text.js';
@@ -355,6 +355,9 @@ export function formatResultLine(conclusion: JobConclusion, jobId: string): stri
 export function waitingText(elapsedMs: number, reason: string, description = ''): string {
   // Only the outage of a restart is "expected": other waits (an 802.1X port deciding, a roll-back)
   // say what they wait for in their own words.
+  // The boot window at the first contact: the MP may still be booting.
+  if (description === MP_BOOTING)
+    return `waiting for the MP to answer (${(elapsedMs / 1000).toFixed(1)} s; it may still be booting): ${reason}`;
   if (/restart|reboot/.test(description) && !/^802\.1X /.test(reason)) {
     return `restarting: the device is not answering yet, as expected during a restart (${(elapsedMs / 1000).toFixed(1)} s; ${reason})`;
   }
