@@ -81,8 +81,11 @@ export function formatJobLine(time: Date, jobId: string, text: string | readonly
   return lines.map((line) => `${stamp} [${jobId}] ${v(line)}\n`).join('');
 }
 
+/** A stick's problem in usb.log, labelled by its severity: "problem:" for an error, "warning:" for a warning. */
 export function formatProblemLine(problem: Problem): LogLine {
-  return { level: problem.severity === Severity.Error ? 'error' : 'warn', text: `problem: ${formatProblem(problem)}` };
+  if (problem.severity === Severity.Error) return { level: 'error', text: `problem: ${formatProblem(problem)}` };
+  // formatProblem says "warning:" before the message already; the label leads, and is not said twice.
+  return { level: 'warn', text: `warning: ${formatProblem({ ...problem, severity: Severity.Error })}` };
 }
 
 export function formatInvalidLine(configName: string, problems: readonly Problem[]): LogLine {
