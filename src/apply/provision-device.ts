@@ -245,8 +245,7 @@ async function firstContact(
     return await readSnapshot(api, withAcl);
   } catch (error) {
     const notYet =
-      isDeviceError(error) &&
-      (error.code === ErrorCode.DeviceUnreachable || error.code === ErrorCode.DeviceTimeout);
+      isDeviceError(error) && (error.code === ErrorCode.DeviceUnreachable || error.code === ErrorCode.DeviceTimeout);
     const left = windowMs - (Date.now() - started);
     if (!notYet || left <= 0 || options.signal?.aborted === true) throw error;
     onWait(Date.now() - started, error.message);
