@@ -6,6 +6,12 @@ import type { AclDiff, StanzaDiff } from './plan-diff.js';
  * JSON lines, the daemon into usb.log sections. No event carries a secret.
  */
 
+/**
+ * The description of the boot window's waiting events (report/job-log-format.ts words them). Here,
+ * in a module of types and constants, so the report can name it without loading the engine.
+ */
+export const MP_BOOTING = 'waiting for the MP to answer';
+
 export const Outcome = { Changed: 'changed', NoChange: 'no-change', Failed: 'failed' } as const;
 export type Outcome = (typeof Outcome)[keyof typeof Outcome];
 

@@ -1,4 +1,4 @@
-export { MP_BOOTING } from './provision-device.js';
+export { MP_BOOTING } from './apply-events.js';
 export {
   applyStick,
   notConnected,

@@ -2,7 +2,7 @@ import { stanzaKey, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
 import { type AdminApi, type DeviceIdentity, isDeviceError, resolveDeviceIdentity } from '../client/index.js';
 import { ErrorCode, isMpprovError } from '../core/errors.js';
 import { buildPlan, type DesiredDevice, describeStep, type DeviceSnapshot, type Plan } from '../plan/index.js';
-import { type DeviceResult, Outcome, type StepRecord } from './apply-events.js';
+import { type DeviceResult, MP_BOOTING, Outcome, type StepRecord } from './apply-events.js';
 import { chooseRecovery } from './choose-recovery.js';
 import { aclDiff, stanzaDiff } from './plan-diff.js';
 import type { ProvisionOptions } from './provision-options.js';
@@ -224,9 +224,6 @@ export async function provisionDevice(
   }
   return { result: finish(Outcome.Changed, `applied and verified: ${changeSummary(plan)}`), plan };
 }
-
-/** The description of the boot window's waiting events (report/job-log-format.ts words them). */
-export const MP_BOOTING = 'waiting for the MP to answer';
 
 /**
  * The snapshot, read at the first contact. An MP that refuses the connection or does not answer

@@ -1,4 +1,6 @@
-import { type ApplyEvent, type DeviceResult, MP_BOOTING, type StickResult } from '../apply/index.js';
+import type { ApplyEvent, DeviceResult, StickResult } from '../apply/index.js';
+// The constants module itself, not the stage's index: validate must not load the device client.
+import { MP_BOOTING } from '../apply/apply-events.js';
 import { type Problem, Severity } from '../config/index.js';
 import { ErrorCode } from '../core/errors.js';
 import { visibleText as v } from '../core/visible-text.js';
