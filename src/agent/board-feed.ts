@@ -1,4 +1,4 @@
-import { type JobConclusion, resultText } from '../report/index.js';
+import { type JobConclusion, releaseSentence, resultText, type StickRelease } from '../report/index.js';
 import type { JobBoard } from './job-board.js';
 
 /**
@@ -24,7 +24,8 @@ export interface EndFacts {
   conclusion: JobConclusion;
   finished: Date;
   localLog: string;
-  released?: boolean | undefined;
+  /** A stick's: what became of it after its job (undefined for a profile, or after an internal error). */
+  release?: StickRelease | undefined;
 }
 
 /**
@@ -44,6 +45,7 @@ export function endOnBoard(job: FedJob, board: JobBoard | undefined, facts: EndF
         finished: facts.finished,
         label: facts.label,
         configName: facts.configName,
+        ...(facts.release === undefined ? {} : { release: releaseSentence(facts.release) }),
       }).split('\r\n')[0] ?? '';
     const at = paragraph.indexOf(' What to do: ');
     summary = at < 0 ? paragraph : paragraph.slice(0, at);
@@ -53,5 +55,13 @@ export function endOnBoard(job: FedJob, board: JobBoard | undefined, facts: EndF
     if (conclusion.word === 'FAILED')
       advice = `What to do: read the job's log (${facts.localLog}) for the reason, fix ${facts.configName} or the device it names, and save it again.`;
   }
-  board.end(job.id, { result: conclusion.word, summary, advice, released: facts.released, finished: new Date() });
+  const release = facts.release;
+  board.end(job.id, {
+    result: conclusion.word,
+    summary,
+    advice,
+    released: release === undefined ? undefined : release.kind === 'released',
+    ...(release === undefined ? {} : { removal: { kind: release.kind, sentence: releaseSentence(release) } }),
+    finished: new Date(),
+  });
 }

@@ -8,9 +8,12 @@ import {
   type JobLog,
   resultDocument,
   resultText,
+  releaseSentence,
   resultTxtName,
+  type StickRelease,
   stickProblemText,
 } from '../report/index.js';
+import { StickProblem } from '../core/stick-problem.js';
 import { endOnBoard, setStage } from './board-feed.js';
 import type { JobBoard } from './job-board.js';
 import { releaseStick } from './release-stick.js';
@@ -116,6 +119,9 @@ export async function finishJob(job: FinishingJob, env: FinishEnvironment, endin
   } else {
     await step('the RESULT line', () => {
       log.stick?.setTrailer(undefined);
+      // usb.log's summary: the reason and the action on site, just above the RESULT line.
+      if (conclusion.advice !== undefined)
+        log.write(conclusion.word === 'FAILED' ? 'error' : 'warn', conclusion.advice);
       log.result(formatResultLine(conclusion, id), conclusion.word === 'FAILED' ? 'error' : 'info');
       log.writeResult(
         resultDocument({ header, finished, conclusion, ...(result === undefined ? {} : { result }), stopped }),
@@ -131,10 +137,26 @@ export async function finishJob(job: FinishingJob, env: FinishEnvironment, endin
   await step('writing usb.log', () => log.flush());
 
   const stickLog = internal ? stickLogState(log) : await settleStickLog(job, env, header, ending.carriedNotes);
-  const released =
-    !internal && stickLog === 'complete' && env.agent.whenDone.eject && request.kind === 'stick'
-      ? await release(job, env)
-      : false;
+  const release = request.kind === 'stick' && !internal ? await releaseOrKeep(job, env, stickLog) : undefined;
+  if (release?.kind === 'kept') {
+    // Still mounted: the result file gets the truth about it (it never said "safe to remove").
+    await step('the result file again', async () => {
+      log.stick?.writeResultTxt(
+        resultTxtName(conclusion.word),
+        env.redactor.text(
+          resultText({
+            conclusion,
+            jobId: id,
+            finished,
+            label: request.label,
+            configName: request.configName,
+            release: releaseSentence(release),
+          }),
+        ),
+      );
+      await log.flush();
+    });
+  }
   await step('settling the job', () => env.onSettled?.());
   // Only now, with the result written, usb.log synced and the stick released, does the banner change.
   endOnBoard(job, board, {
@@ -144,7 +166,7 @@ export async function finishJob(job: FinishingJob, env: FinishEnvironment, endin
     conclusion,
     finished,
     localLog: log.localFile,
-    released,
+    release,
   });
   await step('the history record', () =>
     env.state.appendHistory({
@@ -222,25 +244,38 @@ async function settleStickLog(
 }
 
 /**
- * Everything is on the stick and synced: unmount it (and power it off with udisks2), so it
- * disappears from the file manager. Only a stick whose every write succeeded is released: one
- * that failed keeps its mount, and its owed text waits for the next insertion anyway.
+ * What becomes of the stick: pulled before its result was on it, not written, kept mounted (by
+ * agent.yaml, another job, or an unmount that failed), or released. Only a stick whose every write
+ * succeeded is released: one that failed keeps its mount, its owed text waits for the next insertion.
  */
-async function release(job: FinishingJob, env: FinishEnvironment): Promise<boolean> {
+async function releaseOrKeep(job: FinishingJob, env: FinishEnvironment, stickLog: string): Promise<StickRelease> {
+  if (stickLog === StickProblem.Removed) return { kind: 'pulled' };
+  if (stickLog !== 'complete') {
+    const problem = Object.values(StickProblem).find((p) => p === stickLog);
+    return { kind: 'unwritten', why: problem === undefined ? 'it could not be written' : stickProblemText(problem) };
+  }
+  if (!env.agent.whenDone.eject) return { kind: 'kept', why: "agent.yaml's when_done.eject is false" };
+  return release(job, env);
+}
+
+/** Everything is on the stick and synced: unmount it (and power it off with udisks2), so it disappears from the file manager. */
+async function release(job: FinishingJob, env: FinishEnvironment): Promise<StickRelease> {
   const root = job.request.root;
   // Another job on the same stick (re-inserted with another configuration) keeps it mounted.
   if (env.stickInUse?.(root, job.id) === true) {
     job.log.writeLocal('info', `the stick at ${root} is not released: another job still uses it`);
-    return false;
+    return { kind: 'kept', why: 'another job still uses it' };
   }
   await env.stickQueue(root)(() => Promise.resolve());
   setStage(job, env.board, RELEASING);
   const outcome = await releaseStick(root);
-  if (outcome.released) job.log.writeLocal('info', `the stick at ${root} is released (${outcome.how}): safe to remove`);
-  else
-    job.log.writeLocal(
-      'warn',
-      `the stick at ${root} was not released: ${outcome.why}; it is safe to remove once unmounted`,
-    );
-  return outcome.released;
+  if (outcome.released) {
+    job.log.writeLocal('info', `the stick at ${root} is released (${outcome.how}): safe to remove`);
+    return { kind: 'released', how: outcome.how };
+  }
+  job.log.writeLocal(
+    'warn',
+    `the stick at ${root} was not released: ${outcome.why}; unmount it from the desktop before pulling it`,
+  );
+  return { kind: 'kept', why: outcome.why };
 }

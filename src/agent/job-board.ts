@@ -48,6 +48,8 @@ interface BoardJobEnd {
   advice?: string | undefined;
   /** Stick only: whether the agent unmounted it. */
   released?: boolean | undefined;
+  /** Stick only: what became of it, and the sentence that says so (report/stick-release.ts). */
+  removal?: { kind: 'released' | 'kept' | 'pulled' | 'unwritten'; sentence: string } | undefined;
   finished: Date;
 }
 
@@ -74,6 +76,25 @@ export interface JobBoardOptions {
   hostname: string;
   pid?: number;
   now?: () => Date;
+}
+
+/**
+ * The banner of an ended job: SAFE TO REMOVE only for a stick the agent unmounted; a stick it could
+ * not unmount says to unmount it first, one pulled before its result was on it to insert it again.
+ */
+function bannerOf(job: StatusJob, end: BoardJobEnd): JobBanner {
+  if (job.result === 'FAILED') return JobBanner.Failed;
+  if (job.kind === 'profile') return JobBanner.Done;
+  switch (end.removal?.kind) {
+    case 'released':
+      return JobBanner.SafeToRemove;
+    case 'pulled':
+    case 'unwritten':
+      return JobBanner.InsertAgain;
+    default:
+      // Kept mounted, or not said (an older caller): never a SAFE TO REMOVE the agent did not make true.
+      return end.released === true ? JobBanner.SafeToRemove : JobBanner.UnmountFirst;
+  }
 }
 
 export function createJobBoard(options: JobBoardOptions): JobBoard {
@@ -140,8 +161,8 @@ export function createJobBoard(options: JobBoardOptions): JobBoard {
     job.summary = cleanLong(end.summary);
     if (end.advice !== undefined) job.advice = cleanLong(end.advice);
     if (job.kind === 'stick' && end.released !== undefined) job.released = end.released;
-    job.banner =
-      job.result === 'FAILED' ? JobBanner.Failed : job.kind === 'profile' ? JobBanner.Done : JobBanner.SafeToRemove;
+    if (job.kind === 'stick' && end.removal !== undefined) job.removal = cleanLong(end.removal.sentence);
+    job.banner = bannerOf(job, end);
     job.stage = 'ended';
     // A step still running when the job ended did not finish.
     for (const step of job.steps) {

@@ -323,6 +323,7 @@ async function applyOnce(
       discardPending,
       rollback: true,
       restartTimeoutMs: env.agent.restartTimeoutMs,
+      connectWindowMs: env.agent.connectWindowMs,
       signal: env.signal,
       ...serviceSideOf(env),
       onEvent: (event) => {

@@ -7,6 +7,12 @@ import type { AclDiff, StanzaDiff } from './plan-diff.js';
  * JSON lines, the daemon into usb.log sections. No event carries a secret.
  */
 
+/**
+ * The description of the boot window's waiting events (report/job-log-format.ts words them). Here,
+ * in a module of types and constants, so the report can name it without loading the engine.
+ */
+export const MP_BOOTING = 'waiting for the MP to answer';
+
 export const Outcome = { Changed: 'changed', NoChange: 'no-change', Failed: 'failed' } as const;
 export type Outcome = (typeof Outcome)[keyof typeof Outcome];
 
@@ -19,7 +25,12 @@ export interface StepRecord {
 }
 
 export interface RollbackReport {
-  outcome: 'restored' | 'failed' | 'partial';
+  /**
+   * `restored`: every stanza back (verified); `partial`: some written back, some keep this run's
+   * settings; `none`: nothing could be written back (each changed stanza held a secret the device
+   * never returns); `failed`: the roll-back's own requests or restart failed.
+   */
+  outcome: 'restored' | 'failed' | 'partial' | 'none';
   message: string;
   /** Per stanza the run changed, after a roll-back that ran to its end: what the device holds now. */
   stanzas?: RollbackStanza[];
@@ -55,6 +66,8 @@ export interface DeviceResult {
    * addresses): never reported as verified. Absent when there are none.
    */
   dot1xNotVisible?: string[];
+  /** Interfaces whose switch port (or wireless network) did not authorize this run's 802.1X. */
+  dot1xRefused?: string[];
   durationMs: number;
   /** Set when a person stopped the run (SIGTERM, Ctrl-C) and the device's run was cut there. */
   stoppedBy?: string;

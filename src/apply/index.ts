@@ -1,3 +1,4 @@
+export { MP_BOOTING } from './apply-events.js';
 export {
   applyStick,
   notConfirmed,

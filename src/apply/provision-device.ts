@@ -1,12 +1,12 @@
 import { stanzaKey, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
-import { type AdminApi, type DeviceIdentity, resolveDeviceIdentity } from '../client/index.js';
+import { type AdminApi, type DeviceIdentity, isDeviceError, resolveDeviceIdentity } from '../client/index.js';
 import { ErrorCode, isMpprovError } from '../core/errors.js';
 import { buildPlan, type DesiredDevice, describeStep, type DeviceSnapshot, type Plan } from '../plan/index.js';
-import { type DeviceResult, Outcome, type StepRecord } from './apply-events.js';
+import { type DeviceResult, MP_BOOTING, Outcome, type StepRecord } from './apply-events.js';
 import { chooseRecovery } from './choose-recovery.js';
 import { aclDiff, stanzaDiff } from './plan-diff.js';
 import type { ProvisionOptions } from './provision-options.js';
-import { rollBack, takeBackPending } from './roll-back.js';
+import { rollBack, rollbackWrites, takeBackPending } from './roll-back.js';
 import { runStep } from './run-step.js';
 import type { SecretsRecord } from './secrets-record.js';
 import { secretKnownBy, UpdateSecrets } from './secret-update-policy.js';
@@ -56,7 +56,9 @@ export async function provisionDevice(
 
   let snapshot: DeviceSnapshot;
   try {
-    snapshot = await readSnapshot(api, desired.acl !== undefined);
+    snapshot = await firstContact(api, desired.acl !== undefined, options, (elapsedMs, reason) =>
+      emit({ type: 'waiting', device, description: MP_BOOTING, elapsedMs, reason }),
+    );
   } catch (error) {
     const cut = cutBy(options.signal);
     if (cut !== undefined) {
@@ -184,7 +186,14 @@ export async function provisionDevice(
         rollback: options.rollback,
       });
       if (recovery.kind === 'roll-back') {
-        emit({ type: 'rollback', device, message: 'rolling back to the configuration before this run' });
+        // Announced only when something will be written back; the result says what was.
+        const writes = rollbackWrites(snapshot, plan);
+        if (writes > 0)
+          emit({
+            type: 'rollback',
+            device,
+            message: `rolling back ${writes} stanza(s) to the configuration before this run`,
+          });
         const context = {
           dot1xRefused: failure.dot1xRefused ?? [],
           wireless: new Set(desired.interfaces.filter((i) => i.wireless).map((i) => i.name)),
@@ -197,9 +206,12 @@ export async function provisionDevice(
           (reason, ms) => emit({ type: 'waiting', device, description: 'roll back', elapsedMs: ms, reason }),
           context,
         );
-        emit({ type: 'rollback', device, message: rollback.message });
         return {
-          result: finish(Outcome.Failed, `${failure.message}; ${rollback.message}`, { code: failure.code, rollback }),
+          result: finish(Outcome.Failed, `${failure.message}; ${rollback.message}`, {
+            code: failure.code,
+            rollback,
+            ...(context.dot1xRefused.length === 0 ? {} : { dot1xRefused: [...context.dot1xRefused] }),
+          }),
           plan,
         };
       }
@@ -222,6 +234,36 @@ export async function provisionDevice(
     return { result: finish(Outcome.Changed, message, { dot1xNotVisible }), plan };
   }
   return { result: finish(Outcome.Changed, `applied and verified: ${changeSummary(plan)}`), plan };
+}
+
+/**
+ * The snapshot, read at the first contact. An MP that refuses the connection or does not answer
+ * may still be booting: within the boot window it is probed until it answers (each failed probe an
+ * event), then read; a wrong password, TLS or pin failure ends the wait at once (the client's).
+ */
+async function firstContact(
+  api: AdminApi,
+  withAcl: boolean,
+  options: ProvisionOptions,
+  onWait: (elapsedMs: number, reason: string) => void,
+): Promise<DeviceSnapshot> {
+  const windowMs = options.connectWindowMs ?? 0;
+  const started = Date.now();
+  try {
+    return await readSnapshot(api, withAcl);
+  } catch (error) {
+    const notYet =
+      isDeviceError(error) && (error.code === ErrorCode.DeviceUnreachable || error.code === ErrorCode.DeviceTimeout);
+    const left = windowMs - (Date.now() - started);
+    if (!notYet || left <= 0 || options.signal?.aborted === true) throw error;
+    onWait(Date.now() - started, error.message);
+    await api.waitUntilAnswering({
+      timeoutMs: left,
+      onAttempt: (_elapsedMs, reason) => onWait(Date.now() - started, reason),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    return readSnapshot(api, withAcl);
+  }
 }
 
 async function readSnapshot(api: AdminApi, withAcl: boolean): Promise<DeviceSnapshot> {

@@ -13,6 +13,12 @@ export interface ProvisionOptions {
    * interface's dhcp/auto stanza; 20 s unless given (--dot1x-grace, agent.yaml timeouts.dot1x_s).
    */
   dot1xGraceMs?: number;
+  /**
+   * The boot window: how long an MP that refuses the connection or does not answer at the first
+   * contact is waited for (it may still be booting), with a "waiting for the MP to answer" event;
+   * 0 or absent: the first contact's failure is the device's (mpprov apply, at a terminal).
+   */
+  connectWindowMs?: number;
   /** Aborted on SIGTERM: finish the request under way, start no networking restart. */
   signal?: AbortSignal;
   /**

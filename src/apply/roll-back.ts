@@ -13,6 +13,15 @@ export interface RollbackContext {
   wireless: ReadonlySet<string>;
 }
 
+/** How many requests a roll-back of `plan` would send: none when every changed stanza held a secret. */
+export function rollbackWrites(snapshot: DeviceSnapshot, plan: Plan): number {
+  return restoreOrder(restoreActions(snapshot.active, changedStanzas(plan))).length;
+}
+
+function changedStanzas(plan: Plan): Plan['stanzas'] {
+  return plan.stanzas.filter((change) => change.action !== 'unchanged');
+}
+
 /**
  * Puts back the stanzas this run changed as the snapshot showed them before the first change,
  * restarts networking and verifies. A stanza whose old version held secrets cannot be restored
@@ -27,10 +36,7 @@ export async function rollBack(
   onWait: (reason: string, elapsedMs: number) => void,
   context: RollbackContext,
 ): Promise<RollbackReport> {
-  const actions = restoreActions(
-    snapshot.active,
-    plan.stanzas.filter((change) => change.action !== 'unchanged'),
-  );
+  const actions = restoreActions(snapshot.active, changedStanzas(plan));
   const requests = restoreOrder(actions);
   try {
     for (const action of requests) {
@@ -61,6 +67,10 @@ export async function rollBack(
   }
   const stanzas = actions.map((action) => stanzaReport(action, context));
   const kept = stanzas.filter((s) => s.holds === 'new');
+  // "Rolled back" is said only of what a request put back: here no request was sent.
+  if (requests.length === 0) {
+    return { outcome: 'none', message: `nothing was written back: ${kept.map((s) => s.says).join('; ')}`, stanzas };
+  }
   if (kept.length === 0) {
     return {
       outcome: 'restored',

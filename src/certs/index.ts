@@ -1,4 +1,5 @@
 export { checkCredentialSet, checkTrustAnchor, type CredentialFile, type CredentialSet } from './check-credentials.js';
+export { credentialIdentity, type CredentialIdentity } from './credential-identity.js';
 export { CredentialKind, derTruncation, detectCredentialKind } from './detect.js';
 export { readCertificates } from './read-certificates.js';
 export { ReadFailure, isReadError } from './read-error.js';

@@ -63,7 +63,8 @@ export async function validateStick(configFile: string, options: ValidateOptions
   });
   const credentials = new Map<string, CredentialFacts>();
   const validated: ValidatedStick = { ...loaded, credentials, access: undefined };
-  const model = loaded.model;
+  // Certificates are judged whatever the schema said elsewhere in the file: on what it accepted.
+  const model = loaded.judged;
   if (model === undefined) return validated;
   const checkOptions = options.now === undefined ? {} : { now: options.now };
   const extra: Problem[] = [];
@@ -115,7 +116,7 @@ export async function validateStick(configFile: string, options: ValidateOptions
   }
   extra.push(...verdicts.problems().map((p) => loaded.place(p)));
   validated.problems = [...loaded.problems, ...extra].sort((a, b) => a.line - b.line || a.column - b.column);
-  if (options.agent === undefined || hasErrors(validated.problems)) return validated;
+  if (options.agent === undefined || loaded.model === undefined || hasErrors(validated.problems)) return validated;
 
   // After every other check, and appended rather than sorted in: a missing password or trust is
   // about agent.yaml as much as about this file, and is said last.

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { readStatus, renderStatus, stateDirProblem } from '../agent/index.js';
-import { agentConfigPath, agentSecrets, loadAgentConfig } from '../config/index.js';
+import { agentConfigPath, agentSecrets, loadAgentConfig, type Problem } from '../config/index.js';
 import { ExitStatus } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
 import { visibleJson, visibleValue } from '../core/visible-text.js';
-import { formatProblem } from '../report/index.js';
+import { formatProblem, summarizeProblems } from '../report/index.js';
 
 export function registerStatusCommand(program: Command): void {
   program
@@ -22,12 +22,25 @@ export function registerStatusCommand(program: Command): void {
       let stateDir = flags.stateDir;
       // The state files were redacted as they were written; what is printed passes the redactor again.
       const redactor = new Redactor();
+      const json = flags.json === true;
+      // Whatever happens, --json prints one document: a program reading it never gets an empty stdout.
+      const fail = (failure: StatusFailure): void => {
+        process.stderr.write(failure.lines.map((line) => `${line}\n`).join(''));
+        if (json) process.stdout.write(`${visibleJson(JSON.stringify({ error: failure.error }, null, 2))}\n`);
+        process.exitCode = ExitStatus.Failure;
+      };
       if (stateDir === undefined) {
         const file = agentConfigPath(flags.agentConfig);
         const loaded = await loadAgentConfig(file);
         if (loaded.problems.length > 0) {
-          for (const problem of loaded.problems) process.stderr.write(`${formatProblem(problem)}\n`);
-          process.exitCode = ExitStatus.Failure;
+          fail({
+            lines: loaded.problems.map((problem) => formatProblem(problem)),
+            error: {
+              kind: 'agent-config',
+              message: `the agent configuration ${file} has problems: ${summarizeProblems(loaded.problems)}`,
+              problems: loaded.problems,
+            },
+          });
           return;
         }
         stateDir = loaded.config.stateDir;
@@ -35,21 +48,30 @@ export function registerStatusCommand(program: Command): void {
       }
       const problem = await stateDirProblem(stateDir);
       if (problem !== undefined) {
-        process.stderr.write(`mpprov status: ${problem}\n`);
-        process.exitCode = ExitStatus.Failure;
+        fail({ lines: [`mpprov status: ${problem}`], error: { kind: 'state-dir', message: problem } });
         return;
       }
-      const report = await readStatus(stateDir, flags.limit);
+      let report: Awaited<ReturnType<typeof readStatus>>;
+      try {
+        report = await readStatus(stateDir, flags.limit);
+      } catch (error) {
+        const reason = (error as NodeJS.ErrnoException).code ?? 'error';
+        const message = `the agent's state in ${stateDir} cannot be read (${reason})`;
+        fail({ lines: [`mpprov status: ${message}`], error: { kind: 'state-dir', message } });
+        return;
+      }
       // Labels, names and sentences in the report are the sticks' and devices' text: escaped before
       // they are laid out, so each stays on its line.
       process.stdout.write(
-        redactor.text(
-          flags.json === true
-            ? `${visibleJson(JSON.stringify(report, null, 2))}\n`
-            : renderStatus(visibleValue(report)),
-        ),
+        redactor.text(json ? `${visibleJson(JSON.stringify(report, null, 2))}\n` : renderStatus(visibleValue(report))),
       );
     });
+}
+
+/** Why status could not report: the lines for stderr, and the `error` object --json prints. */
+interface StatusFailure {
+  lines: string[];
+  error: { kind: 'agent-config' | 'state-dir'; message: string; problems?: readonly Problem[] };
 }
 
 function count(value: string): number {

@@ -9,6 +9,7 @@ import { type ListenAddress, parseListen } from './loopback-listen.js';
 import { readSecretFile } from './secret-file.js';
 import { findSecretSpans, writtenSecretPieces } from './secret-spans.js';
 import { mapKeyProblems } from './map-keys.js';
+import { salvageBySchema } from './salvage-by-schema.js';
 import { normaliseDeviceUrl } from './stick-rules.js';
 import { encodingProblems } from './text-encoding.js';
 import { parseYaml, placeProblem } from './yaml-source.js';
@@ -61,6 +62,12 @@ export const AgentConfigFile = z.strictObject({
     .strictObject({
       request_s: z.number().positive().max(3600).optional(),
       restart_s: z.number().positive().max(3600).optional(),
+      connect_s: z
+        .number()
+        .min(0)
+        .max(3600)
+        .optional()
+        .describe('how long the agent waits for an MP that does not answer yet (still booting) before failing it'),
       dot1x_s: z
         .number()
         .positive()
@@ -137,6 +144,8 @@ export interface AgentConfig {
   restartTimeoutMs: number;
   /** After a restart, how long an 802.1X port may take to authorize (seen as an address from the network). */
   dot1xGraceMs: number;
+  /** The agent's boot window: how long an MP that refuses or does not answer yet is waited for (timeouts.connect_s). */
+  connectWindowMs: number;
   defaults: DeviceDefaults;
   /** Keyed by normalised device URL (`https://host[:port]`). */
   devices: Map<string, DeviceDefaults>;
@@ -171,6 +180,7 @@ export function defaultAgentConfig(): AgentConfig {
     requestTimeoutMs: 30_000,
     restartTimeoutMs: 120_000,
     dot1xGraceMs: 20_000,
+    connectWindowMs: 120_000,
     defaults: {},
     devices: new Map(),
     whenDone: { eject: true },
@@ -222,15 +232,36 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
   const checked = AgentConfigFile.safeParse(parsed.data);
   // Map entries zod drops unseen (a device keyed `__proto__`) are refused like schema problems.
   const dropped = mapKeyProblems(AgentConfigFile, parsed.data);
-  if (!checked.success || dropped.length > 0) {
-    const problems = [
-      ...(checked.success ? [] : problemsFromZod(checked.error, parsed.data, AgentConfigFile)),
-      ...dropped,
-    ].map((p) => placeProblem(parsed.source, p));
-    return { config, problems: hide(problems.sort((a, b) => a.line - b.line || a.column - b.column)) };
-  }
-  const data = checked.data;
-  const unplaced: UnplacedProblem[] = [];
+  const valid = checked.success && dropped.length === 0;
+  const unplaced: UnplacedProblem[] = [
+    ...(checked.success ? [] : problemsFromZod(checked.error, parsed.data, AgentConfigFile)),
+    ...dropped,
+  ];
+  // With schema problems every other check still runs, on what the schema accepted, so one
+  // typo hides nothing; the configuration used is then the defaults (nothing half-read is used).
+  const data = valid ? checked.data : salvageAgentConfig(parsed.data);
+  const judged = await applyAgentConfig(data, file, env, config, unplaced);
+  const problems = hide(unplaced.map((p) => placeProblem(parsed.source, p)));
+  return {
+    config: valid ? judged : defaultAgentConfig(),
+    problems: valid ? problems : problems.sort((a, b) => a.line - b.line || a.column - b.column),
+  };
+}
+
+/** The agent.yaml as far as its schema accepts it (salvage-by-schema.ts), to judge the rest. */
+function salvageAgentConfig(data: unknown): AgentConfigFile {
+  const salvaged = salvageBySchema(AgentConfigFile, data);
+  return salvaged !== null && typeof salvaged === 'object' ? salvaged : {};
+}
+
+/** Sets `config` from the file's data and checks what relates keys and files; problems go to `unplaced`. */
+async function applyAgentConfig(
+  data: AgentConfigFile,
+  file: string,
+  env: NodeJS.ProcessEnv,
+  config: AgentConfig,
+  unplaced: UnplacedProblem[],
+): Promise<AgentConfig> {
   if (data.media_roots !== undefined) config.mediaRoots = data.media_roots;
   if (data.profiles_dirs !== undefined) config.profilesDirs = data.profiles_dirs;
   if (data.state_dir !== undefined) config.stateDir = data.state_dir;
@@ -241,6 +272,7 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
   if (data.timeouts?.request_s !== undefined) config.requestTimeoutMs = data.timeouts.request_s * 1000;
   if (data.timeouts?.restart_s !== undefined) config.restartTimeoutMs = data.timeouts.restart_s * 1000;
   if (data.timeouts?.dot1x_s !== undefined) config.dot1xGraceMs = data.timeouts.dot1x_s * 1000;
+  if (data.timeouts?.connect_s !== undefined) config.connectWindowMs = data.timeouts.connect_s * 1000;
   if (data.when_done?.eject !== undefined) config.whenDone = { eject: data.when_done.eject };
   if (data.preflight !== undefined) config.preflight = { port: data.preflight.port };
   if (data.signatures !== undefined) {
@@ -259,7 +291,8 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
       });
     }
   }
-  if (data.status_page !== undefined) {
+  // A listen address the schema refused (or left out) was said there.
+  if (data.status_page?.listen !== undefined) {
     const listen = parseListen(data.status_page.listen);
     if ('message' in listen)
       unplaced.push({
@@ -286,11 +319,11 @@ export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = pro
     }
     config.devices.set(key, await resolveCredentials(entry, ['devices', url], env, unplaced));
   }
-  if (data.service !== undefined) {
+  if (data.service?.url !== undefined) {
     const service = await resolveService(data.service, env, unplaced);
     if (service !== undefined) config.service = service;
   }
-  return { config, problems: hide(unplaced.map((p) => placeProblem(parsed.source, p))) };
+  return config;
 }
 
 async function resolveCredentials(

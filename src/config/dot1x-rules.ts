@@ -1,5 +1,6 @@
 import type { Dot1x } from './schema.js';
 import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
+import { given, wasRefused } from './salvage-by-schema.js';
 
 /**
  * Which 802.1X keys fit which EAP type. These are the device's own rules (docs/device-model.md),
@@ -66,10 +67,15 @@ export function checkDot1x(dot1x: Dot1x, path: KeyPath, options: { wireless: boo
     });
   };
 
+  // Which keys fit depends on the EAP type (and PEAP's inner method): unknown, only the secrets are judged.
+  if (dot1x.eap === undefined || (dot1x.eap === 'peap' && wasRefused(dot1x, 'inner'))) {
+    problems.push(...atMostOneSecret(dot1x, 'password', path), ...atMostOneSecret(dot1x, 'private_key_password', path));
+    return problems;
+  }
   if (options.wireless && dot1x.eap === 'md5') {
     error([...path, 'eap'], 'EAP-MD5 is refused on wireless interfaces', 'use peap or tls for wpa2-enterprise');
   }
-  if (dot1x.eap === 'peap' && dot1x.inner === undefined) {
+  if (dot1x.eap === 'peap' && !given(dot1x, 'inner')) {
     error(path, 'PEAP needs an inner method', 'add inner: mschapv2 or inner: tls');
   }
 
@@ -79,7 +85,7 @@ export function checkDot1x(dot1x: Dot1x, path: KeyPath, options: { wireless: boo
     error([...path, key], `'${key}' does not fit ${profile.label}`, `remove ${key}, or change eap`, true);
   }
   for (const key of profile.required) {
-    if (dot1x[key] !== undefined) continue;
+    if (given(dot1x, key)) continue;
     error(path, `${profile.label} needs '${key}'`, requiredHint(key));
   }
 
@@ -88,7 +94,7 @@ export function checkDot1x(dot1x: Dot1x, path: KeyPath, options: { wireless: boo
   if (needsPassword) problems.push(...exactlyOneSecret(dot1x, 'password', path, `${profile.label} needs a password`));
   problems.push(...atMostOneSecret(dot1x, 'private_key_password', path));
 
-  if (dot1x.eap === 'peap' && dot1x.ca_cert === undefined) {
+  if (dot1x.eap === 'peap' && !given(dot1x, 'ca_cert')) {
     problems.push({
       severity: Severity.Warning,
       path,
@@ -100,7 +106,7 @@ export function checkDot1x(dot1x: Dot1x, path: KeyPath, options: { wireless: boo
     const inner = dot1x.inner_tls;
     problems.push(...atMostOneSecret(inner, 'private_key_password', [...path, 'inner_tls']));
     // The device requires wpa_ca_cert2: the inner TLS verifies the server with its own CA.
-    if (inner.ca_cert === undefined) {
+    if (!given(inner, 'ca_cert')) {
       error(
         [...path, 'inner_tls'],
         "PEAP with inner EAP-TLS needs 'inner_tls.ca_cert'",
@@ -131,8 +137,8 @@ export function exactlyOneSecret(
   path: KeyPath,
   missingMessage: string,
 ): UnplacedProblem[] {
-  const inline = block[key] !== undefined;
-  const fromFile = block[`${key}_file`] !== undefined;
+  const inline = given(block, key);
+  const fromFile = given(block, `${key}_file`);
   if (!inline && !fromFile) {
     return [{ severity: Severity.Error, path, message: missingMessage, hint: `add ${key}: or ${key}_file:` }];
   }
@@ -140,7 +146,7 @@ export function exactlyOneSecret(
 }
 
 export function atMostOneSecret(block: Record<string, unknown>, key: string, path: KeyPath): UnplacedProblem[] {
-  if (block[key] === undefined || block[`${key}_file`] === undefined) return [];
+  if (!given(block, key) || !given(block, `${key}_file`)) return [];
   return [
     {
       severity: Severity.Error,

@@ -1,9 +1,15 @@
 import { checkDot1x, exactlyOneSecret } from './dot1x-rules.js';
 import { canonicalIp, hasHostBits, ipFamily, notAHostAddress, parseCidr, sameSubnet } from './ip-address.js';
 import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
+import { given, wasRefused } from './salvage-by-schema.js';
 import type { Interface, Ipv4, Wireless } from './schema.js';
 
-/** Rules that relate keys of one interface: names, VLANs, addressing, link, wireless, 802.1X. */
+/**
+ * Rules that relate keys of one interface: names, VLANs, addressing, link, wireless, 802.1X. They
+ * also run on a salvaged file (salvage-by-schema.ts), where a key the schema refused is absent,
+ * a required one too: a rule that reads such a key skips itself, and "missing" is said only of a
+ * key the person did not write (`given`).
+ */
 
 const PHYSICAL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,14}$/;
 const VLAN_NAME = /^([A-Za-z][A-Za-z0-9_-]{0,14})\.(\d{1,4})$/;
@@ -34,7 +40,7 @@ export function checkInterfaces(interfaces: Record<string, Interface>, path: Key
   for (const [name, iface] of Object.entries(interfaces)) {
     const at = [...path, name];
     checkName(name, iface, at, interfaces, report);
-    if (iface.ipv4 === undefined && iface.ipv6 === undefined) {
+    if (!given(iface, 'ipv4') && !given(iface, 'ipv6')) {
       report(
         at,
         `interface ${name} has neither ipv4 nor ipv6`,
@@ -46,7 +52,7 @@ export function checkInterfaces(interfaces: Record<string, Interface>, path: Key
     checkLink(iface, at, report);
     if (iface.wireless !== undefined) checkWireless(iface, iface.wireless, at, report);
     if (iface.dot1x !== undefined) {
-      problems.push(...checkDot1x(iface.dot1x, [...at, 'dot1x'], { wireless: iface.wireless !== undefined }));
+      problems.push(...checkDot1x(iface.dot1x, [...at, 'dot1x'], { wireless: given(iface, 'wireless') }));
       checkVlanDot1x(name, iface, at, interfaces, report);
     }
   }
@@ -56,6 +62,7 @@ export function checkInterfaces(interfaces: Record<string, Interface>, path: Key
 function checkName(name: string, iface: Interface, at: KeyPath, all: Record<string, Interface>, report: Report): void {
   const vlanMatch = VLAN_NAME.exec(name);
   if (iface.vlan !== undefined) {
+    if (iface.vlan.link === undefined || iface.vlan.id === undefined) return;
     const expected = `${iface.vlan.link}.${iface.vlan.id}`;
     if (name !== expected) {
       report(
@@ -106,9 +113,9 @@ function checkFamily(family: Ipv4, version: 4 | 6, at: KeyPath, report: Report):
   let subnet: { address: string; prefix: number } | undefined;
 
   if (family.method === 'static') {
-    if (family.address === undefined) {
+    if (!given(family, 'address')) {
       report(at, `static ${label} needs an address`, `add address: ${example}`);
-    } else {
+    } else if (family.address !== undefined) {
       const cidr = parseCidr(family.address);
       if (cidr === undefined) {
         const bare = ipFamily(family.address) !== undefined;
@@ -125,7 +132,7 @@ function checkFamily(family: Ipv4, version: 4 | 6, at: KeyPath, report: Report):
         if (notHost !== undefined) report([...at, 'address'], notHost.message, notHost.hint);
       }
     }
-  } else {
+  } else if (family.method !== undefined) {
     for (const key of ['address', 'gateway'] as const) {
       if (family[key] !== undefined) {
         report([...at, key], `'${key}' does not fit method ${family.method}`, `remove ${key}, or use method: static`, {
@@ -154,9 +161,12 @@ function checkFamily(family: Ipv4, version: 4 | 6, at: KeyPath, report: Report):
   }
 
   family.routes?.forEach((route, index) => {
+    if (route === undefined) return;
     const routeAt = [...at, 'routes', index];
-    const dest = parseCidr(route.to);
-    if (dest === undefined) {
+    const dest = route.to === undefined ? undefined : parseCidr(route.to);
+    if (route.to === undefined) {
+      // Refused by the schema, said there.
+    } else if (dest === undefined) {
       report(
         [...routeAt, 'to'],
         `'${route.to}' is not a valid destination network`,
@@ -175,6 +185,7 @@ function checkFamily(family: Ipv4, version: 4 | 6, at: KeyPath, report: Report):
         'use the network address of the destination',
       );
     }
+    if (route.via === undefined) return;
     if (ipFamily(route.via) !== version) {
       report([...routeAt, 'via'], `next hop '${route.via}' is not an ${label} address`);
     } else if (subnet !== undefined && !sameSubnet(route.via, subnet.address, subnet.prefix)) {
@@ -201,19 +212,23 @@ function checkLink(iface: Interface, at: KeyPath, report: Report): void {
     return;
   }
   // Transmission parameters belong to wired physical ports only.
-  if (iface.wireless !== undefined || name(at) === 'bridge1') {
+  if (given(iface, 'wireless') || name(at) === 'bridge1') {
     for (const key of ['speed', 'duplex', 'autoneg'] as const) {
       if (link[key] !== undefined)
         report(
           [...linkAt, key],
-          `'${key}' does not fit ${iface.wireless !== undefined ? 'a wireless interface' : 'bridge1'}`,
+          `'${key}' does not fit ${given(iface, 'wireless') ? 'a wireless interface' : 'bridge1'}`,
           'only wired physical interfaces have transmission parameters',
           { atKey: true },
         );
     }
     return;
   }
-  if ((link.speed !== undefined || link.duplex !== undefined) && link.autoneg !== false) {
+  if (
+    (link.speed !== undefined || link.duplex !== undefined) &&
+    link.autoneg !== false &&
+    !wasRefused(link, 'autoneg')
+  ) {
     const key = link.speed !== undefined ? 'speed' : 'duplex';
     report([...linkAt, key], `a fixed ${key} needs autoneg: false`, 'add autoneg: false, or remove the fixed setting');
   }
@@ -227,8 +242,10 @@ function name(at: KeyPath): string {
 
 function checkWireless(iface: Interface, wireless: Wireless, at: KeyPath, report: Report): void {
   const wAt = [...at, 'wireless'];
-  const ssidBytes = Buffer.byteLength(wireless.ssid, 'utf8');
+  const ssidBytes = wireless.ssid === undefined ? 0 : Buffer.byteLength(wireless.ssid, 'utf8');
   if (ssidBytes > 32) report([...wAt, 'ssid'], `SSID is ${ssidBytes} bytes long; the limit is 32`);
+  // Every rule below depends on the security: none is judged without one the schema accepted.
+  if (wireless.security === undefined) return;
 
   if (wireless.security === 'wpa2-personal') {
     const problems = exactlyOneSecret(wireless, 'passphrase', wAt, 'wpa2-personal needs a passphrase');
@@ -255,7 +272,7 @@ function checkWireless(iface: Interface, wireless: Wireless, at: KeyPath, report
       }
     }
   }
-  if (wireless.security === 'wpa2-enterprise' && iface.dot1x === undefined) {
+  if (wireless.security === 'wpa2-enterprise' && !given(iface, 'dot1x')) {
     report(
       at,
       'wpa2-enterprise needs a dot1x block beside wireless',
@@ -291,11 +308,15 @@ function checkVlanDot1x(
   all: Record<string, Interface>,
   report: Report,
 ): void {
-  if (iface.vlan === undefined) return;
+  if (iface.vlan?.link === undefined) return;
   const parentName = iface.vlan.link;
   const parent = entry(all, parentName);
   // A parent that this file does not mention is judged against the device's pending view by the plan.
   if (parent === undefined) return;
+  // A parent whose addressing or 802.1X the schema refused cannot be judged here.
+  const families = [parent.ipv4, parent.ipv6].filter((f) => f !== undefined);
+  if (['ipv4', 'ipv6', 'dot1x'].some((k) => wasRefused(parent, k)) || families.some((f) => f.method === undefined))
+    return;
   const addressed = [parent.ipv4?.method, parent.ipv6?.method].some((m) => m !== undefined && ADDRESSED_METHODS.has(m));
   if (!addressed || parent.dot1x === undefined) {
     report(

@@ -45,6 +45,11 @@ export interface LoadedStick {
    * inline or read from its `_file` (then it sits at the inline key: one place to read it from).
    */
   model: StickFile | undefined;
+  /**
+   * The file as far as its schema accepts it (the model itself when valid): what the certificate
+   * checks judge, so a schema problem anywhere hides no certificate problem. Never applied.
+   */
+  judged: StickFile | undefined;
   problems: Problem[];
   /** Every secret the file holds, inline or from a file, also where the schema refused its block: for the redactor. */
   secrets: readonly Secret[];
@@ -97,6 +102,7 @@ export async function loadStick(
       dir,
       sha256: '',
       model: undefined,
+      judged: undefined,
       problems,
       secrets: [],
       files: new Map(),
@@ -114,7 +120,7 @@ export async function loadStick(
   // Worked out at the first source line asked for, when every secret of the stick is known.
   let decodedSecretLines: ReadonlySet<number> | undefined;
   const place = (problem: UnplacedProblem): Problem => redactor.value(placeProblem(parsed.source, problem));
-  const finish = (problems: Problem[], model?: StickFile): LoadedStick => {
+  const finish = (problems: Problem[], model?: StickFile, judged: StickFile | undefined = model): LoadedStick => {
     redactor.add(secrets);
     return {
       file,
@@ -122,6 +128,7 @@ export async function loadStick(
       dir,
       sha256,
       model,
+      judged,
       secrets,
       files,
       place,
@@ -184,7 +191,7 @@ export async function loadStick(
     ),
     ...cutByComment(text, label, spans),
   ];
-  return finish(problems, valid ? checked.data : undefined);
+  return finish(problems, valid ? checked.data : undefined, checkable);
 }
 
 /**

@@ -165,10 +165,12 @@ export function maskSecretSpans(
   if (spans.length === 0) return [...problems];
   const out: Problem[] = [];
   const masked = new Set<SecretSpan>();
+  const kept: Problem[] = [];
   for (const problem of problems) {
     const span = spans.find((s) => inSpan(s, problem.line, problem.column));
     if (span === undefined || (!fromParser && problem.path === span.path)) {
       out.push(problem);
+      kept.push(problem);
       continue;
     }
     if (masked.has(span)) continue;
@@ -183,5 +185,7 @@ export function maskSecretSpans(
       hint: `put the whole ${span.key} in single quotes ('...'), doubling any ' inside it`,
     });
   }
-  return out;
+  // A rule judged the piece YAML kept of a broken-apart secret, not the secret written: not said.
+  const broken = new Set([...masked].map((span) => span.path));
+  return out.filter((problem) => !(kept.includes(problem) && broken.has(problem.path)));
 }

@@ -2,6 +2,7 @@ import { atMostOneSecret } from './dot1x-rules.js';
 import { checkInterfaces } from './interface-rules.js';
 import { pathTargetKey } from './path-target.js';
 import { type KeyPath, Severity, type UnplacedProblem } from '../core/problem.js';
+import { wasRefused } from './salvage-by-schema.js';
 import type { AclRule, MonitoringPoint, NetworkPath, StickFile, Tls } from './schema.js';
 
 /** Rules across keys of the whole file, run after the schema has accepted its shape. */
@@ -121,7 +122,9 @@ function checkTls(tls: Tls, at: KeyPath): UnplacedProblem[] {
     tls.ca !== undefined ? 'ca' : undefined,
     tls.insecure === true ? 'insecure' : undefined,
   ].filter((k): k is string => k !== undefined);
-  if (chosen.length === 0) {
+  // A way the schema refused was still written: "names no way" would send the person looking for nothing.
+  const refused = ['fingerprint_sha256', 'ca', 'insecure'].some((key) => wasRefused(tls, key));
+  if (chosen.length === 0 && !refused) {
     problems.push({
       severity: Severity.Error,
       path: at,
@@ -157,7 +160,8 @@ function checkTls(tls: Tls, at: KeyPath): UnplacedProblem[] {
 }
 
 function checkAclRule(rule: AclRule, at: KeyPath): UnplacedProblem[] {
-  if (parsePortRange(rule.ports) !== undefined) return [];
+  // Refused ports were said by the schema.
+  if (rule.ports === undefined || parsePortRange(rule.ports) !== undefined) return [];
   return [
     {
       severity: Severity.Error,

@@ -19,6 +19,10 @@ export const JobBanner = {
   Failed: 'FAILED',
   /** A profile job: there is no stick to remove. */
   Done: 'DONE',
+  /** Results written and synced, but the agent could not unmount the stick. */
+  UnmountFirst: 'UNMOUNT FIRST',
+  /** The stick was pulled (or not writable) before its result was on it. */
+  InsertAgain: 'INSERT AGAIN',
 } as const;
 export type JobBanner = (typeof JobBanner)[keyof typeof JobBanner];
 
@@ -51,7 +55,14 @@ export const StatusJob = z.object({
   started: isoTime,
   /** Absent while the job runs. */
   finished: isoTime.optional(),
-  banner: z.enum([JobBanner.Working, JobBanner.SafeToRemove, JobBanner.Failed, JobBanner.Done]),
+  banner: z.enum([
+    JobBanner.Working,
+    JobBanner.SafeToRemove,
+    JobBanner.Failed,
+    JobBanner.Done,
+    JobBanner.UnmountFirst,
+    JobBanner.InsertAgain,
+  ]),
   stage: z.string().optional(),
   /** The RESULT word (CHANGED, NO CHANGE, OK, FAILED); absent while the job runs. */
   result: z.string().optional(),
@@ -59,6 +70,8 @@ export const StatusJob = z.object({
   /** What to do, on failure. */
   advice: z.string().optional(),
   released: z.boolean().optional(),
+  /** A stick's: what to do with it now (safe to remove, unmount it first, insert it again). */
+  removal: z.string().optional(),
   devices: z.array(StatusDevice),
   /** Devices of the job not listed (a board shows at most 100 per job). */
   omittedDevices: z.number().int().nonnegative().optional(),

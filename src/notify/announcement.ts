@@ -26,18 +26,24 @@ export function announcementFor(job: StatusJob): Announcement {
   const what = `${job.kind === 'profile' ? 'Profile' : 'Stick'} ${clean(job.label, NAME_LIMIT) || '(no label)'}`;
   const devices = job.devices.map((d) => clean(d.name, NAME_LIMIT)).filter((name) => name.length > 0);
   const head = devices.length === 0 ? what : `${what}: ${devices.join(', ')}`;
-  // A profile job has no stick: "safe to remove" would send the technician looking for one.
-  const removable = job.kind === 'stick' && job.banner !== JobBanner.Done;
+  // "Safe to remove" only once the agent unmounted the stick (a profile job has none to remove);
+  // otherwise what the agent found: unmount it first, or insert it again for its result.
+  const removable = job.kind === 'stick' && job.released === true;
+  const removal =
+    job.kind === 'stick' && !removable && job.removal !== undefined ? ` ${clean(job.removal, BODY_LIMIT)}` : '';
   if (job.result === 'FAILED' || job.banner === JobBanner.Failed) {
     const why =
       clean(job.advice ?? '', BODY_LIMIT) || clean(job.summary ?? '', BODY_LIMIT) || 'see usb.log or `mpprov status`';
+    // The advice already ends with what to do with the stick (report/result-file.ts).
     return { urgency: 'critical', summary: NOTIFICATION_SUMMARY, body: cut(`${head} FAILED: ${why}`) };
   }
   const done = job.result === 'NO CHANGE' ? 'already configured, nothing changed' : 'configured';
   return {
     urgency: 'normal',
     summary: NOTIFICATION_SUMMARY,
-    body: cut(removable ? `${head} ${done}, safe to remove` : `${head} ${done}`),
+    body: cut(
+      removable ? `${head} ${done}, safe to remove` : removal === '' ? `${head} ${done}` : `${head} ${done}.${removal}`,
+    ),
   };
 }
 

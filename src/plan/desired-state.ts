@@ -1,4 +1,4 @@
-import { CredentialKind, detectCredentialKind, type ValidatedStick } from '../certs/index.js';
+import { credentialIdentity, type ValidatedStick } from '../certs/index.js';
 import {
   formatKeyPath,
   type Interface,
@@ -93,9 +93,10 @@ function desiredInterface(
     const addFile = (slot: FileSlot, keyPath: KeyPath): void => {
       const content = stick.files.get(formatKeyPath(keyPath));
       if (content === undefined) return;
-      const filename = uploadName(slot, content.bytes, content.sha256);
+      const identity = credentialIdentity(content.bytes);
+      const filename = `${SLOT_PREFIX[slot]}-${identity.sha256.slice(0, 12)}.${identity.extension}`;
       common.fields[slot] = filename;
-      files.set(`${slot}/${filename}`, { slot, filename, bytes: content.bytes, source: content.name });
+      files.set(`${slot}/${filename}`, { slot, filename, bytes: identity.bytes, source: content.name });
     };
     addFile('wpa_ca_cert', [...d, 'ca_cert']);
     addFile('wpa_client_cert', [...d, 'client_cert']);
@@ -161,6 +162,10 @@ function stanza(
   };
 }
 
+/**
+ * `ca-<first 12 hex of the content's sha256>.pem`: the same certificate or key, however its file
+ * spells it (certs/credential-identity.ts), always gets the same name on the device.
+ */
 const SLOT_PREFIX: Record<FileSlot, string> = {
   wpa_ca_cert: 'ca',
   wpa_client_cert: 'client',
@@ -169,10 +174,3 @@ const SLOT_PREFIX: Record<FileSlot, string> = {
   wpa_client_cert2: 'client2',
   wpa_private_key2: 'key2',
 };
-
-/** `ca-<first 12 hex of sha256>.pem`: the same content always gets the same name on the device. */
-function uploadName(slot: FileSlot, bytes: Uint8Array, sha256: string): string {
-  const kind = detectCredentialKind(bytes);
-  const extension = kind === CredentialKind.Pfx ? 'p12' : kind.startsWith('der-') ? 'der' : 'pem';
-  return `${SLOT_PREFIX[slot]}-${sha256.slice(0, 12)}.${extension}`;
-}

@@ -30,3 +30,4 @@ export {
   type UsbLogWriter,
 } from './usb-log-writer.js';
 export { busyText, RESULT_TXT, resultText, resultTxtName } from './result-file.js';
+export { releaseSentence, type StickRelease } from './stick-release.js';

@@ -1,10 +1,12 @@
 import type { ApplyEvent, DeviceResult, StickResult } from '../apply/index.js';
-// The one value report needs from apply, from its own file: apply's index loads the device client.
+// Values report needs from apply, from their own files: apply's index loads the device client.
+import { MP_BOOTING } from '../apply/apply-events.js';
 import { pathsWords } from '../apply/path-report.js';
 import { PATHS_NOT_CHECKED, type Problem, Severity } from '../config/index.js';
 import { ErrorCode } from '../core/errors.js';
 import { visibleText as v } from '../core/visible-text.js';
 import type { LogLevel } from './agent-logger.js';
+import { adviceSentence, deviceFailureReason, invalidStickReason, serviceFailureReason } from './failure-reasons.js';
 import { formatProblem, summarizeProblems } from './format-problems.js';
 
 /**
@@ -82,8 +84,11 @@ export function formatJobLine(time: Date, jobId: string, text: string | readonly
   return lines.map((line) => `${stamp} [${jobId}] ${v(line)}\n`).join('');
 }
 
+/** A stick's problem in usb.log, labelled by its severity: "problem:" for an error, "warning:" for a warning. */
 export function formatProblemLine(problem: Problem): LogLine {
-  return { level: problem.severity === Severity.Error ? 'error' : 'warn', text: `problem: ${formatProblem(problem)}` };
+  if (problem.severity === Severity.Error) return { level: 'error', text: `problem: ${formatProblem(problem)}` };
+  // formatProblem says "warning:" before the message already; the label leads, and is not said twice.
+  return { level: 'warn', text: `warning: ${formatProblem({ ...problem, severity: Severity.Error })}` };
 }
 
 export function formatInvalidLine(configName: string, problems: readonly Problem[]): LogLine {
@@ -255,11 +260,7 @@ function deviceResultLines(result: DeviceResult): LogLine[] {
       ];
       if (result.lastSucceededStep !== undefined)
         lines.push({ level: 'error', text: `${name} last step that succeeded: ${v(result.lastSucceededStep)}` });
-      if (result.rollback !== undefined)
-        lines.push({
-          level: 'error',
-          text: `${name} rollback ${result.rollback.outcome}: ${v(result.rollback.message)}`,
-        });
+      // The roll-back's sentence is part of the FAILED line's message: said there, once.
       if (result.deviceLost === true)
         lines.push({
           level: 'error',
@@ -296,6 +297,14 @@ const FAILURE_WORDS: Partial<Record<string, string>> = {
   [ErrorCode.Internal]: 'internal error in mpprov (see the log above)',
 };
 
+/** A roll-back's outcome in words: "rolled back" only where a request put something back. */
+const ROLLBACK_WORDS: Record<NonNullable<DeviceResult['rollback']>['outcome'], string> = {
+  restored: 'rollback restored',
+  partial: 'rolled back only in part',
+  none: 'nothing was written back',
+  failed: 'rollback failed',
+};
+
 /** A few words per device: `mp1: changed and verified`, `mp2: failed, wrong user name or password`. */
 export function deviceWords(result: DeviceResult, stopped: boolean): string {
   switch (result.outcome) {
@@ -317,7 +326,7 @@ export function deviceWords(result: DeviceResult, stopped: boolean): string {
         why =
           'came back from the restart with a different TLS certificate (possible interception): check the device before trusting it';
       else if (result.deviceLost === true) why = 'did not come back after the networking restart';
-      else if (result.rollback !== undefined) why = `wrong result, rollback ${result.rollback.outcome}`;
+      else if (result.rollback !== undefined) why = `wrong result, ${ROLLBACK_WORDS[result.rollback.outcome]}`;
       else if (stopped)
         why = `stopped by the agent's shutdown${result.lastSucceededStep === undefined ? '' : ` after "${v(result.lastSucceededStep)}"`}`;
       return `${v(result.device)}: failed, ${why}`;
@@ -329,6 +338,8 @@ export interface JobConclusion {
   word: ResultWord;
   /** Per device, or why the job could not run. */
   summary: string;
+  /** "What to do: <reason>. <action>." from the failure table (failure-reasons.ts), when one applies. */
+  advice?: string;
 }
 
 export function concludeJob(input: {
@@ -342,13 +353,28 @@ export function concludeJob(input: {
   if (result === undefined) return { word: 'FAILED', summary: 'the job did not run' };
   if (result.outcome === 'invalid') {
     const errors = result.problems.filter((p) => p.severity === Severity.Error).length;
+    const advice = adviceSentence([invalidStickReason(input.configName, result.problems)]);
     return {
       word: 'FAILED',
       summary: `${v(input.configName)} is invalid (${errors} error${errors === 1 ? '' : 's'}), nothing was sent to any device`,
+      ...(advice === undefined ? {} : { advice }),
     };
   }
   const devices = result.devices.filter((d): d is DeviceResult => d !== undefined);
-  return { word: resultWord(devices, false), summary: devices.map((d) => deviceWords(d, input.stopped)).join('; ') };
+  // A run a person stopped says so in its summary; the table's actions are for failures on site.
+  const failed = input.stopped ? [] : devices.filter((d) => d.outcome === 'failed').map(deviceFailureReason);
+  const unconfirmed = devices
+    .filter(
+      (d) =>
+        d.outcome !== 'failed' && d.service !== undefined && !d.service.connected && d.service.kind !== 'unchecked',
+    )
+    .map(serviceFailureReason);
+  const advice = adviceSentence([...failed, ...unconfirmed]);
+  return {
+    word: resultWord(devices, false),
+    summary: devices.map((d) => deviceWords(d, input.stopped)).join('; '),
+    ...(advice === undefined ? {} : { advice }),
+  };
 }
 
 export function formatResultLine(conclusion: JobConclusion, jobId: string): string {
@@ -364,6 +390,9 @@ export function formatResultLine(conclusion: JobConclusion, jobId: string): stri
 export function waitingText(elapsedMs: number, reason: string, description = ''): string {
   // Only the outage of a restart is "expected": other waits (an 802.1X port deciding, a roll-back)
   // say what they wait for in their own words.
+  // The boot window at the first contact: the MP may still be booting.
+  if (description === MP_BOOTING)
+    return `waiting for the MP to answer (${(elapsedMs / 1000).toFixed(1)} s; it may still be booting): ${reason}`;
   if (/restart|reboot/.test(description) && !/^802\.1X /.test(reason)) {
     return `restarting: the device is not answering yet, as expected during a restart (${(elapsedMs / 1000).toFixed(1)} s; ${reason})`;
   }

@@ -47,12 +47,23 @@ export function resultText(input: {
   finished: Date;
   label: string;
   configName: string;
+  /**
+   * What became of the stick (stick-release.ts), once known. Written before the agent unmounts it,
+   * the file cannot know that the unmount will succeed, so it never says "safe to remove"; after
+   * an unmount that failed it is written again with that sentence.
+   */
+  release?: string;
 }): string {
   const { conclusion } = input;
+  // The failure table's reason and action where one applies (failure-reasons.ts), else the general one.
+  const advice =
+    conclusion.advice ??
+    `What to do: read usb.log on this stick (its last section, job ${input.jobId}) for the reason, fix ${v(input.configName)} or the device it names, and insert the stick again; a device that is already configured is not restarted again.`;
+  const release = input.release ?? 'Results written and synced.';
   const what =
     conclusion.word === 'FAILED'
-      ? `What to do: read usb.log on this stick (its last section, job ${input.jobId}) for the reason, fix ${v(input.configName)} or the device it names, and insert the stick again; a device that is already configured is not restarted again.`
-      : 'The stick is safe to remove.';
+      ? `${advice}${input.release === undefined ? '' : ` ${input.release}`}`
+      : `${conclusion.advice === undefined ? '' : `${conclusion.advice} `}${release}`;
   return (
     `mpprov ${conclusion.word} at ${hhmm(input.finished)} (stick ${v(input.label)}, ${v(input.configName)}, job ${input.jobId}): ${v(conclusion.summary)}. ${what}\r\n` +
     'Details: usb.log and mpprov-result.json on this stick.\r\n'

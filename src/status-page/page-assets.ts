@@ -55,6 +55,18 @@ h2 { font-size: 1.1rem; margin: 1.4rem 0 0.5rem; }
 .banner-safe { background: #2e7d32; border-color: #1b5e20; color: #fff; }
 .banner-failed { background: #b71c1c; border-color: #7f0000; color: #fff; }
 .banner-done { background: #37474f; border-color: #263238; color: #fff; }
+.banner-unmount { background: #fff3c4; border-color: #b26a00; color: #4a3500; }
+.banner .what, .job h3, .row-summary { overflow-wrap: anywhere; }
+details.recent-job > summary { cursor: pointer; list-style-position: inside; }
+.row-summary { font-size: 0.92rem; }
+.row-reason { color: #444; }
+@media (max-width: 480px) {
+  header { flex-wrap: wrap; padding: 0.5rem 0.8rem; }
+  main { padding: 0.6rem 0.8rem; }
+  .banner { padding: 0.7rem 0.9rem; }
+  .banner .word { font-size: 1.7rem; }
+  .banner .what { font-size: 1rem; }
+}
 .job { background: #fff; border-radius: 0.4rem; padding: 0.7rem 1rem; margin-bottom: 0.7rem; box-shadow: 0 1px 2px rgba(0,0,0,0.15); }
 .job h3 { margin: 0 0 0.3rem; font-size: 1rem; }
 .result-word { font-weight: 700; }
@@ -74,6 +86,7 @@ export const PAGE_JS = `'use strict';
   var status = null;
   var logs = {};
   var openLogs = {};
+  var openRows = {};
 
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -109,7 +122,7 @@ export const PAGE_JS = `'use strict';
   }
 
   function banner(job) {
-    var kinds = { 'WORKING': 'working', 'SAFE TO REMOVE': 'safe', 'FAILED': 'failed', 'DONE': 'done' };
+    var kinds = { 'WORKING': 'working', 'SAFE TO REMOVE': 'safe', 'FAILED': 'failed', 'DONE': 'done', 'UNMOUNT FIRST': 'unmount', 'INSERT AGAIN': 'failed' };
     var box = el('div', 'banner banner-' + (kinds[job.banner] || 'done'));
     box.dataset.banner = job.banner;
     box.dataset.job = job.id;
@@ -125,8 +138,8 @@ export const PAGE_JS = `'use strict';
       box.appendChild(el('div', 'more advice', job.advice || job.summary || 'the job failed'));
       if (job.advice && job.summary) box.appendChild(el('div', 'more summary', job.summary));
     } else {
+      // The summary ends with what to do with the stick now, as the agent found it (job.removal).
       box.appendChild(el('div', 'more summary', job.summary || ''));
-      if (job.released) box.appendChild(el('div', 'more', 'The agent has unmounted the stick: pull it out.'));
     }
     return box;
   }
@@ -191,22 +204,33 @@ export const PAGE_JS = `'use strict';
       }).then(function (text) {
         logs[job.id] = text;
         pre.textContent = text;
+        // The failure is at the end of the log: open it there.
+        pre.scrollTop = pre.scrollHeight;
       }, function (error) { pre.textContent = 'the log cannot be loaded: ' + error; });
     });
     return details;
   }
 
-  function recentJob(job) {
-    var box = el('div', 'job recent-job');
+  // A finished job as one compact row (devices, result, reason, time) that opens for its details;
+  // the newest opens by itself, the others when asked (and stay as the person left them).
+  function recentJob(job, newest) {
+    var box = el('details', 'job recent-job');
     box.dataset.job = job.id;
-    var title = el('h3');
-    title.appendChild(el('span', 'result-word result-' + String(job.result).replace(/ /g, '-'), job.result));
-    title.appendChild(document.createTextNode(' ' + what(job) + ', ended ' + clock(job.finished) + ' after '));
+    var row = el('summary', 'row-summary');
+    row.appendChild(el('span', 'result-word result-' + String(job.result).replace(/ /g, '-'), job.result));
+    var devices = job.devices.map(function (d) { return d.name; }).join(', ');
+    row.appendChild(document.createTextNode(' ' + (devices || job.label) + ' \u00b7 ' + clock(job.finished) + ' '));
+    var reason = job.result === 'FAILED' ? (job.advice || job.summary || '') : (job.removal || '');
+    if (reason) row.appendChild(el('span', 'row-reason', reason.replace(/^What to do: /, '').split('. ')[0]));
+    box.appendChild(row);
+    var title = el('h3', null, what(job) + ', ended ' + clock(job.finished) + ' after ');
     title.appendChild(ticking(job.started, job.finished));
     box.appendChild(title);
     box.appendChild(el('p', 'summary', job.summary));
     if (job.advice) box.appendChild(el('p', 'advice', job.advice));
     box.appendChild(logView(job));
+    box.open = openRows[job.id] === undefined ? newest : openRows[job.id];
+    box.addEventListener('toggle', function () { openRows[job.id] = box.open; });
     return box;
   }
 
@@ -214,16 +238,22 @@ export const PAGE_JS = `'use strict';
     var jobs = status.jobs;
     var seen = {};
     var banners = [];
+    var finishedShown = false;
     jobs.forEach(function (job) {
-      // One banner per stick (its newest job); a profile job only while it runs.
+      // One banner per running stick (its newest job), and one for the newest finished stick job:
+      // older results are compact rows below, so ten sticks do not make ten screens.
       var key = job.kind === 'stick' ? 'stick:' + job.location : 'profile:' + job.id;
       if (seen[key] || (job.kind === 'profile' && job.finished)) return;
       seen[key] = true;
+      if (job.finished) {
+        if (finishedShown) return;
+        finishedShown = true;
+      }
       banners.push(banner(job));
     });
     replace(document.getElementById('banners'), banners, 'No stick yet: insert one that holds mpprov.yaml.');
     replace(document.getElementById('live'), jobs.filter(function (j) { return !j.finished; }).map(liveJob), 'No job is running.');
-    replace(document.getElementById('recent'), jobs.filter(function (j) { return j.finished; }).map(recentJob), 'None yet.');
+    replace(document.getElementById('recent'), jobs.filter(function (j) { return j.finished; }).map(function (job, i) { return recentJob(job, i === 0); }), 'None yet.');
     var agent = document.getElementById('agent');
     agent.textContent = 'agent ' + status.agent.version + ' on ' + status.agent.hostname + (status.agent.stopped ? ' (stopped)' : '');
     var words = banners.map(function (b) { return b.dataset.banner; });

@@ -78,14 +78,14 @@ describe('the job board', () => {
       conclusion: { word: 'CHANGED', summary: 'mp1: changed and verified' },
       finished: new Date(),
       localLog: '/var/lib/mpprov/logs/x.log',
-      released: true,
+      release: { kind: 'released', how: 'fusermount -u' },
     });
     snap = b.snapshot().jobs[0];
     expect(snap?.banner).toBe('SAFE TO REMOVE');
     expect(snap?.result).toBe('CHANGED');
     expect(snap?.released).toBe(true);
     expect(snap?.summary).toMatch(
-      /^mpprov CHANGED at \d\d:\d\d \(stick MPSTICK, mpprov\.yaml, job j20261123-100000-ab12\): mp1: changed and verified\. The stick is safe to remove\.$/,
+      /^mpprov CHANGED at \d\d:\d\d \(stick MPSTICK, mpprov\.yaml, job j20261123-100000-ab12\): mp1: changed and verified\. Results written and synced; the agent unmounted the stick: it is safe to remove\.$/,
     );
     expect(snap?.advice).toBeUndefined();
     expect(changes.at(-1)).toBe(true);

@@ -141,7 +141,8 @@ describe('every key of every map is judged', () => {
         `devices.__proto__ '__proto__' cannot name an entry here: JavaScript gives every object a key of that name`,
         empty,
       ]);
-    else expect(where(problems)).toEqual([empty]);
+    // Every problem at once: the entry's name is judged as a device URL beside its schema problem.
+    else expect(where(problems)).toEqual([`devices.${name} '${name}' is not a device URL`, empty]);
   });
 
   it('a valid agent.yaml devices entry named __proto__ is refused, not dropped', async () => {

@@ -46,7 +46,8 @@ describe('mpprov run with hostile names and a hostile stick label', () => {
     const world = await rig.makeWorld({
       agentYaml: ({ mediaRoot, stateDir }) =>
         `version: 1\nmedia_roots: [${mediaRoot}]\nstate_dir: ${stateDir}\nlog_level: debug\n` +
-        `timeouts: { request_s: 5, restart_s: 30 }\nstatus_page: { listen: "127.0.0.1:0" }\n`,
+        // No boot window: the device that cannot be reached is that at once, not after 120 s.
+        `timeouts: { request_s: 5, restart_s: 30, connect_s: 0 }\nstatus_page: { listen: "127.0.0.1:0" }\n`,
     });
     const agent = await rig.startAgent(world);
     const page = /status page at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(await agent.output())?.[1];

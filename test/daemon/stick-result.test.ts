@@ -59,7 +59,7 @@ describe('the stick says when it is done, and the agent releases it', () => {
       expect(resultTxts(await rootNames(image))).toEqual(['MPPROV-OK.TXT']);
       const text = (await readFatFile(image, 'MPPROV-OK.TXT')) ?? '';
       expect(text).toMatch(
-        /^mpprov CHANGED at \d\d:\d\d \(stick MPSTICK, mpprov\.yaml, job j[\d-]+[0-9a-f]{4}\): mp1: changed, 802\.1X authorization of eth1 inet not visible through the Admin API \(check the switch port\)\. The stick is safe to remove\.\r\n/,
+        /^mpprov CHANGED at \d\d:\d\d \(stick MPSTICK, mpprov\.yaml, job j[\d-]+[0-9a-f]{4}\): mp1: changed, 802\.1X authorization of eth1 inet not visible through the Admin API \(check the switch port\)\. Results written and synced\.\r\n/,
       );
       expect(text).toContain(end?.id ?? 'no id');
       const usbLog = (await readFatFile(image, 'usb.log')) ?? '';
@@ -100,8 +100,9 @@ describe('the stick says when it is done, and the agent releases it', () => {
       const text = (await readFatFile(image, 'MPPROV-FAILED.TXT')) ?? '';
       expect(text).toContain('mpprov FAILED at ');
       expect(text).toContain('mpprov.yaml is invalid (1 error), nothing was sent to any device.');
+      // The reason and the action from the failure table: the problem with its line, where to read the rest.
       expect(text).toContain(
-        `What to do: read usb.log on this stick (its last section, job ${end?.id}) for the reason, fix mpprov.yaml`,
+        'What to do: mpprov.yaml is invalid: line 10: monitoring_points[0].interfaces.eth1.ipv4.method: "statc" is not one of: dhcp, static, manual. Fix mpprov.yaml (all its problems are in usb.log, each with its line) and insert the stick again.',
       );
       expect(text.includes(sim.password)).toBe(false);
     },

@@ -65,7 +65,8 @@ export function agentYamlLines(dir: string, stateDir: string, service: ServiceSi
   const lines = [
     'version: 1',
     `state_dir: ${stateDir}`,
-    `timeouts: { request_s: ${requestS}, restart_s: ${restartS}, dot1x_s: ${dot1xS} }`,
+    // No boot window: a cell's device that does not answer at the first contact fails at once.
+    `timeouts: { request_s: ${requestS}, restart_s: ${restartS}, dot1x_s: ${dot1xS}, connect_s: 0 }`,
   ];
   if (service !== undefined) {
     writeFileSync(join(dir, 'service.token'), `${TOKEN}\n`, { mode: 0o600 });

@@ -30,6 +30,16 @@ describe('announcementFor', () => {
         endedJob(runningJob('k', 'MPSTICK', []), 'FAILED', { summary: 'mpprov.yaml is invalid (3 errors)' }),
       ).body,
     ).toBe('Stick MPSTICK FAILED: mpprov.yaml is invalid (3 errors)');
+    // Safe to remove only once the agent unmounted it: else what the agent found.
+    const kept =
+      'Results written and synced; the agent could not unmount it (fusermount -u failed): unmount it from the desktop before pulling it.';
+    expect(
+      announcementFor(endedJob(stick, 'CHANGED', { released: false, banner: 'UNMOUNT FIRST', removal: kept })).body,
+    ).toBe(`Stick MPSTICK: branch-12-mp1 configured. ${kept}`);
+    const pulled = 'The stick was removed before its result was written: insert it again to get the result.';
+    expect(
+      announcementFor(endedJob(stick, 'CHANGED', { released: false, banner: 'INSERT AGAIN', removal: pulled })).body,
+    ).toBe(`Stick MPSTICK: branch-12-mp1 configured. ${pulled}`);
     expect(announcementFor(endedJob(runningJob('p', 'lab.yaml', ['a', 'b'], 'profile'), 'NO CHANGE')).body).toBe(
       'Profile lab.yaml: a, b already configured, nothing changed',
     );

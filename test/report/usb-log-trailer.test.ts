@@ -106,7 +106,7 @@ describe('the usb.log trailer and the result files on a FAT stick', () => {
       expect(await readFatFile(image, 'MPPROV-FAILED.TXT')).toBeUndefined();
       expect(await readFatFile(image, 'MPPROV-OK.TXT')).toBeUndefined();
       expect(await readFatFile(image, 'MPPROV-NO-CHANGE.TXT')).toBe(
-        'mpprov NO CHANGE at 08:07 (stick STICK, mpprov.yaml, job j1): mp1: already applied, no restart. The stick is safe to remove.\r\nDetails: usb.log and mpprov-result.json on this stick.\r\n',
+        'mpprov NO CHANGE at 08:07 (stick STICK, mpprov.yaml, job j1): mp1: already applied, no restart. Results written and synced.\r\nDetails: usb.log and mpprov-result.json on this stick.\r\n',
       );
     },
   );

@@ -102,7 +102,9 @@ describe('the status page in headless Chromium', () => {
       expect(await bannerText(page, 'SAFE TO REMOVE')).toContain(
         `(stick MPSTICK, mpprov.yaml, job ${end?.id}): mp1: changed`,
       );
-      expect(await bannerText(page, 'SAFE TO REMOVE')).toContain('The agent has unmounted the stick: pull it out.');
+      expect(await bannerText(page, 'SAFE TO REMOVE')).toContain(
+        'Results written and synced; the agent unmounted the stick: it is safe to remove.',
+      );
       expect(navigations()).toBe(0);
       expect(await page.evaluate('window.stillTheSamePage')).toBe(true);
 
@@ -136,8 +138,9 @@ describe('the status page in headless Chromium', () => {
       expect(end?.result).toBe('FAILED');
       const text = await bannerText(page, 'FAILED');
       expect(text).toMatch(/^FAILED: what to do\s+Stick BADPW/);
+      // The failure table's reason and action for credentials, not a general "read usb.log".
       expect(text).toContain(
-        `What to do: read usb.log on this stick (its last section, job ${end?.id}) for the reason`,
+        "Check the user name and the password the stick gives for this MP (or agent.yaml's for its URL)",
       );
       expect(navigations()).toBe(0);
       await page.screenshot({ path: join(OUTPUT, 'status-page-failed.png'), fullPage: true });
