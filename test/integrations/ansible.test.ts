@@ -43,7 +43,7 @@ beforeAll(async () => {
     writeFileSync(join(work, 'profiles', `${mp.name}.yaml`), stickYaml([{ name: mp.name, sim, dot1x: mp.dot1x }]));
     writeFileSync(join(work, 'profiles/secrets', `${mp.name}.pw`), `${sim.password}\n`, { mode: 0o600 });
   });
-  // The controller's mpprov: this checkout's build (or bundle, with MPPROV_TEST_CLI=bundle).
+  // The controller's mpprov: the command package.json's bin names (tsc's build with MPPROV_TEST_CLI=dist).
   writeFileSync(join(work, 'mpprov'), `#!/bin/sh\nexec '${process.execPath}' '${cliPath}' "$@"\n`);
   chmodSync(join(work, 'mpprov'), 0o755);
   // The controller keeps mpprov's state (the secrets record) from run to run.
