@@ -2,8 +2,9 @@
 //   [--cycles N] [--idle S] [--rounds N] [--fleet-outage-ms MS]`: the figures docs/performance.md sets
 // targets for, each as median/min/max over its runs beside its target, written to
 // bench/results.json with the machine, Node version and date. Speed and memory targets live
-// here, never in timed unit tests. Needs the build (dist/, and dist/mpprov.mjs: `npm run bench`
-// makes both), root and curl; see README "Performance".
+// here, never in timed unit tests. Measures the command package.json's bin names (the bundle's
+// launcher). Needs the build (`npm run build`, which `npm run bench` runs: dist/ and the bundle),
+// root and curl; see README "Performance".
 //   full (default): 5 rounds of everything, fleets of 50 and 200, 200 agent jobs: ~12 minutes
 //   --quick: a sanity run, 2 rounds, fleets of 50 (conc 8) and 200 (conc 32), 40 agent jobs, 15 s idle: ~4 minutes
 // Prints a line per measurement, then the table (bench/table.mjs); exit status 1 when a target
@@ -69,7 +70,7 @@ for (const [flag, key] of [
 
 for (const [file, how] of [
   [cli, 'npm run build'],
-  [bundle, 'node packaging/build-package.mjs --bundle-only'],
+  [bundle, 'npm run build'],
 ]) {
   if (!existsSync(file)) throw new Error(`${file} is missing: run ${how} (npm run bench builds both)`);
 }
@@ -87,7 +88,7 @@ const results = {
     (git('status', '--porcelain', '--untracked-files=no') === '' ? '' : ' (with uncommitted changes)'),
   cli:
     entry === bundle
-      ? 'dist/mpprov.mjs (the bundle that ships as /usr/bin/mpprov) unless said'
+      ? "dist/mpprov.mjs (package.json's bin: the bundle that ships as /usr/bin/mpprov) unless said"
       : 'dist/cli/main.js (the checkout build) unless said',
   plan,
 };
