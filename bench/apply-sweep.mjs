@@ -233,7 +233,7 @@ function report(runs, noChange) {
           list.map((m) => m.overheadMs),
           'ms',
         );
-        overhead[side][name][`outage_${outage}_ms`] = side === 'mpprov' ? judged(figure, '<', 300) : figure;
+        overhead[side][name][`outage_${outage}_ms`] = side === 'mpprov' ? judged(figure, '<', 250) : figure;
         lateAfterUp[side][name][`outage_${outage}_ms`] = summarize(
           list.map((m) => m.lateMs),
           'ms',
@@ -255,7 +255,7 @@ function report(runs, noChange) {
     mean_overhead_ratio: judged(
       { unit: 'ratio', runs: allOverheads.mpprov.length, median: Number(ratio.toFixed(2)) },
       '<=',
-      0.5,
+      0.35,
     ),
     no_change_reapply: Object.fromEntries(
       Object.entries(noChange).map(([name, list]) => [
@@ -267,7 +267,7 @@ function report(runs, noChange) {
               'ms',
             ),
             '<',
-            250,
+            200,
           ),
           restarts: judged(
             summarize(

@@ -1,7 +1,7 @@
 // Shared parts of the daemon benchmarks (bench/daemon-*.mjs): a temporary world with an agent.yaml,
 // `mpprov run` as a child process, FAT images mounted with fusefat. Prints nothing by itself.
 import { execFile, spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,8 +42,8 @@ export async function makeWorld({ profiles = false } = {}) {
   return world;
 }
 
-/** The one-file bundle that ships as /usr/bin/mpprov (npm run package, or build-package.mjs --bundle-only). */
-export const bundle = join(repoRoot, 'dist/mpprov.mjs');
+/** The command package.json's bin names: the one-file bundle's launcher, /usr/bin/mpprov in the .deb (npm run build). */
+export const bundle = join(repoRoot, JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).bin.mpprov);
 
 /** NODE_OPTIONS of systemd/mpprov.service: the agent is measured as the unit starts it. */
 export async function unitNodeOptions() {

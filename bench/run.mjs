@@ -2,8 +2,9 @@
 //   [--cycles N] [--idle S] [--rounds N] [--fleet-outage-ms MS]`: the figures docs/performance.md sets
 // targets for, each as median/min/max over its runs beside its target, written to
 // bench/results.json with the machine, Node version and date. Speed and memory targets live
-// here, never in timed unit tests. Needs the build (dist/, and dist/mpprov.mjs: `npm run bench`
-// makes both), root and curl; see README "Performance".
+// here, never in timed unit tests. Measures the command package.json's bin names (the bundle's
+// launcher). Needs the build (`npm run build`, which `npm run bench` runs: dist/ and the bundle),
+// root and curl; see README "Performance".
 //   full (default): 5 rounds of everything, fleets of 50 and 200, the fleet with the service at 200
 //   and 1 000 MPs, 200 agent jobs
 //   --quick: a sanity run, 2 rounds, fleets of 50 (conc 8) and 200 (conc 32), the service rows at 200,
@@ -78,7 +79,7 @@ for (const [flag, key] of [
 
 for (const [file, how] of [
   [cli, 'npm run build'],
-  [bundle, 'node packaging/build-package.mjs --bundle-only'],
+  [bundle, 'npm run build'],
 ]) {
   if (!existsSync(file)) throw new Error(`${file} is missing: run ${how} (npm run bench builds both)`);
 }
@@ -96,7 +97,7 @@ const results = {
     (git('status', '--porcelain', '--untracked-files=no') === '' ? '' : ' (with uncommitted changes)'),
   cli:
     entry === bundle
-      ? 'dist/mpprov.mjs (the bundle that ships as /usr/bin/mpprov) unless said'
+      ? "dist/mpprov.mjs (package.json's bin: the bundle that ships as /usr/bin/mpprov) unless said"
       : 'dist/cli/main.js (the checkout build) unless said',
   plan,
 };

@@ -24,6 +24,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+// The command package.json's bin names (the bundle's launcher), as `npx mpprov` runs it.
+const mpprovBin = join(root, JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).bin.mpprov);
 const { startSimulator } = await import(join(root, 'dist/simulator/index.js'));
 const { startServiceSimulator } = await import(join(root, 'dist/simulator/service/index.js'));
 const profile = process.argv[2] ?? 'vlan-dot1x.yaml';
@@ -52,13 +54,13 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 const say = (text) => process.stdout.write(`\n=== ${text}\n`);
 const cli = (args) =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), ...args], { stdio: 'inherit' });
+    const child = spawn(process.execPath, [mpprovBin, ...args], { stdio: 'inherit' });
     child.on('close', (code) => resolve(code));
   });
 /** The same, with stdout and stderr captured: `{ status, stdout, stderr }`. */
 const cliCapture = (args) =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), ...args], {
+    const child = spawn(process.execPath, [mpprovBin, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -207,14 +209,10 @@ async function runAgentDemo(stickDir, configFile) {
   const runtime = join(world, 'run');
   const out = join(world, 'agent.out');
   const fd = openSync(out, 'a');
-  const agent = spawn(
-    process.execPath,
-    [join(root, 'dist/cli/main.js'), 'run', '--agent-config', join(world, 'agent.yaml')],
-    {
-      stdio: ['ignore', fd, fd],
-      env: { ...process.env, RUNTIME_DIRECTORY: runtime },
-    },
-  );
+  const agent = spawn(process.execPath, [mpprovBin, 'run', '--agent-config', join(world, 'agent.yaml')], {
+    stdio: ['ignore', fd, fd],
+    env: { ...process.env, RUNTIME_DIRECTORY: runtime },
+  });
   closeSync(fd);
   const agentOutput = () => readFileSync(out, 'utf8');
   // The desktop companion, with a notify-send that prints its arguments instead of popping up.
@@ -287,11 +285,9 @@ async function runAgentDemo(stickDir, configFile) {
     );
     console.log(readFileSync(notifyOut, 'utf8').trim());
     say('mpprov status');
-    execFileSync(
-      process.execPath,
-      [join(root, 'dist/cli/main.js'), 'status', '--agent-config', join(world, 'agent.yaml')],
-      { stdio: 'inherit' },
-    );
+    execFileSync(process.execPath, [mpprovBin, 'status', '--agent-config', join(world, 'agent.yaml')], {
+      stdio: 'inherit',
+    });
   } finally {
     notify.kill('SIGTERM');
     agent.kill('SIGTERM');
@@ -307,7 +303,7 @@ function startNotify(world, statusFile, outFile) {
   const bin = join(world, 'bin');
   mkdirSync(bin);
   writeFileSync(join(bin, 'notify-send'), `#!/bin/sh\necho "notify-send: $*" >> '${outFile}'\n`, { mode: 0o755 });
-  return spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'notify', '--status-file', statusFile], {
+  return spawn(process.execPath, [mpprovBin, 'notify', '--status-file', statusFile], {
     stdio: 'ignore',
     env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` },
   });

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 
 /**
- * Builds dist/ and the bundle dist/mpprov.mjs (launcher and mpprov-app.cjs) once so tests can run the real `mpprov`
- * binary as a child process, and makes the one folder the run's temporary files live in
+ * Builds as `npm run build` does, tsc's dist/ and the bundle dist/mpprov.mjs (launcher and mpprov-app.cjs, the
+ * command package.json's bin names), once so tests can run the real `mpprov` as a child process, and makes the one folder the run's temporary files live in
  * (test/support/temp-folder.ts), removed afterwards.
  */
 export default function setup(project: TestProject): () => void {
@@ -18,7 +18,7 @@ export default function setup(project: TestProject): () => void {
       cwd: repo,
       stdio: 'inherit',
     });
-    // The bundle (a second): the CLI tests' second run (vitest.bundle.config.ts) runs it.
+    // The bundle (a second): what test/support/run-cli.ts runs.
     execFileSync(process.execPath, [`${repo}packaging/build-package.mjs`, '--bundle-only'], {
       cwd: repo,
       stdio: 'inherit',

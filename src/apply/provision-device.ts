@@ -1,4 +1,4 @@
-import { stanzaKey, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
+import { type DeviceInterface, stanzaKey, WRITE_ONLY_FIELDS } from '../admin-api/index.js';
 import { type AdminApi, type DeviceIdentity, isDeviceError, resolveDeviceIdentity } from '../client/index.js';
 import { ErrorCode, isMpprovError } from '../core/errors.js';
 import { buildPlan, type DesiredDevice, describeStep, type DeviceSnapshot, type Plan } from '../plan/index.js';
@@ -113,6 +113,7 @@ export async function provisionDevice(
   const total = plan.steps.length;
   let restarted = false;
   let restartRequested = false;
+  let activeAfterRestart: DeviceInterface[] | undefined;
   const dot1xNotVisible: string[] = [];
   for (const [index, step] of plan.steps.entries()) {
     const description = describeStep(step);
@@ -145,10 +146,13 @@ export async function provisionDevice(
             restartRequested = true;
             options.onRestartRequested?.();
           },
+          ...(activeAfterRestart === undefined ? {} : { activeAfterRestart }),
         },
         (reason, elapsedMs) => emit({ type: 'waiting', device, description, elapsedMs, reason }),
       );
       if (step.kind === 'restart-networking') restarted = true;
+      // Only for the step right after the restart: a later step must see the device as it is then.
+      activeAfterRestart = notes.activeAfterRestart;
       for (const stanza of notes.dot1xNotVisible) {
         // A warning in every output (terminal, JSON, usb.log), never a verified result.
         const wireless = desired.interfaces.some((i) => i.wireless && stanza.startsWith(`${i.name} `));

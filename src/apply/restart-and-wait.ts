@@ -12,16 +12,18 @@ import { byCodeUnit } from '../core/index.js';
 
 /** How long a device may keep answering after accepting a restart before it goes down. */
 const OUTAGE_START_GRACE_MS = 5_000;
-/** Probe failures come every 200 ms during an outage; the progress display and job log need one a second. */
+/** Probe failures come every 100 ms during an outage; the progress display and job log need one a second. */
 const REPORT_EVERY_MS = 1_000;
 
 /**
  * Restarts networking and rides out the outage (resets and refused connections are expected),
- * probing every 200 ms from the 202 on (the client's waitUntilAnswering). Done at the first
+ * probing every 100 ms from the 202 on (the client's waitUntilAnswering). Done at the first
  * answer whose active view shows the new configuration, or, once the device was seen going down
  * (a refused or reset connection), at its first answer again: a restart that did not take is
  * verify-active's to report. An answer with the old configuration before the device went down
  * ends nothing, unless the device has not gone down within OUTAGE_START_GRACE_MS.
+ * Returns the active view of that answer, fresh from the device: verifying it needs no second
+ * request (after the outage that one would also pay a new connection and TLS handshake).
  */
 export async function restartAndWait(
   api: AdminApi,
@@ -31,7 +33,7 @@ export async function restartAndWait(
   hasRestarted: (active: DeviceInterface[]) => boolean,
   /** Called once the device accepted the restart: a stop from now on must say it may be restarting. */
   onRequested?: () => void,
-): Promise<void> {
+): Promise<DeviceInterface[]> {
   // Any change of the active configuration also shows the restart happened (even a wrong one).
   const before = configurationOf(await api.listInterfaces('active'));
   await api.restartNetworking();
@@ -54,7 +56,7 @@ export async function restartAndWait(
     onWait(reason, at);
   };
   try {
-    await api.waitUntilAnswering({
+    return await api.waitUntilAnswering({
       timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)),
       onAttempt,
       until: (view) =>

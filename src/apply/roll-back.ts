@@ -44,15 +44,18 @@ export async function rollBack(
       else await api.postStanza({ ...action.fields, name: action.name, family: action.family });
     }
     // Nothing could be put back (every stanza held secrets): a restart would change nothing.
-    if (requests.length > 0)
-      await restartAndWait(
-        api,
-        options.restartTimeoutMs,
-        onWait,
-        options.signal,
-        (view) => notRestored(view, actions).length === 0,
-      );
-    const wrong = notRestored(await api.listInterfaces('active'), actions);
+    // After one, the answer that ended its wait is the active view to check.
+    const active =
+      requests.length > 0
+        ? await restartAndWait(
+            api,
+            options.restartTimeoutMs,
+            onWait,
+            options.signal,
+            (view) => notRestored(view, actions).length === 0,
+          )
+        : await api.listInterfaces('active');
+    const wrong = notRestored(active, actions);
     if (wrong.length > 0) {
       return {
         outcome: 'failed',

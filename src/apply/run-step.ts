@@ -1,3 +1,4 @@
+import type { DeviceInterface } from '../admin-api/index.js';
 import type { AdminApi } from '../client/index.js';
 import { VerificationError } from '../core/errors.js';
 import type { ExpectedStanza, Step } from '../plan/index.js';
@@ -10,6 +11,8 @@ import { verifyView } from './verify-view.js';
 export interface StepNotes {
   /** Stanzas whose 802.1X was applied but whose authorization the Admin API cannot show ("eth1 inet"). */
   dot1xNotVisible: string[];
+  /** A restart's: the active view the device answered with once back, for the verify-active step after it. */
+  activeAfterRestart?: DeviceInterface[];
 }
 
 const NOTHING: StepNotes = { dot1xNotVisible: [] };
@@ -26,7 +29,11 @@ const DEFAULT_DOT1X_GRACE_MS = 20_000;
 export async function runStep(
   step: Step,
   api: AdminApi,
-  options: Pick<ProvisionOptions, 'restartTimeoutMs' | 'signal' | 'dot1xGraceMs'> & { onRestartRequested?: () => void },
+  options: Pick<ProvisionOptions, 'restartTimeoutMs' | 'signal' | 'dot1xGraceMs'> & {
+    onRestartRequested?: () => void;
+    /** The active view the restart step before ended on (StepNotes.activeAfterRestart): verify-active checks it. */
+    activeAfterRestart?: DeviceInterface[];
+  },
   onWait: (reason: string, elapsedMs: number) => void,
 ): Promise<StepNotes> {
   switch (step.kind) {
@@ -55,17 +62,26 @@ export async function runStep(
     }
     case 'restart-networking':
       if (options.signal?.aborted === true) throw new RestartSkippedError();
-      await restartAndWait(
+      return {
+        ...NOTHING,
+        activeAfterRestart: await restartAndWait(
+          api,
+          options.restartTimeoutMs,
+          onWait,
+          options.signal,
+          (view) => verifyView(view, step.expected).length === 0,
+          options.onRestartRequested,
+        ),
+      };
+    case 'verify-active':
+      return verifyActive(
         api,
-        options.restartTimeoutMs,
+        step.expected,
+        options.dot1xGraceMs ?? DEFAULT_DOT1X_GRACE_MS,
         onWait,
         options.signal,
-        (view) => verifyView(view, step.expected).length === 0,
-        options.onRestartRequested,
+        options.activeAfterRestart,
       );
-      return NOTHING;
-    case 'verify-active':
-      return verifyActive(api, step.expected, options.dot1xGraceMs ?? DEFAULT_DOT1X_GRACE_MS, onWait, options.signal);
     case 'add-acl-rule':
       await api.addAcl(step.rule);
       return NOTHING;
@@ -85,9 +101,11 @@ async function verifyActive(
   graceMs: number,
   onWait: (reason: string, elapsedMs: number) => void,
   signal: AbortSignal | undefined,
+  /** The view the restart's wait ended on: the device's answer of moments ago, as a new GET would return it. */
+  answered: DeviceInterface[] | undefined,
 ): Promise<StepNotes> {
   const started = Date.now();
-  const active = await api.listInterfaces('active');
+  const active = answered ?? (await api.listInterfaces('active'));
   const problems = verifyView(active, expected);
   if (problems.length > 0) {
     const stillPending = verifyView(await api.listInterfaces('pending'), expected).length === 0;

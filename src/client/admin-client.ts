@@ -40,12 +40,13 @@ export interface AdminApi {
   addAcl(rule: AclRule): Promise<void>;
   deleteAcl(rule: AclRule): Promise<void>;
   /**
-   * After a restart: probes the active view (one attempt each, every 200 ms, 1 s after half the
+   * After a restart: probes the active view (one attempt each, every 100 ms, 1 s after half the
    * wait) until an answer satisfies `until` (default: any answer) or `timeoutMs` passes
    * (DeviceNotAnsweringError). Refused, reset and timed-out probes are expected meanwhile and
-   * reported through `onAttempt`; TLS, pin and credential failures end it.
+   * reported through `onAttempt`; TLS, pin and credential failures end it. Returns the active
+   * view of the answer that ended the wait.
    */
-  waitUntilAnswering(options: WaitOptions): Promise<void>;
+  waitUntilAnswering(options: WaitOptions): Promise<DeviceInterface[]>;
   /** The device's clock from its last answer's Date header; undefined before any answer (or from a fake). */
   deviceClock?(): DeviceClock | undefined;
   /** Closes the device's connection once running requests are done. */

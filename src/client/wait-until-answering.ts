@@ -31,8 +31,12 @@ type ProbeOutcome = { view: DeviceInterface[] } | { failure: unknown };
  * deadline. Refused and reset connections, timeouts, 5xx and half-started web servers are expected
  * meanwhile. A wrong password, a TLS or pin failure (the device came back with another
  * certificate) or any other refusal ends the wait at once: waiting would not fix them.
+ * Returns the active view that ended the wait: the caller's verification needs no request of its own.
  */
-export async function waitUntilAnswering(connection: DeviceConnection, options: WaitOptions): Promise<void> {
+export async function waitUntilAnswering(
+  connection: DeviceConnection,
+  options: WaitOptions,
+): Promise<DeviceInterface[]> {
   const started = performance.now();
   const elapsed = () => performance.now() - started;
   const { signal, timeoutMs } = options;
@@ -77,7 +81,7 @@ export async function waitUntilAnswering(connection: DeviceConnection, options: 
       const [id, outcome] = settled;
       inFlight.delete(id);
       if ('view' in outcome) {
-        if (options.until === undefined || options.until(outcome.view)) return;
+        if (options.until === undefined || options.until(outcome.view)) return outcome.view;
         lastReason = 'it answered, but not yet with the new configuration';
         continue;
       }

@@ -70,6 +70,19 @@ describe('documented request order', () => {
     expect(eth1.dot1x_state).toBe('disabled');
   });
 
+  it('after the restart, verifies the answer that ended the wait: the device answers one request, the probe', async () => {
+    device = await startProfileDevice();
+    const file = stickWithConfig(stickHead(device, '    interfaces:\n      eth1:\n        ipv4: { method: dhcp }\n'));
+    const { result } = await applyFile(file, { agent: testAgentConfig() });
+    expect(result.devices[0]?.message).toMatch(/^applied and verified/);
+    const requests = device.requests().map((r) => `${r.method} ${r.path} ${r.query['config_state'] ?? ''}`.trim());
+    const restart = requests.lastIndexOf('PUT /api/v1/service/networking/');
+    expect(restart).toBeGreaterThan(0);
+    // A second GET of the active view after the outage would pay a new connection and TLS
+    // handshake for the answer the wait already has.
+    expect(requests.slice(restart + 1)).toEqual(['GET /api/v1/interface/ active']);
+  });
+
   it('uploads files first, then the parent with 802.1X, then its VLAN', async () => {
     device = await startProfileDevice();
     const file = stickWithConfig(

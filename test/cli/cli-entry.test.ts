@@ -2,17 +2,18 @@ import { readFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliKind, cliPath, repoRoot, runCli } from '../support/run-cli.js';
+import { binEntry, cliKind, cliPath, repoRoot, runCli } from '../support/run-cli.js';
 
 /**
- * Which `mpprov` the CLI tests run: tsc's dist/cli/main.js in the main run, the bundle
- * dist/mpprov.mjs (a launcher and mpprov-app.cjs) when vitest.bundle.config.ts sets MPPROV_TEST_CLI=bundle. Both print the
- * package's version: the bundle has it inlined at build time, dist/ reads package.json.
+ * Which `mpprov` the CLI tests run: the command package.json's `bin` names (the bundle's launcher
+ * dist/mpprov.mjs and mpprov-app.cjs), or tsc's dist/cli/main.js with MPPROV_TEST_CLI=dist while
+ * developing. Both print the package's version: the bundle has it inlined at build time, dist/
+ * reads package.json.
  */
 describe(`the CLI under test (${cliKind})`, () => {
   it('is the entry the run asked for, and prints the package version', async () => {
-    expect(cliPath).toBe(join(repoRoot, cliKind === 'bundle' ? 'dist/mpprov.mjs' : 'dist/cli/main.js'));
-    expect(cliKind).toBe(process.env.MPPROV_TEST_CLI === 'bundle' ? 'bundle' : 'dist');
+    expect(cliPath).toBe(join(repoRoot, cliKind === 'bundle' ? binEntry : 'dist/cli/main.js'));
+    expect(cliKind).toBe(process.env.MPPROV_TEST_CLI === 'dist' ? 'dist' : 'bundle');
     const { version } = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
     const result = await runCli(['--version']);
     expect(result).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });

@@ -46,7 +46,7 @@ beforeAll(async () => {
   lab = join(work, 'lab');
   mkdirSync(lab);
   writeFileSync(join(lab, 'manifest.json'), JSON.stringify(fleet.manifest), { mode: 0o600 });
-  // The controller's mpprov: this checkout's build (or bundle, with MPPROV_TEST_CLI=bundle).
+  // The controller's mpprov: the command package.json's bin names (tsc's build with MPPROV_TEST_CLI=dist).
   writeFileSync(join(work, 'mpprov'), `#!/bin/sh\nexec '${process.execPath}' '${cliPath}' "$@"\n`);
   chmodSync(join(work, 'mpprov'), 0o755);
   const made = await runTool('ansible-playbook', [join(examplesDir, 'lab.yml'), '-e', `mpprov_lab_dir=${lab}`], {

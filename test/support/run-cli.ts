@@ -1,27 +1,38 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach } from 'vitest';
 
 /**
- * The tests' one way to run `mpprov`: the built binary (dist/cli/main.js, which vitest's global
- * setup builds) as a real child process of this Node, with the test's arguments, environment,
+ * The tests' one way to run `mpprov`: the command package.json's `bin` names (the bundle's
+ * launcher dist/mpprov.mjs and mpprov-app.cjs, what `npm run build` makes, `npx mpprov` runs and
+ * the .deb installs) as a real child process of this Node, with the test's arguments, environment,
  * working folder and stdin, and NO_COLOR set so output compares as plain text.
- * With MPPROV_TEST_CLI=bundle it is the bundle dist/mpprov.mjs (launcher and mpprov-app.cjs) instead (what the .deb
- * installs; global setup bundles it): `npm test` runs the CLI tests a second time that way.
+ * MPPROV_TEST_CLI=dist runs tsc's dist/cli/main.js instead: a development aid (stack traces
+ * into src/ files), never what a user runs.
  */
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-/** Which build the tests run: "dist" (dist/cli/main.js, tsc's output) or "bundle" (dist/mpprov.mjs). */
+/** Which build the tests run: "bundle" (package.json's `bin`) or "dist" (dist/cli/main.js, tsc's output). */
 export const cliKind: 'dist' | 'bundle' = cliKindOf(process.env.MPPROV_TEST_CLI);
+/** The file package.json's `bin` names for `mpprov`, relative to the repository. */
+export const binEntry = binOf(`${repoRoot}package.json`);
 /** The CLI's entry file, relative to the repository (or to a copy of its dist/). */
-export const cliEntry = cliKind === 'bundle' ? 'dist/mpprov.mjs' : 'dist/cli/main.js';
+export const cliEntry = cliKind === 'bundle' ? binEntry : 'dist/cli/main.js';
 export const cliPath = `${repoRoot}${cliEntry}`;
 
 function cliKindOf(value: string | undefined): 'dist' | 'bundle' {
-  if (value === undefined || value === '' || value === 'dist') return 'dist';
-  if (value === 'bundle') return 'bundle';
-  throw new Error(`MPPROV_TEST_CLI=${value}: expected "dist" (dist/cli/main.js) or "bundle" (dist/mpprov.mjs)`);
+  if (value === undefined || value === '' || value === 'bundle') return 'bundle';
+  if (value === 'dist') return 'dist';
+  throw new Error(`MPPROV_TEST_CLI=${value}: expected "bundle" (package.json's bin) or "dist" (dist/cli/main.js)`);
+}
+
+function binOf(packageJson: string): string {
+  const { bin } = JSON.parse(readFileSync(packageJson, 'utf8')) as { bin?: Record<string, string> };
+  const entry = bin?.mpprov;
+  if (entry === undefined) throw new Error(`${packageJson}: no "bin": { "mpprov": ... }`);
+  return entry.replace(/^\.\//, '');
 }
 
 export interface CliOptions {
