@@ -12,5 +12,5 @@ export { exportKey, importKey, type TransferOutcome } from './secrets-record-tra
 export { secretsRecordProblem } from './secrets-record-access.js';
 export { stepRange } from './stopped-run.js';
 export { limitProblem } from './apply-stick.js';
-export { allPathsMeasuring, pathsNotChecked, pathsWords, type PathReport, type ServiceReport } from './path-report.js';
+export { pathsNotChecked, pathsWords, type PathReport } from './path-report.js';
 export { createServiceSide, sameService, type ServiceSide } from './service-side.js';
