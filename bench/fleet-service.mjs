@@ -70,6 +70,20 @@ export async function fleetService({
       await mkdir(join(stick, 'secrets'), { recursive: true });
       await writeFile(join(stick, 'secrets/admin.pw'), `${PASSWORD}\n`, { mode: 0o600 });
       const applyIdeal = Math.ceil(count / concurrency) * (outageMs + FLOOR_MS) + reconnectMs;
+      // The same apply without the service block, on the same machine at the same time: what the
+      // service part adds is the difference (a busy machine slows both alike).
+      const alone = [];
+      for (let i = 0; i < runs; i++) {
+        await Promise.all(fleet.devices.map((d) => d.reset()));
+        alone.push(await applyAlone({ fleet, count, concurrency, stick, entry, run: i }));
+        log(`fleet N=${count} conc ${concurrency} without the service r${i + 1}: wall ${alone.at(-1).toFixed(0)} ms`);
+      }
+      results[`n${count}_apply_alone`] = {
+        devices: count,
+        concurrency,
+        ideal_ms: applyIdeal - reconnectMs,
+        wall_ms: summarize(alone, 'ms'),
+      };
       for (const withPaths of [false, true]) {
         const file = join(stick, withPaths ? 'paths.yaml' : 'confirm.yaml');
         await writeFile(file, fleetYaml(fleet, count, withPaths));
@@ -107,6 +121,21 @@ export async function fleetService({
     path_data_ms: pathDataMs,
     ...results,
   };
+}
+
+async function applyAlone({ fleet, count, concurrency, stick, entry, run }) {
+  const file = join(stick, 'alone.yaml');
+  await writeFile(file, fleetYaml(fleet, count, false));
+  const agentYaml = join(stick, 'agent-alone.yaml');
+  await writeFile(agentYaml, 'version: 1\n');
+  const state = join(stick, `state-alone-${run}`);
+  const result = await timeProcess(
+    process.execPath,
+    [entry, 'apply', file, '--concurrency', String(concurrency), '--agent-config', agentYaml, '--state-dir', state],
+    { env: { ...process.env, NO_COLOR: '1' } },
+  );
+  if (result.status !== 0) throw new Error(`fleet N=${count} without the service: exit ${result.status}`);
+  return result.wallMs;
 }
 
 async function oneRun({ setup, count, concurrency, withPaths, file, stick, entry, run }) {
