@@ -53,9 +53,15 @@ export async function ensurePaths(
   );
 }
 
+/**
+ * The record's orgId; else the organization the watch listed it in (found by its id: a
+ * vendor-true record has no hostname, and its name need not be the hostname it was waited for
+ * by); else service.org_id; else the token's only organization.
+ */
 async function organizationOf(state: WatchState, appliance: Appliance): Promise<number | undefined> {
+  const listedIn = [...state.known.values()].find((known) => known.id === appliance.id)?.orgId;
   const hostname = appliance.hostname ?? appliance.name;
-  return appliance.orgId ?? state.organizationOf(hostname) ?? (await state.soleOrganization());
+  return appliance.orgId ?? listedIn ?? state.organizationOf(hostname) ?? (await state.soleOrganization());
 }
 
 /** One outcome per target: the stick's checks refuse a target twice, and a second one would only repeat the first. */
@@ -92,7 +98,7 @@ async function onePath(
   }
   if ('failure' in ensured) {
     const why = untilDeadline.aborted
-      ? `the wait of ${Math.round((timing.deadline - timing.startedAt) / 1000)} s ran out before the service's rate limit gave it a turn`
+      ? `the wait of ${Math.round((timing.deadline - timing.startedAt) / 1000)} s ran out before the service answered`
       : failureText(ensured.failure);
     return {
       target,

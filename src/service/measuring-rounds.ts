@@ -18,8 +18,8 @@ const PATH_DAYS_PER_REQUEST = 20;
 const DAY_MS = 86_400_000;
 const MEASURE_WINDOW_MS = 120_000;
 /** Round spacing grows by this per path waiting, up to MAX_ROUND_MS. */
-const MS_PER_WAITING_PATH = 250;
-const MAX_ROUND_MS = 15_000;
+const MS_PER_WAITING_PATH = 400;
+const MAX_ROUND_MS = 30_000;
 
 export interface MeasuringResult {
   measuring: boolean;

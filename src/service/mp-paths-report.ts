@@ -26,8 +26,11 @@ export type MpPathsReport =
   | { hostname: string; known: true; appliance: Appliance; orgId: undefined; paths: [] };
 
 const HOUR_MS = 3_600_000;
-/** An hour is 1/24 of a day: 480 paths make 20 path-days. Fewer keep each answer small. */
-const PATHS_PER_REQUEST = 100;
+/**
+ * An hour is 1/24 of a day: 480 paths would make 20 path-days, but an hour of every sample of a
+ * path's 13 arrays is a few hundred KiB: 5 paths keep an answer well under the 4 MiB cap.
+ */
+const PATHS_PER_REQUEST = 5;
 
 /** Throws the service's error (the caller says it): a listing has no wait to look past a failure in. */
 export async function reportMpPaths(

@@ -34,7 +34,8 @@ const keyOf = (source: string, target: string): string => `${source.toLowerCase(
 export function createPathCatalogue(client: DataApi): PathCatalogue {
   const lists = new Map<number, OrgPaths>();
   const listing = new Map<number, { startedAt: number; done: Promise<OrgPaths> }>();
-  const ensuring = new Map<string, Promise<Ensured>>();
+  /** Creations under way, shared by every caller of the same (organization, MP, target). */
+  const ensuring = new Map<string, { done: Promise<Ensured>; callers: number; controller: AbortController }>();
 
   function list(orgId: number, maxAgeMs: number): Promise<OrgPaths> {
     const now = Date.now();
@@ -86,20 +87,57 @@ export function createPathCatalogue(client: DataApi): PathCatalogue {
     }
   }
 
+  /**
+   * One caller's share of a creation: it leaves when its own signal ends (its wait ran out, or the
+   * run stops), and the creation is abandoned only once every caller has left.
+   */
+  function joined(
+    entry: { done: Promise<Ensured>; callers: number; controller: AbortController },
+    signal: AbortSignal | undefined,
+  ): Promise<Ensured> {
+    entry.callers += 1;
+    return new Promise<Ensured>((resolve, reject) => {
+      const leave = () => {
+        signal?.removeEventListener('abort', onAbort);
+        entry.callers -= 1;
+      };
+      const onAbort = () => {
+        leave();
+        if (entry.callers === 0) entry.controller.abort(signal?.reason);
+        reject(signal?.reason as Error);
+      };
+      if (signal?.aborted === true) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      entry.done.then(
+        (ensured) => {
+          leave();
+          resolve(ensured);
+        },
+        (error: unknown) => {
+          leave();
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  }
+
   return {
     find,
     ensure(orgId, source, target, signal) {
       const key = `${orgId}\n${keyOf(source, target)}`;
-      const running = ensuring.get(key);
-      if (running !== undefined) return running;
-      const done = create(orgId, source, target, signal);
-      ensuring.set(key, done);
-      // Once settled, a later call finds the path in the list (or tries again after a failure).
-      const forget = () => {
-        if (ensuring.get(key) === done) ensuring.delete(key);
-      };
-      done.then(forget, forget);
-      return done;
+      let entry = ensuring.get(key);
+      if (entry === undefined) {
+        const controller = new AbortController();
+        const created = { done: create(orgId, source, target, controller.signal), callers: 0, controller };
+        ensuring.set(key, created);
+        // Once settled, a later call finds the path in the list (or tries again after a failure).
+        const forget = () => {
+          if (ensuring.get(key) === created) ensuring.delete(key);
+        };
+        created.done.then(forget, forget);
+        entry = created;
+      }
+      return joined(entry, signal);
     },
     update(orgId, path) {
       lists.get(orgId)?.paths.set(keyOf(path.sourceAppliance, path.target), path);

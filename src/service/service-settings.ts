@@ -11,7 +11,7 @@ export interface ServiceSettings {
   token: Secret;
   /** `service.tls.ca`: trusted in addition to the system store. */
   caPem?: string | undefined;
-  /** `service.wait_connected_s`: how long the post-check polls, counted from its first poll. */
+  /** `service.wait_connected_s`: how long the post-check waits, counted from the start of the wait. */
   waitConnectedS: number;
 }
 

@@ -110,6 +110,33 @@ describe('rounds', () => {
     expect(new Set(asked.slice(2))).toEqual(new Set(['/api/v3/appliance?orgId=12']));
   });
 
+  it('a service that answers 400 to hostname= is asked by list from then on, and matched by the client', async () => {
+    const [hostname = ''] = restarting(1);
+    service.setFaults({ refuseHostnameQuery: true });
+    service.clearRequests();
+    try {
+      const watch = createServiceWatch(client(), { timing: { roundMs: 200 } });
+      let looks = 0;
+      const outcome = await watch.waitConnected(hostname.toUpperCase(), {
+        waitS: 30,
+        onProgress: () => {
+          if (++looks === 2) service.answeringAgain(hostname);
+        },
+      });
+      expect(outcome).toMatchObject({ kind: 'connected', appliance: { hostname } });
+      const asked = service.requests().map((r) => `${described(r)} ${r.status}`);
+      // Refused once, never asked that way again; the token sees two organizations, so every MP is listed once.
+      expect(asked.slice(0, 3)).toEqual([
+        `/api/v3/appliance?hostname=${hostname.toUpperCase()} 400`,
+        '/api/v3/organization 200',
+        '/api/v3/appliance 200',
+      ]);
+      expect(asked.filter((a) => a.includes('hostname='))).toHaveLength(1);
+    } finally {
+      service.clearFaults();
+    }
+  });
+
   it('200 MPs coming back over time: at most N/20 + 20 requests, no 429, each confirmed in the round after it came back', async () => {
     const hostnames = restarting(200);
     service.clearRequests();

@@ -185,6 +185,20 @@ describe('ensurePaths', () => {
     expect(other).toMatchObject({ created: true, measuring: true });
   });
 
+  it('a vendor-true record (no hostname, no orgId, a name of its own) takes the organization it was listed in', async () => {
+    const w = watch();
+    counter += 1;
+    const hostname = `path-mp${counter}`;
+    service.registerAppliance({ hostname, name: `Branch MP ${counter}`, orgId: 12 });
+    const confirmed = await w.waitConnected(hostname, { waitS: 10 });
+    const record = confirmed.appliance;
+    if (record === undefined) throw new Error(confirmed.sentence);
+    const bare: Appliance = { id: record.id, name: record.name, connectionStatus: record.connectionStatus };
+    const [outcome] = await w.ensurePaths(bare, [{ target: '192.0.2.73' }], { waitS: 20 });
+    expect(outcome).toMatchObject({ created: true, measuring: true });
+    expect(pathsOf(`Branch MP ${counter}`)).toHaveLength(1);
+  });
+
   it('service.org_id stands in for a record without orgId', async () => {
     const w = watch({ orgId: 12 });
     counter += 1;
@@ -211,6 +225,35 @@ describe('ensurePaths', () => {
     const reads = (counts['path-data-bulk'] ?? 0) + (counts['path-status-list'] ?? 0);
     expect(reads).toBeLessThanOrEqual(10);
     expect(counts['path-data'] ?? 0).toBe(0);
+  });
+});
+
+describe('a service that misbehaves', () => {
+  it('a malformed list, an oversized answer, a slow service: outcomes with the reason, within the wait', async () => {
+    const w = watch();
+    const mp = await availableMp(w);
+    service.clearRequests();
+    service.setFaults({ rawBody: { text: '{"paths": "\u001b[31mnot a list', count: 1 } });
+    const [malformed] = await w.ensurePaths(mp, [{ target: '192.0.2.40' }], { waitS: 5 });
+    expect(malformed).toMatchObject({ created: false, measuring: false });
+    expect(malformed?.sentence).toMatch(/^path to 192\.0\.2\.40 could not be made sure of: the service at /);
+    expect(writes()).toEqual([]);
+
+    service.setFaults({ oversizedBody: { bytes: 8 * 1024 * 1024 } });
+    const [oversized] = await w.ensurePaths(mp, [{ target: '192.0.2.41' }], { waitS: 2 });
+    expect(oversized?.measuring).toBe(false);
+    expect(oversized?.sentence).toMatch(/could not be made sure of: .*4 MiB|more than/);
+
+    service.setFaults({ latencyMs: 5_000 });
+    const started = Date.now();
+    const [slow] = await w.ensurePaths(mp, [{ target: '192.0.2.42' }], { waitS: 1 });
+    // The wait is kept: the answers still on their way are not waited for.
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(slow?.sentence).toBe(
+      'path to 192.0.2.42 could not be made sure of: the wait of 1 s ran out before the service answered',
+    );
+    service.clearFaults();
+    expectNoSecret([JSON.stringify([malformed, oversized, slow])], [TOKEN]);
   });
 });
 
