@@ -6,7 +6,7 @@
 //   confirm: wall <= 1.3 x (ceil(N/C) x (outage + 150 ms) + reconnect), requests <= N/20 + 20, no 429
 //   paths:   creates == N and the rest <= N/20 + 20, wall <= 1.3 x max(that ideal, requests / 5 s)
 //            + the first-data delay, no 429
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startFleet } from '../dist/simulator/index.js';
 import { startSimulatedService } from '../dist/simulator/service/index.js';
@@ -15,29 +15,36 @@ import { judged, summarize } from './lib/stats.mjs';
 import { timeProcess } from './lib/timed-process.mjs';
 
 const PASSWORD = 'bench-fleet-service-password';
+const profileCerts = new URL('../profiles/certs/', import.meta.url);
+/** One certificate for every device, pinned once in agent.yaml's defaults. */
+const FLEET_CERTIFICATE = {
+  certificatePem: await readFile(new URL('device-https-cert.pem', profileCerts), 'utf8'),
+  privateKeyPem: await readFile(new URL('device-https-key.pem', profileCerts), 'utf8'),
+};
 const HOSTNAME = 'fleet-mp';
 /** The service's documented limit: 50 requests per 10 s, so 5 a second at best. */
 const REQUESTS_PER_S = 5;
 
+/**
+ * One line per MP: a stick is at most 256 KiB, and 1 000 MPs in block style are more. The
+ * password and the pin are agent.yaml's defaults (the whole fleet serves one certificate).
+ */
 function fleetYaml(fleet, count, withPaths) {
   const lines = ['version: 1', 'monitoring_points:'];
   for (const [index, device] of fleet.manifest.devices.slice(0, count).entries()) {
+    const address = `192.0.2.${10 + (index % 200)}/24`;
+    // A documentation address as the path's target: data for the simulated service, never connected to.
+    const paths = withPaths ? ', paths: [{ target: 192.0.2.80 }]' : '';
     lines.push(
-      `  - name: ${HOSTNAME}-${index + 1}`,
-      `    url: ${device.url}`,
-      '    username: admin',
-      '    password_file: secrets/admin.pw',
-      `    tls: { fingerprint_sha256: "${device.fingerprint_sha256}" }`,
-    );
-    // A documentation address: data for the simulated service, never connected to.
-    if (withPaths) lines.push('    paths:', '      - target: 192.0.2.80');
-    lines.push(
-      '    interfaces:',
-      '      eth1:',
-      `        ipv4: { method: static, address: 192.0.2.${10 + (index % 200)}/24, gateway: 192.0.2.1 }`,
+      `  - { name: ${HOSTNAME}-${index + 1}, url: "${device.url}"${paths}, interfaces: { eth1: { ipv4: { method: static, address: ${address}, gateway: 192.0.2.1 } } } }`,
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** agent.yaml's defaults for the fleet: the admin password and the fleet's one certificate pinned. */
+function defaultsYaml(fleet, stick) {
+  return `defaults: { username: admin, password_file: ${join(stick, 'secrets/admin.pw')}, tls: { fingerprint_sha256: "${fleet.manifest.devices[0].fingerprint_sha256}" } }`;
 }
 
 /**
@@ -64,7 +71,7 @@ export async function fleetService({
       answeringAgain: (index) => setup?.hooks.answeringAgain(index),
       managementDot1xFailed: (index) => setup?.hooks.managementDot1xFailed(index),
     };
-    const fleet = await startFleet(count, { restartMs: outageMs, password: PASSWORD, hooks });
+    const fleet = await startFleet(count, { restartMs: outageMs, password: PASSWORD, hooks, ...FLEET_CERTIFICATE });
     try {
       const stick = join(workDir, `fleet-service-${count}`);
       await mkdir(join(stick, 'secrets'), { recursive: true });
@@ -78,7 +85,7 @@ export async function fleetService({
           setup = await startSimulatedService({ devices: count, hostname: HOSTNAME, reconnectMs, pathDataMs });
           try {
             await Promise.all(fleet.devices.map((d) => d.reset()));
-            measured.push(await oneRun({ setup, count, concurrency, withPaths, file, stick, entry, run: i }));
+            measured.push(await oneRun({ setup, fleet, count, concurrency, withPaths, file, stick, entry, run: i }));
           } finally {
             await setup.service.close();
           }
@@ -96,6 +103,20 @@ export async function fleetService({
           measured,
         });
       }
+      // The same apply without the service block, on the same machine at the same time: what the
+      // service part adds is the difference (a busy machine slows both alike).
+      const alone = [];
+      for (let i = 0; i < runs; i++) {
+        await Promise.all(fleet.devices.map((d) => d.reset()));
+        alone.push(await applyAlone({ fleet, count, concurrency, stick, entry, run: i }));
+        log(`fleet N=${count} conc ${concurrency} without the service r${i + 1}: wall ${alone.at(-1).toFixed(0)} ms`);
+      }
+      results[`n${count}_apply_alone`] = {
+        devices: count,
+        concurrency,
+        ideal_ms: applyIdeal - reconnectMs,
+        wall_ms: summarize(alone, 'ms'),
+      };
     } finally {
       await fleet.close();
     }
@@ -109,7 +130,25 @@ export async function fleetService({
   };
 }
 
-async function oneRun({ setup, count, concurrency, withPaths, file, stick, entry, run }) {
+async function applyAlone({ fleet, count, concurrency, stick, entry, run }) {
+  const file = join(stick, 'alone.yaml');
+  await writeFile(file, fleetYaml(fleet, count, false));
+  const agentYaml = join(stick, 'agent-alone.yaml');
+  await writeFile(agentYaml, `version: 1\n${defaultsYaml(fleet, stick)}\n`);
+  const state = join(stick, `state-alone-${run}`);
+  const result = await timeProcess(
+    process.execPath,
+    [entry, 'apply', file, '--concurrency', String(concurrency), '--agent-config', agentYaml, '--state-dir', state],
+    { env: { ...process.env, NO_COLOR: '1' } },
+  );
+  if (result.status !== 0)
+    throw new Error(
+      `fleet N=${count} without the service: exit ${result.status}: ${result.stdout.slice(-600)}${result.stderr.slice(-400)}`,
+    );
+  return result.wallMs;
+}
+
+async function oneRun({ setup, fleet, count, concurrency, withPaths, file, stick, entry, run }) {
   const { service } = setup;
   const tokenFile = join(stick, 'service.token');
   await writeFile(tokenFile, `${service.token}\n`, { mode: 0o600 });
@@ -119,6 +158,7 @@ async function oneRun({ setup, count, concurrency, withPaths, file, stick, entry
     agentYaml,
     [
       'version: 1',
+      defaultsYaml(fleet, stick),
       'service:',
       `  url: ${service.url}`,
       `  token_file: ${tokenFile}`,

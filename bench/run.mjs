@@ -76,6 +76,9 @@ for (const [flag, key] of [
 ]) {
   if (args.includes(flag)) plan[key] = Number(args[args.indexOf(flag) + 1]);
 }
+// --service-sizes 200,1000: the fleet sizes of the service rows.
+if (args.includes('--service-sizes'))
+  plan.serviceSizes = (args[args.indexOf('--service-sizes') + 1] ?? '').split(',').map(Number);
 
 for (const [file, how] of [
   [cli, 'npm run build'],

@@ -1,15 +1,6 @@
 export { loadStick, type LoadedStick, type StickFileContent } from './load-stick.js';
 export { formatKeyPath, hasErrors, Severity, type KeyPath, type Problem } from '../core/problem.js';
-export {
-  StickFile,
-  stickJsonSchema,
-  type InnerTls,
-  type Interface,
-  type Ipv4,
-  type Ipv6,
-  type MonitoringPoint,
-  type NetworkPath,
-} from './schema.js';
+export { StickFile, stickJsonSchema, type InnerTls, type Interface, type Ipv4, type Ipv6 } from './schema.js';
 export { Secret } from '../core/secret.js';
 export { normaliseDeviceUrl, parsePortRange } from './stick-rules.js';
 export { canonicalIp, ipv4PrefixToNetmask, parseCidr } from './ip-address.js';
@@ -23,7 +14,6 @@ export {
 } from './agent-config.js';
 export { resolveDeviceAccess, type DeviceAccess } from './device-access.js';
 export { parseListen, type ListenAddress } from './loopback-listen.js';
-export { DEFAULT_WAIT_MEASURING_S, type AgentServiceEvents, type AgentServiceSettings } from './agent-service.js';
+export { DEFAULT_WAIT_MEASURING_S, type AgentServiceSettings } from './agent-service.js';
 export { PATHS_NOT_CHECKED, pathsWithoutService } from './paths-without-service.js';
-export { pathTargetKey } from './path-target.js';
 export { sameSubnet } from './ip-address.js';
