@@ -65,6 +65,20 @@ export function registerSimulateCommand(program: Command): void {
       '3000',
     )
     .option('--service-legacy-shapes', "service: answer in the earlier model's shapes (name, {status, message})")
+    .option(
+      '--service-org-admin',
+      "service: the printed token is an Organization Admin's (GET /v3/observer?allUsers=true)",
+    )
+    .option(
+      '--service-events-ca <file>',
+      'service: also trust this CA for HTTPS event receivers (else the default store)',
+    )
+    .option(
+      '--service-event-fault <spec>',
+      'service: an event delivery fault: drop|duplicate|reorder|delay=MS[,times=N] (repeatable)',
+      collect,
+      [],
+    )
     .option('--json', 'print one line of JSON instead of text')
     .action(async (flags: SimulateFlags) => {
       try {

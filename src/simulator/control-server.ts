@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { FaultSyntaxError } from './faults.js';
 import { BodyTooLarge, KiB, parseJsonBody, readBody, sendJson } from './http-exchange.js';
+import { serveServiceControl, type ServiceControlSource } from './service/service-control.js';
 import type { SimulatedDevice } from './simulated-device.js';
 
 /**
@@ -13,8 +14,8 @@ import type { SimulatedDevice } from './simulated-device.js';
  *   POST   /_sim/faults   {"faults": ["error=1,times=1@POST /api/v1/interface/", ...]}  replaces the faults
  *   POST   /_sim/reset    {"keep_config": false, "keep_faults": false}   clears lockout and outage
  *   ...    /_sim/devices/{n}/state|requests|faults|reset   the same for device n (fleet: every device)
- *   GET    /_sim/service/requests      with --service: the service's request log and counts per kind
- *   DELETE /_sim/service/requests      clears them
+ *   ...    /_sim/service/...           with --service: the service's request log, event deliveries,
+ *                                      observers and delivery faults (service/service-control.ts)
  * In fleet mode the commands without /devices/{n} apply to every device.
  */
 
@@ -27,19 +28,15 @@ export interface ControlServer {
   close(): Promise<void>;
 }
 
-/** The simulated monitoring service's request log, as the control port shows it (the service stays its own module). */
-export interface ServiceRequestSource {
-  requests(): unknown[];
-  requestCounts(): Record<string, number | undefined>;
-  clearRequests(): void;
-}
+/** The simulated monitoring service, as the control port reads and changes it (service/service-control.ts). */
+export type ServiceRequestSource = ServiceControlSource;
 
 export async function startControlServer(
   devices: readonly SimulatedDevice[],
   options: { host: string; port: number; service?: ServiceRequestSource | undefined },
 ): Promise<ControlServer> {
   const server: Server = createServer((req, res) => {
-    const served = serviceRequests(options.service, req, res);
+    const served = serveServiceControl(options.service, req, res);
     if (served) return;
     void handle(devices, req, res).catch((error: unknown) => {
       if (error instanceof BodyTooLarge)
@@ -149,26 +146,6 @@ async function handle(devices: readonly SimulatedDevice[], req: IncomingMessage,
     default:
       sendJson(res, 405, { success: false, error: `Method ${req.method} is not allowed on ${url.pathname}.` });
   }
-}
-
-/** `/_sim/service/requests`: true when this was that endpoint (answered here). */
-function serviceRequests(
-  service: ServiceRequestSource | undefined,
-  req: IncomingMessage,
-  res: ServerResponse,
-): boolean {
-  if (new URL(req.url ?? '/', 'http://control').pathname !== '/_sim/service/requests') return false;
-  if (service === undefined) {
-    sendJson(res, 404, { success: false, error: 'No simulated service runs here (start it with --service).' });
-  } else if (req.method === 'GET') {
-    sendJson(res, 200, { success: true, counts: service.requestCounts(), requests: service.requests() });
-  } else if (req.method === 'DELETE') {
-    service.clearRequests();
-    sendJson(res, 200, { success: true });
-  } else {
-    sendJson(res, 405, { success: false, error: `Method ${req.method} is not allowed on /_sim/service/requests.` });
-  }
-  return true;
 }
 
 function summary(device: SimulatedDevice): Record<string, unknown> {

@@ -1,7 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { createRealDot1xBackend, type RealDot1xBackend } from './dot1x-real-backend.js';
 import { MAX_FLEET, startFleet } from './fleet.js';
-import { dot1xBackendFlag, integerFlag, simulatorOptionsFromFlags, type SimulateFlags } from './simulate-flags.js';
+import {
+  dot1xBackendFlag,
+  integerFlag,
+  readText,
+  simulatorOptionsFromFlags,
+  type SimulateFlags,
+} from './simulate-flags.js';
 import { startSimulatedService, type SimulatedServiceSetup } from './service/index.js';
 import { startSimulator, type SimulatorOptions } from './simulator.js';
 
@@ -36,7 +42,14 @@ export async function runSimulate(flags: SimulateFlags, out: NodeJS.WritableStre
         host: options.host,
         port: flags.servicePort === undefined ? undefined : integerFlag('--service-port', flags.servicePort, 0, 65535),
         filesDir: flags.serviceFiles,
+        orgAdmin: flags.serviceOrgAdmin === true,
+        eventsCaPem:
+          flags.serviceEventsCa === undefined
+            ? undefined
+            : await readText('--service-events-ca', flags.serviceEventsCa),
       });
+      // Parsed before anything listens for long: a bad fault stops the start with its sentence.
+      service.service.setDeliveryFaults(flags.serviceEventFault ?? []);
       options.hooks = service.hooks;
       options.serviceLog = service.service;
     }
@@ -57,6 +70,7 @@ function serviceJson(setup: SimulatedServiceSetup, devices: number): Record<stri
     reconnect_ms: setup.service.reconnectMs,
     path_data_ms: setup.service.pathData.firstDataMs,
     shapes: setup.service.shapes,
+    org_admin: setup.orgAdmin,
     hostnames: Array.from({ length: devices }, (_, i) => setup.hostnameOf(i)),
     org_ids: Array.from({ length: devices }, (_, i) => setup.orgIdOf(i)),
     ...(setup.files === undefined ? {} : { token_file: setup.files.token, ca_file: setup.files.ca }),

@@ -45,6 +45,12 @@ export interface SimulateFlags {
   servicePathDataMs?: string;
   /** `--service-legacy-shapes`: the earlier model's shapes, for tolerance tests. */
   serviceLegacyShapes?: boolean;
+  /** `--service-org-admin`: the service's token is an Organization Admin's. */
+  serviceOrgAdmin?: boolean;
+  /** `--service-events-ca FILE`: a CA HTTPS event receivers' certificates may come from. */
+  serviceEventsCa?: string;
+  /** `--service-event-fault SPEC`, repeated: event delivery faults (service/delivery-faults.ts). */
+  serviceEventFault?: string[];
 }
 
 export async function simulatorOptionsFromFlags(flags: SimulateFlags): Promise<SimulatorOptions> {
@@ -116,7 +122,7 @@ export function integerFlag(flag: string, text: string, min: number, max: number
   return value;
 }
 
-async function readText(flag: string, file: string): Promise<string> {
+export async function readText(flag: string, file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (cause) {

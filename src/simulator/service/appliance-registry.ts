@@ -119,6 +119,15 @@ export class ApplianceRegistry {
     return this.#statusOf(this.#get(hostname));
   }
 
+  /** When the MP's status next changes by itself (its reconnect delay ends), if that is still to come. */
+  nextChangeAt(hostname: string): number | undefined {
+    const record = this.#byHostname.get(key(hostname));
+    const answeredAt = record?.outage?.answeredAt;
+    if (record === undefined || answeredAt === undefined) return undefined;
+    const at = answeredAt + this.reconnectMs;
+    return at > this.now() ? at : undefined;
+  }
+
   /** Every MP, in registration order, with its status now. */
   list(): ApplianceJson[] {
     return [...this.#byHostname.values()].map((record) => this.#json(record));
@@ -126,6 +135,11 @@ export class ApplianceRegistry {
 
   has(hostname: string): boolean {
     return this.#byHostname.has(key(hostname));
+  }
+
+  byHostname(hostname: string): ApplianceJson | undefined {
+    const record = this.#byHostname.get(key(hostname));
+    return record === undefined ? undefined : this.#json(record);
   }
 
   byId(id: number): ApplianceJson | undefined {

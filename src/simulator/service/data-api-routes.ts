@@ -1,4 +1,5 @@
 import { applianceById, applianceList, organizations } from './appliance-routes.js';
+import { observerDelete, observerList, observerPost } from './observer-routes.js';
 import { pathDataBulk, pathDataOne } from './path-data-routes.js';
 import { pathCreate, pathDelete, pathList, pathStatusList, pathStatusOne, pathTargetLocation } from './path-routes.js';
 import { refuse, type RequestBody, type RouteContext, type RouteRequest, type SimAnswer } from './route-types.js';
@@ -60,6 +61,9 @@ const ROUTES = [
   { method: 'GET', pattern: /^\/v3\/path\/([^/]+)\/status$/, kind: 'path-status', handle: pathStatusOne },
   { method: 'GET', pattern: /^\/v3\/path\/([^/]+)\/data$/, kind: 'path-data', handle: pathDataOne },
   { method: 'DELETE', pattern: /^\/v3\/path\/([^/]+)$/, kind: 'path-delete', handle: pathDelete },
+  { method: 'POST', pattern: /^\/v3\/observer$/, kind: 'observer-post', handle: observerPost },
+  { method: 'GET', pattern: /^\/v3\/observer$/, kind: 'observer-list', handle: observerList },
+  { method: 'DELETE', pattern: /^\/v3\/observer$/, kind: 'observer-delete', handle: observerDelete },
 ] as const satisfies readonly Route[];
 
 export type RequestKind = (typeof ROUTES)[number]['kind'] | 'unknown';

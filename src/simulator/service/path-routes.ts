@@ -2,11 +2,11 @@ import { pathStatus } from './path-data.js';
 import { pathJson, type PathRecord } from './path-registry.js';
 import {
   integerId,
+  jsonObject,
   ok,
   queryProblem,
   refuse,
   shown,
-  type RequestBody,
   type RouteRequest,
   type SimAnswer,
 } from './route-types.js';
@@ -142,21 +142,4 @@ export function selectByOrganization(
 function statusJson(path: PathRecord, { context }: RouteRequest): { pathId: number; status: string } {
   const spans = context.registry.availableSpans(path.sourceId);
   return { pathId: path.id, status: pathStatus(path, spans, context.pathData, context.now) };
-}
-
-/** A JSON object body sent as application/json; anything else is a 400 that says what is wrong. */
-function jsonObject(body: RequestBody): { object: Record<string, unknown> } | SimAnswer {
-  if (body.kind === 'too-large') return refuse(SIM_ERRORS.badRequest, 'The request body is too large');
-  if (body.kind === 'none' || body.text.trim() === '') return refuse(SIM_ERRORS.badRequest, 'A JSON body is required');
-  if (body.contentType?.split(';')[0]?.trim().toLowerCase() !== 'application/json')
-    return refuse(SIM_ERRORS.badRequest, 'Content-Type must be application/json');
-  let value: unknown;
-  try {
-    value = JSON.parse(body.text);
-  } catch {
-    return refuse(SIM_ERRORS.badRequest, 'The body is not valid JSON');
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return refuse(SIM_ERRORS.badRequest, 'The body must be a JSON object');
-  return { object: value as Record<string, unknown> };
 }

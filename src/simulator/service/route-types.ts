@@ -1,10 +1,11 @@
 import type { ApplianceRegistry } from './appliance-registry.js';
 import type { CallerRateLimit } from './caller-rate-limit.js';
+import type { ObserverRegistry } from './observer-registry.js';
 import type { PathDataSettings } from './path-data.js';
 import type { PathRegistry } from './path-registry.js';
 import type { Caller, ServiceCallers } from './service-callers.js';
 import type { ServiceFaults } from './service-faults.js';
-import type { ServiceShapes, SimError } from './service-wire.js';
+import { SIM_ERRORS, type ServiceShapes, type SimError } from './service-wire.js';
 
 /** What a route of the simulated data API decides, before the server words and writes it. */
 export type SimAnswer =
@@ -22,6 +23,7 @@ export interface RouteContext {
   callers: ServiceCallers;
   registry: ApplianceRegistry;
   paths: PathRegistry;
+  observers: ObserverRegistry;
   pathData: PathDataSettings;
   faults: ServiceFaults;
   rateLimit: CallerRateLimit | undefined;
@@ -66,4 +68,21 @@ export function shown(text: string): string {
   // eslint-disable-next-line no-control-regex
   const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
   return clean.length > 60 ? `${clean.slice(0, 60)}...` : clean;
+}
+
+/** A JSON object body sent as application/json; anything else is a 400 that says what is wrong. */
+export function jsonObject(body: RequestBody): { object: Record<string, unknown> } | SimAnswer {
+  if (body.kind === 'too-large') return refuse(SIM_ERRORS.badRequest, 'The request body is too large');
+  if (body.kind === 'none' || body.text.trim() === '') return refuse(SIM_ERRORS.badRequest, 'A JSON body is required');
+  if (body.contentType?.split(';')[0]?.trim().toLowerCase() !== 'application/json')
+    return refuse(SIM_ERRORS.badRequest, 'Content-Type must be application/json');
+  let value: unknown;
+  try {
+    value = JSON.parse(body.text);
+  } catch {
+    return refuse(SIM_ERRORS.badRequest, 'The body is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return refuse(SIM_ERRORS.badRequest, 'The body must be a JSON object');
+  return { object: value as Record<string, unknown> };
 }

@@ -16,6 +16,8 @@ export interface SimTokenSpec {
   orgIds?: readonly number[];
   /** False: authenticated, but 403 "Access is denied" on every endpoint. Default true. */
   access?: boolean;
+  /** An Organization Admin's token: may list every user's observers (`allUsers=true`). Default false. */
+  orgAdmin?: boolean;
 }
 
 export interface SimUserSpec {
@@ -23,12 +25,15 @@ export interface SimUserSpec {
   password: string;
   orgIds?: readonly number[];
   access?: boolean;
+  orgAdmin?: boolean;
 }
 
 export interface Caller {
   label: string;
   orgIds: readonly number[] | 'all';
   access: boolean;
+  /** The Organization Admin role (documented only for DELETE /v3/user and GET /v3/observer?allUsers=true). */
+  orgAdmin: boolean;
 }
 
 interface TokenRecord extends Caller {
@@ -62,6 +67,7 @@ export class ServiceCallers {
       value,
       orgIds: spec.orgIds ?? 'all',
       access: spec.access ?? true,
+      orgAdmin: spec.orgAdmin ?? false,
       revoked: false,
     });
     return value;
@@ -73,6 +79,7 @@ export class ServiceCallers {
       password: spec.password,
       orgIds: spec.orgIds ?? 'all',
       access: spec.access ?? true,
+      orgAdmin: spec.orgAdmin ?? false,
     });
   }
 
@@ -143,7 +150,7 @@ export class ServiceCallers {
   }
 }
 
-export function sees(caller: Caller, orgId: number): boolean {
+export function sees(caller: Pick<Caller, 'orgIds'>, orgId: number): boolean {
   return caller.orgIds === 'all' || caller.orgIds.includes(orgId);
 }
 

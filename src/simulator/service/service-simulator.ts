@@ -7,6 +7,10 @@ import { createSelfSignedCertificate } from '../self-signed-certificate.js';
 import { ApplianceRegistry } from './appliance-registry.js';
 import { CallerRateLimit, SIM_DATA_API_LIMIT, type CallerLimit } from './caller-rate-limit.js';
 import { decide, type RequestKind, type WireAnswer } from './data-api-routes.js';
+import type { DeliveryFault } from './delivery-faults.js';
+import type { DeliveryLogEntry, DeliveryOutcome } from './delivery-log.js';
+import { createEventFeed } from './event-feed.js';
+import { ObserverRegistry, type ObserverJson } from './observer-registry.js';
 import { DEFAULT_PATH_DATA, type PathDataSettings } from './path-data.js';
 import { pathJson, PathRegistry } from './path-registry.js';
 import type { RequestBody } from './route-types.js';
@@ -53,6 +57,10 @@ export interface ServiceSimulatorOptions {
   tls?: { certPem: string; keyPem: string; caPem?: string };
   /** TLS versions the server offers (tests of the client's TLS 1.2 minimum); default Node's. */
   tlsVersions?: { min?: SecureVersion; max?: SecureVersion; ciphers?: string };
+  /** A CA whose certificates HTTPS event receivers may have, beside Node's default store. */
+  eventsCaPem?: string;
+  /** TEST-ONLY: how long a receiver has to answer an event; default (and the model's) 10 000 ms. */
+  eventAnswerMs?: number;
 }
 
 export interface ServiceSimulator {
@@ -75,6 +83,8 @@ export interface ServiceSimulator {
   appliances(): ApplianceJson[];
   /** The paths, as GET /v3/path lists them (every organization). */
   paths(): Record<string, unknown>[];
+  /** Every caller's observer configurations, as GET /v3/observer lists them, oldest first. */
+  observers(): ObserverJson[];
   readonly shapes: ServiceShapes;
   readonly pathData: Readonly<PathDataSettings>;
   /** Device events: a networking restart began / the device answers again / its management port failed 802.1X. */
@@ -82,6 +92,17 @@ export interface ServiceSimulator {
   answeringAgain(hostname: string): void;
   managementDot1xFailed(hostname: string): void;
   reconnectMs: number;
+  /** Event delivery faults (`drop`, `delay=MS`, `duplicate`, `reorder`, each `,times=N`), replacing any before. */
+  setDeliveryFaults(specs: readonly (string | DeliveryFault)[]): void;
+  clearDeliveryFaults(): void;
+  deliveryFaults(): DeliveryFault[];
+  /** Every event delivery (and event not sent) with its outcome, oldest first. */
+  deliveries(): DeliveryLogEntry[];
+  /** Deliveries per outcome since the last clearDeliveries. */
+  deliveryCounts(): Partial<Record<DeliveryOutcome, number>>;
+  clearDeliveries(): void;
+  /** Resolves once every event published so far has its outcome (nothing queued, held or in flight). */
+  eventsSettled(): Promise<void>;
   setFaults(spec: ServiceFaultSpec): void;
   clearFaults(): void;
   requests(): ServiceLogEntry[];
@@ -105,8 +126,8 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
   const values = tokens.map((spec) => callers.addToken(spec));
   for (const user of options.users ?? []) callers.addUser(user);
   const registry = new ApplianceRegistry(options.reconnectMs ?? 5_000, () => callers.organizations[0]?.id ?? 1);
-  for (const appliance of options.appliances ?? []) registry.register(appliance);
   const paths = new PathRegistry();
+  const observers = new ObserverRegistry();
   const shapes = options.shapes ?? 'vendor';
   const pathData: PathDataSettings = {
     firstDataMs: options.pathDataMs ?? DEFAULT_PATH_DATA.firstDataMs,
@@ -161,7 +182,7 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
         remoteAddress: req.socket.remoteAddress ?? '?',
         body,
       },
-      { basePath: SIM_BASE_PATH, callers, registry, paths, pathData, faults, rateLimit, shapes, now: atMs },
+      { basePath: SIM_BASE_PATH, callers, registry, paths, observers, pathData, faults, rateLimit, shapes, now: atMs },
     );
     const latency = faults.latencyMs;
     const fault = [decision.fault, latency > 0 ? `latency ${latency} ms` : undefined]
@@ -191,6 +212,26 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const feed = createEventFeed({
+    registry,
+    paths,
+    observers,
+    callers,
+    origin: `https://${host}:${address.port}`,
+    answerMs: options.eventAnswerMs,
+    caPem: options.eventsCaPem,
+  });
+  const register = (registration: ApplianceRegistration): ApplianceJson => {
+    const json = registry.register(registration);
+    feed.status.registered(json.hostname);
+    return json;
+  };
+  // Each change of an MP's status, then its events.
+  const changing = (change: (hostname: string) => void) => (hostname: string) => {
+    change(hostname);
+    feed.status.changed(hostname);
+  };
+  for (const appliance of options.appliances ?? []) register(appliance);
   let closing: Promise<void> | undefined;
 
   return {
@@ -201,23 +242,36 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
     addToken: (spec) => callers.addToken(spec),
     addUser: (spec) => callers.addUser(spec),
     revokeToken: (labelOrValue, revokeOptions) => callers.revokeToken(labelOrValue, revokeOptions?.afterRequests),
-    registerAppliance: (registration) => registry.register(registration),
-    unregisterAppliance: (hostname) => registry.unregister(hostname),
-    setConnectionStatus: (hostname, status) => registry.setStatus(hostname, status),
+    registerAppliance: register,
+    unregisterAppliance: (hostname) => {
+      const id = registry.byHostname(hostname)?.id;
+      if (id !== undefined) feed.status.removed(id, hostname);
+      return registry.unregister(hostname);
+    },
+    setConnectionStatus: (hostname, status) => changing((h) => registry.setStatus(h, status))(hostname),
     connectionStatus: (hostname) => registry.status(hostname),
     appliances: () => registry.list(),
     paths: () => paths.list().map(pathJson),
+    observers: () => observers.all(),
     shapes,
     pathData,
-    restartStarted: (hostname) => registry.restartStarted(hostname),
-    answeringAgain: (hostname) => registry.answeringAgain(hostname),
-    managementDot1xFailed: (hostname) => registry.managementDot1xFailed(hostname),
+    restartStarted: changing((hostname) => registry.restartStarted(hostname)),
+    answeringAgain: changing((hostname) => registry.answeringAgain(hostname)),
+    managementDot1xFailed: changing((hostname) => registry.managementDot1xFailed(hostname)),
     get reconnectMs() {
       return registry.reconnectMs;
     },
     set reconnectMs(ms: number) {
       registry.reconnectMs = ms;
+      feed.status.rescheduleAll();
     },
+    setDeliveryFaults: (specs) => feed.faults.set(specs),
+    clearDeliveryFaults: () => feed.faults.clear(),
+    deliveryFaults: () => feed.faults.list(),
+    deliveries: () => feed.log.list(),
+    deliveryCounts: () => feed.log.counts(),
+    clearDeliveries: () => feed.log.clear(),
+    eventsSettled: () => feed.delivery.settled(),
     setFaults: (spec) => faults.set(spec),
     clearFaults: () => faults.clear(),
     requests: () => log.list(),
@@ -226,6 +280,7 @@ export async function startServiceSimulator(options: ServiceSimulatorOptions = {
     handshakes: () => ({ ...handshakes }),
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
+        feed.close();
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
       })),

@@ -19,6 +19,8 @@ export interface SimulatedServiceSetup {
   /** The organization (id) the device with this index is registered in. */
   orgIdOf(index: number): number;
   hooks: DeviceEventHooks;
+  /** The token is an Organization Admin's. */
+  orgAdmin: boolean;
   /** The service's certificate's SHA-256, as `AA:BB:...`. */
   fingerprintSha256: string;
   /** When asked for: where the token and the CA were written, for agent.yaml. */
@@ -40,6 +42,10 @@ export async function startSimulatedService(options: {
   port?: number | undefined;
   /** Write `service-token` and `service-ca.pem` here (owner-only). */
   filesDir?: string | undefined;
+  /** The token is an Organization Admin's (may list every user's observers). */
+  orgAdmin?: boolean | undefined;
+  /** A CA HTTPS event receivers' certificates may come from (beside Node's default store). */
+  eventsCaPem?: string | undefined;
 }): Promise<SimulatedServiceSetup> {
   const organizations = Array.from({ length: Math.max(1, options.organizations ?? 1) }, (_, i) => ({
     id: FIRST_ORG_ID + i,
@@ -52,7 +58,8 @@ export async function startSimulatedService(options: {
     ...(options.legacyShapes === true ? { shapes: 'legacy' as const } : {}),
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(options.port === undefined ? {} : { port: options.port }),
-    tokens: [{ label: 'simulate' }],
+    ...(options.eventsCaPem === undefined ? {} : { eventsCaPem: options.eventsCaPem }),
+    tokens: [{ label: 'simulate', orgAdmin: options.orgAdmin === true }],
   });
   const hostnameOf = (index: number): string =>
     options.devices === 1 ? options.hostname : `${options.hostname}-${index + 1}`;
@@ -84,6 +91,7 @@ export async function startSimulatedService(options: {
     hostnameOf,
     orgIdOf,
     hooks,
+    orgAdmin: options.orgAdmin === true,
     fingerprintSha256: new X509Certificate(service.caPem).fingerprint256,
     files,
   };
