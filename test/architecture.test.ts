@@ -98,7 +98,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The read-only status page: it serves what the agent hands it (the status shape is in core).
   'status-page': ['core', 'report'],
   agent: [...BASE, ...PIPELINE, 'client', 'service', 'status-page'],
-  cli: [...BASE, ...PIPELINE, 'client', 'service', 'agent', 'simulator', 'notify'],
+  cli: [...BASE, ...PIPELINE, 'client', 'service', 'agent', 'simulator', 'notify', 'observe'],
+  // The events receiver: agent.yaml's events block (config) and the observer endpoints (service).
+  observe: [...BASE, 'config', 'service'],
   simulator: BASE,
   // `mpprov notify`, the per-user desktop companion: it reads the agent's status file, whose
   // schema is in core, and nothing else of the product.
