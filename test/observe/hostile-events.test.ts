@@ -48,6 +48,8 @@ const post = async (url: string, body: string | Buffer, method: 'POST' | 'GET' =
   return answer.statusCode;
 };
 
+const hasControl = (text: string): boolean => [...text].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+
 describe('the events receiver and hostile requests', () => {
   it('answers 404 off its path, 405 for another method, 413 past the cap, 400 for what is not an event', async () => {
     const event = JSON.stringify({ type: 'SEQUENCER_EVENT', sequencerName: 'mp1', sequencerStatus: 'AVAILABLE' });
@@ -74,11 +76,11 @@ describe('the events receiver and hostile requests', () => {
     expect(logged.map((l) => l.event)).toEqual([hostile]);
     // The file holds JSON: the control characters are escapes there, not raw bytes.
     const text = await stateText(stateDir);
-    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(hasControl(text.replaceAll('\n', ''))).toBe(false);
     expect(text).not.toContain(RIG_TOKEN);
     expect(run.said.length).toBeGreaterThan(0);
     for (const line of [...run.said, ...run.loud]) {
-      expect(line).not.toMatch(/[\u0000-\u001f\u007f]/);
+      expect(hasControl(line)).toBe(false);
       expect(line).not.toContain(RIG_TOKEN);
     }
   });
