@@ -86,7 +86,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   ...Object.fromEntries(
     PIPELINE.map((stage, index) => [
       stage,
-      [...BASE, ...PIPELINE.slice(0, index), ...(stage === 'apply' ? ['client', 'service'] : [])],
+      [...BASE, ...PIPELINE.slice(0, index), ...(stage === 'apply' ? ['client', 'service', 'observe'] : [])],
     ]),
   ),
   // The transport both API clients stand on (connector, one exchange, its errors): below them,
@@ -97,7 +97,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   service: [...BASE, 'http'],
   // The read-only status page: it serves what the agent hands it (the status shape is in core).
   'status-page': ['core', 'report'],
-  agent: [...BASE, ...PIPELINE, 'client', 'service', 'status-page'],
+  agent: [...BASE, ...PIPELINE, 'client', 'service', 'status-page', 'observe'],
   cli: [...BASE, ...PIPELINE, 'client', 'service', 'agent', 'simulator', 'notify', 'observe'],
   // The events receiver: agent.yaml's events block (config) and the observer endpoints (service).
   observe: [...BASE, 'config', 'service'],

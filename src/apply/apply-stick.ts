@@ -128,7 +128,11 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   const side =
     settings === undefined || !readsService
       ? undefined
-      : (options.serviceSide ?? createServiceSide(settings, { roundMs: options.serviceBackoff?.firstMs }));
+      : (options.serviceSide ??
+        createServiceSide(settings, {
+          roundMs: options.serviceBackoff?.firstMs,
+          stateDir: options.agent.stateDir,
+        }));
   const service = options.dryRun ? undefined : side;
   const jobs = selected.map(
     ({ access, fileIndex }: { access: DeviceAccess; fileIndex: number }, index) =>
@@ -239,6 +243,7 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   try {
     await runWithConcurrency(jobs, Math.max(1, options.concurrency));
   } finally {
+    if (ownSide) side?.stopEvents();
     if (ownSide) await side?.client.close().catch(() => undefined);
   }
   result.outcome = stickOutcome(result.devices);

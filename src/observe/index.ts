@@ -6,3 +6,4 @@ export { runObserve, type ObserveOptions } from './run-observe.js';
 export { readEvents, EVENTS_FILE, type LoggedEvent } from './events-log.js';
 export { readObserveStatus, type ObserveStatus } from './observe-status.js';
 export type { ServiceEvent } from './service-event.js';
+export { followAvailableEvents } from './event-follower.js';
