@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { readStatus, renderStatus, stateDirProblem } from '../agent/index.js';
+import { readObserveStatus, type ObserveStatus } from '../observe/index.js';
 import { agentConfigPath, agentSecrets, loadAgentConfig } from '../config/index.js';
 import { ExitStatus } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
@@ -40,16 +41,29 @@ export function registerStatusCommand(program: Command): void {
         return;
       }
       const report = await readStatus(stateDir, flags.limit);
+      // Only on a host where `mpprov observe` ran: other hosts' output stays as it was.
+      const observe = await readObserveStatus(stateDir);
       // Labels, names and sentences in the report are the sticks' and devices' text: escaped before
       // they are laid out, so each stays on its line.
       process.stdout.write(
         redactor.text(
           flags.json === true
-            ? `${visibleJson(JSON.stringify(report, null, 2))}\n`
-            : renderStatus(visibleValue(report)),
+            ? `${visibleJson(JSON.stringify(observe === undefined ? report : { ...report, observe }, null, 2))}\n`
+            : `${renderStatus(visibleValue(report))}${observe === undefined ? '' : `${observeLine(visibleValue(observe))}\n`}`,
         ),
       );
     });
+}
+
+/** `events receiver: URL  registered  not blacklisted  last event TIME  checked TIME` */
+function observeLine(o: ObserveStatus): string {
+  return [
+    `events receiver: ${o.publicUrl}`,
+    o.registered ? 'registered' : 'NOT registered',
+    o.blacklisted ? 'BLACKLISTED' : 'not blacklisted',
+    `last event ${o.lastEventAt ?? 'none'}`,
+    `checked ${o.checkedAt ?? 'never'}`,
+  ].join('  ');
 }
 
 function count(value: string): number {
