@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only apply,validate,fleet,daemon] [--cli checkout] [--out FILE]
+// `npm run bench [-- --quick] [--only apply,validate,fleet,events,daemon] [--cli checkout] [--out FILE]
 //   [--cycles N] [--idle S] [--rounds N] [--fleet-outage-ms MS]`: the figures docs/performance.md sets
 // targets for, each as median/min/max over its runs beside its target, written to
 // bench/results.json with the machine, Node version and date. Speed and memory targets live
@@ -17,6 +17,7 @@ import { applySweep } from './apply-sweep.mjs';
 import { daemonBench } from './daemon.mjs';
 import { bundle, cli, repoRoot } from './daemon-lib.mjs';
 import { fleetApply } from './fleet-apply.mjs';
+import { serviceEvents } from './service-events.mjs';
 import { judgedFigures, machine } from './lib/stats.mjs';
 import { renderTable } from './table.mjs';
 import { validateCold } from './validate-cold.mjs';
@@ -98,6 +99,7 @@ const sections = {
   validate: () => validateCold({ runs: Math.max(5, plan.rounds), entries: { bundle, checkout: cli }, log }),
   fleet: () =>
     fleetApply({ cases: plan.fleetCases, runs: plan.fleetRuns, outageMs: plan.fleetOutageMs, entry, workDir, log }),
+  events: () => serviceEvents({ count: 200, runs: plan.fleetRuns, log }),
   daemon: () => daemonBench({ cycles: plan.cycles, idleSeconds: plan.idleSeconds, entry, log }),
 };
 let failedSections = 0;
