@@ -144,6 +144,7 @@ describe('modules a command loads', () => {
       'simulate',
       'sign',
       'secrets-record',
+      'observe',
       'service',
       'help',
     ]);
