@@ -105,6 +105,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     redactor,
     logger,
     logFile: (id) => settings.current().state.logFile(id),
+    eventsStateDir: agent.service?.events === undefined ? undefined : agent.stateDir,
   });
   await statusPage.apply(agent.statusPage?.listen);
 
