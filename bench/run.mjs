@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only apply,validate,fleet,service,daemon,ansible,stick-build] [--cli checkout] [--out FILE]
+// `npm run bench [-- --quick] [--only apply,validate,fleet,service,events,daemon,ansible,stick-build] [--cli checkout] [--out FILE]
 //   [--cycles N] [--idle S] [--rounds N] [--fleet-outage-ms MS]`: the figures docs/performance.md sets
 // targets for, each as median/min/max over its runs beside its target, written to
 // bench/results.json with the machine, Node version and date. Speed and memory targets live
@@ -22,6 +22,7 @@ import { daemonBench } from './daemon.mjs';
 import { bundle, cli, repoRoot } from './daemon-lib.mjs';
 import { fleetApply } from './fleet-apply.mjs';
 import { fleetService } from './fleet-service.mjs';
+import { serviceEvents } from './service-events.mjs';
 import { judgedFigures, machine } from './lib/stats.mjs';
 import { stickBuildBench } from './stick-build.mjs';
 import { renderTable } from './table.mjs';
@@ -124,6 +125,7 @@ const sections = {
       workDir,
       log,
     }),
+  events: () => serviceEvents({ count: 200, runs: plan.fleetRuns, log }),
   daemon: () => daemonBench({ cycles: plan.cycles, idleSeconds: plan.idleSeconds, entry, log }),
   ansible: () => ansibleFleet({ count: 100, runs: 1, outageMs: plan.fleetOutageMs, entry, workDir, log }),
   'stick-build': () => stickBuildBench({ runs: Math.min(plan.rounds, 3), entry, workDir, log }),

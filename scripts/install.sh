@@ -8,6 +8,7 @@
 #   PREFIX/bin/mpprov             the command
 #   /etc/systemd/system/mpprov.service   systemd/mpprov.service, with this node and PREFIX filled in
 #   /etc/systemd/user/mpprov-notify.service   the desktop notification (user unit), filled in the same way
+#   /etc/systemd/system/mpprov-observe.service   the events receiver, filled in the same way, not enabled
 #   /etc/mpprov/agent.yaml        systemd/agent.yaml, unless one is there already (mode 0600)
 #
 # --dest-dir stages everything under DIR (packaging, tests) and neither reloads nor starts systemd.
@@ -76,6 +77,11 @@ user_unit="$dest/etc/systemd/user/mpprov-notify.service"
 sed -e "s|/usr/bin/node |$node |" -e "s|/usr/local/lib/mpprov/dist/cli/main.js|$prefix/lib/mpprov/mpprov.mjs|g" -e "s|/usr/local/lib/mpprov/README.md|$prefix/lib/mpprov/README.md|g" systemd/mpprov-notify.service > "$user_unit"
 chmod 0644 "$user_unit"
 echo "install.sh: $user_unit"
+# The events receiver: installed, never enabled here (it needs service.events and a reachable host).
+observe_unit="$dest/etc/systemd/system/mpprov-observe.service"
+sed -e "s|/usr/bin/node |$node |" -e "s|/usr/local/lib/mpprov/dist/cli/main.js|$prefix/lib/mpprov/mpprov.mjs|g" -e "s|/usr/local/lib/mpprov/README.md|$prefix/lib/mpprov/README.md|g" systemd/mpprov-observe.service > "$observe_unit"
+chmod 0644 "$observe_unit"
+echo "install.sh: $observe_unit"
 
 install -d -m 0755 "$dest/etc/mpprov"
 if [ -e "$dest/etc/mpprov/agent.yaml" ]; then
@@ -89,6 +95,7 @@ if command -v systemd-analyze >/dev/null 2>&1; then
   systemd-analyze verify "$unit"
   # Verified in system mode: a user manager is not at hand under sudo, and the unit uses nothing user-only.
   systemd-analyze verify "$user_unit"
+  systemd-analyze verify "$observe_unit"
 fi
 if [ -z "$dest" ] && [ "$start" = yes ] && [ -d /run/systemd/system ]; then
   systemctl daemon-reload

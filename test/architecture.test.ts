@@ -86,7 +86,11 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   ...Object.fromEntries(
     PIPELINE.map((stage, index) => [
       stage,
-      [...BASE, ...PIPELINE.slice(0, index), ...(stage === 'apply' ? ['client', 'service', 'preflight'] : [])],
+      [
+        ...BASE,
+        ...PIPELINE.slice(0, index),
+        ...(stage === 'apply' ? ['client', 'service', 'preflight', 'observe'] : []),
+      ],
     ]),
   ),
   // The transport both API clients stand on (connector, one exchange, its errors): below them,
@@ -102,8 +106,21 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // `mpprov preflight`: the stick's 802.1X tried from the laptop's own port, before any device is
   // touched. It reads a validated stick and never speaks to a device.
   preflight: [...BASE, 'ingest', 'config', 'signature', 'certs'],
-  agent: [...BASE, ...PIPELINE, 'client', 'service', 'status-page', 'preflight'],
-  cli: [...BASE, ...PIPELINE, 'client', 'service', 'agent', 'simulator', 'notify', 'stick-build', 'preflight'],
+  agent: [...BASE, ...PIPELINE, 'client', 'service', 'status-page', 'preflight', 'observe'],
+  cli: [
+    ...BASE,
+    ...PIPELINE,
+    'client',
+    'service',
+    'agent',
+    'simulator',
+    'notify',
+    'stick-build',
+    'preflight',
+    'observe',
+  ],
+  // The events receiver: agent.yaml's events block (config) and the observer endpoints (service).
+  observe: [...BASE, 'config', 'service'],
   simulator: BASE,
   // `mpprov notify`, the per-user desktop companion: it reads the agent's status file, whose
   // schema is in core, and nothing else of the product.

@@ -16,7 +16,8 @@ export interface AgentServiceSides {
   close(): Promise<void>;
 }
 
-export function createAgentServiceSides(): AgentServiceSides {
+/** `stateDir`: where `mpprov observe` on this host writes events.jsonl (used with service.events). */
+export function createAgentServiceSides(stateDir?: string): AgentServiceSides {
   const limiter = new RateLimiter();
   let current: { settings: AgentServiceSettings; side: ServiceSide } | undefined;
   const retired: ServiceSide[] = [];
@@ -25,11 +26,12 @@ export function createAgentServiceSides(): AgentServiceSides {
       if (settings === undefined) return undefined;
       if (current !== undefined && sameService(current.settings, settings)) return current.side;
       if (current !== undefined) retired.push(current.side);
-      current = { settings, side: createServiceSide(settings, { limiter }) };
+      current = { settings, side: createServiceSide(settings, { limiter, stateDir }) };
       return current.side;
     },
     async close() {
       const sides = [...retired, ...(current === undefined ? [] : [current.side])];
+      for (const side of sides) side.stopEvents();
       await Promise.allSettled(sides.map((side) => side.client.close()));
     },
   };

@@ -54,7 +54,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   // One redactor for everything the agent writes: agent.yaml's secrets, and each job's for its lifetime.
   const redactor = new Redactor();
   // One service side across every job of this agent: they share the token's limit and the rounds.
-  const serviceSides = createAgentServiceSides();
+  const serviceSides = createAgentServiceSides(agent.stateDir);
   const removeStartSecrets = redactor.add(agentSecrets(agent));
   const logger = createAgentLogger({ level: agent.logLevel, redactor, env });
   let state: StateStore;
@@ -105,6 +105,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     redactor,
     logger,
     logFile: (id) => settings.current().state.logFile(id),
+    eventsStateDir: agent.service?.events === undefined ? undefined : agent.stateDir,
   });
   await statusPage.apply(agent.statusPage?.listen);
 

@@ -4,6 +4,7 @@ import type { Redactor } from '../core/redact.js';
 import type { AgentLogger } from '../report/index.js';
 import { startStatusPage, type StatusPage } from '../status-page/index.js';
 import { JOB_ID_PATTERN } from './job-id.js';
+import { serviceEventLines } from './service-event-lines.js';
 import type { JobBoard } from './job-board.js';
 
 /**
@@ -26,6 +27,8 @@ export function createStatusPageControl(options: {
   redactor: Redactor;
   logger: AgentLogger;
   logFile: (id: string) => string;
+  /** With service.events: the state folder whose events.jsonl the page lists for the jobs' MPs. */
+  eventsStateDir?: string | undefined;
 }): StatusPageControl {
   let page: StatusPage | undefined;
   let serving: string | undefined;
@@ -54,6 +57,10 @@ export function createStatusPageControl(options: {
           readLog: (id) => readCapped(options.logFile(id)),
           isJobId: (id) => JOB_ID_PATTERN.test(id),
           redact: (text) => options.redactor.text(text),
+          serviceEvents:
+            options.eventsStateDir === undefined
+              ? undefined
+              : (names) => serviceEventLines(options.eventsStateDir ?? '', names),
         });
         serving = key(listen);
         options.logger.log('info', `status page at ${page.url}`);

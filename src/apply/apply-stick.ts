@@ -131,7 +131,11 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   const side =
     settings === undefined || !readsService
       ? undefined
-      : (options.serviceSide ?? createServiceSide(settings, { roundMs: options.serviceBackoff?.firstMs }));
+      : (options.serviceSide ??
+        createServiceSide(settings, {
+          roundMs: options.serviceBackoff?.firstMs,
+          stateDir: options.agent.stateDir,
+        }));
   const service = options.dryRun ? undefined : side;
   const postChecks: Promise<void>[] = [];
   const jobs = selected.map(
@@ -285,6 +289,7 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
     await runWithConcurrency(jobs, Math.max(1, options.concurrency));
     await Promise.all(postChecks);
   } finally {
+    if (ownSide) side?.stopEvents();
     if (ownSide) await side?.client.close().catch(() => undefined);
   }
   result.outcome = stickOutcome(result.devices);

@@ -1,4 +1,5 @@
 import type { AgentServiceSettings } from '../config/index.js';
+import { followAvailableEvents } from '../observe/index.js';
 import {
   createDataApiClient,
   createServiceWatch,
@@ -15,25 +16,40 @@ import {
 export interface ServiceSide {
   client: DataApi;
   watch: ServiceWatch;
+  /** Stops following events.jsonl (a no-op without service.events). */
+  stopEvents: () => void;
 }
 
 export interface ServiceSideOptions {
   /** Share the limit with other clients of the same token (the daemon keeps one across reloads). */
   limiter?: RateLimiter | undefined;
-  /** Round spacing, for tests and the demo; default the watch's (2 s). */
+  /** Round spacing, for tests and the demo; default the watch's (2 s), 10 s with service.events. */
   roundMs?: number | undefined;
+  /** With service.events: the state folder whose events.jsonl `mpprov observe` writes. */
+  stateDir?: string | undefined;
 }
+
+/** With events, polling is the fallback: a round every 10 s asks for MPs whose event did not come. */
+export const EVENTS_ROUND_MS = 10_000;
 
 export function createServiceSide(settings: AgentServiceSettings, options: ServiceSideOptions = {}): ServiceSide {
   const client = createDataApiClient(
     serviceTarget(settings),
     options.limiter === undefined ? {} : { limiter: options.limiter },
   );
+  const events = settings.events !== undefined && options.stateDir !== undefined ? options.stateDir : undefined;
+  const roundMs = options.roundMs ?? (events === undefined ? undefined : EVENTS_ROUND_MS);
   const watch = createServiceWatch(client, {
     orgId: settings.orgId,
-    ...(options.roundMs === undefined ? {} : { timing: { roundMs: options.roundMs } }),
+    ...(roundMs === undefined ? {} : { timing: { roundMs } }),
   });
-  return { client, watch };
+  const stopEvents =
+    events === undefined
+      ? () => undefined
+      : followAvailableEvents(events, (names) => {
+          for (const name of names) watch.hint(name);
+        });
+  return { client, watch, stopEvents };
 }
 
 /** True when two service blocks reach the same service as the same caller, so one side serves both. */

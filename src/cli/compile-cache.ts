@@ -44,10 +44,10 @@ export interface CompileCacheOptions {
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
- * The long-running commands (the agent, the simulator, the desktop notifier) get no cache: their start-up does not matter, and bytecode read for
+ * The long-running commands (the agent, the simulator, the desktop notifier, the events receiver) get no cache: their start-up does not matter, and bytecode read for
  * every function the first run touched would stay resident in the agent for its whole life.
  */
-const UNCACHED = new Set(['run', 'simulate', 'notify']);
+const UNCACHED = new Set(['run', 'simulate', 'notify', 'observe']);
 
 /** The short commands, each with a cache of its own (main.ts's table; test/cli/compile-cache.test.ts compares). */
 export const CACHED_COMMANDS: readonly string[] = [

@@ -39,6 +39,7 @@ const COMMANDS: readonly LazyCommand[] = [
     names: ['secrets-record'],
     load: async () => (await import('./secrets-record-command.js')).registerSecretsRecordCommand,
   },
+  { names: ['observe'], load: async () => (await import('./observe-command.js')).registerObserveCommand },
   { names: ['service'], load: async () => (await import('./service-command.js')).registerServiceCommand },
   { names: ['describe-cli'], load: async () => (await import('./describe-command.js')).registerDescribeCommand },
 ];

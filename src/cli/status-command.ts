@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { readStatus, renderStatus, stateDirProblem } from '../agent/index.js';
+import { readObserveStatus, type ObserveStatus } from '../observe/index.js';
 import { agentConfigPath, agentSecrets, loadAgentConfig, type Problem } from '../config/index.js';
 import { ExitStatus } from '../core/errors.js';
 import { Redactor } from '../core/redact.js';
@@ -60,10 +61,16 @@ export function registerStatusCommand(program: Command): void {
         fail({ lines: [`mpprov status: ${message}`], error: { kind: 'state-dir', message } });
         return;
       }
+      // Only on a host where `mpprov observe` ran: other hosts' output stays as it was.
+      const observe = await readObserveStatus(stateDir);
       // Labels, names and sentences in the report are the sticks' and devices' text: escaped before
       // they are laid out, so each stays on its line.
       process.stdout.write(
-        redactor.text(json ? `${visibleJson(JSON.stringify(report, null, 2))}\n` : renderStatus(visibleValue(report))),
+        redactor.text(
+          json
+            ? `${visibleJson(JSON.stringify(observe === undefined ? report : { ...report, observe }, null, 2))}\n`
+            : `${renderStatus(visibleValue(report))}${observe === undefined ? '' : `${observeLine(visibleValue(observe))}\n`}`,
+        ),
       );
     });
 }
@@ -72,6 +79,17 @@ export function registerStatusCommand(program: Command): void {
 interface StatusFailure {
   lines: string[];
   error: { kind: 'agent-config' | 'state-dir'; message: string; problems?: readonly Problem[] };
+}
+
+/** `events receiver: URL  registered  not blacklisted  last event TIME  checked TIME` */
+function observeLine(o: ObserveStatus): string {
+  return [
+    `events receiver: ${o.publicUrl}`,
+    o.registered ? 'registered' : 'NOT registered',
+    o.blacklisted ? 'BLACKLISTED' : 'not blacklisted',
+    `last event ${o.lastEventAt ?? 'none'}`,
+    `checked ${o.checkedAt ?? 'never'}`,
+  ].join('  ');
 }
 
 function count(value: string): number {

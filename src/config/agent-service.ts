@@ -65,7 +65,7 @@ export const AgentService = z.strictObject({
 });
 
 /** The events receiver as agent.yaml sets it; files are named, not read (the key stays on disk until served). */
-interface AgentServiceEvents {
+export interface AgentServiceEvents {
   listen: { host: string; port: number; text: string; loopback: boolean };
   publicUrl: string;
   tls?: { certFile: string; keyFile: string } | undefined;

@@ -14,6 +14,6 @@ export {
 } from './agent-config.js';
 export { resolveDeviceAccess, type DeviceAccess } from './device-access.js';
 export { parseListen, type ListenAddress } from './loopback-listen.js';
-export { DEFAULT_WAIT_MEASURING_S, type AgentServiceSettings } from './agent-service.js';
+export { DEFAULT_WAIT_MEASURING_S, type AgentServiceEvents, type AgentServiceSettings } from './agent-service.js';
 export { PATHS_NOT_CHECKED, pathsWithoutService } from './paths-without-service.js';
 export { sameSubnet } from './ip-address.js';

@@ -10,6 +10,7 @@ import {
 } from './connection-outcome.js';
 import type { Appliance, ConnectionStatus } from './data-api-model.js';
 import { failureCode, failureKind, failureStatus, failureText } from './failure-kind.js';
+import { createEventHints } from './event-hints.js';
 import { planRound, type RoundGroup, type RoundQuery } from './round-plan.js';
 import type { WatchState } from './watch-state.js';
 
@@ -73,6 +74,8 @@ interface Waiter {
 
 export interface ConnectionRounds {
   wait(hostname: string, options: WaitConnectedOptions): Promise<ConnectionOutcome>;
+  /** An event says the MP may be AVAILABLE: it is asked about soon, with other hinted MPs (event-hints.ts). */
+  hint(hostname: string): void;
 }
 
 export function createConnectionRounds(state: WatchState, timing: RoundTiming): ConnectionRounds {
@@ -82,14 +85,18 @@ export function createConnectionRounds(state: WatchState, timing: RoundTiming): 
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let lastRoundAt = -Infinity;
+  /** The last round that asked for every waiting MP: the regular pace counts from it, not from a hinted one. */
+  let lastRegularAt = -Infinity;
+  const hints = createEventHints(timing);
 
   function schedule(): void {
     clearTimeout(timer);
     timer = undefined;
     if (running || waiters.size === 0) return;
     const now = Date.now();
-    let due = lastRoundAt + timing.roundMs;
+    let due = lastRegularAt + timing.roundMs;
     for (const waiter of waiters) if (waiter.lastSentAt < waiter.deadline) due = Math.min(due, waiter.deadline);
+    due = Math.min(due, hints.dueAt(lastRoundAt));
     due = Math.max(due, lastRoundAt + timing.minGapMs, now);
     timer = setTimeout(() => void runRound(), due - now);
   }
@@ -99,9 +106,15 @@ export function createConnectionRounds(state: WatchState, timing: RoundTiming): 
     running = true;
     lastRoundAt = Date.now();
     try {
+      const hinted = hints.take([...waiters]);
+      // Without hints every round is regular, as before; a deadline's last look is never left out.
+      const deadlineDue = [...waiters].some((w) => w.lastSentAt < w.deadline && w.deadline <= lastRoundAt);
+      const regular = hinted.length === 0 || deadlineDue || lastRoundAt >= lastRegularAt + timing.roundMs;
+      if (regular) lastRegularAt = lastRoundAt;
+      const members = regular ? [...waiters] : hinted;
       const groups = await planRound(
         state,
-        [...waiters].map((w) => w.hostname),
+        members.map((w) => w.hostname),
       );
       await Promise.all(groups.map((group) => ask(group)));
     } finally {
@@ -226,7 +239,7 @@ export function createConnectionRounds(state: WatchState, timing: RoundTiming): 
 
   function progress(waiter: Waiter): void {
     const now = Date.now();
-    const next = Math.max(0, Math.min(lastRoundAt + timing.roundMs, waiter.deadline) - now);
+    const next = Math.max(0, Math.min(lastRegularAt + timing.roundMs, waiter.deadline) - now);
     waiter.onProgress?.({ ...progressOf(waiter, now), nextPollInMs: next });
   }
 
@@ -240,6 +253,11 @@ export function createConnectionRounds(state: WatchState, timing: RoundTiming): 
   }
 
   return {
+    hint(hostname) {
+      const waiter = [...waiters].find((w) => w.hostname.toLowerCase() === hostname.toLowerCase());
+      if (waiter === undefined || !hints.add(waiter.hostname)) return;
+      if (!running) schedule();
+    },
     wait(hostname, options) {
       const { signal } = options;
       if (signal?.aborted === true) return Promise.reject(signal.reason as Error);

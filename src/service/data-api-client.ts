@@ -19,6 +19,7 @@ import {
   type NewPath,
   type PathDataQuery,
 } from './path-endpoints.js';
+import { deleteObservers, listObservers, postObserver, type NewObserver, type Observer } from './observer-endpoints.js';
 import { RateLimiter, type RateLimit } from './rate-limiter.js';
 import type { ServiceConnection, ServiceRetryInfo } from './service-request.js';
 import type { ServiceTarget } from './service-settings.js';
@@ -45,6 +46,12 @@ export interface DataApi {
   listPathStatuses(orgId: number, options?: CallOptions): Promise<PathStatus[]>;
   /** GET /v3/path/data?orgId=&pathIds=&from= (at most 20 path-days: the caller splits). */
   listPathData(query: PathDataQuery, options?: CallOptions): Promise<PathData[]>;
+  /** GET /v3/observer: the caller's event configurations. */
+  listObservers(options?: CallOptions): Promise<Observer[]>;
+  /** POST /v3/observer: 400 when a kind already goes to another of the caller's servers. */
+  postObserver(observer: NewObserver, options?: CallOptions): Promise<Observer>;
+  /** DELETE /v3/observer: removes EVERY configuration of the caller. */
+  deleteObservers(options?: CallOptions): Promise<void>;
   /** Closes the connections once running requests are done. */
   close(): Promise<void>;
 }
@@ -116,6 +123,9 @@ export function createDataApiClient(target: ServiceTarget, options: DataApiClien
     setTargetLocation: (id, location, callOptions) => setTargetLocation(connection, id, location, callOptions),
     listPathStatuses: (orgId, callOptions) => listPathStatuses(connection, orgId, callOptions),
     listPathData: (query, callOptions) => listPathData(connection, query, callOptions),
+    listObservers: (callOptions) => listObservers(connection, callOptions),
+    postObserver: (observer, callOptions) => postObserver(connection, observer, callOptions),
+    deleteObservers: (callOptions) => deleteObservers(connection, callOptions),
     close: () => (closing ??= dispatcher.close()),
   };
 }

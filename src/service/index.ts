@@ -34,3 +34,4 @@ export {
 export { checkService } from './check-service.js';
 export { matchingAppliances, pickAppliance } from './appliance-match.js';
 export { reportMpPaths, type MpPathsReport, type PathReport } from './mp-paths-report.js';
+export { OBSERVER_KINDS, Observer, type NewObserver, type ObserverKind } from './observer-endpoints.js';

@@ -16,8 +16,8 @@ export function isServiceError(value: unknown): value is ServiceError {
 }
 
 export interface ServiceOperation {
-  /** GET reads; POST (a path's creation) and PUT (its targetLocation) are the only writes. */
-  method: 'GET' | 'POST' | 'PUT';
+  /** GET reads; POST (a path's creation, an observer) and PUT (its targetLocation) write; DELETE clears observers. */
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Relative to the base URL, with the query: `/v3/appliance?hostname=mp1`. */
   path: string;
 }

@@ -29,6 +29,11 @@ export interface ServiceWatch {
   waitConnected(hostname: string, options: WaitConnectedOptions): Promise<ConnectionOutcome>;
   /** After the MP is AVAILABLE (`appliance` as the service listed it): its paths exist and measure. */
   ensurePaths(appliance: Appliance, wanted: readonly WantedPath[], options: EnsurePathsOptions): Promise<PathOutcome[]>;
+  /**
+   * An event (SEQUENCER_EVENT AVAILABLE) names this MP: if it is waited for, a round asks about it
+   * soon instead of at the regular pace. A hint, never an answer: only the service's reply ends a wait.
+   */
+  hint(hostname: string): void;
   /** Read-only: what ensurePaths would do with the MP's paths (for `plan`). */
   planPaths(
     hostname: string,
@@ -47,6 +52,7 @@ export function createServiceWatch(client: DataApi, options: ServiceWatchOptions
   const work = { state, catalogue, measuring: createMeasuringRounds(state, timing) };
   return {
     waitConnected: (hostname, waitOptions) => connection.wait(hostname, waitOptions),
+    hint: (hostname) => connection.hint(hostname),
     ensurePaths: (appliance, wanted, pathOptions) => ensurePaths(work, appliance, wanted, pathOptions),
     planPaths: (hostname, wanted, planOptions) => planPaths(state, catalogue, hostname, wanted, planOptions),
   };

@@ -5,4 +5,4 @@ export {
   type StatusJob,
   type StatusSource,
 } from './status-document.js';
-export { startStatusPage, type StatusPage } from './status-server.js';
+export { startStatusPage, type ServiceEventLine, type StatusPage } from './status-server.js';

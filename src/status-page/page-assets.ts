@@ -31,6 +31,10 @@ export const PAGE_HTML = `<!doctype html>
 <h2>Recent results</h2>
 <div id="recent"><p class="empty">None yet.</p></div>
 </section>
+<section>
+<h2>Service events of these MPs</h2>
+<div id="service-events"><p class="empty">None.</p></div>
+</section>
 </main>
 </body>
 </html>
@@ -259,6 +263,18 @@ export const PAGE_JS = `'use strict';
     var words = banners.map(function (b) { return b.dataset.banner; });
     document.title = (words.length > 0 ? words[0] + ' - ' : '') + 'mpprov status';
     tick();
+    serviceEvents();
+  }
+
+  // The service's text: every field set with textContent, never read as HTML.
+  function serviceEvents() {
+    fetch('/service-events.json').then(function (res) { return res.json(); }).then(function (lines) {
+      var list = document.getElementById('service-events');
+      var items = lines.slice(-50).map(function (line) {
+        return el('p', 'service-event', line.received + '  ' + line.mp + '  ' + line.text);
+      });
+      replace(list, items, 'None.');
+    }, function () { /* the next change asks again */ });
   }
 
   function connect() {

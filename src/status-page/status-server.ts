@@ -26,6 +26,18 @@ export interface StatusPageOptions {
   /** The agent's redactor: every body passes it once more on its way out. */
   redact: (text: string) => string;
   heartbeatMs?: number;
+  /**
+   * The monitoring service's events for MPs of these names (the devices of the listed jobs), newest
+   * last; absent without service.events. Their text is the service's: sent escaped, shown with textContent.
+   */
+  serviceEvents?: ((names: readonly string[]) => Promise<ServiceEventLine[]>) | undefined;
+}
+
+/** One event as the page lists it. */
+export interface ServiceEventLine {
+  received: string;
+  mp: string;
+  text: string;
 }
 
 export interface StatusPage {
@@ -109,6 +121,11 @@ export async function startStatusPage(options: StatusPageOptions): Promise<Statu
     }
     if (path === '/status.json') return send(res, 200, 'application/json; charset=utf-8', statusJson());
     if (path === '/events') return openEvents(req, res);
+    if (path === '/service-events.json') {
+      const names = [...new Set(options.source.snapshot().jobs.flatMap((j) => j.devices.map((d) => d.name)))];
+      const lines = options.serviceEvents === undefined ? [] : await options.serviceEvents(names);
+      return send(res, 200, 'application/json; charset=utf-8', options.redact(JSON.stringify(visibleValue(lines))));
+    }
     const log = /^\/jobs\/([^/]+)\/log$/.exec(path);
     if (log !== null) {
       // Job ids are plain ASCII: no decoding, so a malformed escape is simply not an id.

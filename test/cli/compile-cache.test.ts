@@ -219,7 +219,7 @@ describe('where the cache lives and which command it is for', () => {
     });
     const names = (JSON.parse(stdout) as { commands: { name: string }[] }).commands.map((c) => c.name);
     for (const name of names)
-      expect(commandKey([name]), name).toBe(['run', 'simulate', 'notify'].includes(name) ? undefined : name);
+      expect(commandKey([name]), name).toBe(['run', 'simulate', 'notify', 'observe'].includes(name) ? undefined : name);
     expect(CACHED_COMMANDS.filter((name) => !names.includes(name))).toEqual(['describe-cli', 'help']);
   });
 });

@@ -146,6 +146,7 @@ describe('modules a command loads', () => {
       'sign',
       'stick',
       'secrets-record',
+      'observe',
       'service',
       'help',
     ]);

@@ -1,0 +1,92 @@
+import { readFile } from 'node:fs/promises';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { MAX_EVENT_BYTES, parseServiceEvent, type ServiceEvent } from './service-event.js';
+
+/**
+ * The HTTPS server the service posts events to. An accepted event is answered 204 before anything
+ * is done with it: the service waits at most 10 s and blacklists after 10 unanswered events, so no
+ * slow disk may stand between a request and its answer. Any other path is 404, a body that is not
+ * a plausible event 400 (413 past the cap), a method other than POST 405.
+ */
+
+export interface ReceiverOptions {
+  host: string;
+  port: number;
+  /** Absent only for a loopback listener (the config stage refuses clear text beyond loopback). */
+  tls?: { certFile: string; keyFile: string } | undefined;
+  /** The one path events are taken on, e.g. `/mpprov-events/3f2a...`. */
+  path: string;
+  onEvent: (event: ServiceEvent) => void;
+  /** A refused request, for the log: status and a short reason (no body text). */
+  onRefused?: ((status: number, reason: string) => void) | undefined;
+}
+
+export interface EventReceiver {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export async function startEventReceiver(options: ReceiverOptions): Promise<EventReceiver> {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => handle(req, res, options);
+  const server: Server =
+    options.tls === undefined
+      ? createHttpServer(handler)
+      : createHttpsServer(
+          { cert: await readFile(options.tls.certFile), key: await readFile(options.tls.keyFile) },
+          handler,
+        );
+  // A client that never finishes its request would otherwise hold a socket for ever.
+  server.requestTimeout = 10_000;
+  server.headersTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function handle(req: IncomingMessage, res: ServerResponse, options: ReceiverOptions): void {
+  const refuse = (status: number, reason: string): void => {
+    options.onRefused?.(status, reason);
+    res.writeHead(status, { connection: 'close' }).end();
+    req.resume();
+  };
+  const pathname = (req.url ?? '').split('?')[0];
+  if (pathname !== options.path) return refuse(404, 'not the events path');
+  if (req.method !== 'POST') return refuse(405, `method ${req.method ?? '?'}`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  req.on('data', (chunk: Buffer) => {
+    if (done) return;
+    size += chunk.length;
+    if (size > MAX_EVENT_BYTES) {
+      done = true;
+      refuse(413, `body over ${MAX_EVENT_BYTES} bytes`);
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('error', () => undefined);
+  req.on('end', () => {
+    if (done) return;
+    done = true;
+    const event = parseServiceEvent(Buffer.concat(chunks));
+    if (event === undefined) return refuse(400, 'not an event');
+    res.writeHead(204).end();
+    // After the answer has left: the handler's work (a disk write) never delays it.
+    setImmediate(() => options.onEvent(event));
+  });
+}

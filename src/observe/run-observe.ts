@@ -1,0 +1,158 @@
+import type { AgentServiceEvents } from '../config/index.js';
+import type { DataApi, Observer, ObserverKind } from '../service/index.js';
+import { appendEvent } from './events-log.js';
+import { startEventReceiver } from './event-receiver.js';
+import { finishPending, rebuildObservers } from './observer-rebuild.js';
+import { writeObserveStatus, type ObserveStatus } from './observe-status.js';
+import { receiverSegment, registeredUrl } from './receiver-path.js';
+import { planRegistration, planUnregister, RegistrationAction, WANTED_KINDS } from './registration-plan.js';
+
+/**
+ * `mpprov observe`: the receiver, its registration, and the periodic check that notices the
+ * service blacklisted it and repairs that. Every sentence goes out through `say` (the CLI escapes
+ * and redacts it); `loud` is for a state where one of the caller's configurations is missing.
+ */
+
+export interface ObserveOptions {
+  api: DataApi;
+  events: AgentServiceEvents;
+  stateDir: string;
+  once?: boolean | undefined;
+  unregister?: boolean | undefined;
+  takeOver?: readonly ObserverKind[] | undefined;
+  say: (sentence: string) => void;
+  loud: (sentence: string) => void;
+  /** Stops the receiver; the registration stays (the service keeps sending, unanswered, until blacklisting). */
+  signal?: AbortSignal | undefined;
+  /** Tests: the pause between POST attempts of a rebuild. */
+  retryPauseMs?: number | undefined;
+}
+
+/** Exit status: 0 done (or stopped), 1 refused or a failure said. */
+export async function runObserve(options: ObserveOptions): Promise<number> {
+  const { api, events, stateDir, say } = options;
+  const ownUrl = registeredUrl(events.publicUrl, await receiverSegment(stateDir));
+  const rebuild = { stateDir, onRetry: options.loud, pauseMs: options.retryPauseMs };
+  if (options.once === true) return dryRun(options, ownUrl);
+  if (await finishPending(api, rebuild)) say('posted back the configurations a stopped rebuild had left');
+  if (options.unregister === true) {
+    const others = planUnregister(await api.listObservers(), ownUrl);
+    if (others === undefined) say(`${events.publicUrl} is not registered: nothing to remove`);
+    else {
+      await rebuildObservers(api, others, rebuild);
+      say(`removed the configuration of ${events.publicUrl}; ${others.length} other configuration(s) posted back`);
+    }
+    return 0;
+  }
+  const first = planRegistration(await api.listObservers(), ownUrl, options.takeOver ?? []);
+  if (first.action === RegistrationAction.Refuse) {
+    say(first.sentence);
+    return 1;
+  }
+  const status: ObserveStatus = {
+    publicUrl: events.publicUrl,
+    registered: false,
+    blacklisted: false,
+    lastEventAt: null,
+    checkedAt: null,
+  };
+  // Listening before registering: the first event may come the moment the POST is answered.
+  const receiver = await startEventReceiver({
+    host: events.listen.host,
+    port: events.listen.port,
+    tls: events.tls,
+    path: new URL(ownUrl).pathname,
+    onEvent: (event) => {
+      const received = new Date().toISOString();
+      status.lastEventAt = received;
+      void appendEvent(stateDir, { received, event })
+        .then(() => writeObserveStatus(stateDir, status))
+        .catch((error: unknown) => options.loud(`an event was not written to ${stateDir}: ${String(error)}`));
+    },
+  });
+  say(`listening on ${events.listen.text} for events posted to ${events.publicUrl}`);
+  try {
+    await carryOut(options, ownUrl, first, status);
+    await waitChecking(options, ownUrl, status);
+    return 0;
+  } finally {
+    await receiver.close();
+  }
+}
+
+async function carryOut(
+  options: ObserveOptions,
+  ownUrl: string,
+  plan: ReturnType<typeof planRegistration>,
+  status: ObserveStatus,
+): Promise<void> {
+  const rebuild = { stateDir: options.stateDir, onRetry: options.loud, pauseMs: options.retryPauseMs };
+  if (plan.action === RegistrationAction.Post)
+    await options.api.postObserver({ url: ownUrl, seqEvents: true, sqaEvents: true });
+  if (plan.action === RegistrationAction.Rebuild) await rebuildObservers(options.api, plan.postBack, rebuild);
+  if (plan.action !== RegistrationAction.None) options.say(plan.sentence.replace(ownUrl, options.events.publicUrl));
+  status.registered = true;
+  status.blacklisted = false;
+  status.checkedAt = new Date().toISOString();
+  await writeObserveStatus(options.stateDir, status);
+}
+
+/** Every check_s: GET /v3/observer; blacklisted or gone is repaired the read-all/delete/post-back way. */
+async function waitChecking(options: ObserveOptions, ownUrl: string, status: ObserveStatus): Promise<void> {
+  const periodMs = options.events.checkS * 1000;
+  const stopped = (): boolean => options.signal?.aborted === true;
+  while (!stopped()) {
+    await pause(periodMs, options.signal);
+    if (stopped()) return;
+    try {
+      const observers = await options.api.listObservers();
+      const own = observers.find((o) => o.url === ownUrl);
+      status.checkedAt = new Date().toISOString();
+      status.registered = own !== undefined;
+      status.blacklisted = own?.blacklisted === true;
+      await writeObserveStatus(options.stateDir, status);
+      const plan = planRegistration(observers, ownUrl, []);
+      if (plan.action === RegistrationAction.Refuse) {
+        options.loud(`not receiving events any more: ${plan.sentence}`);
+        continue;
+      }
+      if (own?.blacklisted === true) options.loud(`the service blacklisted ${options.events.publicUrl}: repairing`);
+      else if (own === undefined)
+        options.loud(`${options.events.publicUrl} is no longer registered: registering again`);
+      await carryOut(options, ownUrl, plan, status);
+    } catch (error) {
+      options.loud(`checking the registration failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+function dryRun(options: ObserveOptions, ownUrl: string): Promise<number> {
+  return options.api.listObservers().then((observers) => {
+    for (const o of observers) options.say(`found: ${describe(o, ownUrl, options.events.publicUrl)}`);
+    if (observers.length === 0) options.say('found: no configuration of this user');
+    const plan = planRegistration(observers, ownUrl, options.takeOver ?? []);
+    const sentence = plan.sentence.replace(ownUrl, options.events.publicUrl);
+    options.say(plan.action === RegistrationAction.None ? sentence : `would: ${sentence} (dry run: nothing sent)`);
+    return plan.action === RegistrationAction.Refuse ? 1 : 0;
+  });
+}
+
+function describe(o: Observer, ownUrl: string, publicUrl: string): string {
+  const kinds = (['testEvents', ...WANTED_KINDS, 'webAlertEvents', 'networkChangeEvents'] as const).filter(
+    (k) => o[k] === true,
+  );
+  const url = o.url === ownUrl ? `${publicUrl} (this receiver)` : o.url;
+  return `${url}  ${kinds.join(',') || 'no kinds'}${o.blacklisted === true ? '  BLACKLISTED' : ''}`;
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+
+/**
+ * An event the service posts (docs/service-model.md, "Observers and events"). Checked loosely: the
+ * kind and the fields the wait uses are typed, unknown kinds and fields are kept as they came. An
+ * event carries no signature, so it is a hint that a GET confirms, never proof.
+ */
+export const ServiceEvent = z.looseObject({
+  type: z.string().min(1).max(100),
+  description: z.string().optional(),
+  eventTime: z.number().optional(),
+  sequencerName: z.string().optional(),
+  sequencerHost: z.string().optional(),
+  sequencerStatus: z.string().optional(),
+  orgId: z.number().optional(),
+  orgName: z.string().optional(),
+});
+export type ServiceEvent = z.infer<typeof ServiceEvent>;
+
+/** An event is a few hundred bytes; anything far larger is not one. */
+export const MAX_EVENT_BYTES = 64 * 1024;
+
+/** The body as an event, or undefined for anything that is not a plausible one (answered 4xx). */
+export function parseServiceEvent(body: Buffer): ServiceEvent | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+  const parsed = ServiceEvent.safeParse(json);
+  return parsed.success ? parsed.data : undefined;
+}
