@@ -59,6 +59,8 @@ export const CACHED_COMMANDS: readonly string[] = [
   'sign',
   'secrets-record',
   'service',
+  'stick',
+  'preflight',
   'describe-cli',
   'help',
 ];

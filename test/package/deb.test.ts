@@ -224,7 +224,7 @@ describe('man pages and shell completion, generated from the CLI', () => {
     const { stdout } = await run('bash', ['-c', `source '${file}'; complete -p mpprov`], { encoding: 'utf8' });
     expect(stdout.trim()).toBe('complete -o bashdefault -o default -F _mpprov mpprov');
     expect(await complete('mpprov', '')).toEqual(commandNames());
-    expect(await complete('mpprov', 'service', '')).toEqual(['check', 'status']);
+    expect(await complete('mpprov', 'service', '')).toEqual(['check', 'status', 'paths']);
     expect(await complete('mpprov', 'apply', '--state-dir', '/tmp', '--no')).toEqual(['--no-rollback']);
     // The value of an option that takes one: nothing offered here, so bash falls back to file names.
     expect(await complete('mpprov', 'validate', '--allowed-signers', '')).toEqual([]);
