@@ -90,6 +90,21 @@ describe('stick build with hostile files named by the template', () => {
   });
 });
 
+describe('stick build with a hostile template file', () => {
+  it('refuses a FIFO or /dev/zero as the template without reading it', async () => {
+    const { dir, out } = fixtureCopy('hostile-template');
+    execFileSync('mkfifo', [join(dir, 'fifo.yaml')]);
+    symlinkSync('/dev/zero', join(dir, 'zero.yaml'));
+    for (const template of ['fifo.yaml', 'zero.yaml']) {
+      const result = await build(dir, out(), 'fleet.yaml', template);
+      expect(result).toMatchObject({
+        ran: false,
+        problems: [{ file: join(dir, template), line: 1, column: 1, message: 'the template is not a file' }],
+      });
+    }
+  });
+});
+
 describe('stick build with a hostile inventory', () => {
   it('says where aliases expand a billion times, and builds the other site', async () => {
     const { dir, out } = fixtureCopy('hostile-laughs');
