@@ -260,7 +260,8 @@ function checkWireless(iface: Interface, wireless: Wireless, at: KeyPath, report
     }
   } else {
     for (const key of ['passphrase', 'passphrase_file'] as const) {
-      if (wireless[key] !== undefined) {
+      // Given, not kept: a passphrase_file of the wrong type is still one that does not belong here.
+      if (given(wireless, key)) {
         report(
           [...wAt, key],
           `'${key}' belongs to wpa2-personal only`,

@@ -1,0 +1,31 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadStick } from '../../src/config/index.js';
+import { tempFolder } from '../support/temp-folder.js';
+
+/** A value the schema refuses still counts as written for the rules that only ask whether it is there. */
+describe('a refused value and a rule about the same key', () => {
+  it('says a passphrase_file of the wrong type on an open network both ways, once each', async () => {
+    const dir = tempFolder('salvage-open');
+    writeFileSync(
+      join(dir, 'mpprov.yaml'),
+      `version: 1
+monitoring_points:
+  - name: a
+    url: https://192.0.2.1
+    tls: { fingerprint_sha256: "${'5E'.repeat(32)}" }
+    password: Admin-Pw-1
+    interfaces:
+      wlan0:
+        wireless: { ssid: x, security: open, passphrase_file: 5 }
+        ipv4: { method: dhcp }
+`,
+    );
+    const loaded = await loadStick(join(dir, 'mpprov.yaml'), { label: 'mpprov.yaml' });
+    expect(loaded.problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      "9:46 monitoring_points[0].interfaces.wlan0.wireless.passphrase_file 'passphrase_file' belongs to wpa2-personal only",
+      '9:63 monitoring_points[0].interfaces.wlan0.wireless.passphrase_file must be text, not a whole number',
+    ]);
+  });
+});
