@@ -59,4 +59,26 @@ monitoring_points:
       '14:16 monitoring_points[0].interfaces.wlan0.dot1x must be a block of keys, not a whole number',
     ]);
   });
+  it('says a key that does not fit the EAP method also when its value is of the wrong type', async () => {
+    const dir = tempFolder('salvage-eap');
+    writeFileSync(
+      join(dir, 'mpprov.yaml'),
+      `version: 1
+monitoring_points:
+  - name: a
+    url: https://192.0.2.1
+    tls: { fingerprint_sha256: "${'5E'.repeat(32)}" }
+    password: Admin-Pw-1
+    interfaces:
+      eth1:
+        ipv4: { method: dhcp }
+        dot1x: { eap: md5, identity: mp, password: Dot1x-Pw-1, ca_cert: [ca.pem] }
+`,
+    );
+    const loaded = await loadStick(join(dir, 'mpprov.yaml'), { label: 'mpprov.yaml' });
+    expect(loaded.problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      "10:64 monitoring_points[0].interfaces.eth1.dot1x.ca_cert 'ca_cert' does not fit EAP-MD5",
+      '10:73 monitoring_points[0].interfaces.eth1.dot1x.ca_cert must be text, not a list',
+    ]);
+  });
 });
