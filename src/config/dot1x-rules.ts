@@ -81,7 +81,7 @@ export function checkDot1x(dot1x: Dot1x, path: KeyPath, options: { wireless: boo
 
   const profile = profileOf(dot1x);
   for (const key of profile.refused) {
-    if (dot1x[key] === undefined) continue;
+    if (!given(dot1x, key)) continue;
     error([...path, key], `'${key}' does not fit ${profile.label}`, `remove ${key}, or change eap`, true);
   }
   for (const key of profile.required) {

@@ -134,7 +134,7 @@ function checkFamily(family: Ipv4, version: 4 | 6, at: KeyPath, report: Report):
     }
   } else if (family.method !== undefined) {
     for (const key of ['address', 'gateway'] as const) {
-      if (family[key] !== undefined) {
+      if (given(family, key)) {
         report([...at, key], `'${key}' does not fit method ${family.method}`, `remove ${key}, or use method: static`, {
           atKey: true,
         });
@@ -204,7 +204,7 @@ function checkLink(iface: Interface, at: KeyPath, report: Report): void {
   const linkAt = [...at, 'link'];
   if (iface.vlan !== undefined) {
     for (const key of ['speed', 'duplex', 'autoneg'] as const) {
-      if (link[key] !== undefined)
+      if (given(link, key))
         report([...linkAt, key], `'${key}' does not fit a VLAN interface`, `set ${key} on ${iface.vlan.link} instead`, {
           atKey: true,
         });
@@ -214,7 +214,7 @@ function checkLink(iface: Interface, at: KeyPath, report: Report): void {
   // Transmission parameters belong to wired physical ports only.
   if (given(iface, 'wireless') || name(at) === 'bridge1') {
     for (const key of ['speed', 'duplex', 'autoneg'] as const) {
-      if (link[key] !== undefined)
+      if (given(link, key))
         report(
           [...linkAt, key],
           `'${key}' does not fit ${given(iface, 'wireless') ? 'a wireless interface' : 'bridge1'}`,
@@ -260,7 +260,8 @@ function checkWireless(iface: Interface, wireless: Wireless, at: KeyPath, report
     }
   } else {
     for (const key of ['passphrase', 'passphrase_file'] as const) {
-      if (wireless[key] !== undefined) {
+      // Given, not kept: a passphrase_file of the wrong type is still one that does not belong here.
+      if (given(wireless, key)) {
         report(
           [...wAt, key],
           `'${key}' belongs to wpa2-personal only`,
@@ -279,7 +280,7 @@ function checkWireless(iface: Interface, wireless: Wireless, at: KeyPath, report
       'add dot1x: { eap: peap, inner: mschapv2, identity: ..., password: ... }',
     );
   }
-  if (wireless.security !== 'wpa2-enterprise' && iface.dot1x !== undefined) {
+  if (wireless.security !== 'wpa2-enterprise' && given(iface, 'dot1x')) {
     report(
       [...at, 'dot1x'],
       `802.1X on a wireless interface needs security: wpa2-enterprise, not ${wireless.security}`,

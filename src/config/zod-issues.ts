@@ -31,6 +31,9 @@ function fromIssue(issue: z.core.$ZodIssue, data: unknown, schema: z.ZodType): U
         return [problem(`missing required key '${String(key)}'`, `add ${String(key)}: to this block`)];
       }
       if (value === null) {
+        // A list entry has an index, not a key: "'1' is empty" would name a key nobody wrote.
+        if (typeof key === 'number')
+          return [problem('this list entry is empty', 'give it a value, or remove the - line')];
         return [problem(`'${String(key)}' is empty`, 'give it a value, or remove the key')];
       }
       if (typeof value === 'number' && !Number.isFinite(value))

@@ -1,7 +1,8 @@
-import { chmod, copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { stringify } from 'yaml';
 import { validateStick } from '../certs/index.js';
+import { MAX_REFERENCED_BYTES, readInside } from '../ingest/index.js';
 import { type Problem, Severity } from '../core/problem.js';
 import type { Secret } from '../core/secret.js';
 import { visibleText } from '../core/visible-text.js';
@@ -88,19 +89,21 @@ export async function buildSite(input: SiteInput, dir: string): Promise<SiteBuil
     for (const [path, from] of copies) {
       const target = join(dir, ...path.split('/'));
       await mkdir(dirname(target), { recursive: true });
-      try {
-        await copyFile(resolve(filesRoot, path), target);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? 'error';
-        problems.push(
-          located(
-            from,
-            template,
-            `the file '${visibleText(path)}' cannot be copied from ${filesRoot} (${code})`,
-            'put the file beside the template, or give --files DIR',
-          ),
-        );
-      }
+      // Read as the agent reads a stick: a link out of the folder (to /etc/shadow), a FIFO or a
+      // device (/dev/zero) is refused unopened, so the builder neither hangs nor copies what
+      // lies outside the template's folder onto a stick.
+      const read = await readInside(filesRoot, path, {
+        what: `the file '${visibleText(path)}'`,
+        limit: MAX_REFERENCED_BYTES,
+        limitText: '1 MiB',
+        missingHint: 'put the file beside the template, or give --files DIR',
+        outside: {
+          message: `the file '${visibleText(path)}' is a link that leads outside the template's folder`,
+          hint: 'copy the file itself into the folder',
+        },
+      });
+      if (read.ok) await writeFile(target, read.bytes);
+      else problems.push(located(from, template, `${read.message} (in ${filesRoot})`, read.hint));
     }
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
@@ -137,7 +140,7 @@ function located(
   from: { mp: InventoryMp; index: number; keyPath: string; origin: Origin | undefined },
   template: Template,
   message: string,
-  hint: string,
+  hint?: string,
 ): Problem {
   const where =
     from.origin === undefined ? '' : ` (template ${template.file}:${from.origin.line}:${from.origin.column})`;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { formatKeyPath, type KeyPath } from '../core/problem.js';
 import { visibleJson, visibleText } from '../core/visible-text.js';
+import { MAX_CONFIG_BYTES, readInside } from '../ingest/index.js';
 import { MANIFEST_NAME, SIGNATURE_NAME } from '../signature/index.js';
 import { CONFIG_NAME } from './build-site.js';
 
@@ -46,10 +47,17 @@ async function sitesOf(dir: string): Promise<string[] | string> {
 
 type Mp = Record<string, unknown>;
 
-async function readConfig(dir: string): Promise<Mp[]> {
+/** The MPs of a build's mpprov.yaml, or why it cannot be read: a FIFO or a link to /dev/zero never holds the diff. */
+async function readConfig(dir: string): Promise<Mp[] | string> {
+  const read = await readInside(dir, CONFIG_NAME, {
+    what: CONFIG_NAME,
+    limit: MAX_CONFIG_BYTES,
+    limitText: '256 KiB',
+  });
+  if (!read.ok) return read.message;
   try {
-    const parsed = parse(await readFile(join(dir, CONFIG_NAME), 'utf8')) as { monitoring_points?: unknown };
-    return Array.isArray(parsed.monitoring_points) ? (parsed.monitoring_points as Mp[]) : [];
+    const parsed = parse(read.bytes.toString('utf8')) as { monitoring_points?: unknown } | null;
+    return Array.isArray(parsed?.monitoring_points) ? (parsed.monitoring_points as Mp[]) : [];
   } catch {
     return [];
   }
@@ -57,7 +65,14 @@ async function readConfig(dir: string): Promise<Mp[]> {
 
 async function diffSite(site: string, oldDir: string, newDir: string): Promise<string[]> {
   const lines: string[] = [];
-  const [oldMps, newMps] = [await readConfig(oldDir), await readConfig(newDir)];
+  const [oldRead, newRead] = [await readConfig(oldDir), await readConfig(newDir)];
+  for (const [which, read] of [
+    ['old', oldRead],
+    ['new', newRead],
+  ] as const)
+    if (typeof read === 'string') lines.push(`! ${site} (${which} build): ${read}`);
+  const oldMps = typeof oldRead === 'string' ? [] : oldRead;
+  const newMps = typeof newRead === 'string' ? [] : newRead;
   const byName = (mps: Mp[]) => new Map(mps.map((mp) => [String(mp.name), mp]));
   const [oldByName, newByName] = [byName(oldMps), byName(newMps)];
   for (const name of [...new Set([...oldByName.keys(), ...newByName.keys()])]) {
@@ -100,7 +115,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function show(value: unknown): string {
-  return value === undefined ? '(none)' : visibleJson(JSON.stringify(value));
+  return value === undefined ? '(none)' : visibleJson(JSON.stringify(withoutSecrets(value)));
+}
+
+/** A block or list shown whole (its type changed) still shows a secret key's value only as "(secret)". */
+function withoutSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [key, SECRET_KEY.test(key) ? '(secret)' : withoutSecrets(inner)]),
+  );
 }
 
 function collectSecretFiles(node: unknown, found: Set<string>): void {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type Document, isMap, LineCounter, parseDocument } from 'yaml';
 import type { Problem } from '../core/problem.js';
@@ -24,6 +24,11 @@ export async function loadTemplate(
     problemAt({ file, line, column }, message, hint);
   let bytes: Buffer;
   try {
+    // Looked at first: a FIFO would hold the read forever, /dev/zero would never end.
+    const info = await stat(file);
+    if (!info.isFile()) return { ok: false, problems: [at(1, 1, 'the template is not a file')] };
+    if (info.size > MAX_TEMPLATE_BYTES)
+      return { ok: false, problems: [at(1, 1, `the template is ${info.size} bytes; the limit is 256 KiB`)] };
     bytes = await readFile(file);
   } catch (error) {
     return {

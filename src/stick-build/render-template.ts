@@ -209,7 +209,10 @@ export function renderMp(template: Template, mp: InventoryMp, index: number, loo
       for (const item of node.items) {
         const key = isScalar(item.key) ? String(item.key.value) : String(item.key);
         const value = renderNode(item.value, [...path, key]);
-        if (value !== null && value !== undefined) out[key] = value;
+        // Defined, not assigned: `__proto__: ...` set by `=` would become the object's prototype
+        // and vanish from the stick unsaid; as an own key the validator names it.
+        if (value !== null && value !== undefined)
+          Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
       }
       return out;
     }

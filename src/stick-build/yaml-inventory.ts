@@ -139,10 +139,22 @@ function variablesOf(
       continue;
     }
     const value = item.value as Node | null;
-    vars.set(key, {
-      value: value === null ? null : value.toJS(doc, { maxAliasCount: 100 }),
-      place: placeOf(value ?? (item.key as Node)),
-    });
+    let js: unknown;
+    try {
+      js = value === null ? null : value.toJS(doc, { maxAliasCount: 100 });
+    } catch {
+      // The yaml library throws when aliases expand past the count ("billion laughs"): a located
+      // problem, never a crash or a value of a billion nodes.
+      refuse(
+        problemAt(
+          placeOf(value ?? (item.key as Node)),
+          `'${key}' expands YAML aliases (*name) too many times`,
+          'write the value out instead of repeating aliases',
+        ),
+      );
+      continue;
+    }
+    vars.set(key, { value: js, place: placeOf(value ?? (item.key as Node)) });
   }
   return vars;
 }

@@ -1,0 +1,140 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildSticks } from '../../src/stick-build/index.js';
+import { fixtureCopy, fixtureSecrets } from './stick-build-rig.js';
+
+/** The builder fed what a hostile or careless network team would give it: real files, real links and FIFOs. */
+async function build(dir: string, out: string, inventory = 'fleet.yaml', template = 'template.yaml') {
+  return buildSticks({
+    inventory: join(dir, inventory),
+    template: join(dir, template),
+    out,
+    secretsDir: join(dir, 'secrets'),
+    image: false,
+  });
+}
+
+/** The fixture inventory with every MP's CA file (the `ca` default) renamed. */
+function withCa(dir: string, ca: string): void {
+  const text = readFileSync(join(dir, 'fleet.yaml'), 'utf8');
+  writeFileSync(join(dir, 'fleet.yaml'), text.replace('ca: certs/fleet-ca.pem', `ca: ${ca}`));
+}
+
+describe('stick build with hostile files named by the template', () => {
+  it('refuses a link out of the template folder without copying what it names onto a stick', async () => {
+    const { dir, out } = fixtureCopy('hostile-link');
+    // A real CA file outside the folder: followed, it would pass validation and ride on the stick.
+    const outside = join(dir, '..', `${dir.split('/').at(-1) ?? ''}-outside-ca.pem`);
+    writeFileSync(outside, readFileSync(join(dir, 'certs/fleet-ca.pem')));
+    symlinkSync(outside, join(dir, 'certs/linked-ca.pem'));
+    withCa(dir, 'certs/linked-ca.pem');
+    const target = out();
+    const result = await build(dir, target);
+    expect(result.ran).toBe(true);
+    if (!result.ran) return;
+    expect(result.sticks).toEqual([]);
+    expect(result.problems.map((p) => [p.line, p.path, p.message])).toEqual([
+      [
+        4,
+        'monitoring_points[0].interfaces.eth1.dot1x.ca_cert',
+        `mp-berlin-01: the file 'certs/linked-ca.pem' is a link that leads outside the template's folder (in ${dir}) (template ${join(dir, 'template.yaml')}:21:16)`,
+      ],
+      [
+        4,
+        'monitoring_points[0].interfaces.eth1.dot1x.ca_cert',
+        `mp-paris-01: the file 'certs/linked-ca.pem' is a link that leads outside the template's folder (in ${dir}) (template ${join(dir, 'template.yaml')}:21:16)`,
+      ],
+    ]);
+    expect(existsSync(join(target, 'berlin'))).toBe(false);
+    expect(existsSync(join(target, 'paris'))).toBe(false);
+  });
+
+  it('refuses a FIFO and a device without opening them (no hang, nothing copied)', async () => {
+    const { dir, out } = fixtureCopy('hostile-fifo');
+    execFileSync('mkfifo', [join(dir, 'certs/fifo.pem')]);
+    symlinkSync('/dev/zero', join(dir, 'certs/zero.pem'));
+    withCa(dir, 'certs/fifo.pem');
+    // paris's MPs name the device instead, through their site's vars.
+    const text = readFileSync(join(dir, 'fleet.yaml'), 'utf8');
+    writeFileSync(
+      join(dir, 'fleet.yaml'),
+      text.replace('vars: { dns: [10.2.0.53, 10.2.0.54] }', 'vars: { dns: [10.2.0.53], ca: certs/zero.pem }'),
+    );
+    const result = await build(dir, out());
+    expect(result.ran).toBe(true);
+    if (!result.ran) return;
+    expect(result.sticks).toEqual([]);
+    const messages = result.problems.map((p) => p.message);
+    expect(messages).toHaveLength(2);
+    expect(messages[0]).toContain("the file 'certs/fifo.pem' is a FIFO (named pipe), not a regular file");
+    expect(messages[1]).toContain("the file 'certs/zero.pem' is a link that leads outside the template's folder");
+  });
+
+  it('says a template key __proto__ is unknown instead of dropping it unsaid', async () => {
+    const { dir, out } = fixtureCopy('hostile-proto');
+    writeFileSync(
+      join(dir, 'template.yaml'),
+      `${readFileSync(join(dir, 'template.yaml'), 'utf8')}__proto__:\n  x: 1\n`,
+    );
+    const result = await build(dir, out());
+    expect(result.ran).toBe(true);
+    if (!result.ran) return;
+    expect(result.sticks).toEqual([]);
+    expect(result.problems).toHaveLength(3);
+    for (const problem of result.problems) {
+      expect(problem.path).toMatch(/^monitoring_points\[\d\]\.__proto__$/);
+      expect(problem.message).toContain("unknown key '__proto__'");
+    }
+  });
+});
+
+describe('stick build with a hostile template file', () => {
+  it('refuses a FIFO or /dev/zero as the template without reading it', async () => {
+    const { dir, out } = fixtureCopy('hostile-template');
+    execFileSync('mkfifo', [join(dir, 'fifo.yaml')]);
+    symlinkSync('/dev/zero', join(dir, 'zero.yaml'));
+    for (const template of ['fifo.yaml', 'zero.yaml']) {
+      const result = await build(dir, out(), 'fleet.yaml', template);
+      expect(result).toMatchObject({
+        ran: false,
+        problems: [{ file: join(dir, template), line: 1, column: 1, message: 'the template is not a file' }],
+      });
+    }
+  });
+});
+
+describe('stick build with a hostile inventory', () => {
+  it('says where aliases expand a billion times, and builds the other site', async () => {
+    const { dir, out } = fixtureCopy('hostile-laughs');
+    const laughs = [
+      '    vars:',
+      '      dns: [10.1.0.53]',
+      '      gateway: 10.1.2.1',
+      '      a: &a [x, x, x, x, x, x, x, x, x, x]',
+      ...['b', 'c', 'd', 'e', 'f', 'g', 'h'].map(
+        (name, i) =>
+          `      ${name}: &${name} [${Array(10)
+            .fill(`*${'abcdefg'[i] ?? ''}`)
+            .join(', ')}]`,
+      ),
+    ].join('\n');
+    const text = readFileSync(join(dir, 'fleet.yaml'), 'utf8');
+    writeFileSync(join(dir, 'fleet.yaml'), text.replace('    vars: { dns: [10.1.0.53], gateway: 10.1.2.1 }', laughs));
+    const result = await build(dir, out());
+    expect(result.ran).toBe(true);
+    if (!result.ran) return;
+    expect(result.sticks.map((s) => s.site)).toEqual(['paris']);
+    expect(result.problems.map((p) => [p.line, p.message])).toEqual([
+      [13, "'c' expands YAML aliases (*name) too many times"],
+      [14, "'d' expands YAML aliases (*name) too many times"],
+      [15, "'e' expands YAML aliases (*name) too many times"],
+      [16, "'f' expands YAML aliases (*name) too many times"],
+      [17, "'g' expands YAML aliases (*name) too many times"],
+      [18, "'h' expands YAML aliases (*name) too many times"],
+    ]);
+    const printed = JSON.stringify(result);
+    for (const secret of fixtureSecrets(join(dir, 'secrets'))) expect(printed).not.toContain(secret);
+  });
+});
