@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServiceWatch, type DataApi } from '../../src/service/index.js';
+import { json, startHostileService, trickle, type HostileService } from '../support/hostile-service.js';
+import { clientOf } from './service-fixtures.js';
+
+/**
+ * A service that answers one byte per second: every wait mpprov gives the service keeps its
+ * length, whatever request is on the wire when it ends (the request's own deadline is longer).
+ */
+
+const services: HostileService[] = [];
+const clients: DataApi[] = [];
+
+afterEach(async () => {
+  for (const api of clients.splice(0)) await api.close();
+  for (const service of services.splice(0)) await service.close();
+});
+
+const FAST = { roundMs: 150, minGapMs: 50, lastAnswerGraceMs: 500 };
+/** Vendor-true: no orgId, so the paths need the token's only organization. */
+const MP = { id: 9, name: 'branch-mp1', resolvedIp: '198.51.100.7', connectionStatus: 'AVAILABLE' };
+
+describe('a service that trickles', () => {
+  it("the MP's organization asked while paths wait: the wait of wait_measuring_s is kept", async () => {
+    const service = await startHostileService((req) =>
+      req.path.startsWith('/v3/organization')
+        ? trickle(JSON.stringify([{ id: 12, displayName: 'Branch Networks' }]))
+        : req.path.startsWith('/v3/appliance')
+          ? json([MP])
+          : { status: 404, body: '' },
+    );
+    services.push(service);
+    const { api } = clientOf(service, { requestTimeoutMs: 20_000 });
+    clients.push(api);
+    const watch = createServiceWatch(api, { timing: FAST });
+    const connected = await watch.waitConnected('branch-mp1', { waitS: 3 });
+    expect(connected.kind).toBe('connected');
+    const started = Date.now();
+    const outcomes = await watch.ensurePaths(connected.appliance ?? MP, [{ target: '192.0.2.80' }], { waitS: 1 });
+    // Far less than the request's own 20 s: the wait ended it.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(outcomes).toEqual([
+      {
+        target: '192.0.2.80',
+        created: false,
+        measuring: false,
+        sentence: 'path to 192.0.2.80 could not be made sure of: the wait of 1 s ran out before the service answered',
+      },
+    ]);
+    expect(service.requests().filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+});
