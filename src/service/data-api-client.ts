@@ -45,7 +45,10 @@ export interface DataApi {
   listPathStatuses(orgId: number, options?: CallOptions): Promise<PathStatus[]>;
   /** GET /v3/path/data?orgId=&pathIds=&from= (at most 20 path-days: the caller splits). */
   listPathData(query: PathDataQuery, options?: CallOptions): Promise<PathData[]>;
-  /** Closes the connections once running requests are done. */
+  /**
+   * Ends the client: its last user is done, so a request still on the wire is one whose wait ran
+   * out (a service trickling its answer); it is dropped rather than waited for up to its deadline.
+   */
   close(): Promise<void>;
 }
 
@@ -116,7 +119,7 @@ export function createDataApiClient(target: ServiceTarget, options: DataApiClien
     setTargetLocation: (id, location, callOptions) => setTargetLocation(connection, id, location, callOptions),
     listPathStatuses: (orgId, callOptions) => listPathStatuses(connection, orgId, callOptions),
     listPathData: (query, callOptions) => listPathData(connection, query, callOptions),
-    close: () => (closing ??= dispatcher.close()),
+    close: () => (closing ??= dispatcher.destroy()),
   };
 }
 
