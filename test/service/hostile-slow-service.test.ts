@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createServiceWatch, type DataApi } from '../../src/service/index.js';
 import { json, startHostileService, trickle, type HostileService } from '../support/hostile-service.js';
 import { clientOf } from './service-fixtures.js';
@@ -52,5 +52,25 @@ describe('a service that trickles', () => {
     const closing = Date.now();
     await api.close();
     expect(Date.now() - closing).toBeLessThan(3_000);
+  });
+
+  it('path data trickling: the look is dropped when the wait ends, not held for the request deadline', async () => {
+    const service = await startHostileService((req) =>
+      req.path.startsWith('/v3/path/data')
+        ? trickle('[{"pathId": 601, "data": {}}]')
+        : req.path.startsWith('/v3/path?')
+          ? json([{ id: 601, sourceAppliance: 'branch-mp1', target: '192.0.2.80', orgId: 12 }])
+          : req.path.startsWith('/v3/path/status')
+            ? json([])
+            : { status: 404, body: '' },
+    );
+    services.push(service);
+    const { api } = clientOf(service, { requestTimeoutMs: 20_000 });
+    clients.push(api);
+    const watch = createServiceWatch(api, { timing: FAST });
+    const [outcome] = await watch.ensurePaths({ ...MP, orgId: 12 }, [{ target: '192.0.2.80' }], { waitS: 1 });
+    expect(outcome).toMatchObject({ id: 601, created: false, measuring: false });
+    // The round's request is abandoned with its last waiter, so the next path's round is not held up.
+    await vi.waitFor(() => expect(service.open()).toBe(0), { timeout: 3_000, interval: 100 });
   });
 });

@@ -26,6 +26,8 @@ export interface HostileService {
   url: string;
   caPem: string;
   requests(): HostileRequest[];
+  /** Answers still being written (a trickle the client has not dropped). */
+  open(): number;
   close(): Promise<void>;
 }
 
@@ -35,12 +37,15 @@ const BASE = '/api';
 export async function startHostileService(route: HostileRoute): Promise<HostileService> {
   const cert = createSelfSignedCertificate({ ipAddresses: ['127.0.0.1'] });
   const log: HostileRequest[] = [];
+  let open = 0;
   const server: Server = createServer({ cert: cert.certificatePem, key: cert.privateKeyPem }, (req, res) => {
     req.resume();
     const url = req.url ?? '/';
     if (!url.startsWith(`${BASE}/`)) return void res.writeHead(404).end();
     const request = { method: req.method ?? '?', path: url.slice(BASE.length) };
     log.push(request);
+    open += 1;
+    res.on('close', () => (open -= 1));
     const answer = route(request, req);
     if (typeof answer === 'function') return answer(res);
     res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(answer.body);
@@ -51,6 +56,7 @@ export async function startHostileService(route: HostileRoute): Promise<HostileS
     url: `https://127.0.0.1:${port}${BASE}`,
     caPem: cert.certificatePem,
     requests: () => [...log],
+    open: () => open,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
