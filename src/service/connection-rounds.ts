@@ -98,13 +98,22 @@ export function createConnectionRounds(state: WatchState, timing: RoundTiming): 
     timer = undefined;
     running = true;
     lastRoundAt = Date.now();
+    // Planning may ask the token's organizations: a service trickling that answer must not hold
+    // the round (and every MP that starts waiting after it) once the round's MPs all left.
+    const planning = { members: [...waiters], controller: new AbortController() };
+    flying.add(planning);
     try {
       const groups = await planRound(
         state,
-        [...waiters].map((w) => w.hostname),
+        planning.members.map((w) => w.hostname),
+        planning.controller.signal,
       );
+      flying.delete(planning);
       await Promise.all(groups.map((group) => ask(group)));
+    } catch (error) {
+      if (!planning.controller.signal.aborted) throw error;
     } finally {
+      flying.delete(planning);
       running = false;
       schedule();
     }

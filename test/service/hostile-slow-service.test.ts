@@ -73,4 +73,23 @@ describe('a service that trickles', () => {
     // The round's request is abandoned with its last waiter, so the next path's round is not held up.
     await vi.waitFor(() => expect(service.open()).toBe(0), { timeout: 3_000, interval: 100 });
   });
+
+  it("the token's organizations trickling while a round plans: an MP that comes later gets its round", async () => {
+    const service = await startHostileService((req) =>
+      req.path.startsWith('/v3/organization')
+        ? trickle(JSON.stringify([{ id: 12, displayName: 'Branch Networks' }]))
+        : req.path.startsWith('/v3/appliance?hostname=')
+          ? json([{ ...MP, name: req.path.slice('/v3/appliance?hostname='.length) }])
+          : { status: 404, body: '' },
+    );
+    services.push(service);
+    const { api } = clientOf(service, { requestTimeoutMs: 20_000 });
+    clients.push(api);
+    const watch = createServiceWatch(api, { timing: FAST });
+    // Two MPs of no known organization: the round asks for the token's only one first.
+    const early = await Promise.all(['mp-a', 'mp-b'].map((h) => watch.waitConnected(h, { waitS: 1 })));
+    expect(early.map((o) => o.kind)).toEqual(['unchecked', 'unchecked']);
+    const late = await watch.waitConnected('mp-c', { waitS: 3 });
+    expect(late).toMatchObject({ kind: 'connected', appliance: { name: 'mp-c' } });
+  });
 });
