@@ -11,6 +11,9 @@ export function retryAfterMs(header: string | string[] | undefined, now = Date.n
   if (value === undefined || value === '') return RetryAfterLimits.defaultMs;
   let ms: number;
   if (/^\d+$/.test(value)) ms = Number(value) * 1000;
+  // Every HTTP date names its weekday or month: a signed or decimal number is neither form, and
+  // Date.parse would read `-86400` as the year 86400 (a minute's pause) and `-5` as 2001 (none).
+  else if (!/[A-Za-z]/.test(value)) return RetryAfterLimits.defaultMs;
   else {
     const date = Date.parse(value);
     if (Number.isNaN(date)) return RetryAfterLimits.defaultMs;

@@ -105,6 +105,10 @@ export function createConnectionRounds(state: WatchState, timing: RoundTiming): 
     timer = undefined;
     running = true;
     lastRoundAt = Date.now();
+    // Planning may ask the token's organizations: a service trickling that answer must not hold
+    // the round (and every MP that starts waiting after it) once the round's MPs all left.
+    const planning = { members: [...waiters], controller: new AbortController() };
+    flying.add(planning);
     try {
       const hinted = hints.take([...waiters]);
       // Without hints every round is regular, as before; a deadline's last look is never left out.
@@ -112,12 +116,18 @@ export function createConnectionRounds(state: WatchState, timing: RoundTiming): 
       const regular = hinted.length === 0 || deadlineDue || lastRoundAt >= lastRegularAt + timing.roundMs;
       if (regular) lastRegularAt = lastRoundAt;
       const members = regular ? [...waiters] : hinted;
+      planning.members = members;
       const groups = await planRound(
         state,
         members.map((w) => w.hostname),
+        planning.controller.signal,
       );
+      flying.delete(planning);
       await Promise.all(groups.map((group) => ask(group)));
+    } catch (error) {
+      if (!planning.controller.signal.aborted) throw error;
     } finally {
+      flying.delete(planning);
       running = false;
       schedule();
     }

@@ -52,7 +52,10 @@ export interface DataApi {
   postObserver(observer: NewObserver, options?: CallOptions): Promise<Observer>;
   /** DELETE /v3/observer: removes EVERY configuration of the caller. */
   deleteObservers(options?: CallOptions): Promise<void>;
-  /** Closes the connections once running requests are done. */
+  /**
+   * Ends the client: its last user is done, so a request still on the wire is one whose wait ran
+   * out (a service trickling its answer); it is dropped rather than waited for up to its deadline.
+   */
   close(): Promise<void>;
 }
 
@@ -126,7 +129,7 @@ export function createDataApiClient(target: ServiceTarget, options: DataApiClien
     listObservers: (callOptions) => listObservers(connection, callOptions),
     postObserver: (observer, callOptions) => postObserver(connection, observer, callOptions),
     deleteObservers: (callOptions) => deleteObservers(connection, callOptions),
-    close: () => (closing ??= dispatcher.close()),
+    close: () => (closing ??= dispatcher.destroy()),
   };
 }
 

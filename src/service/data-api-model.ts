@@ -3,8 +3,10 @@ import { z } from 'zod';
 /**
  * The part of the data API mpprov reads (docs/service-model.md), one zod schema and one type per
  * thing. The shapes are the vendor's (what its own sample clients read); everything else is
- * optional and objects are loose: a real service may add fields or leave the model's out, and
- * neither may fail a check.
+ * optional: a real service may add fields or leave the model's out, and neither may fail a check.
+ * Records mpprov hands on (organizations, MPs, paths) keep only the fields named here: what a
+ * service adds may be megabytes, nested deeper than JSON.stringify can write, or an echo of the
+ * token, and these records go into --json, the result files and the status page.
  */
 
 /** The documented statuses of a Monitoring Point. */
@@ -22,7 +24,7 @@ const Id = z.number().int();
 /** Optional fields the client can live without: a wrong type there is treated as absent, not as a broken answer. */
 const lenient = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
 
-export const Organization = z.looseObject({
+export const Organization = z.object({
   id: Id,
   /** The vendor's field. */
   displayName: lenient(z.string()),
@@ -36,7 +38,7 @@ export function organizationName(organization: Organization): string {
   return organization.displayName ?? organization.name ?? `organization ${organization.id}`;
 }
 
-export const Appliance = z.looseObject({
+export const Appliance = z.object({
   id: Id,
   name: z.string(),
   /** The vendor's field; a record may leave it out or send null (an MP never seen). */
@@ -50,11 +52,32 @@ export const Appliance = z.looseObject({
 });
 export type Appliance = z.infer<typeof Appliance>;
 
-export const OrganizationList = z.array(Organization);
-export const ApplianceList = z.array(Appliance);
+/**
+ * A list whose unreadable records are left out: one record of the wrong types (another MP's, a
+ * path of another team) must not cost every other record its answer. A list where no record is
+ * readable is an answer of the wrong shape, said with the first record's problems.
+ */
+function listOf<T extends z.ZodType>(record: T) {
+  return z.array(z.unknown()).transform((entries, ctx): z.infer<T>[] => {
+    const read: z.infer<T>[] = [];
+    let firstIssues: { path: PropertyKey[]; message: string }[] | undefined;
+    for (const [index, entry] of entries.entries()) {
+      const parsed = record.safeParse(entry);
+      if (parsed.success) read.push(parsed.data);
+      else
+        firstIssues ??= parsed.error.issues.map((issue) => ({ path: [index, ...issue.path], message: issue.message }));
+    }
+    if (read.length === 0 && firstIssues !== undefined)
+      for (const issue of firstIssues) ctx.addIssue({ code: 'custom', ...issue });
+    return read;
+  });
+}
+
+export const OrganizationList = listOf(Organization);
+export const ApplianceList = listOf(Appliance);
 
 /** A network path: identified by (sourceAppliance, target); the rest is optional. */
-export const NetworkPath = z.looseObject({
+export const NetworkPath = z.object({
   id: Id,
   sourceAppliance: z.string(),
   target: z.string(),
@@ -64,12 +87,12 @@ export const NetworkPath = z.looseObject({
   targetLocation: lenient(z.string().nullable()),
 });
 export type NetworkPath = z.infer<typeof NetworkPath>;
-export const NetworkPathList = z.array(NetworkPath);
+export const NetworkPathList = listOf(NetworkPath);
 
 /** A path's service quality: SQA_NOT_VIOLATED, INDETERMINATE, SQA_VIOLATED, DISABLED, or a word mpprov does not know. */
-export const PathStatus = z.looseObject({ pathId: Id, status: z.string() });
+export const PathStatus = z.object({ pathId: Id, status: z.string() });
 export type PathStatus = z.infer<typeof PathStatus>;
-export const PathStatusList = z.array(PathStatus);
+export const PathStatusList = listOf(PathStatus);
 
 /** One direction of a path's data: the 13 documented arrays (and any the service adds), each of elements. */
 const DataArrays = lenient(z.record(z.string(), z.unknown()).nullable());
@@ -81,7 +104,7 @@ export const PathData = z.looseObject({
   dataOutbound: DataArrays,
 });
 export type PathData = z.infer<typeof PathData>;
-export const PathDataList = z.array(PathData);
+export const PathDataList = listOf(PathData);
 
 /** Whether a data record holds at least one element in any of its arrays, in any direction. */
 export function holdsData(record: PathData): boolean {
@@ -106,7 +129,9 @@ export function lastDataTime(record: PathData): number | undefined {
   }
   return latest;
 }
-const DataTime = z.looseObject({ time: z.number().finite() });
+/** The largest time (unix s) a Date holds: a later one (a service's broken clock) is no time at all. */
+const MAX_DATE_S = 8.64e12;
+const DataTime = z.looseObject({ time: z.number().min(-MAX_DATE_S).max(MAX_DATE_S) });
 
 /**
  * An error answer, in either shape: the vendor's `{"httpStatusCode": 401, "messages": ["Bad

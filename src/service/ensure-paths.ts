@@ -45,7 +45,21 @@ export async function ensurePaths(
   const startedAt = Date.now();
   const deadline = startedAt + Math.max(0, options.waitS * 1000);
   const since = options.since ?? startedAt - HOUR_MS;
-  const orgId = await organizationOf(work.state, appliance);
+  const untilDeadline = AbortSignal.timeout(Math.max(0, deadline - startedAt));
+  let orgId: number | undefined;
+  try {
+    orgId = await organizationOf(work.state, appliance, combined(untilDeadline, options.signal));
+  } catch (error) {
+    if (options.signal?.aborted === true) throw options.signal.reason;
+    if (!untilDeadline.aborted) throw error;
+    // The organization is asked (GET /v3/organization) within the wait too: a slow answer ends it.
+    return uniqueTargets(wanted).map(({ target }) => ({
+      target,
+      created: false,
+      measuring: false,
+      sentence: `${pathName(target)} could not be made sure of: ${ranOut(deadline - startedAt)}`,
+    }));
+  }
   return Promise.all(
     uniqueTargets(wanted).map((path) =>
       onePath(work, appliance.name, orgId, path, { ...options, startedAt, deadline, since }),
@@ -58,11 +72,22 @@ export async function ensurePaths(
  * vendor-true record has no hostname, and its name need not be the hostname it was waited for
  * by); else service.org_id; else the token's only organization.
  */
-async function organizationOf(state: WatchState, appliance: Appliance): Promise<number | undefined> {
+async function organizationOf(
+  state: WatchState,
+  appliance: Appliance,
+  signal: AbortSignal,
+): Promise<number | undefined> {
   const listedIn = [...state.known.values()].find((known) => known.id === appliance.id)?.orgId;
   const hostname = appliance.hostname ?? appliance.name;
-  return appliance.orgId ?? listedIn ?? state.organizationOf(hostname) ?? (await state.soleOrganization());
+  return appliance.orgId ?? listedIn ?? state.organizationOf(hostname) ?? (await state.soleOrganization(signal));
 }
+
+function combined(deadline: AbortSignal, caller: AbortSignal | undefined): AbortSignal {
+  return caller === undefined ? deadline : AbortSignal.any([deadline, caller]);
+}
+
+const ranOut = (waitMs: number): string =>
+  `the wait of ${Math.round(waitMs / 1000)} s ran out before the service answered`;
 
 /** One outcome per target: the stick's checks refuse a target twice, and a second one would only repeat the first. */
 function uniqueTargets(wanted: readonly WantedPath[]): WantedPath[] {
@@ -88,7 +113,7 @@ async function onePath(
   if (orgId === undefined)
     return { target, created: false, measuring: false, sentence: `${pathName(target)} ${NO_ORGANIZATION}` };
   const untilDeadline = AbortSignal.timeout(Math.max(0, timing.deadline - Date.now()));
-  const signal = timing.signal === undefined ? untilDeadline : AbortSignal.any([untilDeadline, timing.signal]);
+  const signal = combined(untilDeadline, timing.signal);
   let ensured;
   try {
     ensured = await work.catalogue.ensure(orgId, source, target, signal);
@@ -97,9 +122,7 @@ async function onePath(
     ensured = { failure: error };
   }
   if ('failure' in ensured) {
-    const why = untilDeadline.aborted
-      ? `the wait of ${Math.round((timing.deadline - timing.startedAt) / 1000)} s ran out before the service answered`
-      : failureText(ensured.failure);
+    const why = untilDeadline.aborted ? ranOut(timing.deadline - timing.startedAt) : failureText(ensured.failure);
     return {
       target,
       created: false,

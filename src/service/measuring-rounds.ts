@@ -56,6 +56,8 @@ export function createMeasuringRounds(
   timing: { roundMs: number; minGapMs: number; lastAnswerGraceMs: number },
 ): MeasuringRounds {
   const waiters = new Set<PathWaiter>();
+  /** Requests of the running round, each with its members: aborted once none of them waits. */
+  const flying = new Set<{ members: readonly PathWaiter[]; controller: AbortController }>();
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let lastRoundAt = -Infinity;
@@ -88,13 +90,27 @@ export function createMeasuringRounds(
   }
 
   async function roundOf(orgId: number, members: PathWaiter[]): Promise<void> {
+    // A service that trickles its answer would hold the round (and every path waiting after it)
+    // up to the request's own deadline: once its members' waits ended, nobody needs the answer.
+    const flight = { members, controller: new AbortController() };
+    flying.add(flight);
+    try {
+      await lookRound(orgId, members, flight.controller.signal);
+    } finally {
+      flying.delete(flight);
+    }
+  }
+
+  async function lookRound(orgId: number, members: PathWaiter[], signal: AbortSignal): Promise<void> {
     const sentAt = Date.now();
     for (const member of members) member.lastSentAt = sentAt;
-    await Promise.all(chunks(members, sentAt).map((chunk) => lookAt(orgId, chunk)));
+    await Promise.all(chunks(members, sentAt).map((chunk) => lookAt(orgId, chunk, signal)));
     const now = Date.now();
     const ending = members.filter((m) => waiters.has(m) && (m.result.measuring || now >= m.deadline));
     if (ending.length === 0) return;
-    const statuses = await state.client.listPathStatuses(orgId, { priority: 'high' }).catch(() => [] as PathStatus[]);
+    const statuses = await state.client
+      .listPathStatuses(orgId, { priority: 'high', signal })
+      .catch(() => [] as PathStatus[]);
     const byId = new Map(statuses.map((s) => [s.pathId, s.status]));
     for (const member of ending) {
       member.result.status = byId.get(member.id) ?? member.result.status;
@@ -102,15 +118,16 @@ export function createMeasuringRounds(
     }
   }
 
-  async function lookAt(orgId: number, chunk: PathWaiter[]): Promise<void> {
+  async function lookAt(orgId: number, chunk: PathWaiter[], signal: AbortSignal): Promise<void> {
     const fromMs = fromOf(chunk, Date.now());
     let records: PathData[];
     try {
       records = await state.client.listPathData(
         { orgId, pathIds: chunk.map((m) => m.id), fromMs },
-        { priority: 'high' },
+        { priority: 'high', signal },
       );
     } catch (error) {
+      if (signal.aborted) return;
       for (const member of chunk) member.result.failure = failureText(error);
       return;
     }
@@ -143,6 +160,7 @@ export function createMeasuringRounds(
           clearTimeout(hardEnd);
           signal?.removeEventListener('abort', onAbort);
           waiters.delete(waiter);
+          for (const flight of flying) if (flight.members.every((m) => !waiters.has(m))) flight.controller.abort();
           if (waiters.size === 0) {
             clearTimeout(timer);
             timer = undefined;

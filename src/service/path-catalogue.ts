@@ -1,5 +1,6 @@
 import type { DataApi } from './data-api-client.js';
 import type { NetworkPath } from './data-api-model.js';
+import { statusText } from './connection-outcome.js';
 import { failureStatus } from './failure-kind.js';
 
 /**
@@ -68,19 +69,31 @@ export function createPathCatalogue(client: DataApi): PathCatalogue {
     try {
       const found = await find(orgId, source, target);
       if (found !== undefined) return { path: found, created: false };
+      let failure: unknown;
+      /** The service answered 2xx: the path was made, whatever the body said. */
+      let made = false;
       try {
         const path = await client.createPath({ sourceAppliance: source, target, orgId }, { signal });
-        lists.get(orgId)?.paths.set(keyOf(source, target), path);
-        return { path, created: true };
+        if (keyOf(path.sourceAppliance, path.target) === keyOf(source, target)) {
+          lists.get(orgId)?.paths.set(keyOf(source, target), path);
+          return { path, created: true };
+        }
+        made = true;
+        failure = new Error(
+          `the service answered the creation with another path (from ${statusText(path.sourceAppliance)} to ${statusText(path.target)})`,
+        );
       } catch (error) {
         if (signal?.aborted === true) throw error;
-        // A 400 for a duplicate (another caller created it since our list), or a POST whose
-        // answer was lost: whether it exists now is what a fresh list says.
         const status = failureStatus(error);
-        if (status !== undefined && status !== 400) return { failure: error };
-        const again = await find(orgId, source, target, 0);
-        return again === undefined ? { failure: error } : { path: again, created: false };
+        made = status !== undefined && status >= 200 && status < 300;
+        if (status !== undefined && status !== 400 && !made) return { failure: error };
+        failure = error;
       }
+      // A 400 for a duplicate (another caller created it since our list), a POST whose answer
+      // was lost, or a 2xx that is not the path asked for (garbage, another record): whether it
+      // exists now is what a fresh list says, never a second POST.
+      const again = await find(orgId, source, target, 0);
+      return again === undefined ? { failure } : { path: again, created: made };
     } catch (error) {
       if (signal?.aborted === true) throw error;
       return { failure: error };

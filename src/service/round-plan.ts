@@ -23,7 +23,12 @@ export interface RoundGroup {
   hostnames: string[];
 }
 
-export async function planRound(state: WatchState, hostnames: readonly string[]): Promise<RoundGroup[]> {
+/** `signal` ends the wait for the token's only organization (the round's MPs all left); planRound then rejects with its reason. */
+export async function planRound(
+  state: WatchState,
+  hostnames: readonly string[],
+  signal?: AbortSignal,
+): Promise<RoundGroup[]> {
   const unique = [...new Map(hostnames.map((h) => [h.toLowerCase(), h])).values()];
   const byOrg = new Map<number, string[]>();
   const unplaced: string[] = [];
@@ -39,7 +44,7 @@ export async function planRound(state: WatchState, hostnames: readonly string[])
   if (loneQuery !== undefined && lone !== undefined) {
     groups.push({ query: loneQuery, hostnames: [lone] });
   } else if (unplaced.length > 0) {
-    const sole = byOrgAllowed ? await state.soleOrganization() : undefined;
+    const sole = byOrgAllowed ? await state.soleOrganization(signal) : undefined;
     if (sole === undefined) groups.push({ query: { kind: 'all' }, hostnames: unplaced });
     else byOrg.set(sole, [...(byOrg.get(sole) ?? []), ...unplaced]);
   }

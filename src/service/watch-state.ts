@@ -25,8 +25,12 @@ export interface WatchState {
   readonly known: Map<string, KnownAppliance>;
   /** Queries the service refused (400 to a parameter; a GET /v3/appliance/{id} that did not find a listed MP): not sent again in this watch. */
   readonly refused: Set<'hostname' | 'orgId' | 'id'>;
-  /** The only organization the token sees (GET /v3/organization, asked once); undefined when none or several. */
-  soleOrganization(): Promise<number | undefined>;
+  /**
+   * The only organization the token sees (GET /v3/organization, asked once); undefined when none
+   * or several. With a signal, rejects with its reason when it aborts first: the one request goes
+   * on for whoever asks next, but a wait that ran out does not wait for it.
+   */
+  soleOrganization(signal?: AbortSignal): Promise<number | undefined>;
   /** Remembers an MP's record; `listedIn` is the organization a list by orgId was asked for. */
   learn(hostname: string, appliance: Appliance, listedIn?: number): void;
   /** Its id was not found again: asked for by list from now on (its organization is kept). */
@@ -43,7 +47,7 @@ export function createWatchState(client: DataApi, configuredOrgId: number | unde
     configuredOrgId,
     known,
     refused: new Set(),
-    soleOrganization() {
+    soleOrganization(signal) {
       sole ??= client.listOrganizations({ priority: 'high' }).then(
         (organizations) => (organizations.length === 1 ? organizations[0]?.id : undefined),
         (error: unknown) => {
@@ -53,7 +57,7 @@ export function createWatchState(client: DataApi, configuredOrgId: number | unde
           return undefined;
         },
       );
-      return sole;
+      return signal === undefined ? sole : untilAborted(sole, signal);
     },
     learn(hostname, appliance, listedIn) {
       const key = hostname.toLowerCase();
@@ -72,6 +76,15 @@ export function createWatchState(client: DataApi, configuredOrgId: number | unde
       return known.get(hostname.toLowerCase())?.orgId ?? configuredOrgId;
     },
   };
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 const TRANSIENT: ReadonlySet<string> = new Set([
