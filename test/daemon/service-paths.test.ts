@@ -81,7 +81,7 @@ describe('mpprov run with paths on a FAT stick', () => {
       expect(usbLog.trimEnd().split('\n').at(-1)).toBe(`RESULT: CHANGED  ${summary}  [${end?.id}]`);
 
       const okText = (await readFatFile(image, 'MPPROV-OK.TXT')) ?? '';
-      expect(okText).toContain(`: ${summary}. The stick is safe to remove.`);
+      expect(okText).toContain(`: ${summary}. Results written and synced.`);
       const document = JSON.parse((await readFatFile(image, 'mpprov-result.json')) ?? '{}') as {
         summary: string;
         devices: { service: { paths: { target: string; created: boolean; measuring: boolean }[] } }[];

@@ -72,9 +72,14 @@ async function applyCell(profile: ProfileTraits, fault: Fault): Promise<void> {
     expectSentence(message, expected, context);
     if (expected.service === undefined) expect(notConfirmed, context).toBeUndefined();
     else expect(notConfirmed, context).toMatch(expected.service);
-    expect(run.stdout.includes(`[${DEVICE_NAME}] rolling back to the configuration before this run`), context).toBe(
-      expected.rolledBack,
-    );
+    // Announced only when a request will write something back, with how many stanzas.
+    expect(
+      new RegExp(
+        `^\\[${DEVICE_NAME}\\] rolling back \\d+ stanza\\(s\\) to the configuration before this run$`,
+        'm',
+      ).test(run.stdout),
+      context,
+    ).toBe(expected.rolledBack);
     const unconfirmed = run.stdout
       .split('\n')
       .find((l) =>
