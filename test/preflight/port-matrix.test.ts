@@ -53,8 +53,10 @@ async function preflight(
     '--port',
     lab.laptopIf,
     '--json',
+    // Room for a loaded machine: a verdict ends the wait as soon as the supplicant has one, so only
+    // the cases that pass a shorter --timeout of their own (no answer at all) wait it out.
     '--timeout',
-    '5',
+    '12',
     ...extra,
   ]);
   for (const secret of SECRETS) {
