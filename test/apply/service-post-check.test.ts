@@ -93,8 +93,10 @@ describe('connected to the service', () => {
     const polls = service.requests().filter((r) => r.kind === 'appliance-list' || r.kind === 'appliance-get');
     expect(polls.length).toBeGreaterThan(0);
     expect(polls[0]?.atMs).toBeGreaterThanOrEqual(answered?.atMs ?? Infinity);
-    // The reconnect delay (400 ms) was really waited: the last poll saw AVAILABLE after it.
-    expect(polls.at(-1)?.atMs).toBeGreaterThanOrEqual((answered?.atMs ?? 0) + 400);
+    // The reconnect delay (400 ms) was really waited: the last poll saw AVAILABLE after it. Counted
+    // from the restart: the device is back before its first answered request is logged, and on a
+    // loaded machine that gap alone can exceed the delay.
+    expect(polls.at(-1)?.atMs).toBeGreaterThanOrEqual((restarted?.atMs ?? 0) + 400);
 
     // Events: the check follows the device's last step, and the one device-result carries it.
     const types = events.map((e) => e.type);
