@@ -1,5 +1,5 @@
 import type { AgentServiceSettings } from '../config/index.js';
-import { followAvailableEvents } from '../observe/index.js';
+import { watchWithEvents } from '../observe/index.js';
 import {
   createDataApiClient,
   createServiceWatch,
@@ -39,17 +39,13 @@ export function createServiceSide(settings: AgentServiceSettings, options: Servi
   );
   const events = settings.events !== undefined && options.stateDir !== undefined ? options.stateDir : undefined;
   const roundMs = options.roundMs ?? (events === undefined ? undefined : EVENTS_ROUND_MS);
-  const watch = createServiceWatch(client, {
+  const polling = createServiceWatch(client, {
     orgId: settings.orgId,
     ...(roundMs === undefined ? {} : { timing: { roundMs } }),
   });
-  const stopEvents =
-    events === undefined
-      ? () => undefined
-      : followAvailableEvents(events, (names) => {
-          for (const name of names) watch.hint(name);
-        });
-  return { client, watch, stopEvents };
+  if (events === undefined) return { client, watch: polling, stopEvents: () => undefined };
+  const following = watchWithEvents(events, polling);
+  return { client, watch: following.watch, stopEvents: () => following.stop() };
 }
 
 /** True when two service blocks reach the same service as the same caller, so one side serves both. */

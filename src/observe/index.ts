@@ -7,3 +7,4 @@ export { readEvents, EVENTS_FILE, type LoggedEvent } from './events-log.js';
 export { readObserveStatus, type ObserveStatus } from './observe-status.js';
 export type { ServiceEvent } from './service-event.js';
 export { followAvailableEvents } from './event-follower.js';
+export { watchWithEvents, type WatchWithEvents } from './watch-with-events.js';

@@ -1,15 +1,20 @@
 import type { AgentServiceEvents } from '../config/index.js';
 import type { DataApi, Observer, ObserverKind } from '../service/index.js';
 import { appendEvent } from './events-log.js';
+import { createCheckAlarm, type CheckAlarm } from './check-alarm.js';
 import { startEventReceiver } from './event-receiver.js';
+import { createMissedEventJudge } from './missed-events.js';
 import { finishPending, rebuildObservers } from './observer-rebuild.js';
 import { writeObserveStatus, type ObserveStatus } from './observe-status.js';
+import { followPollConfirmations } from './poll-confirmations.js';
 import { receiverSegment, registeredUrl } from './receiver-path.js';
 import { planRegistration, planUnregister, RegistrationAction, WANTED_KINDS } from './registration-plan.js';
+import { availableNames } from './service-event.js';
 
 /**
- * `mpprov observe`: the receiver, its registration, and the periodic check that notices the
- * service blacklisted it and repairs that. Every sentence goes out through `say` (the CLI escapes
+ * `mpprov observe`: the receiver, its registration, and the check that notices the service
+ * blacklisted it and repairs that: every `check_s`, and at once (at most once per 10 s) when a
+ * run on this host confirmed an MP back whose event never came (missed-events.ts). Every sentence goes out through `say` (the CLI escapes
  * and redacts it); `loud` is for a state where one of the caller's configurations is missing.
  */
 
@@ -26,6 +31,8 @@ export interface ObserveOptions {
   signal?: AbortSignal | undefined;
   /** Tests: the pause between POST attempts of a rebuild. */
   retryPauseMs?: number | undefined;
+  /** Tests: how long after a run's confirming round its MP's event may still come. */
+  missedEventGraceMs?: number | undefined;
 }
 
 /** Exit status: 0 done (or stopped), 1 refused or a failure said. */
@@ -56,6 +63,16 @@ export async function runObserve(options: ObserveOptions): Promise<number> {
     lastEventAt: null,
     checkedAt: null,
   };
+  const alarm = createCheckAlarm();
+  const judge = createMissedEventJudge({
+    graceMs: options.missedEventGraceMs,
+    onMissed: (hostname) => {
+      if (alarm.ring())
+        options.loud(
+          `no event came for ${hostname}, which the service confirmed AVAILABLE: checking the registration now`,
+        );
+    },
+  });
   // Listening before registering: the first event may come the moment the POST is answered.
   const receiver = await startEventReceiver({
     host: events.listen.host,
@@ -65,17 +82,22 @@ export async function runObserve(options: ObserveOptions): Promise<number> {
     onEvent: (event) => {
       const received = new Date().toISOString();
       status.lastEventAt = received;
+      judge.available(availableNames(event));
       void appendEvent(stateDir, { received, event })
         .then(() => writeObserveStatus(stateDir, status))
         .catch((error: unknown) => options.loud(`an event was not written to ${stateDir}: ${String(error)}`));
     },
   });
+  const stopFollowing = followPollConfirmations(stateDir, (confirmation) => judge.confirmed(confirmation));
   say(`listening on ${events.listen.text} for events posted to ${events.publicUrl}`);
   try {
     await carryOut(options, ownUrl, first, status);
-    await waitChecking(options, ownUrl, status);
+    await waitChecking(options, ownUrl, status, alarm);
     return 0;
   } finally {
+    stopFollowing();
+    judge.close();
+    alarm.close();
     await receiver.close();
   }
 }
@@ -97,12 +119,17 @@ async function carryOut(
   await writeObserveStatus(options.stateDir, status);
 }
 
-/** Every check_s: GET /v3/observer; blacklisted or gone is repaired the read-all/delete/post-back way. */
-async function waitChecking(options: ObserveOptions, ownUrl: string, status: ObserveStatus): Promise<void> {
+/** Every check_s (or when rung): GET /v3/observer; blacklisted or gone is repaired the read-all/delete/post-back way. */
+async function waitChecking(
+  options: ObserveOptions,
+  ownUrl: string,
+  status: ObserveStatus,
+  alarm: CheckAlarm,
+): Promise<void> {
   const periodMs = options.events.checkS * 1000;
   const stopped = (): boolean => options.signal?.aborted === true;
   while (!stopped()) {
-    await pause(periodMs, options.signal);
+    await alarm.sleep(periodMs, options.signal);
     if (stopped()) return;
     try {
       const observers = await options.api.listObservers();
@@ -143,16 +170,4 @@ function describe(o: Observer, ownUrl: string, publicUrl: string): string {
   );
   const url = o.url === ownUrl ? `${publicUrl} (this receiver)` : o.url;
   return `${url}  ${kinds.join(',') || 'no kinds'}${o.blacklisted === true ? '  BLACKLISTED' : ''}`;
-}
-
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }

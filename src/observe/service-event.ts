@@ -31,3 +31,9 @@ export function parseServiceEvent(body: Buffer): ServiceEvent | undefined {
   const parsed = ServiceEvent.safeParse(json);
   return parsed.success ? parsed.data : undefined;
 }
+
+/** The MP names a SEQUENCER_EVENT AVAILABLE carries (host and name); none for any other event. */
+export function availableNames(event: ServiceEvent): string[] {
+  if (event.type !== 'SEQUENCER_EVENT' || event.sequencerStatus !== 'AVAILABLE') return [];
+  return [event.sequencerHost, event.sequencerName].filter((n): n is string => n !== undefined && n !== '');
+}
