@@ -46,6 +46,7 @@ export function packagedUnit(text, name) {
     .replace(/^ExecStart=\/usr\/local\/bin\/mpprov/m, 'ExecStart=/usr/bin/mpprov')
     .replace(/^Documentation=.*$/m, 'Documentation=man:mpprov(1)')
     .replace(/Installed by scripts\/install\.sh\./, 'Installed by the mpprov Debian package.')
+    .replace(/Installed by\n# scripts\/install\.sh and OFF/, 'Installed by\n# the mpprov Debian package and OFF')
     .replace(
       /Installed by\n# scripts\/install\.sh to \/etc\/systemd\/user\//,
       'Installed by the mpprov\n# Debian package to /usr/lib/systemd/user/',
@@ -130,6 +131,14 @@ export async function buildDeb({ repo, out, bundle, version, metafile }) {
     root,
     'usr/lib/systemd/system/mpprov.service',
     packagedUnit(await readFile(join(repo, 'systemd/mpprov.service'), 'utf8'), 'mpprov.service'),
+    0o644,
+  );
+  // The events receiver (`mpprov observe`): shipped, never enabled or started by the package
+  // (postinst only records it for purge); an administrator turns it on where the service reaches.
+  await put(
+    root,
+    'usr/lib/systemd/system/mpprov-observe.service',
+    packagedUnit(await readFile(join(repo, 'systemd/mpprov-observe.service'), 'utf8'), 'mpprov-observe.service'),
     0o644,
   );
   // The desktop notifier's user unit, once the repository has one (`mpprov notify`).

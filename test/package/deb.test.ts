@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile, readlink, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -91,6 +91,7 @@ describe('the .deb: control fields, files, modes, conffiles', () => {
     expect(Object.fromEntries(files)).toMatchObject({
       '/usr/bin/mpprov': '-rwxr-xr-x',
       '/usr/lib/systemd/system/mpprov.service': '-rw-r--r--',
+      '/usr/lib/systemd/system/mpprov-observe.service': '-rw-r--r--',
       '/etc/mpprov/agent.yaml': '-rw-------',
       '/usr/share/man/man1/mpprov.1.gz': '-rw-r--r--',
       '/usr/share/man/man5/mpprov.yaml.5.gz': '-rw-r--r--',
@@ -126,6 +127,15 @@ describe('the .deb: control fields, files, modes, conffiles', () => {
       expect((await stat(join(control, script))).mode & 0o777).toBe(0o755);
       await run('sh', ['-n', join(control, script)]);
     }
+    // The events receiver is stopped, masked and purged like the agent; postinst never starts it.
+    const script = (name: string) => readFile(join(control, name), 'utf8');
+    expect(await script('prerm')).toContain("deb-systemd-invoke stop 'mpprov.service' 'mpprov-observe.service'");
+    const postrm = await script('postrm');
+    for (const verb of ['mask', 'purge', 'unmask'])
+      expect(postrm).toContain(`deb-systemd-helper ${verb} 'mpprov.service' 'mpprov-observe.service'`);
+    const postinst = await script('postinst');
+    expect(postinst).not.toMatch(/deb-systemd-invoke "?(start|restart|\$action)"? 'mpprov-observe\.service'/);
+    expect(postinst).toContain("deb-systemd-invoke try-restart 'mpprov-observe.service'");
     // dpkg --verify checks every installed file against md5sums: prints nothing when all match.
     const verify = await run('dpkg', [`--root=${built.root}`, '--verify', 'mpprov'], { encoding: 'utf8' });
     expect(verify.stdout).toBe('');
@@ -140,6 +150,10 @@ describe('installed into a throwaway root with dpkg', () => {
     expect(state.isDirectory()).toBe(true);
     expect(state.mode & 0o777).toBe(0o700);
     expect(state.uid).toBe(0);
+    // The events receiver is installed, not enabled: no symlink to it anywhere under /etc/systemd.
+    await stat(join(built.root, 'usr/lib/systemd/system/mpprov-observe.service'));
+    const links = await readdir(join(built.root, 'etc/systemd/system'), { recursive: true });
+    expect(links.filter((l) => l.includes('mpprov-observe'))).toEqual([]);
     const { stdout } = await run('dpkg', [`--root=${built.root}`, '--status', 'mpprov'], { encoding: 'utf8' });
     expect(stdout).toContain('Status: install ok installed');
     expect(stdout).toMatch(/^Conffiles:\n \/etc\/mpprov\/agent\.yaml [0-9a-f]{32}$/m);
@@ -159,11 +173,22 @@ describe('installed into a throwaway root with dpkg', () => {
       expect(notify).toMatch(/^ExecStart=\/usr\/bin\/mpprov notify/m);
       expect(notify).not.toContain('/usr/local');
     }
-    // verify needs the command to exist on this machine: the same unit, pointed at the installed file.
-    const check = join(built.out, 'mpprov.service');
-    await writeFile(check, unit.replace('ExecStart=/usr/bin/mpprov', `ExecStart=${built.root}/usr/bin/mpprov`));
-    const { stdout, stderr } = await run('systemd-analyze', ['verify', '--man=no', check], { encoding: 'utf8' });
-    expect(`${stdout}${stderr}`.trim()).toBe('');
+    // The events receiver's unit runs the same file, off by default.
+    const observe = await readFile(join(built.root, 'usr/lib/systemd/system/mpprov-observe.service'), 'utf8');
+    expect(observe).toMatch(/^ExecStart=\/usr\/bin\/mpprov observe --agent-config \/etc\/mpprov\/agent\.yaml$/m);
+    expect(observe).toMatch(/^Documentation=man:mpprov\(1\)$/m);
+    expect(observe).toContain('Installed by\n# the mpprov Debian package and OFF by default');
+    expect(observe).not.toContain('/usr/local');
+    // verify needs the command to exist on this machine: the same units, pointed at the installed file.
+    for (const [name, text] of [
+      ['mpprov.service', unit],
+      ['mpprov-observe.service', observe],
+    ] as const) {
+      const check = join(built.out, name);
+      await writeFile(check, text.replace('ExecStart=/usr/bin/mpprov', `ExecStart=${built.root}/usr/bin/mpprov`));
+      const { stdout, stderr } = await run('systemd-analyze', ['verify', '--man=no', check], { encoding: 'utf8' });
+      expect(`${stdout}${stderr}`.trim()).toBe('');
+    }
   });
 
   it('the installed mpprov runs with the system node: --version, validate and schema', async () => {
