@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertRealBackendCanRun } from '../dot1x/real-lab.js';
-import { PFX_PASSWORD, useLabPki } from '../support/lab-pki.js';
+import { KEY_PASSWORD, PFX_PASSWORD, useLabPki } from '../support/lab-pki.js';
 import { PortLab, preflightLeftovers, runInLaptop, type LaptopState } from './port-lab.js';
 import { ADMIN_PASSWORD, parseReport, preflightStick, type PreflightJson } from './preflight-stick.js';
 
@@ -147,6 +147,17 @@ describe('certificate and key forms on the port (EAP-TLS)', () => {
       ...keyMaterial('client-legacy.key'),
       ...keyMaterial('client.key'),
     ]);
+    expect(report.dot1x).toEqual(AUTHENTICATED_TLS);
+    expect(code).toBe(0);
+  });
+
+  it('an encrypted PKCS#8 PEM key with its passphrase: authenticated', async () => {
+    expect(readFileSync(pki.path('client-encrypted.key'), 'latin1')).toContain('-----BEGIN ENCRYPTED PRIVATE KEY-----');
+    const stick = tlsStick(
+      `client_cert: client.pem, private_key: client-encrypted.key, private_key_password: "${KEY_PASSWORD}"`,
+      ['client.pem', 'client-encrypted.key'],
+    );
+    const { code, report } = await preflight(stick, [KEY_PASSWORD, ...keyMaterial('client-encrypted.key')]);
     expect(report.dot1x).toEqual(AUTHENTICATED_TLS);
     expect(code).toBe(0);
   });
