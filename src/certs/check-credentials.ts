@@ -36,6 +36,23 @@ export interface CredentialCheck {
   keyHoldsCertificate: boolean;
   /** The client certificate's validity (from client_cert or the PFX): a port may decide after it expired. */
   clientCertValidity?: { notBefore: string; notAfter: string };
+  /** Every other certificate the set installs (its CA chain, a PFX's or client_cert file's extra ones), for the device's clock. */
+  otherCertificates: InstalledCertificate[];
+}
+
+/**
+ * A certificate a credential set puts on the device, besides the client certificate: which key
+ * of the set brings it (`ca_cert`, `client_cert`, `private_key` for a PFX), where in that file,
+ * and when it is valid. No file name: the same bytes may be named differently elsewhere.
+ */
+export interface InstalledCertificate {
+  key: 'ca_cert' | 'client_cert' | 'private_key';
+  /** Position in its file (0-based) and how many the file holds: "certificate 2 of 3". */
+  index: number;
+  count: number;
+  commonName: string;
+  notBefore: string;
+  notAfter: string;
 }
 
 /**
@@ -126,7 +143,37 @@ export function checkCredentialSet(set: CredentialSet, options: CheckOptions = {
   const validity = datesRead
     ? { clientCertValidity: { notBefore: notBefore.toISOString(), notAfter: notAfter.toISOString() } }
     : {};
-  return { problems, files, keyHoldsCertificate: pfxClient !== undefined, ...validity };
+  const otherCertificates = [
+    ...installed('ca_cert', caCerts, leaf),
+    ...installed('client_cert', clientCerts, leaf),
+    ...installed('private_key', key?.pfxCerts ?? [], leaf),
+  ];
+  return { problems, files, keyHoldsCertificate: pfxClient !== undefined, ...validity, otherCertificates };
+}
+
+/** The certificates of one file except the client certificate, with dates that can be read. */
+function installed(
+  key: InstalledCertificate['key'],
+  certs: readonly LabelledCertificate[],
+  leaf: LabelledCertificate | undefined,
+): InstalledCertificate[] {
+  const found: InstalledCertificate[] = [];
+  for (const [index, c] of certs.entries()) {
+    if (c === leaf) continue;
+    const notBefore = new Date(c.cert.validFrom);
+    const notAfter = new Date(c.cert.validTo);
+    // A damaged date is checkValidity's problem already.
+    if (Number.isNaN(notBefore.getTime()) || Number.isNaN(notAfter.getTime())) continue;
+    found.push({
+      key,
+      index,
+      count: certs.length,
+      commonName: commonName(c.cert),
+      notBefore: notBefore.toISOString(),
+      notAfter: notAfter.toISOString(),
+    });
+  }
+  return found;
 }
 
 /**

@@ -13,7 +13,13 @@ import {
 } from '../config/index.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { StickReader } from '../ingest/index.js';
-import { checkCredentialSet, checkTrustAnchor, type CredentialFile, type CredentialSet } from './check-credentials.js';
+import {
+  checkCredentialSet,
+  checkTrustAnchor,
+  type CredentialFile,
+  type CredentialSet,
+  type InstalledCertificate,
+} from './check-credentials.js';
 import { FileVerdicts } from './file-verdicts.js';
 
 /** The keys of a dot1x or inner_tls block that give its private key's password. */
@@ -24,6 +30,8 @@ interface CredentialFacts {
   keyHoldsCertificate: boolean;
   /** The client certificate's validity, learnt while the key was open: later stages never decrypt again. */
   clientCertValidity?: { notBefore: string; notAfter: string };
+  /** The set's other certificates (CA chain, a PFX's extra ones) and their validity, for the device's clock. */
+  otherCertificates: readonly InstalledCertificate[];
 }
 
 /**
@@ -105,6 +113,7 @@ export async function validateStick(configFile: string, options: ValidateOptions
           const check = checkCredentialSet(set, { ...checkOptions, verdicts });
           const learnt: CredentialFacts = {
             keyHoldsCertificate: check.keyHoldsCertificate,
+            otherCertificates: check.otherCertificates,
             ...(check.clientCertValidity === undefined ? {} : { clientCertValidity: check.clientCertValidity }),
           };
           return { problems: check.problems, facts: learnt };

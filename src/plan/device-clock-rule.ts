@@ -18,11 +18,12 @@ function span(ms: number): string {
 const utc = (date: Date): string => `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 
 /**
- * The device's clock (its HTTP Date header) against this machine's and against the client
- * certificates about to be installed (the stanzas the plan posts). Pure.
+ * The device's clock (its HTTP Date header) against this machine's and against every certificate
+ * about to be installed (the stanzas the plan posts: the client certificate, the `ca_cert` chains
+ * of the set and its inner set, a PFX's other certificates; wired and wireless alike). Pure.
  * - more than 5 minutes off: a warning naming both times;
- * - a certificate not valid at the device's time: a refusal, with the fix (set the MP's time),
- *   since the MP would refuse it at 802.1X after the restart and go dark on that port.
+ * - a certificate not valid at the device's time: a refusal naming the file, with the fix (set
+ *   the MP's time), since 802.1X would fail after the restart and the MP go dark on that port.
  */
 export function judgeDeviceClock(
   clock: DeviceClock | undefined,
@@ -39,17 +40,39 @@ export function judgeDeviceClock(
       : [];
   const refusals: PlanRefusal[] = [];
   const seen = new Set<string>();
-  for (const stanza of posted) {
-    const cert = stanza.dot1x?.clientCert;
-    if (cert?.notBefore === undefined || cert.notAfter === undefined || seen.has(stanza.name)) continue;
-    seen.add(stanza.name);
-    const notBefore = new Date(cert.notBefore);
-    const notAfter = new Date(cert.notAfter);
-    if (clock.deviceTime >= notBefore && clock.deviceTime <= notAfter) continue;
+  const refuse = (stanza: string, what: string, from: string, to: string, consequence: string) => {
+    const notBefore = new Date(from);
+    const notAfter = new Date(to);
+    if (clock.deviceTime >= notBefore && clock.deviceTime <= notAfter) return;
     refusals.push({
       reason: 'device-clock',
-      message: `${stanza.name}: the client certificate ${cert.source} is valid from ${utc(notBefore)} to ${utc(notAfter)}, but the device's clock says ${utc(clock.deviceTime)} (${offBy}): the MP would refuse it at 802.1X; set the MP's time, then run again`,
+      message: `${stanza}: ${what} is valid from ${utc(notBefore)} to ${utc(notAfter)}, but the device's clock says ${utc(clock.deviceTime)} (${offBy}): ${consequence}; set the MP's time, then run again`,
     });
+  };
+  for (const stanza of posted) {
+    // An interface's inet and inet6 stanzas carry the same 802.1X: judged once.
+    const facts = stanza.dot1x;
+    if (facts === undefined || seen.has(stanza.name)) continue;
+    seen.add(stanza.name);
+    const cert = facts.clientCert;
+    if (cert?.notBefore !== undefined && cert.notAfter !== undefined)
+      refuse(
+        stanza.name,
+        `the client certificate ${cert.source}`,
+        cert.notBefore,
+        cert.notAfter,
+        'the MP would refuse it at 802.1X',
+      );
+    for (const other of facts.otherCertificates ?? [])
+      refuse(
+        stanza.name,
+        `${other.label} (${other.key})`,
+        other.notBefore,
+        other.notAfter,
+        /(^|\.)ca_cert$/.test(other.key)
+          ? "the MP could not trust the RADIUS server's certificate with it at 802.1X"
+          : 'the MP would send the RADIUS server a chain it cannot verify at 802.1X',
+      );
   }
   return { warnings, refusals };
 }

@@ -1,5 +1,6 @@
 import type { ValidatedStick } from '../certs/index.js';
 import { formatKeyPath, type Interface, type KeyPath, Severity } from '../config/index.js';
+import { visibleText } from '../core/visible-text.js';
 import type { Dot1xFacts } from './plan-types.js';
 
 /**
@@ -35,6 +36,9 @@ export function dot1xFacts(stick: ValidatedStick, at: KeyPath, iface: Interface)
     if (client !== undefined) facts.clientCert = client;
   }
 
+  const others = installedCertificates(stick, block, dot1x.inner_tls === undefined ? [[]] : [[], ['inner_tls']]);
+  if (others.length > 0) facts.otherCertificates = others;
+
   for (const problem of stick.problems) {
     if (problem.severity !== Severity.Warning) continue;
     if (problem.path !== blockPath && !problem.path.startsWith(`${blockPath}.`)) continue;
@@ -55,4 +59,33 @@ function clientCertificate(stick: ValidatedStick, set: KeyPath): Dot1xFacts['cli
   if (source === undefined) return undefined;
   const validity = stick.credentials.get(formatKeyPath(set))?.clientCertValidity;
   return { source, ...(validity ?? {}) };
+}
+
+/**
+ * The certificates besides the client certificate that the block's credential sets install, each
+ * named by the file the technician wrote (and which one, among several): from what validation
+ * learnt, so a PFX is not decrypted again.
+ */
+function installedCertificates(
+  stick: ValidatedStick,
+  block: KeyPath,
+  sets: readonly (readonly string[])[],
+): NonNullable<Dot1xFacts['otherCertificates']> {
+  const found: NonNullable<Dot1xFacts['otherCertificates']> = [];
+  for (const set of sets) {
+    const learnt = stick.credentials.get(formatKeyPath([...block, ...set]))?.otherCertificates ?? [];
+    for (const cert of learnt) {
+      const name = stick.files.get(formatKeyPath([...block, ...set, cert.key]))?.name;
+      if (name === undefined) continue;
+      const cn = JSON.stringify(visibleText(cert.commonName.slice(0, 120)));
+      const label =
+        cert.count > 1
+          ? `certificate ${cert.index + 1} (${cn}) in ${name}`
+          : cert.key === 'ca_cert'
+            ? `the CA certificate ${name}`
+            : `the certificate ${cn} in ${name}`;
+      found.push({ key: [...set, cert.key].join('.'), label, notBefore: cert.notBefore, notAfter: cert.notAfter });
+    }
+  }
+  return found;
 }

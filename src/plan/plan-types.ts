@@ -45,6 +45,12 @@ export interface Dot1xFacts {
   innerCaCert?: string;
   /** The client certificate the port judges (TLS: the set's own; PEAP with inner TLS: the inner one). */
   clientCert?: { source: string; notBefore?: string; notAfter?: string };
+  /**
+   * Every other certificate the interface's 802.1X installs: the `ca_cert` chain (and the inner
+   * set's), a PFX's or a client_cert file's extra certificates. `key` is relative to the block
+   * (`ca_cert`, `inner_tls.private_key`); `label` names the file and, among several, which one.
+   */
+  otherCertificates?: { key: string; label: string; notBefore: string; notAfter: string }[];
   /** Validator warnings of this run inside the dot1x block; `key` is the key they point at, relative to the block (`client_cert`, `inner_tls.ca_cert`, `` for the block). */
   warnings: { key: string; message: string }[];
 }

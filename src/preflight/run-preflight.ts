@@ -188,7 +188,7 @@ async function tryAddressing(
     if (!report.gateway_answers && ipv4?.method === 'dhcp')
       report.problems.push(`the gateway ${given.gateway} did not answer ARP on ${device}`);
   }
-  const fit = judgeFit(target.iface, given, report.gateway_answers);
+  const fit = judgeFit(target.iface, given, report.gateway_answers, target.managementHost);
   report.fits = fit.fits;
   report.problems.push(...fit.problems);
 }

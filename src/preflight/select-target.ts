@@ -1,4 +1,5 @@
 import type { Interface, KeyPath, StickFile } from '../config/index.js';
+import { ipv4UrlHost } from './address-fit.js';
 
 type Dot1x = NonNullable<Interface['dot1x']>;
 
@@ -14,6 +15,8 @@ export interface PreflightTarget {
   /** The 802.1X the port sees: the interface's own, or its VLAN parent's (a VLAN rides its parent's port). */
   dot1x?: { block: Dot1x; path: KeyPath };
   vlan?: { parent: string; id: number };
+  /** The Monitoring Point's `url` host when it is an IPv4 address: where the MP is to be reached. */
+  managementHost?: string;
 }
 
 export type TargetChoice = { target: PreflightTarget } | { usage: string };
@@ -67,6 +70,8 @@ export function selectTarget(
   if (iface.wireless !== undefined)
     return { usage: `${name} of ${mp.name} is wireless: preflight tries a wired switch port only` };
   const target: PreflightTarget = { monitoringPoint: mp.name, index, interfaceName: name, iface };
+  const managementHost = ipv4UrlHost(mp.url);
+  if (managementHost !== undefined) target.managementHost = managementHost;
   const base: KeyPath = ['monitoring_points', index, 'interfaces'];
   if (iface.vlan !== undefined) {
     target.vlan = { parent: iface.vlan.link, id: iface.vlan.id };

@@ -22,7 +22,7 @@ describe("the device's clock", () => {
       expect(mp?.outcome).toBe('failed');
       expect(mp?.code).toBe('MPPROV_PLAN_REFUSED');
       expect(mp?.message).toMatch(
-        /^refused before any change: eth1: the client certificate certs\/mp01-cert\.pem is valid from 2026-11-22 12:41:05 UTC to 2046-11-17 12:41:05 UTC, but the device's clock says \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(30 days behind this machine's\): the MP would refuse it at 802\.1X; set the MP's time, then run again$/,
+        /^refused before any change: eth1: the client certificate certs\/mp01-cert\.pem is valid from 2026-11-22 12:41:05 UTC to 2046-11-17 12:41:05 UTC, but the device's clock says \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(30 days behind this machine's\): the MP would refuse it at 802\.1X; set the MP's time, then run again; eth1: the CA certificate certs\/radius-ca\.pem \(ca_cert\) is valid from 2026-11-22 12:41:04 UTC to 2046-11-17 12:41:04 UTC, but the device's clock says \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(30 days behind this machine's\): the MP could not trust the RADIUS server's certificate with it at 802\.1X; set the MP's time, then run again$/,
       );
       expect(mp?.warnings).toHaveLength(1);
       expect(mp?.warnings[0]).toMatch(

@@ -79,6 +79,12 @@ describe('checkCredentialSet: sets that are fine', () => {
     const result = check(set('radius-ca.pem', 'rsa.pem', 'rsa.key'));
     const sha = (name: string): string => createHash('sha256').update(pki.read(name)).digest('hex');
     const leaf = new X509Certificate(pki.read('rsa.pem'));
+    const ca = new X509Certificate(pki.read('radius-ca.pem'));
+    const commonName = (subject: string) =>
+      subject
+        .split('\n')
+        .find((l) => l.startsWith('CN='))
+        ?.slice(3);
     const leafValidity = {
       notBefore: new Date(leaf.validFrom).toISOString(),
       notAfter: new Date(leaf.validTo).toISOString(),
@@ -92,6 +98,17 @@ describe('checkCredentialSet: sets that are fine', () => {
       ],
       keyHoldsCertificate: false,
       clientCertValidity: { notBefore: leafValidity.notBefore, notAfter: leafValidity.notAfter },
+      // The CA the set installs beside its client certificate: judged at the device's clock later.
+      otherCertificates: [
+        {
+          key: 'ca_cert',
+          index: 0,
+          count: 1,
+          commonName: commonName(ca.subject),
+          notBefore: new Date(ca.validFrom).toISOString(),
+          notAfter: new Date(ca.validTo).toISOString(),
+        },
+      ],
     });
   });
 

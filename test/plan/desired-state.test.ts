@@ -115,6 +115,13 @@ describe('desiredDevice', () => {
             notBefore: certDate('validFrom'),
             notAfter: certDate('validTo'),
           },
+          // Both sets' CA, judged at the device's clock as the client certificate is.
+          otherCertificates: ['ca_cert', 'inner_tls.ca_cert'].map((key) => ({
+            key,
+            label: 'the CA certificate certs/radius-ca.pem',
+            notBefore: '2026-11-22T12:41:04.000Z',
+            notAfter: '2046-11-17T12:41:04.000Z',
+          })),
           warnings: [
             {
               key: 'inner_tls.client_cert',

@@ -48,4 +48,49 @@ describe('the device clock rule', () => {
       },
     ]);
   });
+
+  it('the other certificates installed: only those not valid at the device time are refused, each named with its key', () => {
+    const stanza: DesiredStanza = {
+      name: 'eth1',
+      family: 'inet',
+      fields: {},
+      secrets: {},
+      dot1x: {
+        eap: 'peap',
+        inner: 'tls',
+        wireless: false,
+        identity: 'mp01',
+        otherCertificates: [
+          {
+            key: 'ca_cert',
+            label: 'certificate 1 ("Old Root") in certs/bundle.pem',
+            notBefore: '2010-01-01T00:00:00Z',
+            notAfter: '2020-01-01T00:00:00Z',
+          },
+          {
+            key: 'ca_cert',
+            label: 'certificate 2 ("New Root") in certs/bundle.pem',
+            notBefore: '2019-01-01T00:00:00Z',
+            notAfter: '2040-01-01T00:00:00Z',
+          },
+          {
+            key: 'inner_tls.private_key',
+            label: 'certificate 2 ("Issuing CA") in certs/inner.p12',
+            notBefore: '2026-06-01T00:00:00Z',
+            notAfter: '2036-06-01T00:00:00Z',
+          },
+        ],
+        warnings: [],
+      },
+    };
+    // Both families of one interface carry the same 802.1X: said once.
+    const { refusals } = judgeDeviceClock(
+      { deviceTime: at('2026-01-01T00:00:00Z'), localTime: at('2026-01-01T00:01:00Z') },
+      [stanza, { ...stanza, family: 'inet6' }],
+    );
+    expect(refusals.map((r) => r.message)).toEqual([
+      "eth1: certificate 1 (\"Old Root\") in certs/bundle.pem (ca_cert) is valid from 2010-01-01 00:00:00 UTC to 2020-01-01 00:00:00 UTC, but the device's clock says 2026-01-01 00:00:00 UTC (1 min behind this machine's): the MP could not trust the RADIUS server's certificate with it at 802.1X; set the MP's time, then run again",
+      "eth1: certificate 2 (\"Issuing CA\") in certs/inner.p12 (inner_tls.private_key) is valid from 2026-06-01 00:00:00 UTC to 2036-06-01 00:00:00 UTC, but the device's clock says 2026-01-01 00:00:00 UTC (1 min behind this machine's): the MP would send the RADIUS server a chain it cannot verify at 802.1X; set the MP's time, then run again",
+    ]);
+  });
 });

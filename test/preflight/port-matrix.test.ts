@@ -259,6 +259,24 @@ describe('addresses on the port', () => {
     expect(code).toBe(1);
   });
 
+  it("the MP's management address inside the leased subnet: fits is true, exit 0", async () => {
+    await lab.startAuthenticator(pki.dir);
+    await lab.startDhcp();
+    // The url is data here: preflight never connects to it.
+    const stick = preflightStick(
+      pki,
+      `eth1:\n  ipv4: { method: dhcp }\n  ${PEAP()}`,
+      ['ca.pem'],
+      '',
+      'https://10.29.0.40',
+    );
+    const { code, report } = await preflight(stick);
+    expect(report.dhcp.outcome).toBe('address');
+    expect(report.fits).toBe(true);
+    expect(report.problems).toEqual([]);
+    expect(code).toBe(0);
+  });
+
   it('a static interface without 802.1X: not-configured, its address set for the test, its gateway answers', async () => {
     const stick = preflightStick(pki, `eth1:\n  ipv4: { method: static, address: 10.29.0.20/24, gateway: ${GATEWAY} }`);
     const { code, report } = await preflight(stick, ['--interface', 'eth1']);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Secret, type Interface } from '../../src/config/index.js';
-import { judgeFit } from '../../src/preflight/address-fit.js';
+import { ipv4UrlHost, judgeFit } from '../../src/preflight/address-fit.js';
 import { parseLeaseLine } from '../../src/preflight/dhcp-client.js';
 import { parsePortState, restoreCommands } from '../../src/preflight/port-state.js';
 import { selectTarget } from '../../src/preflight/select-target.js';
@@ -58,6 +58,25 @@ describe('whether the addresses fit', () => {
       problems: ["the stick routes through 10.1.3.1, which is outside the subnet 10.1.2.3/24 the port's DHCP gave"],
     });
     expect(judgeFit(dhcp(), lease, true)).toEqual({ fits: null, problems: [] });
+  });
+
+  it("DHCP: the MP's management address inside the leased subnet fits; outside it says nothing; a route outside still does not fit", () => {
+    const lease = { address: '10.1.2.3', prefix: 24 };
+    expect(judgeFit(dhcp(), lease, true, '10.1.2.40')).toEqual({ fits: true, problems: [] });
+    // Another interface, perhaps one the stick does not list, may carry it.
+    expect(judgeFit(dhcp(), lease, true, '192.0.2.10')).toEqual({ fits: null, problems: [] });
+    expect(judgeFit(dhcp([{ to: '10.9.0.0/16', via: '10.1.2.254' }]), lease, true, '192.0.2.10').fits).toBe(true);
+    expect(judgeFit(dhcp([{ to: '10.9.0.0/16', via: '10.1.3.1' }]), lease, true, '10.1.2.40')).toEqual({
+      fits: false,
+      problems: ["the stick routes through 10.1.3.1, which is outside the subnet 10.1.2.3/24 the port's DHCP gave"],
+    });
+  });
+
+  it("the url's host counts only as an IPv4 address: a name or an IPv6 address is not judged", () => {
+    expect(ipv4UrlHost('https://10.1.2.40:8443')).toBe('10.1.2.40');
+    expect(ipv4UrlHost('https://mp01.corp.example')).toBeUndefined();
+    expect(ipv4UrlHost('https://[2001:db8::10]')).toBeUndefined();
+    expect(ipv4UrlHost('not a url')).toBeUndefined();
   });
 
   it('static: the gateway answering decides; without a gateway it cannot be judged', () => {

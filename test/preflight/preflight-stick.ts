@@ -8,9 +8,16 @@ export const ADMIN_PASSWORD = 'Admin-Preflight-Secret-7702';
 /**
  * A stick folder for the preflight tests: one Monitoring Point whose `interfaces` block is the
  * test's own YAML (indented under `interfaces:`), with the lab PKI's files it names copied in.
- * The device URL is a loopback port nobody listens on: preflight never sends it anything.
+ * The device URL is a loopback port nobody listens on, unless a test gives another one as data:
+ * preflight never sends it anything.
  */
-export function preflightStick(pki: TestPki, interfaces: string, files: readonly string[] = [], more = ''): string {
+export function preflightStick(
+  pki: TestPki,
+  interfaces: string,
+  files: readonly string[] = [],
+  more = '',
+  url = 'https://127.0.0.1:9',
+): string {
   const dir = tempFolder('preflight-stick');
   for (const name of files) copyFileSync(pki.path(name), join(dir, name));
   writeFileSync(
@@ -19,7 +26,7 @@ export function preflightStick(pki: TestPki, interfaces: string, files: readonly
       'version: 1',
       'monitoring_points:',
       '  - name: mp-lab',
-      '    url: https://127.0.0.1:9',
+      `    url: ${url}`,
       `    password: ${ADMIN_PASSWORD}`,
       '    tls: { insecure: true }',
       '    interfaces:',
