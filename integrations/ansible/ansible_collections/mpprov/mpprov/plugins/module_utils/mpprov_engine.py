@@ -1,19 +1,21 @@
 # -*- coding: utf-8 -*-
 # Running the installed mpprov on a desired state given as module options: the options become a
-# temporary stick (mpprov.yaml and copies of the files it names) in a private folder, mode 0700,
-# its files 0600, removed when mpprov ends. Secrets travel only in those files, never on the
-# command line. mpprov plans, applies, verifies and redacts; nothing of that is repeated here.
+# temporary stick (mpprov.yaml and copies of the files it names) in a private folder of the state
+# folder (mpprov_stick.py), its files 0600, removed when mpprov ends. Secrets travel only in those
+# files, never on the command line. mpprov plans, applies, verifies and redacts; nothing of that is
+# repeated here.
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import os
-import shutil
-import tempfile
+import re
 
+from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_output import format_number
+from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_stick import (  # noqa: F401 (DesiredStateError is public here)
+    STICKS_FOLDER, DesiredStateError, LockedFolder)
 
 # A Monitoring Point's desired state: the stick format's monitoring point keys (stick-format.md).
 MONITORING_POINT_SPEC = dict(
@@ -53,29 +55,55 @@ ENGINE_SPEC = dict(
 
 # Inline secrets of an interface (its map has free keys, so they cannot be declared no_log).
 SECRET_KEYS = frozenset(['password', 'passphrase', 'private_key_password'])
+# A key the stick format does not know but that is named like a secret (`psk`, `wifi_password`,
+# `api_token`): mpprov refuses it as unknown, yet what follows it was written as a secret. The
+# pattern is mpprov's own (src/config/secret-spans.ts); paths (*_file, certificates, keys) are not.
+SECRET_NAME = re.compile(r'^(?:pw|pwd|pass)$|passw|passphrase|secret|token|psk|private_?key')
 # Keys whose value is a file on the controller, copied into the temporary stick.
 FILE_KEYS = frozenset(['ca', 'ca_cert', 'client_cert', 'private_key', 'password_file', 'passphrase_file', 'private_key_password_file'])
 SECRET_FILE_KEYS = frozenset(['password_file', 'passphrase_file', 'private_key_password_file'])
 
 DEFAULT_USER_STATE_DIR = '~/.local/state/mpprov'
+DEFAULT_ROOT_STATE_DIR = '/var/lib/mpprov'
 
 
-class DesiredStateError(Exception):
-    """A desired state that cannot become a stick (a file that cannot be read), said in one sentence."""
+def is_secret_key(key):
+    key = str(key).lower()
+    if key in SECRET_KEYS:
+        return True
+    return key not in FILE_KEYS and not key.endswith('_file') and SECRET_NAME.search(key) is not None
 
 
-def secret_values(value, key=None):
-    """Every inline secret in a desired state (any depth), to be masked in whatever the module returns."""
+def secret_values(value, key=None, inside_secret=False):
+    """Every inline secret in a desired state (any depth), to be masked in whatever the module returns.
+
+    Whatever a secret key holds is secret, a list or a mapping too (a value of the wrong type is
+    refused by mpprov, and its refusal is returned).
+    """
     found = []
+    inside_secret = inside_secret or (key is not None and is_secret_key(key))
     if isinstance(value, dict):
         for k, v in value.items():
-            found.extend(secret_values(v, k))
+            found.extend(secret_values(v, k, inside_secret))
     elif isinstance(value, list):
         for item in value:
-            found.extend(secret_values(item, key))
-    elif key in SECRET_KEYS and value is not None and str(value) != '':
+            found.extend(secret_values(item, key, inside_secret))
+    elif inside_secret and value is not None and str(value) != '':
         found.append(str(value))
     return found
+
+
+class MaskingModule(AnsibleModule):
+    """An AnsibleModule that masks the interfaces' inline secrets from the moment it reads its arguments.
+
+    Ansible returns the module's arguments (`invocation`, shown at -vvv and by the json callback)
+    with every failure, one of the argument validation itself included; `no_log` cannot mark a key
+    of a free map, so the values are added here, before validation can fail.
+    """
+
+    def _load_params(self):
+        super(MaskingModule, self)._load_params()
+        self.no_log_values.update(secret_values(self.params))
 
 
 def without_none(value):
@@ -87,62 +115,30 @@ def without_none(value):
     return value
 
 
-class StickFolder(object):
-    """The temporary stick: files copied in under files/, one mpprov.yaml."""
-
-    def __init__(self):
-        self.path = tempfile.mkdtemp(prefix='mpprov-ansible-')
-        os.chmod(self.path, 0o700)
-        os.mkdir(os.path.join(self.path, 'files'), 0o700)
-        self.copied = 0
-
-    def copy_in(self, source, where):
-        source = os.path.abspath(os.path.expanduser(str(source)))
-        if not os.path.isfile(source):
-            raise DesiredStateError('%s: %s is not a readable file on the controller' % (where, source))
-        self.copied += 1
-        relative = 'files/%d-%s' % (self.copied, os.path.basename(source))
-        target = os.path.join(self.path, relative)
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with open(source, 'rb') as src:
-                os.write(fd, src.read())
-        except (IOError, OSError):
-            raise DesiredStateError('%s: %s cannot be read' % (where, source))
-        finally:
-            os.close(fd)
-        return relative
-
-    def with_files(self, value, where):
-        if isinstance(value, dict):
-            out = {}
-            for k, v in value.items():
-                if k in FILE_KEYS and isinstance(v, str):
-                    out[k] = self.copy_in(v, '%s.%s' % (where, k))
-                else:
-                    out[k] = self.with_files(v, '%s.%s' % (where, k))
-            return out
-        if isinstance(value, list):
-            return [self.with_files(item, '%s[%d]' % (where, i)) for i, item in enumerate(value)]
-        return value
+class StickFolder(LockedFolder):
+    """The temporary stick for these desired states."""
 
     def write(self, points):
         """Writes mpprov.yaml for these desired states (JSON, which YAML reads) and returns its path."""
         entries = []
         for i, point in enumerate(points):
             entry = without_none(dict((k, point.get(k)) for k in MONITORING_POINT_SPEC))
-            entries.append(self.with_files(entry, point.get('name') or 'monitoring_points[%d]' % i))
-        document = json.dumps({'version': 1, 'monitoring_points': entries}, indent=1, sort_keys=True)
-        path = os.path.join(self.path, 'mpprov.yaml')
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            os.write(fd, document.encode('utf-8'))
-        finally:
-            os.close(fd)
-        return path
+            entries.append(self.with_files(entry, point.get('name') or 'monitoring_points[%d]' % i, FILE_KEYS))
+        return self.write_document({'version': 1, 'monitoring_points': entries})
 
-    def remove(self):
-        shutil.rmtree(self.path, ignore_errors=True)
+
+def state_folder(params):
+    """The state folder mpprov uses, as far as the options say: the stick folder goes in it."""
+    if params.get('state_dir') is not None:
+        return params['state_dir']
+    if os.geteuid() != 0:
+        return os.path.expanduser(DEFAULT_USER_STATE_DIR)
+    # root with agent.yaml's own state_dir: the .deb's folder, root's alone, still holds the sticks.
+    return DEFAULT_ROOT_STATE_DIR
+
+
+def stick_root(params):
+    return os.path.join(state_folder(params), STICKS_FOLDER)
 
 
 def engine_command(executable, params, check_mode, stick, concurrency=None):
@@ -180,14 +176,26 @@ def run_engine(module, points, concurrency=None):
     executable = params['mpprov_path']
     if '/' not in executable:
         executable = module.get_bin_path(executable, required=True)
-    folder = StickFolder()
+    elif not (os.path.isfile(executable) and os.access(executable, os.X_OK)):
+        # Said before a temporary stick exists; run_command would say only "[Errno 2] ...".
+        module.fail_json(msg='mpprov_path: %s is not an executable file on the controller' % executable)
+    root = stick_root(params)
+    try:
+        folder = StickFolder(root)
+    except (IOError, OSError) as error:
+        module.fail_json(msg='the temporary stick cannot be made in %s: %s' % (root, error.strerror or error))
+    if folder.swept:
+        module.warn('removed %d temporary stick folder(s) in %s left by runs that were killed (they held secrets)'
+                    % (folder.swept, root))
     try:
         try:
             stick = folder.write(points)
         except DesiredStateError as error:
             module.fail_json(msg=str(error))
         cmd = engine_command(executable, params, module.check_mode, stick, concurrency)
-        rc, stdout, stderr = module.run_command(cmd)
+        # mpprov holds the folder's lock too: a module killed while its mpprov still reads the
+        # stick does not make the stick sweepable.
+        rc, stdout, stderr = module.run_command(cmd, pass_fds=(folder.lock_fd,))
     finally:
         folder.remove()
     # The temporary folder is gone: the returned command names the stick as what it was.

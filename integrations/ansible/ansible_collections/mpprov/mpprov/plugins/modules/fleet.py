@@ -182,9 +182,8 @@ cmd:
   elements: str
 '''
 
-from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_engine import (
-    ENGINE_SPEC, MONITORING_POINT_SPEC, device_changed, run_engine)
+    ENGINE_SPEC, MONITORING_POINT_SPEC, MaskingModule, device_changed, run_engine)
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_output import (
     EXIT_CHANGES, EXIT_NOT_CONNECTED, build_diff, failure_message, located_by_key_path, parse_output)
 
@@ -218,7 +217,7 @@ def main():
         concurrency=dict(type='int', default=20),
     )
     argument_spec.update(ENGINE_SPEC)
-    module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
+    module = MaskingModule(argument_spec=argument_spec, supports_check_mode=True)
     points = module.params['monitoring_points']
     names = [p['name'] for p in points]
     doubled = sorted(set(n for n in names if names.count(n) > 1))

@@ -178,9 +178,8 @@ cmd:
   elements: str
 '''
 
-from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_engine import (
-    ENGINE_SPEC, MONITORING_POINT_SPEC, device_changed, run_engine)
+    ENGINE_SPEC, MONITORING_POINT_SPEC, MaskingModule, device_changed, run_engine)
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_output import (
     EXIT_CHANGES, build_diff, failure_message, located_by_key_path, parse_output)
 
@@ -188,7 +187,7 @@ from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_output import
 def main():
     argument_spec = dict(MONITORING_POINT_SPEC)
     argument_spec.update(ENGINE_SPEC)
-    module = AnsibleModule(
+    module = MaskingModule(
         argument_spec=argument_spec,
         supports_check_mode=True,
         mutually_exclusive=[('password', 'password_file')],

@@ -37,8 +37,15 @@ def test_secret_values_finds_every_inline_secret_at_any_depth(tmp_path):
     assert sorted(secret_values(point)) == ['Admin-SeCrEt-1', 'a-1', 'b-2', 'c-3']
 
 
+def test_a_key_named_like_a_secret_is_one_whatever_it_holds_but_a_path_is_not(tmp_path):
+    point = desired(tmp_path, password=None, interfaces=dict(
+        wlan0=dict(wireless=dict(psk='p-1', wifi_password=['p-2', {'x': 'p-3'}]),
+                   dot1x=dict(private_key='/etc/k.pem', private_key_password_file='/etc/p', api_token=12345678))))
+    assert sorted(secret_values(point)) == ['12345678', 'p-1', 'p-2', 'p-3']
+
+
 def test_the_stick_is_private_copies_the_files_and_leaves_out_unset_options(tmp_path):
-    folder = StickFolder()
+    folder = StickFolder(str(tmp_path / 'sticks'))
     try:
         path = folder.write([desired(tmp_path)])
         assert stat.S_IMODE(os.stat(folder.path).st_mode) == 0o700
@@ -58,7 +65,7 @@ def test_the_stick_is_private_copies_the_files_and_leaves_out_unset_options(tmp_
 
 
 def test_a_missing_file_is_one_sentence_naming_the_option(tmp_path):
-    folder = StickFolder()
+    folder = StickFolder(str(tmp_path / 'sticks'))
     try:
         with pytest.raises(DesiredStateError) as raised:
             folder.write([desired(tmp_path, tls=dict(ca=str(tmp_path / 'nope.pem')))])
