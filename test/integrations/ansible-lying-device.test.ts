@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -53,8 +53,8 @@ beforeAll(async () => {
               url: '{{ mp_url }}',
               password: '{{ mp_password }}',
               tls: { fingerprint_sha256: '{{ mp_fingerprint }}' },
-              interfaces: { eth1: { ipv4: { method: 'static', address: '198.51.100.9/24' } } },
-              mpprov_path: join(work, 'mpprov'),
+              interfaces: { eth1: { ipv4: { method: 'static', address: "198.51.100.9/{{ mp_prefix | default(24) }}" } } },
+              mpprov_path: `{{ mp_mpprov | default('${join(work, 'mpprov')}') }}`,
               state_dir: join(work, 'state'),
               restart_timeout: 30,
               lock_wait: '{{ mp_lock_wait | default(600) }}',
@@ -157,5 +157,34 @@ describe('the per-host module against devices that lie', () => {
     }
     const after = await play(['--limit', 'mp-0', '-e', 'mp_lock_wait=2']);
     expect(after.code, after.stdout).toBe(0);
+  }, RUN_TIMEOUT);
+
+  it('mpprov SIGKILLed between its POST and the restart: the task fails in one sentence, the next run finishes the job', async () => {
+    const sim = fleet.devices[0]!;
+    const pidFile = join(work, 'mpprov.pid');
+    writeFileSync(join(work, 'mpprov-pid'), `#!/bin/sh\necho $$ > '${pidFile}'\nexec '${join(work, 'mpprov')}' "$@"\n`);
+    chmodSync(join(work, 'mpprov-pid'), 0o755);
+    sim.clearRequests();
+    // The restart request hangs: mpprov has sent its POST and waits for the device's answer.
+    sim.setFaults(['latency=20s@PUT /api/v1/service/*']);
+    const running = play(['--limit', 'mp-0', '-e', 'mp_prefix=25', '-e', `mp_mpprov=${join(work, 'mpprov-pid')}`]);
+    for (let i = 0; i < 600 && !sim.requests().some((r) => r.method === 'PUT'); i += 1)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(sim.requests().map((r) => r.method)).toContain('POST');
+    process.kill(Number(readFileSync(pidFile, 'utf8').trim()), 'SIGKILL');
+    const killed = await running;
+    expect(killed.code, killed.stdout).toBe(2);
+    const result = (JSON.parse(killed.stdout) as { plays: { tasks: { hosts: Record<string, HostResult> }[] }[] }).plays[0]!
+      .tasks[0]!.hosts['mp-0']!;
+    expect(result.msg).toBe('mpprov was killed by signal 9 (SIGKILL)');
+    sim.setFaults([]);
+    const after = await play(['--limit', 'mp-0', '-e', 'mp_prefix=25']);
+    expect(after.code, after.stdout).toBe(0);
+    // Nothing left pending: the pending configuration is the active one (what only a view shows aside).
+    const { active, pending } = sim.state().interfaces;
+    const configOf = (view: unknown): string =>
+      JSON.stringify(view, (key, value: unknown) => (['config_state', 'dot1x_state', 'in_use'].includes(key) ? undefined : value));
+    expect(configOf(pending)).toBe(configOf(active));
+    expect(configOf(active)).toContain('"netmask":"255.255.255.128"');
   }, RUN_TIMEOUT);
 });

@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import signal
 
 # The JSON-lines format this module reads (mpprov's `format`): a new one may change what a line
 # means, so it is refused rather than misread.
@@ -50,6 +51,13 @@ def well_formed(event, kind):
         return list_of(devices, dict) and all(
             list_of(d.get('steps') or [], dict) and isinstance(d.get('service') or {}, dict) for d in devices)
     return True
+
+
+def signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return None
 
 
 def format_number(value):
@@ -200,6 +208,9 @@ def failure_message(rc, output, stderr, check_mode, by_key_path=False):
         said = visible(next((line.strip() for line in stderr.splitlines() if line.strip()), ''), MAX_QUOTED)
         sentences.append('mpprov refused its command line (exit status 64): %s '
                          '(an mpprov older than this collection lacks --limit, --secrets-record, --update-secrets or --lock-wait)' % said)
+    elif not sentences and rc is not None and rc < 0:
+        # A signal no handler saw (SIGKILL, the OOM killer): mpprov said nothing, the status says it all.
+        sentences.append('mpprov was killed by signal %d%s' % (-rc, ' (%s)' % signal_name(-rc) if signal_name(-rc) else ''))
     elif not sentences:
         # mpprov's stderr passes its redactor, so it may be quoted; its stdout is not returned at all.
         sentences.append('mpprov exited with status %s%s' % (rc, ': %s' % visible(stderr.strip(), MAX_QUOTED) if stderr.strip() else ''))

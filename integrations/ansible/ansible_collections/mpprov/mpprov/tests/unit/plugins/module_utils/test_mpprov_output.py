@@ -66,3 +66,8 @@ def test_what_mpprov_says_is_quoted_escaped_and_bounded():
     assert failure_message(1, out, '', False) == 'mp-1: FAILED: evil \\x1b[31m red\\x07'
     said = failure_message(1, parse_output('')[0], u'\x1b[31mboom ' + u'x' * 5000, False)
     assert said == 'mpprov exited with status 1: \\x1b[31mboom ' + 'x' * 990 + ' ... (4010 more characters)'
+
+
+def test_a_killed_mpprov_is_named_by_its_signal():
+    assert failure_message(-9, parse_output('')[0], '', False) == 'mpprov was killed by signal 9 (SIGKILL)'
+    assert failure_message(-99, parse_output('')[0], '', False) == 'mpprov was killed by signal 99'
