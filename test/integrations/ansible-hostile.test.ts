@@ -183,8 +183,10 @@ describe('the Ansible collection under hostile and careless use', () => {
       'next.yml',
       `${pointTask('mpprov.mpprov.monitoring_point', 'dot1x_password', `        mpprov_path: ${join(work, 'mpprov')}\n        state_dir: ${state}\n        restart_timeout: 30`)}\n`,
     );
-    const run = await playbook(next, []);
+    // At -vvv with --diff: the awkward 802.1X password goes to the device and nowhere else.
+    const run = await playbook(next, ['-vvv', '--diff']);
     expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain('+++ after: mp-0: eth1 inet (create, from the profile)');
     // Ansible wraps a warning at the terminal's width, at spaces and hyphens.
     expect((run.stderr + run.stdout).replace(/\s+/g, '')).toContain(
       `removed 1 temporary stick folder(s) in ${sticks} left by runs that were killed (they held secrets)`.replace(/\s+/g, ''),
