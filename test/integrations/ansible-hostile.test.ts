@@ -19,6 +19,7 @@ const DOT1X_SECRET = `Dq'"$HOME {{ lookup('env','HOME') }}\nÜñî-77`;
 const PSK_SECRET = 'Wifi-Psk-Not-A-Key-4711';
 const FLEET_SECRET = 'Fleet-Dot1x-Secret-0815';
 const KILLED_SECRET = 'Killed-Run-Dot1x-9191';
+const URL_SECRET = 'Written-Into-The-Url-31';
 
 let fleet: Fleet;
 let work: string;
@@ -45,6 +46,7 @@ beforeAll(async () => {
       `psk: !unsafe ${JSON.stringify(PSK_SECRET)}`,
       `fleet_password: !unsafe ${JSON.stringify(FLEET_SECRET)}`,
       `killed_password: !unsafe ${JSON.stringify(KILLED_SECRET)}`,
+      `url_password: !unsafe ${JSON.stringify(URL_SECRET)}`,
       '',
     ].join('\n'),
     { mode: 0o600 },
@@ -123,6 +125,14 @@ describe('the Ansible collection under hostile and careless use', () => {
         `          - {name: a, url: "${sim.url}", interfaces: {eth1: {dot1x: {password: "{{ fleet_password }}"}}}}`,
         `          - {name: a, url: "${sim.url}"}`,
         '      ignore_errors: true',
+        // A careless operator's password in the URL: mpprov refuses it, Ansible's invocation shows the URL.
+        '    - mpprov.mpprov.monitoring_point:',
+        '        name: mp-0',
+        `        url: "${sim.url.replace('https://', 'https://admin:{{ url_password }}@')}"`,
+        `        tls: {fingerprint_sha256: "${sim.fingerprintSha256}"}`,
+        `        mpprov_path: ${join(work, 'mpprov')}`,
+        `        state_dir: ${join(work, 'state-refused')}`,
+        '      ignore_errors: true',
         '',
       ].join('\n'),
     );
@@ -130,11 +140,12 @@ describe('the Ansible collection under hostile and careless use', () => {
     expect(verbose.stdout).toContain('parameters are mutually exclusive: password|password_file');
     expect(verbose.stdout).toContain('monitoring_points: a is named more than once');
     expect(verbose.stdout).toContain('"module_args"');
+    expect(verbose.stdout).toContain('the URL must not hold credentials');
     const json = await playbook(file, [], { ANSIBLE_STDOUT_CALLBACK: 'json' });
     const parsed = JSON.parse(json.stdout) as { stats: Record<string, { failures: number; ignored: number }> };
-    expect(parsed.stats.localhost).toMatchObject({ failures: 0, ignored: 2 });
+    expect(parsed.stats.localhost).toMatchObject({ failures: 0, ignored: 3 });
     for (const run of [verbose, json]) {
-      for (const secret of [DOT1X_SECRET, PSK_SECRET, FLEET_SECRET, sim.password, 'Üñî-77'])
+      for (const secret of [DOT1X_SECRET, PSK_SECRET, FLEET_SECRET, URL_SECRET, sim.password, 'Üñî-77'])
         expect(run.stdout.includes(secret) || run.stderr.includes(secret), secret).toBe(false);
     }
   }, RUN_TIMEOUT);
@@ -219,7 +230,7 @@ describe('the Ansible collection under hostile and careless use', () => {
   it('never shows a secret in any of these runs', () => {
     expect(printed.length).toBeGreaterThanOrEqual(8);
     const output = printed.join('\n');
-    for (const secret of [DOT1X_SECRET, PSK_SECRET, FLEET_SECRET, KILLED_SECRET, sim.password])
+    for (const secret of [DOT1X_SECRET, PSK_SECRET, FLEET_SECRET, KILLED_SECRET, URL_SECRET, sim.password])
       expect(output.includes(secret), secret).toBe(false);
   });
 });

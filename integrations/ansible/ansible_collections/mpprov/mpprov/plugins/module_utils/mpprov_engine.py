@@ -12,6 +12,8 @@ __metaclass__ = type
 import os
 import re
 
+from ansible.module_utils.six.moves.urllib.parse import urlsplit
+
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_output import format_number
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_stick import (  # noqa: F401 (DesiredStateError is public here)
@@ -90,7 +92,20 @@ def secret_values(value, key=None, inside_secret=False):
             found.extend(secret_values(item, key, inside_secret))
     elif inside_secret and value is not None and str(value) != '':
         found.append(str(value))
+    elif key == 'url' and isinstance(value, str):
+        # mpprov refuses credentials in a URL without quoting them; Ansible's invocation shows the
+        # option as given, so a password written there is masked too.
+        found.extend(p for p in [url_password(value)] if p)
     return found
+
+
+def url_password(url):
+    try:
+        return urlsplit(url).password
+    except ValueError:
+        # Not a URL Python can split (mpprov says why); the text after "user:" up to "@" is what would be the password.
+        match = re.match(r'^[a-z]+://[^/@:]*:([^/@]*)@', url, re.IGNORECASE)
+        return match.group(1) if match else None
 
 
 class MaskingModule(AnsibleModule):

@@ -95,3 +95,9 @@ def test_changed_means_a_changing_request_was_sent():
     assert device_changed({'outcome': 'failed', 'steps': [{'status': 'done'}, {'status': 'failed'}]}, False, False)
     assert device_changed({'outcome': 'changed'}, True, True)
     assert not device_changed({'outcome': 'no-change'}, True, False)
+
+
+def test_a_password_written_into_a_url_is_a_secret_too(tmp_path):
+    assert secret_values(desired(tmp_path, password=None, interfaces=None, url='https://admin:In-Url-1@192.0.2.10')) == ['In-Url-1']
+    assert secret_values(desired(tmp_path, password=None, interfaces=None, url='https://admin:In-Url-2@[::1')) == ['In-Url-2']
+    assert secret_values(desired(tmp_path, password=None, interfaces=None, url='https://admin@192.0.2.10')) == []
