@@ -163,6 +163,27 @@ describe('the Ansible collection under hostile and careless use', () => {
     expect(existsSync(join(state, 'ansible-sticks'))).toBe(false);
   }, RUN_TIMEOUT);
 
+  it('an mpprov_path that prints garbage or a flood fails in one sentence, no traceback, its stick removed', async () => {
+    const state = join(work, 'state-garbage');
+    const cases = [
+      ['garbage', 'printf \'{"type":"version","format":1}\\n{"type":"result","devices":[{"steps":"x"}]}\\n\'', 'line 2 of mpprov\'s output (type result) is not in the form this module reads'],
+      ['flood', "head -c 80000000 /dev/zero | tr '\\0' x", 'mpprov printed more than 64 MiB on stdout: not the output of an mpprov this module reads'],
+    ] as const;
+    for (const [name, body, sentence] of cases) {
+      writeFileSync(join(work, name), `#!/bin/sh\n${body}\n`);
+      chmodSync(join(work, name), 0o755);
+      const file = writePlaybook(
+        `${name}.yml`,
+        `${pointTask('mpprov.mpprov.monitoring_point', 'dot1x_password', `        mpprov_path: ${join(work, name)}\n        state_dir: ${state}`)}\n`,
+      );
+      const run = await playbook(file, []);
+      expect(run.code, name).toBe(2);
+      expect(run.stdout, name).toContain(`"msg": "${sentence.replace(/"/g, '\\"')}"`);
+      expect(run.stdout + run.stderr, name).not.toMatch(/Traceback|MODULE FAILURE/);
+      expect(readdirSync(join(state, 'ansible-sticks')), name).toEqual([]);
+    }
+  }, RUN_TIMEOUT);
+
   it('a SIGKILLed module leaves its stick only in the state folder, and the next run removes it and says so', async () => {
     const state = join(work, 'state-killed');
     const sticks = join(state, 'ansible-sticks');
@@ -228,7 +249,7 @@ describe('the Ansible collection under hostile and careless use', () => {
   }, RUN_TIMEOUT);
 
   it('never shows a secret in any of these runs', () => {
-    expect(printed.length).toBeGreaterThanOrEqual(8);
+    expect(printed.length).toBeGreaterThanOrEqual(12);
     const output = printed.join('\n');
     for (const secret of [DOT1X_SECRET, PSK_SECRET, FLEET_SECRET, KILLED_SECRET, URL_SECRET, sim.password])
       expect(output.includes(secret), secret).toBe(false);

@@ -11,6 +11,8 @@ __metaclass__ = type
 
 import os
 import re
+import selectors
+import subprocess
 
 from ansible.module_utils.six.moves.urllib.parse import urlsplit
 
@@ -208,13 +210,56 @@ def run_engine(module, points, concurrency=None):
         except DesiredStateError as error:
             module.fail_json(msg=str(error))
         cmd = engine_command(executable, params, module.check_mode, stick, concurrency)
-        # mpprov holds the folder's lock too: a module killed while its mpprov still reads the
-        # stick does not make the stick sweepable.
-        rc, stdout, stderr = module.run_command(cmd, pass_fds=(folder.lock_fd,))
+        try:
+            rc, stdout, stderr, overflow = run_bounded(cmd, folder.lock_fd)
+        except OSError as error:
+            module.fail_json(msg='%s cannot be run: %s' % (executable, error.strerror or error))
     finally:
         folder.remove()
+    if overflow:
+        module.fail_json(msg='mpprov printed more than %d MiB on %s: not the output of an mpprov this module reads'
+                         % (MAX_OUTPUT // (1024 * 1024), overflow), cmd=cmd[:-1] + ['(desired state)'])
     # The temporary folder is gone: the returned command names the stick as what it was.
     return cmd[:-1] + ['(desired state)'], rc, stdout, stderr
+
+
+# What the module keeps of mpprov's output: a fleet's JSON lines are a few MiB at most; more is not
+# mpprov talking, and kept whole it would take the controller's memory.
+MAX_OUTPUT = 64 * 1024 * 1024
+
+
+def run_bounded(cmd, lock_fd):
+    """Runs cmd to its end, keeping at most MAX_OUTPUT bytes of each stream (the rest is read and
+    dropped: the process is never killed for talking, a real mpprov may be mid-apply).
+
+    Returns (rc, stdout, stderr, the name of a stream that overflowed or None). The lock's fd is
+    passed on: mpprov holds the stick's lock too, so a module killed while its mpprov still reads
+    the stick does not make the stick sweepable.
+    """
+    child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             pass_fds=(lock_fd,), close_fds=True)
+    kept = {child.stdout: [], child.stderr: []}
+    sizes = {child.stdout: 0, child.stderr: 0}
+    overflow = None
+    with selectors.DefaultSelector() as selector:
+        for stream in kept:
+            selector.register(stream, selectors.EVENT_READ)
+        while selector.get_map():
+            for key, dummy in selector.select():
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    continue
+                if sizes[key.fileobj] + len(chunk) <= MAX_OUTPUT:
+                    kept[key.fileobj].append(chunk)
+                elif overflow is None:
+                    overflow = 'stdout' if key.fileobj is child.stdout else 'stderr'
+                sizes[key.fileobj] += len(chunk)
+    rc = child.wait()
+    text = dict((stream, b''.join(chunks).decode('utf-8', 'replace')) for stream, chunks in kept.items())
+    child.stdout.close()
+    child.stderr.close()
+    return rc, text[child.stdout], text[child.stderr], overflow
 
 
 def device_changed(device, check_mode, has_changes):

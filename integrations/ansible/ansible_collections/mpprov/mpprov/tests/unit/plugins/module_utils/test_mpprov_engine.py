@@ -11,6 +11,7 @@ import stat
 
 import pytest
 
+from ansible_collections.mpprov.mpprov.plugins.module_utils import mpprov_engine
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_engine import (
     DesiredStateError, StickFolder, device_changed, engine_command, secret_values)
 
@@ -101,3 +102,15 @@ def test_a_password_written_into_a_url_is_a_secret_too(tmp_path):
     assert secret_values(desired(tmp_path, password=None, interfaces=None, url='https://admin:In-Url-1@192.0.2.10')) == ['In-Url-1']
     assert secret_values(desired(tmp_path, password=None, interfaces=None, url='https://admin:In-Url-2@[::1')) == ['In-Url-2']
     assert secret_values(desired(tmp_path, password=None, interfaces=None, url='https://admin@192.0.2.10')) == []
+
+
+def test_output_beyond_the_bound_is_read_and_dropped_not_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(mpprov_engine, 'MAX_OUTPUT', 1000)
+    lock = os.open(str(tmp_path / 'x.lock'), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        script = 'head -c 300000 /dev/zero | tr "\\0" x; echo said >&2; test -e /proc/self/fd/%d && exit 3' % lock
+        rc, stdout, stderr, overflow = mpprov_engine.run_bounded(['sh', '-c', script], lock)
+    finally:
+        os.close(lock)
+    assert (rc, overflow, stderr) == (3, 'stdout', 'said\n')
+    assert len(stdout) <= 1000
