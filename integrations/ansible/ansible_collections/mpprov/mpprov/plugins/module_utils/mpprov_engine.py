@@ -14,11 +14,10 @@ import re
 import selectors
 import subprocess
 
-from ansible.module_utils.six.moves.urllib.parse import urlsplit
-
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.six.moves.urllib.parse import urlsplit
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_output import format_number
-from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_stick import (  # noqa: F401 (DesiredStateError is public here)
+from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_stick import (
     STICKS_FOLDER, DesiredStateError, LockedFolder)
 
 # A Monitoring Point's desired state: the stick format's monitoring point keys (stick-format.md).
@@ -194,7 +193,7 @@ def run_engine(module, points, concurrency=None):
     if '/' not in executable:
         executable = module.get_bin_path(executable, required=True)
     elif not (os.path.isfile(executable) and os.access(executable, os.X_OK)):
-        # Said before a temporary stick exists; run_command would say only "[Errno 2] ...".
+        # Said before a temporary stick exists; starting it would say only "[Errno 2] ...".
         module.fail_json(msg='mpprov_path: %s is not an executable file on the controller' % executable)
     root = stick_root(params)
     try:

@@ -48,6 +48,13 @@ def _try_lock(path):
     return fd
 
 
+def _older_than(path, seconds):
+    try:
+        return time.time() - os.stat(path).st_mtime > seconds
+    except OSError:
+        return False
+
+
 def sweep_stale(root):
     """Removes the stick folders under root whose runs are dead; returns how many."""
     removed = 0
@@ -60,6 +67,9 @@ def sweep_stale(root):
             continue
         path = os.path.join(root, name)
         if name.endswith(LOCK) or name.endswith(NEW_LOCK):
+            # A new lock file is locked right after it is made: one that young may be in between.
+            if name.endswith(NEW_LOCK) and not _older_than(path, ORPHAN_AGE_S):
+                continue
             fd = _try_lock(path)
             if fd is None:
                 continue
@@ -74,12 +84,12 @@ def sweep_stale(root):
             finally:
                 os.close(fd)
         elif os.path.isdir(path) and not os.path.exists(path + LOCK) and not os.path.exists(path + NEW_LOCK):
-            try:
-                if time.time() - os.stat(path).st_mtime > ORPHAN_AGE_S:
+            if _older_than(path, ORPHAN_AGE_S):
+                try:
                     os.rmdir(path)  # fails, as it should, unless empty
                     removed += 1
-            except OSError:
-                pass
+                except OSError:
+                    pass
     return removed
 
 

@@ -87,3 +87,15 @@ def test_an_unlocked_empty_folder_is_removed_only_once_old(tmp_path):
     os.utime(str(unrelated), (old, old))
     assert sweep_stale(str(root)) == 1
     assert os.listdir(str(root)) == ['other']
+
+
+def test_a_new_lock_file_is_left_alone_while_young_and_removed_with_its_folder_once_old_and_free(tmp_path):
+    root = tmp_path / 'sticks'
+    root.mkdir()
+    (root / 'mpprov-new').mkdir()
+    (root / 'mpprov-new.lock.new').write_text(u'')
+    assert sweep_stale(str(root)) == 0
+    old = time.time() - 3600
+    os.utime(str(root / 'mpprov-new.lock.new'), (old, old))
+    assert sweep_stale(str(root)) == 1
+    assert os.listdir(str(root)) == []
