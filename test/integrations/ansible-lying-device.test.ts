@@ -109,6 +109,10 @@ describe('the per-host module against devices that lie', () => {
     // The huge-body device failed reading: nothing but GETs were sent to it, so nothing changed.
     expect(fleet.devices[2]!.requests().filter((r) => r.method !== 'GET')).toEqual([]);
     expect(results['mp-2']!.changed).toBe(false);
+    // changed only when a changing request was sent: every host that says changed had one.
+    const changing = fleet.devices.map((sim) => sim.requests().filter((r) => r.method !== 'GET').length);
+    expect(HOSTS.filter((host, i) => results[host]!.changed && changing[i] === 0)).toEqual([]);
+    expect(changing[1], 'the POST that mp-1 dropped was sent').toBeGreaterThan(0);
     for (const sim of fleet.devices) sim.setFaults([]);
     for (const sim of fleet.devices) sim.clearRequests();
     // A second run: the healthy ones change nothing, the ones that lied are configured now.
