@@ -69,9 +69,10 @@ except ImportError:  # ansible-core itself needs PyYAML; said plainly should it 
 
 SITE_NAME = re.compile(r'^[a-z0-9][a-z0-9-]{0,31}$')
 COLUMN_NAME = re.compile(r'^[a-z][a-z0-9_]*$')
-# A host name Ansible's patterns (--limit, hosts:) can name and a terminal shows as it is: no
-# space, comma, colon, slash or control character. mpprov itself allows any label of 1-100.
-HOST_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$')
+# A host name Ansible's patterns (--limit, hosts:) can name and a terminal shows as it is: letters
+# (any script), digits, . _ -; no space, comma, colon, slash or control character. mpprov itself
+# allows any label of 1-100.
+HOST_NAME = re.compile(r'^[^\W_][\w.-]{0,99}$', re.UNICODE)
 # mpprov's own bound for an inventory file (src/stick-build/read-inventory.ts).
 MAX_INVENTORY_BYTES = 32 * 1024 * 1024
 # Values after YAML aliases are expanded: Ansible copies variables whole, so a few nested aliases
@@ -108,7 +109,7 @@ def expanded_size(value, sizes=None):
 
 def check_host_name(name, where):
     if not HOST_NAME.match(name):
-        raise InventoryError('%s: name: "%s" cannot be an Ansible host name (1-100 of A-Z, a-z, 0-9, ., _ and -, '
+        raise InventoryError('%s: name: "%s" cannot be an Ansible host name (1-100 letters, digits, ., _ and -, '
                              'starting with a letter or digit)' % (where, visible(name)))
 
 

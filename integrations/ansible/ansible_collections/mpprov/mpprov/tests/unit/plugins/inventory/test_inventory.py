@@ -59,8 +59,13 @@ def test_a_name_that_cannot_be_a_host_name_is_refused_with_its_control_character
     with pytest.raises(InventoryError) as raised:
         parse_yaml_inventory(point_yaml(name), 'fleet.yaml')
     assert str(raised.value) == (u'fleet.yaml: sites.s1.monitoring_points[0]: name: "%s" cannot be an Ansible host name '
-                                 u'(1-100 of A-Z, a-z, 0-9, ., _ and -, starting with a letter or digit)' % shown)
+                                 u'(1-100 letters, digits, ., _ and -, starting with a letter or digit)' % shown)
     assert u'\x1b' not in str(raised.value)
+
+
+def test_a_name_in_another_script_is_a_host_name():
+    defaults, sites = parse_yaml_inventory(point_yaml(u'mp-münchen_01'), 'fleet.yaml')
+    assert sites[0][2][0]['name'] == u'mp-münchen_01'
 
 
 def test_a_csv_name_that_cannot_be_a_host_name_is_refused_by_its_row():
