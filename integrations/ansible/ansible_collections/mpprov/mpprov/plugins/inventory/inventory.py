@@ -31,7 +31,8 @@ options:
     type: str
   source:
     description:
-      - The mpprov inventory file, relative to this configuration file's folder (or absolute).
+      - The mpprov inventory file, relative to this configuration file's folder (or absolute), inside
+        that folder or below it; a file elsewhere (C(../), a symbolic link out) is refused unread.
     required: true
     type: str
   group_prefix:
@@ -68,14 +69,57 @@ except ImportError:  # ansible-core itself needs PyYAML; said plainly should it 
 
 SITE_NAME = re.compile(r'^[a-z0-9][a-z0-9-]{0,31}$')
 COLUMN_NAME = re.compile(r'^[a-z][a-z0-9_]*$')
+# A host name Ansible's patterns (--limit, hosts:) can name and a terminal shows as it is: letters
+# (any script), digits, . _ -; no space, comma, colon, slash or control character. mpprov itself
+# allows any label of 1-100.
+HOST_NAME = re.compile(r'^[^\W_][\w.-]{0,99}$', re.UNICODE)
+# mpprov's own bound for an inventory file (src/stick-build/read-inventory.ts).
+MAX_INVENTORY_BYTES = 32 * 1024 * 1024
+# Values after YAML aliases are expanded: Ansible copies variables whole, so a few nested aliases
+# (each a list of the one before) would make billions of values and hang the run.
+MAX_EXPANDED_VALUES = 1000000
 
 
 class InventoryError(Exception):
     pass
 
 
+def visible(text):
+    """A name from the file as a message shows it: control characters escaped, never sent to the terminal."""
+    return ''.join(c if c.isprintable() else c.encode('unicode_escape').decode('ascii') for c in to_text(text))
+
+
+def expanded_size(value, sizes=None):
+    """How many values a loaded document holds once its aliases are copied out (each shared part counted where used)."""
+    sizes = {} if sizes is None else sizes
+    if not isinstance(value, (dict, list)):
+        return 1
+    if id(value) in sizes:
+        return sizes[id(value)]
+    sizes[id(value)] = MAX_EXPANDED_VALUES + 1  # a cycle (an alias inside its own anchor) is too many
+    items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
+    total = 1
+    for key, item in items:
+        total += expanded_size(key, sizes) + expanded_size(item, sizes)
+        if total > MAX_EXPANDED_VALUES:
+            break
+    sizes[id(value)] = total
+    return total
+
+
+def check_host_name(name, where):
+    if not HOST_NAME.match(name):
+        raise InventoryError('%s: name: "%s" cannot be an Ansible host name (1-100 letters, digits, ., _ and -, '
+                             'starting with a letter or digit)' % (where, visible(name)))
+
+
 def parse_yaml_inventory(text, where):
-    data = yaml.safe_load(text)
+    try:
+        data = yaml.safe_load(text)
+    except RecursionError:
+        raise InventoryError('%s: nested too deeply to be an mpprov inventory' % where)
+    if expanded_size(data) > MAX_EXPANDED_VALUES:
+        raise InventoryError('%s: more than %d values once its YAML aliases are expanded (an alias bomb?)' % (where, MAX_EXPANDED_VALUES))
     if not isinstance(data, dict) or data.get('version') != 1:
         raise InventoryError('%s: not an mpprov inventory (version: 1 with sites:)' % where)
     sites = data.get('sites')
@@ -88,7 +132,7 @@ def parse_yaml_inventory(text, where):
     for site, body in sites.items():
         site = to_text(site)
         if not SITE_NAME.match(site):
-            raise InventoryError('%s: sites.%s: a site name is 1-32 of a-z, 0-9 and -, starting with a letter or digit' % (where, site))
+            raise InventoryError('%s: sites.%s: a site name is 1-32 of a-z, 0-9 and -, starting with a letter or digit' % (where, visible(site)))
         body = body or {}
         site_vars = body.get('vars') or {}
         points = body.get('monitoring_points') or []
@@ -98,6 +142,7 @@ def parse_yaml_inventory(text, where):
         for i, mp in enumerate(points):
             if not isinstance(mp, dict) or not mp.get('name') or not mp.get('url'):
                 raise InventoryError('%s: sites.%s.monitoring_points[%d]: needs name and url' % (where, site, i))
+            check_host_name(to_text(mp['name']), '%s: sites.%s.monitoring_points[%d]' % (where, site, i))
             hosts.append(dict((to_text(k), v) for k, v in mp.items()))
         out.append((site, site_vars, hosts))
     return defaults, out
@@ -115,7 +160,7 @@ def parse_csv_inventory(text, where):
             raise InventoryError('%s:1: the column %s is missing' % (where, column))
     for column in header:
         if not COLUMN_NAME.match(column):
-            raise InventoryError('%s:1: %r is not a column name ([a-z][a-z0-9_]*)' % (where, column))
+            raise InventoryError('%s:1: "%s" is not a column name ([a-z][a-z0-9_]*)' % (where, visible(column)))
     by_site = {}
     order = []
     for number, row in enumerate(rows[1:], start=2):
@@ -128,6 +173,7 @@ def parse_csv_inventory(text, where):
         site = values.pop('site', '')
         if not SITE_NAME.match(site) or not values.get('name') or not values.get('url'):
             raise InventoryError('%s:%d: needs a site (a-z, 0-9, -), a name and a url' % (where, number))
+        check_host_name(values['name'], '%s:%d' % (where, number))
         if site not in by_site:
             by_site[site] = []
             order.append(site)
@@ -147,8 +193,17 @@ class InventoryModule(BaseInventoryPlugin):
         self._read_config_data(path)
         if yaml is None:
             raise AnsibleParserError('the mpprov inventory plugin needs PyYAML')
-        source = os.path.join(os.path.dirname(os.path.abspath(path)), os.path.expanduser(self.get_option('source')))
+        folder = os.path.dirname(os.path.abspath(path))
+        source = os.path.join(folder, os.path.expanduser(self.get_option('source')))
+        # The configuration names one file beside it or below it: a path that leads elsewhere
+        # (../, a symbolic link out of the folder) is refused before anything is read from it.
+        real_folder = os.path.realpath(folder)
+        if not os.path.realpath(source).startswith(real_folder + os.sep):
+            raise AnsibleParserError('%s: source: %s is outside %s, the folder of this configuration: the mpprov inventory '
+                                     'must be in that folder or below it' % (path, visible(self.get_option('source')), real_folder))
         try:
+            if os.path.getsize(source) > MAX_INVENTORY_BYTES:
+                raise AnsibleParserError('%s is larger than %d MiB: not an mpprov inventory' % (source, MAX_INVENTORY_BYTES // (1024 * 1024)))
             with io.open(source, 'r', encoding='utf-8') as f:
                 text = f.read()
         except (IOError, OSError, UnicodeDecodeError) as error:

@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import signal
 
 # The JSON-lines format this module reads (mpprov's `format`): a new one may change what a line
 # means, so it is refused rather than misread.
@@ -15,6 +16,48 @@ JSON_FORMAT = 1
 EXIT_CHANGES = 2  # plan: there are changes (not a failure)
 EXIT_NOT_CONNECTED = 3  # apply: configured and verified, not confirmed by the monitoring service
 EXIT_USAGE = 64
+
+
+# What of mpprov's stderr a failure message quotes: a sentence, not a dump.
+MAX_QUOTED = 1000
+
+
+def visible(text, limit=None):
+    """Text from mpprov (or from whatever answers as mpprov) as a message shows it: control characters
+    escaped so that they reach no terminal, and at most `limit` characters."""
+    text = u'%s' % (text,)
+    more = ''
+    if limit is not None and len(text) > limit:
+        more = ' ... (%d more characters)' % (len(text) - limit)
+        text = text[:limit]
+    return ''.join(c if c.isprintable() else c.encode('unicode_escape').decode('ascii') for c in text) + more
+
+
+def list_of(value, kind):
+    return isinstance(value, list) and all(isinstance(item, kind) for item in value)
+
+
+def well_formed(event, kind):
+    """Whether a line has the shape this module reads: a line that does not is refused, never half-read."""
+    if kind == 'plan':
+        diff = event.get('diff') or []
+        return (list_of(event.get('steps') or [], str) and list_of(event.get('refusals') or [], (str, dict))
+                and list_of(diff, dict) and list_of(event.get('aclDiff') or [], dict)
+                and all(isinstance(c.get('before') or {}, dict) and isinstance(c.get('after') or {}, dict) for c in diff))
+    if kind == 'device-result':
+        return isinstance(event.get('result') or {}, dict)
+    if kind == 'result':
+        devices = event.get('devices') or []
+        return list_of(devices, dict) and all(
+            list_of(d.get('steps') or [], dict) and isinstance(d.get('service') or {}, dict) for d in devices)
+    return True
+
+
+def signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return None
 
 
 def format_number(value):
@@ -50,13 +93,15 @@ def parse_output(stdout):
         if not isinstance(event, dict):
             return out, 'line %d of mpprov\'s output is not a JSON object' % number
         kind = event.get('type')
+        if not well_formed(event, kind):
+            return out, 'line %d of mpprov\'s output (type %s) is not in the form this module reads' % (number, visible(kind, 40))
         if number == 1:
             if kind != 'version':
                 return out, 'mpprov\'s output does not start with its version line ({"type":"version","format":1,...}): an mpprov older than this collection?'
             if event.get('format') != JSON_FORMAT:
-                return out, ('mpprov %s writes JSON output format %r; this module reads format %d: use the collection released with that mpprov'
-                             % (event.get('mpprov', '(unknown version)'), event.get('format'), JSON_FORMAT))
-            out.version = event.get('mpprov')
+                return out, ('mpprov %s writes JSON output format %s; this module reads format %d: use the collection released with that mpprov'
+                             % (visible(event.get('mpprov', '(unknown version)'), 100), visible(repr(event.get('format')), 100), JSON_FORMAT))
+            out.version = visible(event.get('mpprov'), 100)
         elif kind == 'plan':
             out.plans.append({
                 'device': event.get('device'),
@@ -67,7 +112,7 @@ def parse_output(stdout):
             if 'diff' in event:
                 out.diffs[event.get('device')] = (event.get('diff') or [], event.get('aclDiff') or [])
         elif kind == 'warning':
-            out.warnings.append('%s: %s' % (event.get('device'), event.get('message')))
+            out.warnings.append(visible('%s: %s' % (event.get('device'), event.get('message')), MAX_QUOTED))
         elif kind == 'problem':
             out.problems.append(dict((k, v) for k, v in event.items() if k != 'type'))
         elif kind == 'device-result':
@@ -141,30 +186,34 @@ def failure_message(rc, output, stderr, check_mode, by_key_path=False):
         where = '' if by_key_path else p.get('file') or ''
         if p.get('line') is not None and not by_key_path:
             where += ':%s:%s' % (p.get('line'), p.get('column'))
-        sentences.append('%s: %s%s' % (where or p.get('path', ''), p.get('message'), ' (%s)' % p['hint'] if p.get('hint') else ''))
+        sentences.append(visible('%s: %s%s' % (where or p.get('path', ''), p.get('message'), ' (%s)' % p['hint'] if p.get('hint') else ''),
+                                 MAX_QUOTED))
     result = output.result or {}
     if result.get('outcome') == 'invalid':
         what = 'the desired state' if by_key_path else result.get('file')
         sentences.append('%s is invalid: nothing was sent to any device' % what)
     for device in result.get('devices') or []:
         if device.get('outcome') == 'failed':
-            sentences.append('%s: FAILED: %s' % (device.get('device'), device.get('message')))
+            sentences.append(visible('%s: FAILED: %s' % (device.get('device'), device.get('message')), MAX_QUOTED))
     if rc == EXIT_NOT_CONNECTED and not check_mode:
         for device in result.get('devices') or []:
             service = device.get('service') or {}
             if service and not service.get('connected'):
-                sentences.append('%s: configured and verified, but NOT CONFIRMED by the monitoring service: %s'
-                                 % (device.get('device'), service.get('sentence', '')))
+                sentences.append(visible('%s: configured and verified, but NOT CONFIRMED by the monitoring service: %s'
+                                         % (device.get('device'), service.get('sentence', '')), MAX_QUOTED))
     if output.stopped is not None:
-        sentences.append(output.stopped.get('sentence') or 'stopped by %s' % output.stopped.get('signal'))
+        sentences.append(visible(output.stopped.get('sentence') or 'stopped by %s' % output.stopped.get('signal'), MAX_QUOTED))
     if rc == EXIT_USAGE:
         # commander's sentence is stderr's first line; the usage text after it is not for a task result.
-        said = next((line.strip() for line in stderr.splitlines() if line.strip()), '')
+        said = visible(next((line.strip() for line in stderr.splitlines() if line.strip()), ''), MAX_QUOTED)
         sentences.append('mpprov refused its command line (exit status 64): %s '
                          '(an mpprov older than this collection lacks --limit, --secrets-record, --update-secrets or --lock-wait)' % said)
+    elif not sentences and rc is not None and rc < 0:
+        # A signal no handler saw (SIGKILL, the OOM killer): mpprov said nothing, the status says it all.
+        sentences.append('mpprov was killed by signal %d%s' % (-rc, ' (%s)' % signal_name(-rc) if signal_name(-rc) else ''))
     elif not sentences:
         # mpprov's stderr passes its redactor, so it may be quoted; its stdout is not returned at all.
-        sentences.append('mpprov exited with status %s%s' % (rc, ': %s' % stderr.strip() if stderr.strip() else ''))
+        sentences.append('mpprov exited with status %s%s' % (rc, ': %s' % visible(stderr.strip(), MAX_QUOTED) if stderr.strip() else ''))
     return '; '.join(sentences)
 
 

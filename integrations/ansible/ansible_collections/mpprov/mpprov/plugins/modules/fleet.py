@@ -182,11 +182,10 @@ cmd:
   elements: str
 '''
 
-from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_engine import (
-    ENGINE_SPEC, MONITORING_POINT_SPEC, device_changed, run_engine)
+    ENGINE_SPEC, MONITORING_POINT_SPEC, MaskingModule, device_changed, run_engine)
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_output import (
-    EXIT_CHANGES, EXIT_NOT_CONNECTED, build_diff, failure_message, located_by_key_path, parse_output)
+    EXIT_CHANGES, EXIT_NOT_CONNECTED, MAX_QUOTED, build_diff, failure_message, located_by_key_path, parse_output, visible)
 
 
 def per_device_results(points, output, check_mode):
@@ -200,7 +199,7 @@ def per_device_results(points, output, check_mode):
         plan = plans.get(name)
         entry = dict(name=name, outcome='not-run', changed=False, message='mpprov gave no result for it', diff=[])
         if device is not None:
-            entry.update(outcome=device.get('outcome'), message=device.get('message'),
+            entry.update(outcome=device.get('outcome'), message=visible(device.get('message'), MAX_QUOTED),
                          changed=device_changed(device, check_mode, plan is not None and plan['has_changes']))
             if device.get('service') is not None:
                 entry['service'] = device.get('service')
@@ -218,7 +217,7 @@ def main():
         concurrency=dict(type='int', default=20),
     )
     argument_spec.update(ENGINE_SPEC)
-    module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
+    module = MaskingModule(argument_spec=argument_spec, supports_check_mode=True)
     points = module.params['monitoring_points']
     names = [p['name'] for p in points]
     doubled = sorted(set(n for n in names if names.count(n) > 1))
@@ -247,7 +246,7 @@ def main():
         module.warn(warning)
     for line in stderr.splitlines():
         if line.startswith('WARNING: '):
-            module.warn(line[len('WARNING: '):])
+            module.warn(visible(line[len('WARNING: '):], MAX_QUOTED))
 
     if parse_error is not None:
         module.fail_json(msg=parse_error, **response)

@@ -178,17 +178,16 @@ cmd:
   elements: str
 '''
 
-from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_engine import (
-    ENGINE_SPEC, MONITORING_POINT_SPEC, device_changed, run_engine)
+    ENGINE_SPEC, MONITORING_POINT_SPEC, MaskingModule, device_changed, run_engine)
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_output import (
-    EXIT_CHANGES, build_diff, failure_message, located_by_key_path, parse_output)
+    EXIT_CHANGES, MAX_QUOTED, build_diff, failure_message, located_by_key_path, parse_output, visible)
 
 
 def main():
     argument_spec = dict(MONITORING_POINT_SPEC)
     argument_spec.update(ENGINE_SPEC)
-    module = AnsibleModule(
+    module = MaskingModule(
         argument_spec=argument_spec,
         supports_check_mode=True,
         mutually_exclusive=[('password', 'password_file')],
@@ -208,7 +207,7 @@ def main():
         response['mpprov_version'] = output.version
     if device:
         response['outcome'] = device.get('outcome')
-        response['message'] = device.get('message')
+        response['message'] = visible(device.get('message'), MAX_QUOTED)
         if device.get('service') is not None:
             response['service'] = device.get('service')
     if plan is not None:
@@ -217,12 +216,12 @@ def main():
         response['diff'] = build_diff(output)
     for p in output.problems:
         if p.get('severity') == 'warning':
-            module.warn('%s: %s' % (p.get('path'), p.get('message')))
+            module.warn(visible('%s: %s' % (p.get('path'), p.get('message')), MAX_QUOTED))
     for warning in output.warnings:
         module.warn(warning)
     for line in stderr.splitlines():
         if line.startswith('WARNING: '):
-            module.warn(line[len('WARNING: '):])
+            module.warn(visible(line[len('WARNING: '):], MAX_QUOTED))
 
     if parse_error is not None:
         module.fail_json(msg=parse_error, **response)

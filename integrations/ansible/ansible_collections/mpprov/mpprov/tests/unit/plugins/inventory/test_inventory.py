@@ -44,3 +44,51 @@ def test_csv_without_a_required_column_is_refused():
     with pytest.raises(InventoryError) as raised:
         parse_csv_inventory(u'site,name\nberlin,mp-1\n', 'fleet.csv')
     assert str(raised.value) == 'fleet.csv:1: the column url is missing'
+
+
+def point_yaml(name, extra=u''):
+    return u'version: 1\nsites:\n  s1:\n    monitoring_points:\n      - name: %s\n        url: https://192.0.2.1\n%s' % (name, extra)
+
+
+@pytest.mark.parametrize('name, shown', [
+    (u'"mp-\\x1b[31m1"', u'mp-\\x1b[31m1'),
+    (u'"../../etc"', u'../../etc'),
+    (u'"a b,c"', u'a b,c'),
+])
+def test_a_name_that_cannot_be_a_host_name_is_refused_with_its_control_characters_escaped(name, shown):
+    with pytest.raises(InventoryError) as raised:
+        parse_yaml_inventory(point_yaml(name), 'fleet.yaml')
+    assert str(raised.value) == (u'fleet.yaml: sites.s1.monitoring_points[0]: name: "%s" cannot be an Ansible host name '
+                                 u'(1-100 letters, digits, ., _ and -, starting with a letter or digit)' % shown)
+    assert u'\x1b' not in str(raised.value)
+
+
+def test_a_name_in_another_script_is_a_host_name():
+    defaults, sites = parse_yaml_inventory(point_yaml(u'mp-münchen_01'), 'fleet.yaml')
+    assert sites[0][2][0]['name'] == u'mp-münchen_01'
+
+
+def test_a_csv_name_that_cannot_be_a_host_name_is_refused_by_its_row():
+    with pytest.raises(InventoryError) as raised:
+        parse_csv_inventory(u'site,name,url\nberlin,mp/1,https://192.0.2.1\n', 'fleet.csv')
+    assert str(raised.value).startswith(u'fleet.csv:2: name: "mp/1" cannot be an Ansible host name')
+
+
+def test_an_alias_bomb_is_refused_before_ansible_copies_it():
+    text = u'        x0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n'
+    for i in range(1, 9):
+        text += u'        x%d: &a%d [%s]\n' % (i, i, u', '.join([u'*a%d' % (i - 1)] * 9))
+    with pytest.raises(InventoryError) as raised:
+        parse_yaml_inventory(point_yaml(u'mp-1', text), 'fleet.yaml')
+    assert str(raised.value) == u'fleet.yaml: more than 1000000 values once its YAML aliases are expanded (an alias bomb?)'
+
+
+def test_a_few_shared_values_by_alias_are_fine():
+    defaults, sites = parse_yaml_inventory(point_yaml(u'mp-1', u'        a: &x [1, 2]\n        b: *x\n'), 'fleet.yaml')
+    assert sites[0][2][0]['b'] == [1, 2]
+
+
+def test_deep_nesting_is_a_sentence_not_a_recursion_error():
+    with pytest.raises(InventoryError) as raised:
+        parse_yaml_inventory(point_yaml(u'mp-1', u'        deep: %s%s\n' % (u'[' * 50000, u']' * 50000)), 'fleet.yaml')
+    assert str(raised.value) == u'fleet.yaml: nested too deeply to be an mpprov inventory'

@@ -11,6 +11,7 @@ import stat
 
 import pytest
 
+from ansible_collections.mpprov.mpprov.plugins.module_utils import mpprov_engine
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_engine import (
     DesiredStateError, StickFolder, device_changed, engine_command, secret_values)
 
@@ -37,8 +38,15 @@ def test_secret_values_finds_every_inline_secret_at_any_depth(tmp_path):
     assert sorted(secret_values(point)) == ['Admin-SeCrEt-1', 'a-1', 'b-2', 'c-3']
 
 
+def test_a_key_named_like_a_secret_is_one_whatever_it_holds_but_a_path_is_not(tmp_path):
+    point = desired(tmp_path, password=None, interfaces=dict(
+        wlan0=dict(wireless=dict(psk='p-1', wifi_password=['p-2', {'x': 'p-3'}]),
+                   dot1x=dict(private_key='/etc/k.pem', private_key_password_file='/etc/p', api_token=12345678))))
+    assert sorted(secret_values(point)) == ['12345678', 'p-1', 'p-2', 'p-3']
+
+
 def test_the_stick_is_private_copies_the_files_and_leaves_out_unset_options(tmp_path):
-    folder = StickFolder()
+    folder = StickFolder(str(tmp_path / 'sticks'))
     try:
         path = folder.write([desired(tmp_path)])
         assert stat.S_IMODE(os.stat(folder.path).st_mode) == 0o700
@@ -58,7 +66,7 @@ def test_the_stick_is_private_copies_the_files_and_leaves_out_unset_options(tmp_
 
 
 def test_a_missing_file_is_one_sentence_naming_the_option(tmp_path):
-    folder = StickFolder()
+    folder = StickFolder(str(tmp_path / 'sticks'))
     try:
         with pytest.raises(DesiredStateError) as raised:
             folder.write([desired(tmp_path, tls=dict(ca=str(tmp_path / 'nope.pem')))])
@@ -88,3 +96,21 @@ def test_changed_means_a_changing_request_was_sent():
     assert device_changed({'outcome': 'failed', 'steps': [{'status': 'done'}, {'status': 'failed'}]}, False, False)
     assert device_changed({'outcome': 'changed'}, True, True)
     assert not device_changed({'outcome': 'no-change'}, True, False)
+
+
+def test_a_password_written_into_a_url_is_a_secret_too(tmp_path):
+    assert secret_values(desired(tmp_path, password=None, interfaces=None, url='https://admin:In-Url-1@192.0.2.10')) == ['In-Url-1']
+    assert secret_values(desired(tmp_path, password=None, interfaces=None, url='https://admin:In-Url-2@[::1')) == ['In-Url-2']
+    assert secret_values(desired(tmp_path, password=None, interfaces=None, url='https://admin@192.0.2.10')) == []
+
+
+def test_output_beyond_the_bound_is_read_and_dropped_not_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(mpprov_engine, 'MAX_OUTPUT', 1000)
+    lock = os.open(str(tmp_path / 'x.lock'), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        script = 'head -c 300000 /dev/zero | tr "\\0" x; echo said >&2; test -e /proc/self/fd/%d && exit 3' % lock
+        rc, stdout, stderr, overflow = mpprov_engine.run_bounded(['sh', '-c', script], lock)
+    finally:
+        os.close(lock)
+    assert (rc, overflow, stderr) == (3, 'stdout', 'said\n')
+    assert len(stdout) <= 1000

@@ -46,3 +46,28 @@ def test_a_problem_of_the_temporary_stick_is_named_by_its_key_path():
     assert failure_message(1, out, '', False, by_key_path=True) == (
         'monitoring_points[0].interfaces.eth1.ipv4.address: is not an address; '
         'the desired state is invalid: nothing was sent to any device')
+
+
+def test_a_line_of_the_wrong_shape_is_refused_in_a_sentence_not_a_traceback():
+    for event in ({'type': 'result', 'outcome': 'failed', 'devices': [{'device': 'mp-1', 'steps': 'notalist'}]},
+                  {'type': 'result', 'devices': 'mp-1'},
+                  {'type': 'plan', 'device': 'mp-1', 'steps': [{'a': 1}]},
+                  {'type': 'plan', 'device': 'mp-1', 'diff': [{'after': 'x'}]},
+                  {'type': 'device-result', 'result': ['x']}):
+        out, error = parse_output(lines(VERSION, event))
+        assert error == "line 2 of mpprov's output (type %s) is not in the form this module reads" % event['type']
+
+
+def test_what_mpprov_says_is_quoted_escaped_and_bounded():
+    out, error = parse_output(lines(dict(VERSION, mpprov=u'\x1b[2J9'),
+                                    {'type': 'result', 'outcome': 'failed',
+                                     'devices': [{'device': 'mp-1', 'outcome': 'failed', 'message': u'evil \x1b[31m red\x07'}]}))
+    assert error is None and out.version == '\\x1b[2J9'
+    assert failure_message(1, out, '', False) == 'mp-1: FAILED: evil \\x1b[31m red\\x07'
+    said = failure_message(1, parse_output('')[0], u'\x1b[31mboom ' + u'x' * 5000, False)
+    assert said == 'mpprov exited with status 1: \\x1b[31mboom ' + 'x' * 990 + ' ... (4010 more characters)'
+
+
+def test_a_killed_mpprov_is_named_by_its_signal():
+    assert failure_message(-9, parse_output('')[0], '', False) == 'mpprov was killed by signal 9 (SIGKILL)'
+    assert failure_message(-99, parse_output('')[0], '', False) == 'mpprov was killed by signal 99'
