@@ -15,6 +15,7 @@ import {
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
+import { LONG_RUNNING_COMMANDS } from './long-running.js';
 
 /**
  * Runs the bundled CLI (one CommonJS file) with V8's code cache. Compiling the 4 MB bundle is a
@@ -42,12 +43,6 @@ export interface CompileCacheOptions {
 
 /** A cache file above this is not read (a bundle's is about 1 MiB). */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
-
-/**
- * The long-running commands (the agent, the simulator, the desktop notifier, the events receiver) get no cache: their start-up does not matter, and bytecode read for
- * every function the first run touched would stay resident in the agent for its whole life.
- */
-const UNCACHED = new Set(['run', 'simulate', 'notify', 'observe']);
 
 /** The short commands, each with a cache of its own (main.ts's table; test/cli/compile-cache.test.ts compares). */
 export const CACHED_COMMANDS: readonly string[] = [
@@ -84,7 +79,9 @@ export function cacheFolder(env: NodeJS.ProcessEnv, uid: number): string | undef
 export function commandKey(args: readonly string[]): string | undefined {
   const first = args[0];
   if (first === '-V' || first === '--version') return 'version';
-  if (first !== undefined && UNCACHED.has(first)) return undefined;
+  // The long-running commands get no cache: their start-up does not matter, and bytecode read for
+  // every function the first run touched would stay resident in the agent for its whole life.
+  if (first !== undefined && LONG_RUNNING_COMMANDS.has(first)) return undefined;
   return first !== undefined && CACHED_COMMANDS.includes(first) ? first : 'other';
 }
 
