@@ -25,7 +25,7 @@ const unitText = (unit) => (unit === 'ratio' || unit === 'count' ? '' : ` ${unit
 export function renderTable(results) {
   const m = results.machine;
   const head = [
-    `${results.mode} run, ${results.date.slice(0, 10)}, commit ${results.commit}; ${m.cpu}, ${m.cores} cores, ${Math.round(m.memory_mib / 1024)} GiB; Node ${results.node}; load average at start ${m.load_average_at_start.join(' ')}`,
+    `${results.mode} run, ${results.date.slice(0, 10)}, commit ${results.commit}; ${m.cpu}, ${m.cores} cores, ${Math.round(m.memory_mib / 1024)} GiB; Node ${results.node}; load average at start ${m.load_average_at_start.join(' ')}${m.node_extra_ca_certs ? `; NODE_EXTRA_CA_CERTS=${m.node_extra_ca_certs} (parsed at every node start)` : ''}`,
     '',
     '| figure | median | min | max | runs | target | met |',
     '|---|---:|---:|---:|---:|---|---|',

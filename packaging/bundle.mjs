@@ -31,6 +31,12 @@ export async function bundleCli({ repo, outfile, version }) {
     entryPoints: [join(repo, 'src/cli/main.ts')],
     outfile: appFile,
     format: 'cjs',
+    // Whitespace and syntax only (5.0 -> 3.4 MB): less to read, hash and scan on every start (a
+    // cold validate 5 ms less CPU). Identifiers keep their names: stack traces and error names
+    // read as in the source, and nothing that reads a function's or class's name can change.
+    // The launcher, 6 KB, stays as written.
+    minifyWhitespace: true,
+    minifySyntax: true,
     // CommonJS has no import.meta: the one use left (package-version.ts, behind the inlined
     // version) gets the file's URL from this banner's variable.
     define: { __MPPROV_VERSION__: JSON.stringify(version), 'import.meta.url': '__mpprovFileUrl' },

@@ -4,6 +4,7 @@ import './v8-flags.js';
 import { Command } from 'commander';
 import { packageVersion } from './package-version.js';
 import { exitUsageErrorsWith64 } from './usage-exit.js';
+import { configureZodFor } from './zod-jit.js';
 
 /**
  * The `mpprov` command: a thin shell that parses arguments and hands over to the pipeline.
@@ -65,8 +66,11 @@ const program = new Command()
 exitUsageErrorsWith64(program);
 
 async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const commands = commandsFor(args);
+  if (commands.length > 0) await configureZodFor(args);
   // Loaded together, registered in table order: the help lists commands as before.
-  const registers = await Promise.all(commandsFor(process.argv.slice(2)).map((c) => c.load()));
+  const registers = await Promise.all(commands.map((c) => c.load()));
   for (const register of registers) register(program);
   await program.parseAsync(process.argv);
 }

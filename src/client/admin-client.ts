@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { Client } from '../core/undici.js';
 import { ErrorCode, MpprovError } from '../core/errors.js';
-import { createConnector, peerUrl } from '../http/index.js';
+import { connectorsFor, peerUrl } from '../http/index.js';
 import { addAcl, deleteAcl, listAcl } from './acl-endpoints.js';
 import type { AclRule } from '../admin-api/acl-rule.js';
 import type { Capability } from '../admin-api/capability.js';
@@ -66,8 +66,10 @@ export function createAdminClient(target: DeviceTarget, options: ClientOptions =
   checkTarget(target);
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // The main connection and every probe's share one TLS context (connectorsFor).
+  const connector = connectorsFor(target.trust);
   const dispatcher = new Client(url, {
-    connect: createConnector(target.trust, connectTimeoutMs),
+    connect: connector(connectTimeoutMs),
     pipelining: 1,
     headersTimeout: requestTimeoutMs,
     bodyTimeout: requestTimeoutMs,
@@ -97,7 +99,7 @@ export function createAdminClient(target: DeviceTarget, options: ClientOptions =
     // and cannot hold the next probe, or later requests, behind it.
     openProbe: (probeTimeoutMs) =>
       new Client(url, {
-        connect: createConnector(target.trust, Math.min(probeTimeoutMs, connectTimeoutMs)),
+        connect: connector(Math.min(probeTimeoutMs, connectTimeoutMs)),
         pipelining: 1,
         headersTimeout: probeTimeoutMs,
         bodyTimeout: probeTimeoutMs,
@@ -154,5 +156,5 @@ function checkTarget(target: DeviceTarget): void {
       throw invalid(`the CA configured for ${target.url} is not a PEM certificate`);
     }
   }
-  // A fingerprint is checked by createConnector (normaliseFingerprint throws ConfigInvalid).
+  // A fingerprint is checked by connectorsFor (normaliseFingerprint throws ConfigInvalid).
 }

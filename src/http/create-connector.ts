@@ -1,4 +1,4 @@
-import type { TLSSocket } from 'node:tls';
+import { createSecureContext, type SecureContext, type SecureContextOptions, type TLSSocket } from 'node:tls';
 import { buildConnector } from '../core/undici.js';
 import { normaliseFingerprint, sha256Fingerprint } from './fingerprint.js';
 import { trustedCertificates } from './trusted-certificates.js';
@@ -59,26 +59,58 @@ export function failedWhileConnecting(error: unknown): boolean {
 }
 
 export function createConnector(trust: ConnectorTrust, connectTimeoutMs: number): Connector {
-  const common = { timeout: connectTimeoutMs, maxCachedSessions: 0 };
+  return connectorsFor(trust)(connectTimeoutMs);
+}
+
+/**
+ * Connectors for one peer, any deadline, over one TLS context. tls.connect makes a context of its
+ * own for every connection it is handed the trust options for: the CA parsed again, for every
+ * probe of a restart wait too (about 30 in a 3 s outage, refused connects included). One context
+ * holds the same trust; each connection still verifies the peer's chain and name against it.
+ * Built at the first connect, where building it failed before (an unusable CA is a connect error).
+ */
+export function connectorsFor(trust: ConnectorTrust): (connectTimeoutMs: number) => Connector {
+  let context: SecureContext | undefined;
+  const shared = (): SecureContext => (context ??= createSecureContext(contextOptions(trust)));
+  return (connectTimeoutMs) => {
+    const common = { timeout: connectTimeoutMs, maxCachedSessions: 0 };
+    let connect: Connector | undefined;
+    const once =
+      (build: () => Connector): Connector =>
+      (options, callback) =>
+        (connect ??= build())(options, callback);
+    switch (trust.kind) {
+      case 'ca':
+      case 'public':
+        return markConnectErrors(
+          once(() => buildConnector({ ...common, secureContext: shared(), rejectUnauthorized: true })),
+        );
+      case 'insecure':
+        return markConnectErrors(
+          once(() => buildConnector({ ...common, secureContext: shared(), rejectUnauthorized: false })),
+        );
+      case 'fingerprint':
+        return markConnectErrors(
+          pinned(
+            once(() => buildConnector({ ...common, secureContext: shared(), rejectUnauthorized: false })),
+            normaliseFingerprint(trust.sha256),
+          ),
+        );
+    }
+  };
+}
+
+/** What the context trusts: the configured CA only, the system store (and an extra CA), or Node's default. */
+function contextOptions(trust: ConnectorTrust): SecureContextOptions {
   switch (trust.kind) {
     case 'ca':
-      return markConnectErrors(buildConnector({ ...common, ca: trust.caPem, rejectUnauthorized: true }));
+      return { ca: trust.caPem };
     case 'insecure':
-      return markConnectErrors(buildConnector({ ...common, rejectUnauthorized: false }));
     case 'fingerprint':
-      return markConnectErrors(
-        pinned(buildConnector({ ...common, rejectUnauthorized: false }), normaliseFingerprint(trust.sha256)),
-      );
+      return {};
     case 'public': {
       const ca = trustedCertificates(trust.extraCaPem);
-      return markConnectErrors(
-        buildConnector({
-          ...common,
-          rejectUnauthorized: true,
-          minVersion: 'TLSv1.2',
-          ...(ca === undefined ? {} : { ca }),
-        }),
-      );
+      return { minVersion: 'TLSv1.2', ...(ca === undefined ? {} : { ca }) };
     }
   }
 }

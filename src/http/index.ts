@@ -18,7 +18,7 @@ export { UnreachableError, ConnectionProblem, connectionProblemText } from './un
 export { TimeoutError } from './timeout-error.js';
 export { ResponseError, BodyTooLargeError } from './response-error.js';
 export { RateLimitedError } from './rate-limited-error.js';
-export { createConnector } from './create-connector.js';
+export { connectorsFor, createConnector } from './create-connector.js';
 export { peerUrl } from './peer-url.js';
 export { trustedCertificates } from './trusted-certificates.js';
 export { normaliseFingerprint, sha256Fingerprint } from './fingerprint.js';
