@@ -1,7 +1,8 @@
-import { open } from 'node:fs/promises';
+import { constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EVENTS_FILE } from './events-log.js';
-import { ServiceEvent } from './service-event.js';
+import { openRegularFile } from './regular-file.js';
+import { MAX_EVENT_BYTES, ServiceEvent } from './service-event.js';
 
 /**
  * Follows `<state_dir>/events.jsonl` as `mpprov observe` on the same host writes it, and calls
@@ -22,7 +23,7 @@ export function followAvailableEvents(
   let partial = '';
   let busy = false;
   const read = async (): Promise<void> => {
-    const handle = await open(file, 'r').catch(() => undefined);
+    const handle = await openRegularFile(file, constants.O_RDONLY).catch(() => undefined);
     if (handle === undefined) {
       offset ??= 0;
       return;
@@ -41,6 +42,8 @@ export function followAvailableEvents(
       offset += bytesRead;
       const lines = (partial + buffer.subarray(0, bytesRead).toString('utf8')).split('\n');
       partial = lines.pop() ?? '';
+      // No line the receiver writes is this long: a file without newlines must not grow memory.
+      if (partial.length > 4 * MAX_EVENT_BYTES) partial = '';
       for (const line of lines) {
         const names = availableNames(line);
         if (names.length > 0) onAvailable(names);

@@ -1,10 +1,11 @@
 import type { AgentServiceEvents } from '../config/index.js';
 import type { DataApi, Observer, ObserverKind } from '../service/index.js';
-import { appendEvent } from './events-log.js';
+import { createEventsLog } from './events-log.js';
 import { startEventReceiver } from './event-receiver.js';
 import { finishPending, rebuildObservers } from './observer-rebuild.js';
-import { writeObserveStatus, type ObserveStatus } from './observe-status.js';
+import { readObserveStatus, writeObserveStatus, type ObserveStatus } from './observe-status.js';
 import { receiverSegment, registeredUrl } from './receiver-path.js';
+import { lockStateDir } from './state-lock.js';
 import { planRegistration, planUnregister, RegistrationAction, WANTED_KINDS } from './registration-plan.js';
 
 /**
@@ -29,11 +30,24 @@ export interface ObserveOptions {
 }
 
 /** Exit status: 0 done (or stopped), 1 refused or a failure said. */
-export async function runObserve(options: ObserveOptions): Promise<number> {
-  const { api, events, stateDir, say } = options;
-  const ownUrl = registeredUrl(events.publicUrl, await receiverSegment(stateDir));
-  const rebuild = { stateDir, onRetry: options.loud, pauseMs: options.retryPauseMs };
+export async function runObserve(given: ObserveOptions): Promise<number> {
+  const { events, stateDir } = given;
+  const ownUrl = registeredUrl(given.events.publicUrl, await receiverSegment(stateDir));
+  // The segment keeps strangers' posts out: no sentence (a service's error text included) shows it.
+  const hide = (text: string): string => text.replaceAll(ownUrl, `${events.publicUrl}…`);
+  const options = { ...given, say: (t: string) => given.say(hide(t)), loud: (t: string) => given.loud(hide(t)) };
   if (options.once === true) return dryRun(options, ownUrl);
+  const unlock = await lockStateDir(stateDir);
+  try {
+    return await serve(options, ownUrl);
+  } finally {
+    await unlock();
+  }
+}
+
+async function serve(options: ObserveOptions, ownUrl: string): Promise<number> {
+  const { api, events, stateDir, say } = options;
+  const rebuild = { stateDir, onRetry: options.loud, pauseMs: options.retryPauseMs };
   if (await finishPending(api, rebuild)) say('posted back the configurations a stopped rebuild had left');
   if (options.unregister === true) {
     const others = planUnregister(await api.listObservers(), ownUrl);
@@ -42,6 +56,15 @@ export async function runObserve(options: ObserveOptions): Promise<number> {
       await rebuildObservers(api, others, rebuild);
       say(`removed the configuration of ${events.publicUrl}; ${others.length} other configuration(s) posted back`);
     }
+    // `mpprov status` must not go on saying "registered" for a receiver that is gone.
+    const kept = await readObserveStatus(stateDir);
+    if (kept !== undefined)
+      await writeObserveStatus(stateDir, {
+        ...kept,
+        registered: false,
+        blacklisted: false,
+        checkedAt: new Date().toISOString(),
+      });
     return 0;
   }
   const first = planRegistration(await api.listObservers(), ownUrl, options.takeOver ?? []);
@@ -56,6 +79,7 @@ export async function runObserve(options: ObserveOptions): Promise<number> {
     lastEventAt: null,
     checkedAt: null,
   };
+  const log = createEventsLog(stateDir);
   // Listening before registering: the first event may come the moment the POST is answered.
   const receiver = await startEventReceiver({
     host: events.listen.host,
@@ -65,7 +89,8 @@ export async function runObserve(options: ObserveOptions): Promise<number> {
     onEvent: (event) => {
       const received = new Date().toISOString();
       status.lastEventAt = received;
-      void appendEvent(stateDir, { received, event })
+      void log
+        .append({ received, event })
         .then(() => writeObserveStatus(stateDir, status))
         .catch((error: unknown) => options.loud(`an event was not written to ${stateDir}: ${String(error)}`));
     },
