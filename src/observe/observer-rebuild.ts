@@ -1,6 +1,6 @@
 import { constants, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Observer, type DataApi, type NewObserver } from '../service/index.js';
+import { OBSERVER_KINDS, Observer, type DataApi, type NewObserver, type ObserverKind } from '../service/index.js';
 import { z } from 'zod';
 import { ErrorCode, MpprovError } from '../core/errors.js';
 import { openRegularFile, readRegularTail } from './regular-file.js';
@@ -30,6 +30,14 @@ export async function rebuildObservers(
   postBack: readonly Observer[],
   options: RebuildOptions,
 ): Promise<void> {
+  const clash = impossibleList(postBack);
+  // Such a list is no caller's own (a confused or hostile answer): posting it back would stop at the
+  // clash with every configuration after it, this receiver's included, left deleted.
+  if (clash !== undefined)
+    throw new MpprovError(
+      ErrorCode.ServiceResponse,
+      `GET /v3/observer listed ${clash}, which the service never holds for one caller: nothing deleted`,
+    );
   const file = join(options.stateDir, PENDING_FILE);
   await writeWhole(file, `${JSON.stringify(postBack)}\n`);
   await api.deleteObservers();
@@ -97,6 +105,21 @@ async function postAll(api: DataApi, postBack: readonly Observer[], options: Reb
       }
     }
   }
+}
+
+/** What in a list to post back the service would refuse (a URL twice, a kind on two servers), if anything. */
+function impossibleList(observers: readonly Observer[]): string | undefined {
+  const urls = new Set<string>();
+  const kinds = new Set<ObserverKind>();
+  for (const observer of observers) {
+    if (urls.has(observer.url)) return `${observer.url} twice`;
+    urls.add(observer.url);
+    for (const kind of OBSERVER_KINDS.filter((k) => observer[k] === true)) {
+      if (kinds.has(kind)) return `${kind} for two servers`;
+      kinds.add(kind);
+    }
+  }
+  return undefined;
 }
 
 /** Everything GET showed except `blacklisted`, which only the service sets. */

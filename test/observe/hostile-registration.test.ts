@@ -170,4 +170,25 @@ describe('mpprov observe and a careless operator', () => {
     for (const line of [...run.said, ...run.loud]) expect(line).not.toContain(SEGMENT);
     expect(await run.stop()).toBe(0);
   });
+
+  it('deletes nothing when GET /v3/observer lists what no caller can hold (a kind on two servers)', async () => {
+    const dir = await stateDir();
+    const port = await freePort();
+    const before = await everyone();
+    const garbage = [
+      { url: ALERTS, webAlertEvents: true, blacklisted: false },
+      { url: 'http://127.0.0.1:9/hooks/someone-else', webAlertEvents: true, blacklisted: false },
+      { url: `http://127.0.0.1:${port}/mpprov-events/${SEGMENT}`, seqEvents: true, sqaEvents: true, blacklisted: true },
+    ];
+    rig.service.clearRequests();
+    rig.service.setFaults({ rawBody: { text: JSON.stringify(garbage), contentType: 'application/json', count: 1 } });
+    const run = await observe({ listenPort: port, publicPort: port, stateDir: dir, checkS: 60 });
+    await expect(run.done).rejects.toMatchObject({
+      code: 'MPPROV_SERVICE_RESPONSE',
+      message:
+        'GET /v3/observer listed webAlertEvents for two servers, which the service never holds for one caller: nothing deleted',
+    });
+    expect(rig.service.requestCounts()).toEqual({ 'observer-list': 1 });
+    expect(await everyone()).toEqual(before);
+  });
 });
