@@ -49,18 +49,32 @@ export async function appendEvent(
   }
 }
 
-/** The receiver's writer: appends one at a time, so a burst never races the rotation and loses lines. */
-export function createEventsLog(
-  stateDir: string,
-  maxBytes: number = MAX_LOG_BYTES,
-): { append(entry: LoggedEvent): Promise<void> } {
+/** Lines waiting for the disk before new ones are dropped: what a flood may hold in memory. */
+export const MAX_QUEUED = 1_000;
+
+export interface EventsLog {
+  /** Queues one line; undefined when MAX_QUEUED lines already wait (the event is dropped). */
+  append(entry: LoggedEvent): Promise<void> | undefined;
+  /** Lines queued and not yet written. */
+  pending(): number;
+}
+
+/**
+ * The receiver's writer: appends one at a time, so a burst never races the rotation and loses
+ * lines; and a bounded queue, since the receiver answers faster than a slow disk writes.
+ */
+export function createEventsLog(stateDir: string, maxBytes: number = MAX_LOG_BYTES): EventsLog {
   let queue: Promise<unknown> = Promise.resolve();
+  let waiting = 0;
   return {
     append(entry) {
-      const next = queue.then(() => appendEvent(stateDir, entry, maxBytes));
+      if (waiting >= MAX_QUEUED) return undefined;
+      waiting += 1;
+      const next = queue.then(() => appendEvent(stateDir, entry, maxBytes)).finally(() => (waiting -= 1));
       queue = next.catch(() => undefined);
       return next;
     },
+    pending: () => waiting,
   };
 }
 

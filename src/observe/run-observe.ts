@@ -1,6 +1,6 @@
 import type { AgentServiceEvents } from '../config/index.js';
 import type { DataApi, Observer, ObserverKind } from '../service/index.js';
-import { createEventsLog } from './events-log.js';
+import { createEventsLog, MAX_QUEUED } from './events-log.js';
 import { startEventReceiver } from './event-receiver.js';
 import { finishPending, rebuildObservers } from './observer-rebuild.js';
 import { readObserveStatus, writeObserveStatus, type ObserveStatus } from './observe-status.js';
@@ -80,6 +80,7 @@ async function serve(options: ObserveOptions, ownUrl: string): Promise<number> {
     checkedAt: null,
   };
   const log = createEventsLog(stateDir);
+  let dropped = 0;
   // Listening before registering: the first event may come the moment the POST is answered.
   const receiver = await startEventReceiver({
     host: events.listen.host,
@@ -89,9 +90,16 @@ async function serve(options: ObserveOptions, ownUrl: string): Promise<number> {
     onEvent: (event) => {
       const received = new Date().toISOString();
       status.lastEventAt = received;
-      void log
-        .append({ received, event })
-        .then(() => writeObserveStatus(stateDir, status))
+      const written = log.append({ received, event });
+      if (written === undefined) {
+        dropped += 1;
+        if (dropped % MAX_QUEUED === 1)
+          options.loud(`events come faster than ${stateDir} takes them: ${dropped} dropped so far`);
+        return;
+      }
+      // Once per burst, not per event: the status only names the last one.
+      void written
+        .then(() => (log.pending() === 0 ? writeObserveStatus(stateDir, status) : undefined))
         .catch((error: unknown) => options.loud(`an event was not written to ${stateDir}: ${String(error)}`));
     },
   });

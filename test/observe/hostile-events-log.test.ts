@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { followAvailableEvents, readEvents, readObserveStatus } from '../../src/observe/index.js';
-import { appendEvent, createEventsLog, EVENTS_FILE, type LoggedEvent } from '../../src/observe/events-log.js';
+import {
+  appendEvent,
+  createEventsLog,
+  EVENTS_FILE,
+  MAX_QUEUED,
+  type LoggedEvent,
+} from '../../src/observe/events-log.js';
 
 /**
  * events.jsonl as a hostile host or a crash leaves it: a flood across the rotation, a line cut by a
@@ -28,7 +34,9 @@ const entry = (i: number, status = 'AVAILABLE'): LoggedEvent => ({
 describe('events.jsonl under hostile conditions', () => {
   it('loses no event of a burst that crosses the rotation, and the files stay bounded', async () => {
     const log = createEventsLog(dir, 2_000);
-    const results = await Promise.allSettled(Array.from({ length: 300 }, (_, i) => log.append(entry(i))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 300 }, (_, i) => log.append(entry(i)) ?? Promise.reject(new Error('dropped'))),
+    );
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
     const names = (await readEvents(dir)).map((e) => e.event.sequencerName);
     // The newest events are all there and in order: nothing between the two files was dropped.
@@ -38,6 +46,17 @@ describe('events.jsonl under hostile conditions', () => {
     expect(names.at(-1)).toBe('mp-299');
     expect((await stat(join(dir, EVENTS_FILE))).size).toBeLessThan(2_200);
     expect((await stat(join(dir, `${EVENTS_FILE}.1`))).size).toBeLessThan(2_200);
+  });
+
+  it('holds at most MAX_QUEUED lines for the disk and drops the rest of a flood', async () => {
+    const log = createEventsLog(dir);
+    const queued = Array.from({ length: MAX_QUEUED + 25 }, (_, i) => log.append(entry(i)));
+    expect(queued.filter((q) => q === undefined)).toHaveLength(25);
+    expect(log.pending()).toBe(MAX_QUEUED);
+    await Promise.all(queued.filter((q) => q !== undefined));
+    expect(log.pending()).toBe(0);
+    expect(await readEvents(dir)).toHaveLength(MAX_QUEUED);
+    expect(log.append(entry(0))).toBeDefined();
   });
 
   it('keeps the next event after a line cut by a killed writer', async () => {
