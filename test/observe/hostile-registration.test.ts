@@ -191,4 +191,41 @@ describe('mpprov observe and a careless operator', () => {
     expect(rig.service.requestCounts()).toEqual({ 'observer-list': 1 });
     expect(await everyone()).toEqual(before);
   });
+
+  it('stops in a sentence on a GET /v3/observer answer that is garbage or huge, having deleted nothing', async () => {
+    const before = await everyone();
+    const faults = [
+      { fault: { rawBody: { text: '<html>proxy says hi</html>', contentType: 'text/html', count: 1 } } },
+      { fault: { rawBody: { text: '[{"url":42}]', contentType: 'application/json', count: 1 } } },
+      { fault: { oversizedBody: { bytes: 64 * 1024 * 1024, count: 1 } } },
+    ];
+    for (const { fault } of faults) {
+      rig.service.clearRequests();
+      rig.service.setFaults(fault);
+      const port = await freePort();
+      const run = await observe({ listenPort: port, publicPort: port, stateDir: await stateDir(), checkS: 60 });
+      const error = (await run.done.then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as { code?: string; message?: string } | undefined;
+      expect(error?.code).toMatch(/^MPPROV_SERVICE_/);
+      expect(rig.service.requestCounts()).toEqual({ 'observer-list': 1 });
+      rig.service.clearFaults();
+    }
+    expect(await everyone()).toEqual(before);
+  });
+
+  it('registers beside another user who receives the same kinds, and leaves that user alone', async () => {
+    await rig.call('POST', '/api/v3/observer', {
+      body: { url: 'http://127.0.0.1:9/ev/branch-seq', seqEvents: true, sqaEvents: true },
+      token: BRANCH_TOKEN,
+    });
+    const branchBefore = (await rig.get('/api/v3/observer', BRANCH_TOKEN)).text;
+    const port = await freePort();
+    const run = await observe({ listenPort: port, publicPort: port, stateDir: await stateDir(), checkS: 60 });
+    await until(registered);
+    expect(run.said.some((l) => l.includes('already goes to'))).toBe(false);
+    expect((await rig.get('/api/v3/observer', BRANCH_TOKEN)).text).toBe(branchBefore);
+    expect(await run.stop()).toBe(0);
+  });
 });
