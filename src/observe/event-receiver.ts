@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { ErrorCode, MpprovError } from '../core/errors.js';
 import { MAX_EVENT_BYTES, parseServiceEvent, type ServiceEvent } from './service-event.js';
 
@@ -36,6 +36,12 @@ export interface EventReceiver {
  * descriptor and up to MAX_EVENT_BYTES of memory each.
  */
 export const MAX_CONNECTIONS = 256;
+/**
+ * Sockets held at once per client address: the service's deliveries come from a few addresses, so
+ * one host holding idle connections cannot take every slot and starve the service's events into a
+ * blacklisting.
+ */
+export const MAX_CONNECTIONS_PER_ADDRESS = 32;
 
 export async function startEventReceiver(options: ReceiverOptions): Promise<EventReceiver> {
   const handler = (req: IncomingMessage, res: ServerResponse): void => handle(req, res, options);
@@ -46,10 +52,17 @@ export async function startEventReceiver(options: ReceiverOptions): Promise<Even
     options.tls === undefined
       ? createHttpServer(timeouts, handler)
       : createHttpsServer(
-          { ...timeouts, cert: await readFile(options.tls.certFile), key: await readFile(options.tls.keyFile) },
+          {
+            ...timeouts,
+            // Node's default lets a client that never sends its TLS hello hold a slot for 120 s.
+            handshakeTimeout: 10_000,
+            cert: await readFile(options.tls.certFile),
+            key: await readFile(options.tls.keyFile),
+          },
           handler,
         );
   server.maxConnections = MAX_CONNECTIONS;
+  limitPerAddress(server, MAX_CONNECTIONS_PER_ADDRESS);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
@@ -115,4 +128,22 @@ function handle(req: IncomingMessage, res: ServerResponse, options: ReceiverOpti
 function samePath(given: string, expected: string): boolean {
   const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
   return timingSafeEqual(digest(given), digest(expected));
+}
+
+function limitPerAddress(server: Server, max: number): void {
+  const held = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '?';
+    const count = (held.get(address) ?? 0) + 1;
+    if (count > max) {
+      socket.destroy();
+      return;
+    }
+    held.set(address, count);
+    socket.once('close', () => {
+      const left = (held.get(address) ?? 1) - 1;
+      if (left === 0) held.delete(address);
+      else held.set(address, left);
+    });
+  });
 }

@@ -1,7 +1,12 @@
 import { connect, type Socket } from 'node:net';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_CONNECTIONS, startEventReceiver, type EventReceiver } from '../../src/observe/event-receiver.js';
+import {
+  MAX_CONNECTIONS,
+  MAX_CONNECTIONS_PER_ADDRESS,
+  startEventReceiver,
+  type EventReceiver,
+} from '../../src/observe/event-receiver.js';
 import type { ServiceEvent } from '../../src/observe/service-event.js';
 
 /**
@@ -63,6 +68,38 @@ describe('the events receiver under a hostile network', () => {
     let status = 0;
     for (let i = 0; i < 50 && status !== 204; i++) status = await post(JSON.stringify(event)).catch(() => 0);
     expect(status).toBe(204);
+  });
+
+  it("takes the service's event from another address while one host holds every connection it can", async () => {
+    const flood: Socket[] = [];
+    let closedByServer = 0;
+    try {
+      for (let i = 0; i < MAX_CONNECTIONS + 10; i++) {
+        const socket = connect({ port: receiver.port, host: '127.0.0.1', localAddress: '127.0.0.1' });
+        socket.on('error', () => undefined);
+        socket.on('close', () => (closedByServer += 1));
+        await new Promise<void>((resolve) => socket.once('connect', resolve));
+        flood.push(socket);
+      }
+      const kept = MAX_CONNECTIONS + 10 - MAX_CONNECTIONS_PER_ADDRESS;
+      for (let i = 0; i < 200 && closedByServer < kept; i++) await new Promise((r) => setTimeout(r, 25));
+      // At least: a keep-alive connection of an earlier request may hold one of the address's slots.
+      expect(closedByServer).toBeGreaterThanOrEqual(kept);
+      const service = new Agent({ localAddress: '127.0.0.2' });
+      try {
+        const answer = await request(`http://127.0.0.1:${receiver.port}${PATH}`, {
+          method: 'POST',
+          body: JSON.stringify({ type: 'SEQUENCER_EVENT', sequencerName: 'mp-other-address' }),
+          dispatcher: service,
+        });
+        await answer.body.dump();
+        expect(answer.statusCode).toBe(204);
+      } finally {
+        await service.close();
+      }
+    } finally {
+      for (const socket of flood) socket.destroy();
+    }
   });
 
   it('answers 400 to a body nested too deep to be an event, which would overflow the writer', async () => {
