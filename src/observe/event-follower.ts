@@ -20,6 +20,7 @@ export function followAvailableEvents(
 ): () => void {
   const file = join(stateDir, EVENTS_FILE);
   let offset: number | undefined;
+  let inode: number | undefined;
   let partial = '';
   let busy = false;
   const read = async (): Promise<void> => {
@@ -29,9 +30,12 @@ export function followAvailableEvents(
       return;
     }
     try {
-      const { size } = await handle.stat();
-      if (offset === undefined || size < offset) {
-        // First look: start at the end. A smaller file was rotated: read the new one whole.
+      const { size, ino } = await handle.stat();
+      // A new file (rotated or replaced) grown past the old offset before this look is still new.
+      const replaced = inode !== undefined && ino !== inode;
+      inode = ino;
+      if (offset === undefined || size < offset || replaced) {
+        // First look: start at the end. A rotated file: read the new one whole.
         offset = offset === undefined ? size : 0;
         partial = '';
         if (size === offset) return;

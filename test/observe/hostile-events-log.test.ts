@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFile, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -91,5 +91,25 @@ describe('events.jsonl under hostile conditions', () => {
     await new Promise((r) => setTimeout(r, 200));
     stop();
     expect(seen).toEqual([]);
+  });
+
+  it('follows a file rotated and grown past the old offset between two looks from its start', async () => {
+    const file = join(dir, EVENTS_FILE);
+    await writeFile(file, `${JSON.stringify(entry(0, 'UNAVAILABLE'))}\n`.repeat(20));
+    const seen: string[] = [];
+    const stop = followAvailableEvents(dir, (names) => seen.push(...names), 20);
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      // Rotated meanwhile: the new file starts with the event a wait needs, and is already longer.
+      await writeFile(
+        `${file}.new`,
+        `${JSON.stringify(entry(1))}\n${`${JSON.stringify(entry(2, 'UNAVAILABLE'))}\n`.repeat(40)}`,
+      );
+      await rename(`${file}.new`, file);
+      for (let i = 0; i < 100 && !seen.includes('mp-1'); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(seen).toEqual(['mp-1']);
+    } finally {
+      stop();
+    }
   });
 });
