@@ -15,11 +15,17 @@ export async function serviceEventLines(stateDir: string, names: readonly string
       (n) => n !== undefined && wanted.has(n.toLowerCase()),
     );
     if (mp === undefined) continue;
+    const text = event.description ?? [event.type, event.sequencerStatus].filter(Boolean).join(' ');
     lines.push({
-      received,
+      received: received.slice(0, 40),
       mp,
-      text: event.description ?? [event.type, event.sequencerStatus].filter(Boolean).join(' '),
+      text: text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text,
     });
   }
-  return lines;
+  // The page shows the last 50: a flood of events for one MP must not make each page refresh megabytes.
+  return lines.slice(-MAX_LINES);
 }
+
+const MAX_LINES = 50;
+/** A service's sentence is one line; an event's 64 KiB description is not read on a status page. */
+const MAX_TEXT = 300;

@@ -81,6 +81,11 @@ async function observe(flags: ObserveFlags): Promise<number> {
       signal: stop.signal,
     });
   } catch (error) {
+    if (isSystemError(error)) {
+      // A state folder missing, read-only or full is the operator's to fix: a sentence, not a stack.
+      loud(`${error.syscall} ${error.path ?? ''} failed (${error.code}): check state_dir ${loaded.config.stateDir}`);
+      return ExitStatus.Failure;
+    }
     if (!isMpprovError(error)) throw error;
     loud(error.message);
     return ExitStatus.Failure;
@@ -88,4 +93,9 @@ async function observe(flags: ObserveFlags): Promise<number> {
     process.off('SIGTERM', abort).off('SIGINT', abort);
     await api.close();
   }
+}
+
+function isSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string; syscall: string } {
+  const e = error as NodeJS.ErrnoException | undefined;
+  return error instanceof Error && typeof e?.code === 'string' && typeof e.syscall === 'string';
 }

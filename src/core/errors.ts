@@ -38,6 +38,12 @@ export const ErrorCode = {
   DeviceBusy: 'MPPROV_DEVICE_BUSY',
   VerificationFailed: 'MPPROV_VERIFICATION_FAILED',
   Usage: 'MPPROV_USAGE',
+  /** A state-folder file is a symlink, FIFO or device where a regular file belongs. */
+  StateFileRefused: 'MPPROV_STATE_FILE_REFUSED',
+  /** Another `mpprov observe` holds the state folder. */
+  ObserveBusy: 'MPPROV_OBSERVE_BUSY',
+  /** The events receiver cannot listen where service.events.listen says. */
+  ObserveListen: 'MPPROV_OBSERVE_LISTEN',
   Internal: 'MPPROV_INTERNAL',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

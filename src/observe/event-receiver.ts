@@ -1,7 +1,9 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { ErrorCode, MpprovError } from '../core/errors.js';
 import { MAX_EVENT_BYTES, parseServiceEvent, type ServiceEvent } from './service-event.js';
 
 /**
@@ -28,22 +30,53 @@ export interface EventReceiver {
   close(): Promise<void>;
 }
 
+/**
+ * Sockets held at once. The service posts one event per connection, one at a time per
+ * configuration; past this a flood of connections is dropped on accept instead of costing a file
+ * descriptor and up to MAX_EVENT_BYTES of memory each.
+ */
+export const MAX_CONNECTIONS = 256;
+/**
+ * Sockets held at once per client address: the service's deliveries come from a few addresses, so
+ * one host holding idle connections cannot take every slot and starve the service's events into a
+ * blacklisting.
+ */
+export const MAX_CONNECTIONS_PER_ADDRESS = 32;
+
 export async function startEventReceiver(options: ReceiverOptions): Promise<EventReceiver> {
   const handler = (req: IncomingMessage, res: ServerResponse): void => handle(req, res, options);
+  // A client that never finishes its request (slowloris) would otherwise hold a socket for ever; the
+  // deadlines are enforced every second (Node's default check, every 30 s, would let one live 40 s).
+  const timeouts = { requestTimeout: 10_000, headersTimeout: 10_000, connectionsCheckingInterval: 1_000 };
   const server: Server =
     options.tls === undefined
-      ? createHttpServer(handler)
+      ? createHttpServer(timeouts, handler)
       : createHttpsServer(
-          { cert: await readFile(options.tls.certFile), key: await readFile(options.tls.keyFile) },
+          {
+            ...timeouts,
+            // Node's default lets a client that never sends its TLS hello hold a slot for 120 s.
+            handshakeTimeout: 10_000,
+            cert: await readFile(options.tls.certFile),
+            key: await readFile(options.tls.keyFile),
+          },
           handler,
         );
-  // A client that never finishes its request would otherwise hold a socket for ever.
-  server.requestTimeout = 10_000;
-  server.headersTimeout = 10_000;
+  server.maxConnections = MAX_CONNECTIONS;
+  limitPerAddress(server, MAX_CONNECTIONS_PER_ADDRESS);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new MpprovError(
+          ErrorCode.ObserveListen,
+          `cannot listen on ${options.host}:${options.port} (${error.code ?? error.message})`,
+          {
+            cause: error,
+          },
+        ),
+      ),
+    );
     server.listen(options.port, options.host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolve();
     });
   });
@@ -63,8 +96,8 @@ function handle(req: IncomingMessage, res: ServerResponse, options: ReceiverOpti
     res.writeHead(status, { connection: 'close' }).end();
     req.resume();
   };
-  const pathname = (req.url ?? '').split('?')[0];
-  if (pathname !== options.path) return refuse(404, 'not the events path');
+  const pathname = (req.url ?? '').split('?')[0] ?? '';
+  if (!samePath(pathname, options.path)) return refuse(404, 'not the events path');
   if (req.method !== 'POST') return refuse(405, `method ${req.method ?? '?'}`);
   const chunks: Buffer[] = [];
   let size = 0;
@@ -88,5 +121,29 @@ function handle(req: IncomingMessage, res: ServerResponse, options: ReceiverOpti
     res.writeHead(204).end();
     // After the answer has left: the handler's work (a disk write) never delays it.
     setImmediate(() => options.onEvent(event));
+  });
+}
+
+/** Compared as digests in constant time: how long a 404 takes says nothing of how much of the segment was right. */
+function samePath(given: string, expected: string): boolean {
+  const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+function limitPerAddress(server: Server, max: number): void {
+  const held = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '?';
+    const count = (held.get(address) ?? 0) + 1;
+    if (count > max) {
+      socket.destroy();
+      return;
+    }
+    held.set(address, count);
+    socket.once('close', () => {
+      const left = (held.get(address) ?? 1) - 1;
+      if (left === 0) held.delete(address);
+      else held.set(address, left);
+    });
   });
 }

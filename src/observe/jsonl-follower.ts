@@ -1,4 +1,5 @@
-import { open } from 'node:fs/promises';
+import { constants } from 'node:fs/promises';
+import { openRegularFile } from './regular-file.js';
 
 /**
  * Follows a JSON-lines file another process appends to (and rotates by renaming it away): calls
@@ -18,18 +19,23 @@ export function followLines(
   everyMs: number = FOLLOW_EVERY_MS,
 ): () => void {
   let offset: number | undefined;
+  let inode: number | undefined;
   let partial = '';
   let busy = false;
   const read = async (): Promise<void> => {
-    const handle = await open(file, 'r').catch(() => undefined);
+    // Never through a symlink, never blocking on a FIFO planted in the file's place.
+    const handle = await openRegularFile(file, constants.O_RDONLY).catch(() => undefined);
     if (handle === undefined) {
       offset ??= 0;
       return;
     }
     try {
-      const { size } = await handle.stat();
-      if (offset === undefined || size < offset) {
-        // First look: start at the end. A smaller file was rotated: read the new one whole.
+      const { size, ino } = await handle.stat();
+      // A new file (rotated or replaced) grown past the old offset before this look is still new.
+      const replaced = inode !== undefined && ino !== inode;
+      inode = ino;
+      if (offset === undefined || size < offset || replaced) {
+        // First look: start at the end. A rotated or replaced file: read the new one whole.
         offset = offset === undefined ? size : 0;
         partial = '';
       }

@@ -1,6 +1,8 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { constants, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { openRegularFile, readRegularTail } from './regular-file.js';
 
 /**
  * `<state_dir>/observe-status.json`: what `mpprov status` shows of the receiver. It names the
@@ -21,13 +23,20 @@ export type ObserveStatus = z.infer<typeof ObserveStatus>;
 
 export async function writeObserveStatus(stateDir: string, status: ObserveStatus): Promise<void> {
   const file = join(stateDir, STATUS_FILE);
-  await writeFile(`${file}.tmp`, `${JSON.stringify(status)}\n`, { mode: 0o644 });
-  await rename(`${file}.tmp`, file);
+  // A name of its own per write: an event and the periodic check may write at the same moment.
+  const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await openRegularFile(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+  try {
+    await handle.writeFile(`${JSON.stringify(status)}\n`);
+  } finally {
+    await handle.close();
+  }
+  await rename(tmp, file);
 }
 
 export async function readObserveStatus(stateDir: string): Promise<ObserveStatus | undefined> {
-  const text = await readFile(join(stateDir, STATUS_FILE), 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
+  const text = await readRegularTail(join(stateDir, STATUS_FILE), 64 * 1024);
+  if (text === '') return undefined;
   try {
     const parsed = ObserveStatus.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;

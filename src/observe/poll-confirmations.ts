@@ -1,7 +1,8 @@
-import { appendFile, rename, stat } from 'node:fs/promises';
+import { constants, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { followLines } from './jsonl-follower.js';
+import { openRegularFile } from './regular-file.js';
 
 /**
  * `<state_dir>/poll-confirmations.jsonl`: a run on this host (apply, the agent) appends a line
@@ -35,7 +36,13 @@ export async function appendPollConfirmation(
     () => 0,
   );
   if (size >= maxBytes) await rename(file, `${file}.1`);
-  await appendFile(file, `${JSON.stringify(PollConfirmation.parse(confirmation))}\n`, { mode: 0o600 });
+  // Never through a symlink or into a FIFO planted in the file's place (the agent runs as root).
+  const handle = await openRegularFile(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
+  try {
+    await handle.write(`${JSON.stringify(PollConfirmation.parse(confirmation))}\n`);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Calls `onConfirmation` for each well-formed line appended after the start; anything else is skipped. */

@@ -1,13 +1,14 @@
 import type { AgentServiceEvents } from '../config/index.js';
 import type { DataApi, Observer, ObserverKind } from '../service/index.js';
-import { appendEvent } from './events-log.js';
 import { createCheckAlarm, type CheckAlarm } from './check-alarm.js';
+import { createEventsLog, MAX_QUEUED } from './events-log.js';
 import { startEventReceiver } from './event-receiver.js';
 import { createMissedEventJudge } from './missed-events.js';
 import { finishPending, rebuildObservers } from './observer-rebuild.js';
-import { writeObserveStatus, type ObserveStatus } from './observe-status.js';
+import { readObserveStatus, writeObserveStatus, type ObserveStatus } from './observe-status.js';
 import { followPollConfirmations } from './poll-confirmations.js';
 import { receiverSegment, registeredUrl } from './receiver-path.js';
+import { lockStateDir } from './state-lock.js';
 import { planRegistration, planUnregister, RegistrationAction, WANTED_KINDS } from './registration-plan.js';
 import { availableNames } from './service-event.js';
 
@@ -36,11 +37,24 @@ export interface ObserveOptions {
 }
 
 /** Exit status: 0 done (or stopped), 1 refused or a failure said. */
-export async function runObserve(options: ObserveOptions): Promise<number> {
-  const { api, events, stateDir, say } = options;
-  const ownUrl = registeredUrl(events.publicUrl, await receiverSegment(stateDir));
-  const rebuild = { stateDir, onRetry: options.loud, pauseMs: options.retryPauseMs };
+export async function runObserve(given: ObserveOptions): Promise<number> {
+  const { events, stateDir } = given;
+  const ownUrl = registeredUrl(given.events.publicUrl, await receiverSegment(stateDir));
+  // The segment keeps strangers' posts out: no sentence (a service's error text included) shows it.
+  const hide = (text: string): string => text.replaceAll(ownUrl, `${events.publicUrl}…`);
+  const options = { ...given, say: (t: string) => given.say(hide(t)), loud: (t: string) => given.loud(hide(t)) };
   if (options.once === true) return dryRun(options, ownUrl);
+  const unlock = await lockStateDir(stateDir);
+  try {
+    return await serve(options, ownUrl);
+  } finally {
+    await unlock();
+  }
+}
+
+async function serve(options: ObserveOptions, ownUrl: string): Promise<number> {
+  const { api, events, stateDir, say } = options;
+  const rebuild = { stateDir, onRetry: options.loud, pauseMs: options.retryPauseMs };
   if (await finishPending(api, rebuild)) say('posted back the configurations a stopped rebuild had left');
   if (options.unregister === true) {
     const others = planUnregister(await api.listObservers(), ownUrl);
@@ -49,6 +63,15 @@ export async function runObserve(options: ObserveOptions): Promise<number> {
       await rebuildObservers(api, others, rebuild);
       say(`removed the configuration of ${events.publicUrl}; ${others.length} other configuration(s) posted back`);
     }
+    // `mpprov status` must not go on saying "registered" for a receiver that is gone.
+    const kept = await readObserveStatus(stateDir);
+    if (kept !== undefined)
+      await writeObserveStatus(stateDir, {
+        ...kept,
+        registered: false,
+        blacklisted: false,
+        checkedAt: new Date().toISOString(),
+      });
     return 0;
   }
   const first = planRegistration(await api.listObservers(), ownUrl, options.takeOver ?? []);
@@ -73,6 +96,8 @@ export async function runObserve(options: ObserveOptions): Promise<number> {
         );
     },
   });
+  const log = createEventsLog(stateDir);
+  let dropped = 0;
   // Listening before registering: the first event may come the moment the POST is answered.
   const receiver = await startEventReceiver({
     host: events.listen.host,
@@ -83,8 +108,16 @@ export async function runObserve(options: ObserveOptions): Promise<number> {
       const received = new Date().toISOString();
       status.lastEventAt = received;
       judge.available(availableNames(event));
-      void appendEvent(stateDir, { received, event })
-        .then(() => writeObserveStatus(stateDir, status))
+      const written = log.append({ received, event });
+      if (written === undefined) {
+        dropped += 1;
+        if (dropped % MAX_QUEUED === 1)
+          options.loud(`events come faster than ${stateDir} takes them: ${dropped} dropped so far`);
+        return;
+      }
+      // Once per burst, not per event: the status only names the last one.
+      void written
+        .then(() => (log.pending() === 0 ? writeObserveStatus(stateDir, status) : undefined))
         .catch((error: unknown) => options.loud(`an event was not written to ${stateDir}: ${String(error)}`));
     },
   });

@@ -28,6 +28,7 @@ export function parseServiceEvent(body: Buffer): ServiceEvent | undefined {
   } catch {
     return undefined;
   }
+  if (deeperThan(json, MAX_EVENT_DEPTH)) return undefined;
   const parsed = ServiceEvent.safeParse(json);
   return parsed.success ? parsed.data : undefined;
 }
@@ -36,4 +37,16 @@ export function parseServiceEvent(body: Buffer): ServiceEvent | undefined {
 export function availableNames(event: ServiceEvent): string[] {
   if (event.type !== 'SEQUENCER_EVENT' || event.sequencerStatus !== 'AVAILABLE') return [];
   return [event.sequencerHost, event.sequencerName].filter((n): n is string => n !== undefined && n !== '');
+}
+
+/**
+ * An event is a flat object with a few small values. 64 KiB of brackets parses, but writing it back
+ * (JSON.stringify recurses) overflows the stack: such a body is not an event.
+ */
+export const MAX_EVENT_DEPTH = 16;
+
+function deeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (limit === 0) return true;
+  return Object.values(value).some((v) => deeperThan(v, limit - 1));
 }

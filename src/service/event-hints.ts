@@ -18,13 +18,18 @@ export interface EventHints {
   take<T extends { hostname: string }>(waiters: readonly T[]): T[];
 }
 
-export function createEventHints(timing: { minGapMs: number }): EventHints {
+export function createEventHints(timing: { minGapMs: number; roundMs: number }): EventHints {
   const hinted = new Set<string>();
+  /** When each MP was last asked about for a hint. */
+  const askedAt = new Map<string, number>();
   let firstAt = Infinity;
   return {
     add(hostname) {
       const key = hostname.toLowerCase();
       if (hinted.has(key)) return false;
+      // One hinted look per MP per regular period: events carry no signature, and a stream of forged
+      // AVAILABLEs for an MP still down must not turn into a GET every few hundred milliseconds.
+      if (Date.now() - (askedAt.get(key) ?? -Infinity) < timing.roundMs) return false;
       if (hinted.size === 0) firstAt = Date.now();
       hinted.add(key);
       return true;
@@ -34,6 +39,9 @@ export function createEventHints(timing: { minGapMs: number }): EventHints {
     },
     take(waiters) {
       const members = waiters.filter((w) => hinted.has(w.hostname.toLowerCase()));
+      const now = Date.now();
+      for (const [key, at] of askedAt) if (now - at >= timing.roundMs) askedAt.delete(key);
+      for (const key of hinted) askedAt.set(key, now);
       hinted.clear();
       firstAt = Infinity;
       return members;
