@@ -3,13 +3,16 @@
 // batch path (mpprov.mpprov.fleet, one ansible-playbook with one mpprov run), (c) the per-host
 // module (one host per MP, forks 20: one mpprov process per host); each a first run (every device
 // changes) and a no-change run. Targets (docs/ansible.md): the batch path within 1.5 x the CLI's
-// first run, and under 3 s when nothing changes. Needs Debian's ansible-core.
+// first run, and under 3 s when nothing changes. Each figure comes with its CPU seconds (the whole
+// process tree's, GNU time), which a machine loaded by others inflates far less than wall time;
+// and ansible-playbook with one no-op task on localhost is timed too: the floor of any Ansible
+// path. Needs Debian's ansible-core.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startFleet } from '../dist/simulator/index.js';
 import { repoRoot } from './daemon-lib.mjs';
 import { judged, summarize } from './lib/stats.mjs';
-import { timeProcess } from './lib/timed-process.mjs';
+import { timeProcessWithUsage } from './lib/timed-process.mjs';
 
 const PASSWORD = 'bench-ansible-password';
 const CONCURRENCY = 20;
@@ -61,6 +64,10 @@ export async function ansibleFleet({ count = 100, runs = 1, outageMs, entry, wor
       },
     ];
     await writeFile(join(dir, 'batch.yml'), JSON.stringify(batch));
+    const floor = [
+      { hosts: 'localhost', connection: 'local', gather_facts: false, tasks: [{ 'ansible.builtin.ping': {} }] },
+    ];
+    await writeFile(join(dir, 'floor.yml'), JSON.stringify(floor));
     // The per-host module: one inventory host per MP.
     const hosts = Object.fromEntries(points.map((p) => [p.name, { bench_point: p }]));
     await writeFile(join(dir, 'inventory.json'), JSON.stringify({ all: { hosts } }));
@@ -131,6 +138,7 @@ export async function ansibleFleet({ count = 100, runs = 1, outageMs, entry, wor
       ],
     };
     const measured = {};
+    const cpu = {};
     for (let i = 0; i < runs; i++) {
       for (const [way, command] of Object.entries(ways)) {
         for (const phase of ['first', 'no_change']) {
@@ -138,15 +146,26 @@ export async function ansibleFleet({ count = 100, runs = 1, outageMs, entry, wor
           if (phase === 'first') await Promise.all(fleet.devices.map((d) => d.reset()));
           const state = join(dir, `state-${way}-${i}`);
           const [cmd, args, options] = command(state);
-          const run = await timeProcess(cmd, args, options);
+          const run = await timeProcessWithUsage(cmd, args, options);
           if (run.status !== 0)
             throw new Error(`${way} ${phase}: exit ${run.status}: ${run.stdout.slice(-600)}${run.stderr.slice(-400)}`);
           (measured[`${way}_${phase}`] ??= []).push(run.wallMs);
-          log(`ansible N=${count} ${way} ${phase} r${i + 1}: wall ${run.wallMs.toFixed(0)} ms`);
+          (cpu[`${way}_${phase}`] ??= []).push(run.cpuSeconds);
+          log(
+            `ansible N=${count} ${way} ${phase} r${i + 1}: wall ${run.wallMs.toFixed(0)} ms, cpu ${run.cpuSeconds.toFixed(2)} s`,
+          );
         }
       }
+      const run = await timeProcessWithUsage('ansible-playbook', ['-i', 'localhost,', join(dir, 'floor.yml')], { env });
+      if (run.status !== 0) throw new Error(`the no-op playbook: exit ${run.status}: ${run.stdout.slice(-600)}`);
+      (measured.ansible_floor ??= []).push(run.wallMs);
+      (cpu.ansible_floor ??= []).push(run.cpuSeconds);
+      log(
+        `ansible N=${count} no-op playbook r${i + 1}: wall ${run.wallMs.toFixed(0)} ms, cpu ${run.cpuSeconds.toFixed(2)} s`,
+      );
     }
     const figure = (key) => summarize(measured[key], 'ms');
+    const cpuFigure = (key) => summarize(cpu[key], 's', 2);
     const cliFirst = figure('cli_first');
     const ratio = summarize(
       measured.batch_first.map((ms, i) => ms / measured.cli_first[i]),
@@ -154,7 +173,7 @@ export async function ansibleFleet({ count = 100, runs = 1, outageMs, entry, wor
       2,
     );
     return {
-      what: `${count} devices (outage ${outageMs} ms), concurrency/forks ${CONCURRENCY}: one mpprov apply, the batch path (mpprov.mpprov.fleet) and the per-host module (mpprov.mpprov.monitoring_point), each a first and a no-change run`,
+      what: `${count} devices (outage ${outageMs} ms), concurrency/forks ${CONCURRENCY}: one mpprov apply, the batch path (mpprov.mpprov.fleet) and the per-host module (mpprov.mpprov.monitoring_point), each a first and a no-change run, with CPU seconds; and a no-op playbook, Ansible's floor`,
       devices: count,
       cli_first: cliFirst,
       cli_no_change: figure('cli_no_change'),
@@ -163,6 +182,14 @@ export async function ansibleFleet({ count = 100, runs = 1, outageMs, entry, wor
       batch_no_change: judged(figure('batch_no_change'), '<', 3000),
       per_host_first: figure('per_host_first'),
       per_host_no_change: figure('per_host_no_change'),
+      ansible_floor: figure('ansible_floor'),
+      cpu_cli_first: cpuFigure('cli_first'),
+      cpu_cli_no_change: cpuFigure('cli_no_change'),
+      cpu_batch_first: cpuFigure('batch_first'),
+      cpu_batch_no_change: cpuFigure('batch_no_change'),
+      cpu_per_host_first: cpuFigure('per_host_first'),
+      cpu_per_host_no_change: cpuFigure('per_host_no_change'),
+      cpu_ansible_floor: cpuFigure('ansible_floor'),
     };
   } finally {
     await fleet.close();

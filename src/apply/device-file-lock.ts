@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { deviceLockKeys, resolveDeviceIdentity } from '../client/index.js';
 import { ErrorCode, MpprovError } from '../core/errors.js';
 import { visibleText } from '../core/visible-text.js';
+import { holdFlock } from './flock-holder.js';
 
 /**
  * One run at a time per Monitoring Point, across processes and controllers: a lock file per device
@@ -13,15 +13,12 @@ import { visibleText } from '../core/visible-text.js';
  * NFS: Linux maps flock to NFS byte-range locks) therefore never interleave on one MP; the second
  * waits, then plans against what the first left (usually nothing to do).
  *
- * Node has no flock, and a native addon is not worth it for one call: util-linux's flock(1) (an
- * essential Debian package) takes the lock and holds it while a `cat` reads our pipe. The lock
- * goes with that pipe: this process ending in any way (a crash, SIGKILL) closes it and frees the
- * device, so a dead run never leaves a stale lock behind. The holder's description is written
- * into the file, so that a run that gives up waiting can name the run it waited for.
+ * The locks are held by one helper process for the whole run (flock-holder.ts), not a process per
+ * device, and go with this process: ending in any way (a crash, SIGKILL) frees every device, so a
+ * dead run never leaves a stale lock behind. They are plain flock(2) locks, so flock(1) and older
+ * mpprov versions meet them. The holder's description is written into the file, so that a run
+ * that gives up waiting can name the run it waited for.
  */
-
-/** flock(1)'s exit status when --wait runs out (--conflict-exit-code). */
-const LOCK_BUSY = 75;
 
 export interface DeviceLockOptions {
   stateDir: string;
@@ -63,57 +60,29 @@ export function lockFileName(key: string): string {
   return `${key.replace(/^https:\/\//, '').replace(/[^A-Za-z0-9.-]/g, '_')}.lock`;
 }
 
-function lockOne(file: string, options: DeviceLockOptions): Promise<() => Promise<void>> {
+async function lockOne(file: string, options: DeviceLockOptions): Promise<() => Promise<void>> {
+  // Whole seconds, as `--lock-wait` and the sentence below count them.
   const waitS = Math.max(0, Math.ceil(options.waitMs / 1000));
-  const args = ['--exclusive', '--wait', String(waitS), '--conflict-exit-code', String(LOCK_BUSY), file];
-  return new Promise((resolve, reject) => {
-    const child = spawn('flock', [...args, 'sh', '-c', 'echo locked; exec cat >/dev/null'], {
-      stdio: ['pipe', 'pipe', 'ignore'],
-    });
-    let locked = false;
-    const exited = new Promise<void>((done) => child.on('close', () => done()));
-    const onAbort = (): void => void child.kill();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (error) => {
-      options.signal?.removeEventListener('abort', onAbort);
-      reject(new MpprovError(ErrorCode.DeviceBusy, `the device lock ${file} could not be taken: ${error.message}`));
-    });
-    child.stdout.once('data', () => {
-      locked = true;
-      options.signal?.removeEventListener('abort', onAbort);
-      const holder = `${options.run} on ${hostname()} (pid ${process.pid}) since ${new Date().toISOString()}`;
-      // The description is a courtesy for a waiting run; a file that cannot be written still locks.
-      void writeFile(file, `${holder}\n`).then(
-        () => resolve(freeBy(child, exited)),
-        () => resolve(freeBy(child, exited)),
-      );
-    });
-    child.on('close', (code) => {
-      options.signal?.removeEventListener('abort', onAbort);
-      if (locked) return;
-      if (options.signal?.aborted === true) {
-        reject(new MpprovError(ErrorCode.DeviceBusy, 'stopped while waiting for the device lock; nothing was sent'));
-        return;
-      }
-      void holderOf(file).then((holder) =>
-        reject(
-          new MpprovError(
-            ErrorCode.DeviceBusy,
-            code === LOCK_BUSY
-              ? `another run holds this device's lock (${holder}) and did not finish within ${waitS} s; this run sent nothing to it`
-              : `the device lock ${file} could not be taken (flock exit status ${String(code)}); this run sent nothing to it`,
-          ),
-        ),
-      );
-    });
-  });
-}
-
-function freeBy(child: ReturnType<typeof spawn>, exited: Promise<void>): () => Promise<void> {
-  return async () => {
-    child.stdin?.end();
-    await exited;
-  };
+  const taken = await holdFlock(file, { waitMs: waitS * 1000, signal: options.signal });
+  if (taken.kind === 'locked') {
+    const holder = `${options.run} on ${hostname()} (pid ${process.pid}) since ${new Date().toISOString()}`;
+    // The description is a courtesy for a waiting run; a file that cannot be written still locks.
+    await writeFile(file, `${holder}\n`).catch(() => undefined);
+    return taken.free;
+  }
+  if (taken.kind === 'stopped')
+    throw new MpprovError(ErrorCode.DeviceBusy, 'stopped while waiting for the device lock; nothing was sent');
+  if (taken.kind === 'busy') {
+    const holder = await holderOf(file);
+    throw new MpprovError(
+      ErrorCode.DeviceBusy,
+      `another run holds this device's lock (${holder}) and did not finish within ${waitS} s; this run sent nothing to it`,
+    );
+  }
+  throw new MpprovError(
+    ErrorCode.DeviceBusy,
+    `the device lock ${file} could not be taken (${taken.reason}); this run sent nothing to it`,
+  );
 }
 
 async function holderOf(file: string): Promise<string> {

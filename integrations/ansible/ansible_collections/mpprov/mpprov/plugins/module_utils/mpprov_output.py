@@ -148,11 +148,14 @@ def render_settings(settings, other=None):
     return ''.join(lines)
 
 
-def build_diff(output):
-    """Ansible's diff: per stanza before/after text, or the plan's steps when mpprov has no structured diff."""
-    diff = []
+def diff_by_device(output):
+    """Ansible's diff of each device (device name -> its entries): per stanza before/after text, or the
+    plan's steps when mpprov has no structured diff. Built in one pass, so a batch of many devices
+    costs no search of every device's entries for each device."""
+    by_device = {}
     for plan in output.plans:
         device = plan['device']
+        diff = by_device.setdefault(device, [])
         if device in output.diffs:
             stanzas, acl = output.diffs[device]
             for change in stanzas:
@@ -175,7 +178,13 @@ def build_diff(output):
         elif plan['has_changes']:
             steps = ''.join('  %d. %s\n' % (i, step) for i, step in enumerate(plan['steps'], start=1))
             diff.append({'prepared': '%s: %d step(s)\n%s' % (device, len(plan['steps']), steps)})
-    return diff
+    return by_device
+
+
+def build_diff(output):
+    """Ansible's diff of every device, in the order of mpprov's plans."""
+    by_device = diff_by_device(output)
+    return [entry for plan in output.plans for entry in by_device.pop(plan['device'], [])]
 
 
 def failure_message(rc, output, stderr, check_mode, by_key_path=False):

@@ -182,16 +182,19 @@ cmd:
   elements: str
 '''
 
+from collections import Counter
+
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_engine import (
     ENGINE_SPEC, MONITORING_POINT_SPEC, MaskingModule, device_changed, run_engine)
 from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_output import (
-    EXIT_CHANGES, EXIT_NOT_CONNECTED, MAX_QUOTED, build_diff, failure_message, located_by_key_path, parse_output, visible)
+    EXIT_CHANGES, EXIT_NOT_CONNECTED, MAX_QUOTED, diff_by_device, failure_message, located_by_key_path, parse_output,
+    visible)
 
 
 def per_device_results(points, output, check_mode):
     devices = dict((d.get('device'), d) for d in ((output.result or {}).get('devices') or output.device_results))
     plans = dict((p['device'], p) for p in output.plans)
-    diffs = build_diff(output)
+    diffs = diff_by_device(output)
     results = []
     for point in points:
         name = point['name']
@@ -203,9 +206,7 @@ def per_device_results(points, output, check_mode):
                          changed=device_changed(device, check_mode, plan is not None and plan['has_changes']))
             if device.get('service') is not None:
                 entry['service'] = device.get('service')
-        # build_diff names each stanza "<device>: ...": a device's own are those with its name first.
-        prefix = '%s: ' % name
-        entry['diff'] = [d for d in diffs if (d.get('before_header') or d.get('prepared') or '').startswith(prefix)]
+        entry['diff'] = diffs.get(name, [])
         results.append(entry)
     return results
 
@@ -219,8 +220,8 @@ def main():
     argument_spec.update(ENGINE_SPEC)
     module = MaskingModule(argument_spec=argument_spec, supports_check_mode=True)
     points = module.params['monitoring_points']
-    names = [p['name'] for p in points]
-    doubled = sorted(set(n for n in names if names.count(n) > 1))
+    # Counted once, not names.count() per name: a fleet of thousands is one pass.
+    doubled = sorted(n for n, times in Counter(p['name'] for p in points).items() if times > 1)
     if doubled:
         module.fail_json(msg='monitoring_points: %s is named more than once' % ', '.join(doubled))
     if module.params['concurrency'] < 1:

@@ -7,7 +7,7 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_output import build_diff, failure_message, parse_output
+from ansible_collections.mpprov.mpprov.plugins.module_utils.mpprov_output import build_diff, diff_by_device, failure_message, parse_output
 
 
 def lines(*events):
@@ -35,6 +35,22 @@ def test_a_changed_secret_shows_as_marks_on_both_sides():
         'before': 'method: "dhcp"\nwpa_password: "(previous secret)"\n',
         'after': 'method: "static"\nwpa_password: "(changed)"\n',
     }]
+
+
+def test_each_device_gets_its_own_diff_whatever_its_name_begins_with():
+    def plan(device, address):
+        return {'type': 'plan', 'device': device, 'steps': ['POST eth1 inet (update)'], 'hasChanges': True, 'refusals': [],
+                'diff': [{'stanza': 'eth1', 'family': 'inet', 'action': 'update',
+                          'before': {'address': '192.0.2.1/24'}, 'after': {'address': address}}]}
+    steps_only = {'type': 'plan', 'device': 'mp1: b', 'steps': ['restart networking'], 'hasChanges': True, 'refusals': []}
+    out, error = parse_output(lines(VERSION, plan('mp10', '192.0.2.10/24'), plan('mp1', '192.0.2.11/24'), steps_only))
+    assert error is None
+    by_device = diff_by_device(out)
+    assert sorted(by_device) == ['mp1', 'mp10', 'mp1: b']
+    assert [d['after'] for d in by_device['mp1']] == ['address: "192.0.2.11/24"\n']
+    assert [d['after'] for d in by_device['mp10']] == ['address: "192.0.2.10/24"\n']
+    assert by_device['mp1: b'] == [{'prepared': 'mp1: b: 1 step(s)\n  1. restart networking\n'}]
+    assert build_diff(out) == by_device['mp10'] + by_device['mp1'] + by_device['mp1: b']
 
 
 def test_a_problem_of_the_temporary_stick_is_named_by_its_key_path():
