@@ -105,6 +105,38 @@ describe('stick build with a hostile template file', () => {
   });
 });
 
+describe('stick build with careless secret files', () => {
+  it('refuses a secret of two lines or with a control character, naming it, never its value', async () => {
+    const { dir, out } = fixtureCopy('careless-secret');
+    // A password pasted with what followed it, and one with an escape sequence: either would reach
+    // the MP inside its 802.1X password and fail on site.
+    writeFileSync(join(dir, 'secrets/dot1x-mp-berlin-01'), 'Berlin-Dot1x-Pw\nsecond-line-of-the-paste\n');
+    writeFileSync(join(dir, 'secrets/dot1x-mp-paris-02'), 'Paris-Dot1x-\u001b[31mPw\n');
+    const result = await build(dir, out());
+    expect(result.ran).toBe(true);
+    if (!result.ran) return;
+    expect(result.sticks).toEqual([]);
+    const template = join(dir, 'template.yaml');
+    expect(result.problems.map((p) => [p.line, p.path, p.message, p.hint])).toEqual([
+      [
+        10,
+        'monitoring_points[0].interfaces.eth1.dot1x.password_file',
+        `mp-berlin-01: the secret 'dot1x-mp-berlin-01' holds more than one line or a control character (template ${template}:20:22)`,
+        `write the secret alone, on one line, to ${join(dir, 'secrets/dot1x-mp-berlin-01')}`,
+      ],
+      [
+        21,
+        'monitoring_points[1].interfaces.eth1.dot1x.password_file',
+        `mp-paris-02: the secret 'dot1x-mp-paris-02' holds more than one line or a control character (template ${template}:20:22)`,
+        `write the secret alone, on one line, to ${join(dir, 'secrets/dot1x-mp-paris-02')}`,
+      ],
+    ]);
+    const printed = JSON.stringify(result);
+    for (const piece of ['Berlin-Dot1x-Pw', 'second-line-of-the-paste', 'Paris-Dot1x-'])
+      expect(printed).not.toContain(piece);
+  });
+});
+
 describe('stick build with a hostile inventory', () => {
   it('says where aliases expand a billion times, and builds the other site', async () => {
     const { dir, out } = fixtureCopy('hostile-laughs');
