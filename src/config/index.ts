@@ -1,6 +1,14 @@
 export { loadStick, type LoadedStick, type StickFileContent } from './load-stick.js';
 export { formatKeyPath, hasErrors, Severity, type KeyPath, type Problem } from '../core/problem.js';
-export { StickFile, stickJsonSchema, type InnerTls, type Interface, type Ipv4, type Ipv6 } from './schema.js';
+export {
+  STICK_SECRET_KEYS,
+  StickFile,
+  stickJsonSchema,
+  type InnerTls,
+  type Interface,
+  type Ipv4,
+  type Ipv6,
+} from './schema.js';
 export { Secret } from '../core/secret.js';
 export { normaliseDeviceUrl, parsePortRange } from './stick-rules.js';
 export { canonicalIp, ipv4PrefixToNetmask, parseCidr } from './ip-address.js';
