@@ -16,4 +16,3 @@ export { limitProblem } from './apply-stick.js';
 export { pathsNotChecked, pathsWords, type PathReport } from './path-report.js';
 export { createServiceSide, sameService, type ServiceSide } from './service-side.js';
 export { UpdateSecrets, UPDATE_SECRETS_CHOICES } from './secret-update-policy.js';
-export { lockFolder, lockFileName } from './device-file-lock.js';

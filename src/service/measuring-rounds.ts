@@ -13,7 +13,7 @@ import type { WatchState } from './watch-state.js';
  * and one is due at each wait's deadline: its last look.
  */
 
-export const PATHS_PER_DATA_REQUEST = 100;
+const PATHS_PER_DATA_REQUEST = 100;
 const PATH_DAYS_PER_REQUEST = 20;
 const DAY_MS = 86_400_000;
 const MEASURE_WINDOW_MS = 120_000;
