@@ -1,6 +1,7 @@
 export { loadStick, type LoadedStick, type StickFileContent } from './load-stick.js';
 export { formatKeyPath, hasErrors, Severity, type KeyPath, type Problem } from '../core/problem.js';
 export {
+  STICK_KEYS,
   STICK_SECRET_KEYS,
   StickFile,
   stickJsonSchema,
@@ -25,3 +26,4 @@ export { parseListen, type ListenAddress } from './loopback-listen.js';
 export { DEFAULT_WAIT_MEASURING_S, type AgentServiceEvents, type AgentServiceSettings } from './agent-service.js';
 export { PATHS_NOT_CHECKED, pathsWithoutService } from './paths-without-service.js';
 export { sameSubnet } from './ip-address.js';
+export { secretKeyTest } from './secret-spans.js';
