@@ -3,9 +3,7 @@ import { STICK_SECRET_KEYS } from '../config/index.js';
 import type { Problem } from '../core/problem.js';
 import type { Template } from './load-template.js';
 import { problemAt } from './place.js';
-import { findPlaceholders, parseExpression } from './placeholders.js';
-
-const SECRET_HINT = 'write password_file: ${secret:NAME}';
+import { findPlaceholders, parseExpression, SECRET_PLACEMENT } from './placeholders.js';
 
 /**
  * What is wrong with the template whatever the inventory says: a `${` never closed, an
@@ -44,14 +42,13 @@ export function checkTemplate(template: Template): Problem[] {
         if (expression.kind === 'invalid') at(node, expression.message);
         else if (expression.kind === 'secret') {
           const whole = placeholder.start === 0 && placeholder.end === text.length;
-          if (!whole || key?.endsWith('_file') !== true)
-            at(node, '${secret:...} may stand only as the whole value of a *_file key', SECRET_HINT);
+          if (!whole || key?.endsWith('_file') !== true) at(node, SECRET_PLACEMENT.message, SECRET_PLACEMENT.hint);
           else {
             const inner = findPlaceholders(expression.name);
             if (!inner.ok) at(node, inner.message);
             for (const nested of inner.ok ? inner.found : []) {
               const parsed = parseExpression(nested.expression);
-              if (parsed.kind !== 'variable') at(node, 'a secret name may hold ${var}s only', SECRET_HINT);
+              if (parsed.kind !== 'variable') at(node, 'a secret name may hold ${var}s only', SECRET_PLACEMENT.hint);
             }
           }
         }
