@@ -52,6 +52,12 @@ export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
   limit?: readonly string[];
   /** A lock file per device in a state folder, held while a run changes it; a dry run takes none. */
   deviceLock?: DeviceLockSettings;
+  /**
+   * Why no post-check is made although the laptop configures the service: the agent passed in
+   * then has no service block (the CLI's --allow-unsigned lends no token), so each path is said
+   * not checked for this reason, and no warning claims agent.yaml lacks one.
+   */
+  serviceUnchecked?: string;
 }
 
 export const StickOutcome = { ...Outcome, Invalid: 'invalid' } as const;
@@ -258,9 +264,11 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
             return;
           }
           if (settings === undefined && targets.length > 0 && wantsPostCheck(provisioned)) {
-            onWarning(`${targets.length} path(s) ${PATHS_NOT_CHECKED}: agent.yaml has no service block`);
+            const why = options.serviceUnchecked;
+            if (why === undefined)
+              onWarning(`${targets.length} path(s) ${PATHS_NOT_CHECKED}: agent.yaml has no service block`);
             if (!options.dryRun)
-              device = { ...provisioned, pathsNotChecked: pathsNotChecked(targets, PATHS_NOT_CHECKED) };
+              device = { ...provisioned, pathsNotChecked: pathsNotChecked(targets, why ?? PATHS_NOT_CHECKED) };
           }
           if (held !== undefined) onEvent({ type: 'device-result', result: device });
           result.devices[index] = redactor.value(device);
