@@ -189,16 +189,7 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
             ? undefined
             : await lockDeviceAt(access.url, options.deviceLock, options.signal);
         if (lock !== undefined && 'failure' in lock) {
-          const busy: DeviceResult = redactor.value({
-            device: access.name,
-            url: access.url,
-            outcome: Outcome.Failed,
-            message: lock.failure,
-            code: ErrorCode.DeviceBusy,
-            steps: [],
-            warnings: [],
-            durationMs: 0,
-          });
+          const busy = redactor.value(failedUnstarted(access, lock.failure, ErrorCode.DeviceBusy));
           result.devices[index] = busy;
           onEvent({ type: 'device-result', result: busy });
           await api.close().catch(() => undefined);
@@ -275,16 +266,7 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
         } catch (error) {
           // provisionDevice reports failures as results; this is a bug guard, kept as one result too.
           const message = error instanceof Error ? error.message : String(error);
-          const failed: DeviceResult = redactor.value({
-            device: access.name,
-            url: access.url,
-            outcome: Outcome.Failed,
-            message: `internal error: ${message}`,
-            code: ErrorCode.Internal,
-            steps: [],
-            warnings: [],
-            durationMs: 0,
-          });
+          const failed = redactor.value(failedUnstarted(access, `internal error: ${message}`, ErrorCode.Internal));
           result.devices[index] = failed;
           onEvent({ type: 'device-result', result: failed });
         } finally {
@@ -302,6 +284,20 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   }
   result.outcome = stickOutcome(result.devices);
   return result;
+}
+
+/** A device's result when it failed before any step ran: its lock was held, or a bug guard caught it. */
+function failedUnstarted(access: { name: string; url: string }, message: string, code: ErrorCode): DeviceResult {
+  return {
+    device: access.name,
+    url: access.url,
+    outcome: Outcome.Failed,
+    message,
+    code,
+    steps: [],
+    warnings: [],
+    durationMs: 0,
+  };
 }
 
 /** A post-check that threw (a bug guard: it reports every service problem as an outcome). */
