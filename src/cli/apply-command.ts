@@ -24,6 +24,7 @@ import { configFileOf } from '../ingest/index.js';
 import { createProgressDisplay, formatProblem, renderPlan } from '../report/index.js';
 import { ConnectionOutcomeKind } from '../service/index.js';
 import { jsonVersionLine } from './json-version.js';
+import { nameList } from './name-list.js';
 import { ALLOW_UNSIGNED_FLAG, stickSignatureGate, UNSIGNED_SERVICE_SENTENCE } from './stick-signature-gate.js';
 import { stopOnSignal } from './stop-on-signal.js';
 import { createStopProgress } from './stop-progress.js';
@@ -85,7 +86,7 @@ function addEngineOptions(command: Command): Command {
       new Option(
         '--limit <names>',
         'only these monitoring points of the file (their names, comma-separated; repeatable); the whole file is still validated',
-      ).argParser(limitNames),
+      ).argParser(nameList('monitoring point names')),
     )
     .option(
       '--preflight <iface>',
@@ -352,14 +353,6 @@ function resultWord(result: StickResult, skipped: boolean): string {
     default:
       return `FAILED (${counts})`;
   }
-}
-
-/** `--limit a,b --limit c`: every name, in order, each at most once; an empty name is refused. */
-function limitNames(value: string, previous: string[] | undefined): string[] {
-  const names = value.split(',').map((n) => n.trim());
-  if (names.some((n) => n === ''))
-    throw new InvalidArgumentError(`'${value}' has an empty name: give monitoring point names separated by commas`);
-  return [...new Set([...(previous ?? []), ...names])];
 }
 
 function nonNegativeNumber(value: string): number {
