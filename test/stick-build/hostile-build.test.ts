@@ -3,7 +3,7 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildSticks } from '../../src/stick-build/index.js';
-import { fixtureCopy, fixtureSecrets } from './stick-build-rig.js';
+import { fixtureCopy, fixtureSecrets, modeOf } from './stick-build-rig.js';
 
 /** The builder fed what a hostile or careless network team would give it: real files, real links and FIFOs. */
 async function build(dir: string, out: string, inventory = 'fleet.yaml', template = 'template.yaml') {
@@ -134,6 +134,27 @@ describe('stick build with careless secret files', () => {
     const printed = JSON.stringify(result);
     for (const piece of ['Berlin-Dot1x-Pw', 'second-line-of-the-paste', 'Paris-Dot1x-'])
       expect(printed).not.toContain(piece);
+  });
+});
+
+describe('stick build output on a shared machine', () => {
+  it('leaves no secret readable by other users: the images and every copied file are owner-only', async () => {
+    const { dir, out } = fixtureCopy('owner-only');
+    // World-readable beside the template; a private key or a PFX is copied the same way as this CA.
+    writeFileSync(join(dir, 'certs/fleet-ca.pem'), readFileSync(join(dir, 'certs/fleet-ca.pem')), { mode: 0o644 });
+    const target = out();
+    const result = await buildSticks({
+      inventory: join(dir, 'fleet.yaml'),
+      template: join(dir, 'template.yaml'),
+      out: target,
+      secretsDir: join(dir, 'secrets'),
+      image: true,
+    });
+    expect(result.ran && result.sticks.map((s) => s.image)).toEqual(['berlin.img', 'paris.img']);
+    expect(modeOf(join(target, 'berlin.img'))).toBe(0o600);
+    expect(modeOf(join(target, 'paris.img'))).toBe(0o600);
+    expect(modeOf(join(target, 'paris/certs/fleet-ca.pem'))).toBe(0o600);
+    expect(modeOf(join(target, 'paris/secrets/admin-paris'))).toBe(0o600);
   });
 });
 
