@@ -1,5 +1,6 @@
 import { holdsData, lastDataTime, type PathData, type PathStatus } from './data-api-model.js';
 import { failureText } from './failure-kind.js';
+import { roundDue } from './round-due.js';
 import type { WatchState } from './watch-state.js';
 
 /**
@@ -69,9 +70,7 @@ export function createMeasuringRounds(
     timer = undefined;
     if (running || waiters.size === 0) return;
     const now = Date.now();
-    let due = lastRoundAt + spacing();
-    for (const waiter of waiters) if (waiter.lastSentAt < waiter.deadline) due = Math.min(due, waiter.deadline);
-    due = Math.max(due, lastRoundAt + timing.minGapMs, now);
+    const due = roundDue(lastRoundAt + spacing(), waiters, Math.max(lastRoundAt + timing.minGapMs, now));
     timer = setTimeout(() => void runRound(), due - now);
   }
 
