@@ -52,6 +52,12 @@ export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
   limit?: readonly string[];
   /** A lock file per device in a state folder, held while a run changes it; a dry run takes none. */
   deviceLock?: DeviceLockSettings;
+  /**
+   * Why no post-check is made although the laptop configures the service: the agent passed in
+   * then has no service block (the CLI's --allow-unsigned lends no token), so each path is said
+   * not checked for this reason, and no warning claims agent.yaml lacks one.
+   */
+  serviceUnchecked?: string;
 }
 
 export const StickOutcome = { ...Outcome, Invalid: 'invalid' } as const;
@@ -183,16 +189,7 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
             ? undefined
             : await lockDeviceAt(access.url, options.deviceLock, options.signal);
         if (lock !== undefined && 'failure' in lock) {
-          const busy: DeviceResult = redactor.value({
-            device: access.name,
-            url: access.url,
-            outcome: Outcome.Failed,
-            message: lock.failure,
-            code: ErrorCode.DeviceBusy,
-            steps: [],
-            warnings: [],
-            durationMs: 0,
-          });
+          const busy = redactor.value(failedUnstarted(access, lock.failure, ErrorCode.DeviceBusy));
           result.devices[index] = busy;
           onEvent({ type: 'device-result', result: busy });
           await api.close().catch(() => undefined);
@@ -258,25 +255,18 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
             return;
           }
           if (settings === undefined && targets.length > 0 && wantsPostCheck(provisioned)) {
-            onWarning(`${targets.length} path(s) ${PATHS_NOT_CHECKED}: agent.yaml has no service block`);
+            const why = options.serviceUnchecked;
+            if (why === undefined)
+              onWarning(`${targets.length} path(s) ${PATHS_NOT_CHECKED}: agent.yaml has no service block`);
             if (!options.dryRun)
-              device = { ...provisioned, pathsNotChecked: pathsNotChecked(targets, PATHS_NOT_CHECKED) };
+              device = { ...provisioned, pathsNotChecked: pathsNotChecked(targets, why ?? PATHS_NOT_CHECKED) };
           }
           if (held !== undefined) onEvent({ type: 'device-result', result: device });
           result.devices[index] = redactor.value(device);
         } catch (error) {
           // provisionDevice reports failures as results; this is a bug guard, kept as one result too.
           const message = error instanceof Error ? error.message : String(error);
-          const failed: DeviceResult = redactor.value({
-            device: access.name,
-            url: access.url,
-            outcome: Outcome.Failed,
-            message: `internal error: ${message}`,
-            code: ErrorCode.Internal,
-            steps: [],
-            warnings: [],
-            durationMs: 0,
-          });
+          const failed = redactor.value(failedUnstarted(access, `internal error: ${message}`, ErrorCode.Internal));
           result.devices[index] = failed;
           onEvent({ type: 'device-result', result: failed });
         } finally {
@@ -294,6 +284,20 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
   }
   result.outcome = stickOutcome(result.devices);
   return result;
+}
+
+/** A device's result when it failed before any step ran: its lock was held, or a bug guard caught it. */
+function failedUnstarted(access: { name: string; url: string }, message: string, code: ErrorCode): DeviceResult {
+  return {
+    device: access.name,
+    url: access.url,
+    outcome: Outcome.Failed,
+    message,
+    code,
+    steps: [],
+    warnings: [],
+    durationMs: 0,
+  };
 }
 
 /** A post-check that threw (a bug guard: it reports every service problem as an outcome). */

@@ -6,9 +6,7 @@ import {
   type DeviceResult,
   limitProblem,
   notConfirmed,
-  pathsNotChecked,
   pathsWords,
-  type PathReport,
   Outcome,
   stickSecrets,
   UPDATE_SECRETS_CHOICES,
@@ -26,6 +24,7 @@ import { configFileOf } from '../ingest/index.js';
 import { createProgressDisplay, formatProblem, renderPlan } from '../report/index.js';
 import { ConnectionOutcomeKind } from '../service/index.js';
 import { jsonVersionLine } from './json-version.js';
+import { nameList } from './name-list.js';
 import { ALLOW_UNSIGNED_FLAG, stickSignatureGate, UNSIGNED_SERVICE_SENTENCE } from './stick-signature-gate.js';
 import { stopOnSignal } from './stop-on-signal.js';
 import { createStopProgress } from './stop-progress.js';
@@ -87,7 +86,7 @@ function addEngineOptions(command: Command): Command {
       new Option(
         '--limit <names>',
         'only these monitoring points of the file (their names, comma-separated; repeatable); the whole file is still validated',
-      ).argParser(limitNames),
+      ).argParser(nameList('monitoring point names')),
     )
     .option(
       '--preflight <iface>',
@@ -229,6 +228,7 @@ async function run(target: string, flags: ApplyFlags, dryRun: boolean, command: 
           process.stderr.write(`WARNING: ${visibleText(redactor.text(message))}\n`);
       },
       ...(flags.limit === undefined ? {} : { limit: flags.limit }),
+      ...(skipService ? { serviceUnchecked: UNSIGNED_SERVICE_SENTENCE } : {}),
       ...(flags.updateSecrets === undefined ? {} : { updateSecrets: flags.updateSecrets }),
       ...(flags.lockWait === undefined
         ? {}
@@ -289,51 +289,34 @@ function redactingStdout(redactor: Redactor): NodeJS.WritableStream & { isTTY?: 
 
 /**
  * The devices the post-check would have asked about (configured and verified: changed or no
- * change), each with a service part saying why it was not: nothing was sent to the service.
+ * change), each with a service part saying why it was not, holding the paths the engine said
+ * not checked for that reason: nothing was sent to the service.
  */
 function withServiceSkipped(
   result: StickResult,
-  points: readonly { name?: unknown; service_hostname?: unknown; paths?: readonly { target: string }[] | undefined }[],
+  points: readonly { name?: unknown; service_hostname?: unknown }[],
 ): StickResult {
   const hostnameOf = (device: string): string => {
     const mp = points.find((p) => p.name === device);
     return typeof mp?.service_hostname === 'string' ? mp.service_hostname : device;
   };
-  const devices = result.devices.map((d) =>
-    d.outcome === Outcome.Failed
-      ? d
-      : {
-          // The engine, run without the service, said the paths were not checked for want of one:
-          // the reason here is the signature gate's, said once in the service part.
-          ...withoutPathsNotChecked(d),
-          service: {
-            kind: ConnectionOutcomeKind.Unchecked,
-            connected: false,
-            hostname: hostnameOf(d.device),
-            waitedMs: 0,
-            polls: 0,
-            sentence: UNSIGNED_SERVICE_SENTENCE,
-            ...pathsOf(points.find((p) => p.name === d.device)?.paths),
-          },
-        },
-  );
+  const devices = result.devices.map((d): DeviceResult => {
+    if (d.outcome === Outcome.Failed) return d;
+    const { pathsNotChecked: paths, ...rest } = d;
+    return {
+      ...rest,
+      service: {
+        kind: ConnectionOutcomeKind.Unchecked,
+        connected: false,
+        hostname: hostnameOf(d.device),
+        waitedMs: 0,
+        polls: 0,
+        sentence: UNSIGNED_SERVICE_SENTENCE,
+        ...(paths === undefined || paths.length === 0 ? {} : { paths }),
+      },
+    };
+  });
   return { ...result, devices };
-}
-
-function withoutPathsNotChecked(device: DeviceResult): DeviceResult {
-  const { pathsNotChecked: _unchecked, ...rest } = device;
-  return rest;
-}
-
-/** The stick's paths of a device whose post-check was skipped: each not checked, for the same reason. */
-function pathsOf(paths: readonly { target: string }[] | undefined): { paths?: PathReport[] } {
-  if (paths === undefined || paths.length === 0) return {};
-  return {
-    paths: pathsNotChecked(
-      paths.map((p) => p.target),
-      UNSIGNED_SERVICE_SENTENCE,
-    ),
-  };
 }
 
 function serviceWord(device: StickResult['devices'][number], skipped: boolean): string {
@@ -370,14 +353,6 @@ function resultWord(result: StickResult, skipped: boolean): string {
     default:
       return `FAILED (${counts})`;
   }
-}
-
-/** `--limit a,b --limit c`: every name, in order, each at most once; an empty name is refused. */
-function limitNames(value: string, previous: string[] | undefined): string[] {
-  const names = value.split(',').map((n) => n.trim());
-  if (names.some((n) => n === ''))
-    throw new InvalidArgumentError(`'${value}' has an empty name: give monitoring point names separated by commas`);
-  return [...new Set([...(previous ?? []), ...names])];
 }
 
 function nonNegativeNumber(value: string): number {

@@ -6,14 +6,13 @@ import { visibleLines } from '../core/visible-text.js';
 import { formatProblem } from '../report/index.js';
 import {
   type Appliance,
+  appliancesNamed,
   checkService,
   createDataApiClient,
   type DataApi,
-  matchingAppliances,
   type MpPathsReport,
   organizationName,
   reportMpPaths,
-  ServiceStatusError,
   serviceTarget,
 } from '../service/index.js';
 import { jsonVersionLine } from './json-version.js';
@@ -66,7 +65,7 @@ export function registerServiceCommand(program: Command): void {
         const organizations = new Map((await api.listOrganizations()).map((o) => [o.id, organizationName(o)]));
         let allAvailable = true;
         for (const hostname of hostnames) {
-          const listed = await appliancesNamed(api, hostname, orgIdOf(agent));
+          const listed = await appliancesNamed(api, hostname, agent.service?.orgId);
           if (listed.length === 0) {
             allAvailable = false;
             if (flags.json === true) print(JSON.stringify({ hostname, known: false }));
@@ -96,7 +95,7 @@ export function registerServiceCommand(program: Command): void {
       process.exitCode = await withService(flags, async (api, agent, print) => {
         let allKnown = true;
         for (const hostname of hostnames) {
-          const report = await reportMpPaths(api, hostname, { orgId: orgIdOf(agent) });
+          const report = await reportMpPaths(api, hostname, { orgId: agent.service?.orgId });
           if (!report.known) allKnown = false;
           if (flags.json === true) print(JSON.stringify(pathsJson(report)));
           else for (const line of pathsLines(report)) print(line);
@@ -111,16 +110,6 @@ function statusLine(a: Appliance, org: string | undefined): string {
   const name = a.hostname ?? a.name;
   const orgText = a.orgId === undefined ? '-' : org === undefined ? String(a.orgId) : `${org} (${a.orgId})`;
   return `${name}  ${a.connectionStatus}  IP ${a.resolvedIp ?? '-'}  org ${orgText}  MAC ${a.macAddress ?? '-'}`;
-}
-
-/** By hostname; a service that refuses that query (400) is listed whole and matched here. */
-async function appliancesNamed(api: DataApi, hostname: string, orgId: number | undefined): Promise<Appliance[]> {
-  try {
-    return matchingAppliances(await api.listAppliances({ hostname }), hostname);
-  } catch (error) {
-    if (!(error instanceof ServiceStatusError) || error.data.status !== 400) throw error;
-  }
-  return matchingAppliances(await api.listAppliances(orgId === undefined ? {} : { orgId }), hostname);
 }
 
 function pathsLines(report: MpPathsReport): string[] {
@@ -153,17 +142,6 @@ function pathsJson(report: MpPathsReport): Record<string, unknown> {
       location: p.location ?? null,
     })),
   };
-}
-
-/**
- * agent.yaml's `service.org_id`, where the config stage reads it: looked up by shape, since the
- * settings of an agent.yaml without it have no such field.
- */
-function orgIdOf(agent: AgentConfig): number | undefined {
-  const settings = agent.service;
-  return settings !== undefined && 'orgId' in settings && typeof settings.orgId === 'number'
-    ? settings.orgId
-    : undefined;
 }
 
 /** Loads agent.yaml, makes the client, runs `body`, and turns any failure into one sentence. */

@@ -6,6 +6,7 @@ import { visibleJson, visibleLines, visibleText } from '../core/visible-text.js'
 import { formatProblem, summarizeProblems } from '../report/index.js';
 import type { NotAfter } from '../signature/index.js';
 import { buildSticks, diffBuilds, STICKS_JSON } from '../stick-build/index.js';
+import { nameList } from './name-list.js';
 import { validUntil } from './sign-command.js';
 
 interface BuildFlags {
@@ -40,7 +41,7 @@ export function registerStickCommands(program: Command): void {
       return judged;
     })
     .option('--image', 'also write each stick as a FAT image DIR/<site>.img')
-    .option('--limit <sites>', 'only these sites (comma-separated)', (text) => text.split(',').filter((s) => s !== ''))
+    .option('--limit <sites>', 'only these sites (comma-separated)', nameList('site names'))
     .option('--json', 'print {"sticks": [...], "problems": [...]}')
     .action(async (inventory: string, flags: BuildFlags, command: Command) => {
       if (flags.validUntil !== undefined && flags.sign === undefined)

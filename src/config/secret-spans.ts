@@ -42,24 +42,15 @@ const NEXT_FLOW_KEY =
 const SECRET_NAME = /^(?:pw|pwd|pass)$|passw|passphrase|secret|token|psk|private_?key/;
 
 /**
- * `knownKeys`, when given, are every key the schema knows: a key outside them named like a secret
- * (SECRET_NAME) is taken as one. Known keys such as `password_file` hold no secret themselves.
+ * Whether what follows a key was written as a secret: a key of `keys`, a key close enough to one
+ * that "did you mean" would point at it (`pasword`), or, with `knownKeys` (every key the schema
+ * knows), a key outside them named like a secret (SECRET_NAME). Cached by key name: a large file
+ * repeats a few dozen names thousands of times.
  */
-export function findSecretSpans(
-  source: YamlSource,
-  keys: ReadonlySet<string>,
-  knownKeys?: ReadonlySet<string>,
-): SecretSpan[] {
-  if (keys.size === 0) return [];
-  // Any key, maybe quoted, at the start of a line, after "- ", "{" or ",": then its colon. Which
-  // keys count is decided below: a secret key, or a key close enough to one that "did you mean"
-  // would point at it (`pasword:`), since what follows it was meant as a secret all the same.
-  const keyPattern =
-    /(^|[\s{,])(["']?)([\p{L}\p{Default_Ignorable_Code_Point}_][\p{L}\p{M}\p{N}\p{Default_Ignorable_Code_Point}_-]*)\2\s*:(?=\s|$)/gu;
+export function secretKeyTest(keys: ReadonlySet<string>, knownKeys?: ReadonlySet<string>): (key: string) => boolean {
   const known = [...keys];
-  // Cached by key name: a large file repeats a few dozen names thousands of times.
   const decided = new Map<string, boolean>();
-  const secretKey = (key: string): boolean => {
+  return (key) => {
     let secret = decided.get(key);
     if (secret === undefined) {
       secret =
@@ -70,6 +61,24 @@ export function findSecretSpans(
     }
     return secret;
   };
+}
+
+/**
+ * `knownKeys`, when given, are every key the schema knows: a key outside them named like a secret
+ * (SECRET_NAME) is taken as one. Known keys such as `password_file` hold no secret themselves.
+ */
+export function findSecretSpans(
+  source: YamlSource,
+  keys: ReadonlySet<string>,
+  knownKeys?: ReadonlySet<string>,
+): SecretSpan[] {
+  if (keys.size === 0) return [];
+  // Any key, maybe quoted, at the start of a line, after "- ", "{" or ",": then its colon. Which
+  // keys count is secretKeyTest's: a misspelt secret key (`pasword:`) too, since what follows it
+  // was meant as a secret all the same.
+  const keyPattern =
+    /(^|[\s{,])(["']?)([\p{L}\p{Default_Ignorable_Code_Point}_][\p{L}\p{M}\p{N}\p{Default_Ignorable_Code_Point}_-]*)\2\s*:(?=\s|$)/gu;
+  const secretKey = secretKeyTest(keys, knownKeys);
   const lines = source.text.split('\n');
   const lineStarts: number[] = [];
   let offset = 0;

@@ -31,8 +31,11 @@ export interface FailureReason {
   action: string;
 }
 
+/** What one device's failure can be: an invalid stick and an unconfirmed service are the job's, not a device's. */
+type DeviceFailureClass = Exclude<FailureClass, 'invalid-stick' | 'service-not-confirmed'>;
+
 /** The class of a device's failure, from its code and facts (never from its sentence). */
-export function failureClassOf(result: DeviceResult): FailureClass {
+export function failureClassOf(result: DeviceResult): DeviceFailureClass {
   if (result.deviceLost === true && result.code !== ErrorCode.DevicePinMismatch) return FailureClass.DeviceLost;
   if (result.dot1xRefused !== undefined && result.dot1xRefused.length > 0) return FailureClass.Dot1xNotAuthorized;
   if (result.rollback !== undefined) return FailureClass.WrongResult;
@@ -55,7 +58,7 @@ export function failureClassOf(result: DeviceResult): FailureClass {
   }
 }
 
-const ACTIONS: Record<Exclude<FailureClass, 'invalid-stick' | 'service-not-confirmed'>, (url: string) => string> = {
+const ACTIONS: Record<DeviceFailureClass, (url: string) => string> = {
   [FailureClass.Unreachable]: (url) =>
     `check that the MP is powered and its link LED is on, that the laptop's cable is in the MP's management port (the port whose address the stick names), that the laptop has an address in that network, and that ${url} is the MP's address (open it in a browser: does anything answer there?)`,
   [FailureClass.TlsIdentity]: () =>
@@ -77,10 +80,11 @@ const ACTIONS: Record<Exclude<FailureClass, 'invalid-stick' | 'service-not-confi
 /** The reason and the action for one failed device. */
 export function deviceFailureReason(result: DeviceResult): FailureReason {
   const failure = failureClassOf(result);
-  const reason = `${v(result.device)}: ${v(result.message)}`;
-  if (failure === FailureClass.InvalidStick || failure === FailureClass.ServiceNotConfirmed)
-    return { class: failure, reason, action: ACTIONS[FailureClass.Other](result.url) };
-  return { class: failure, reason, action: ACTIONS[failure](v(result.url)) };
+  return {
+    class: failure,
+    reason: `${v(result.device)}: ${v(result.message)}`,
+    action: ACTIONS[failure](v(result.url)),
+  };
 }
 
 /** An MP configured and verified whose return to the monitoring service was not confirmed. */

@@ -1,5 +1,6 @@
 import { ErrorCode } from '../core/errors.js';
 import { isAppliance, pickAppliance } from './appliance-match.js';
+import { roundDue } from './round-due.js';
 import {
   ConnectionOutcomeKind,
   outcome,
@@ -94,10 +95,8 @@ export function createConnectionRounds(state: WatchState, timing: RoundTiming): 
     timer = undefined;
     if (running || waiters.size === 0) return;
     const now = Date.now();
-    let due = lastRegularAt + timing.roundMs;
-    for (const waiter of waiters) if (waiter.lastSentAt < waiter.deadline) due = Math.min(due, waiter.deadline);
-    due = Math.min(due, hints.dueAt(lastRoundAt));
-    due = Math.max(due, lastRoundAt + timing.minGapMs, now);
+    const regularAt = Math.min(lastRegularAt + timing.roundMs, hints.dueAt(lastRoundAt));
+    const due = roundDue(regularAt, waiters, Math.max(lastRoundAt + timing.minGapMs, now));
     timer = setTimeout(() => void runRound(), due - now);
   }
 

@@ -138,8 +138,9 @@ const invalid = (message: string) => new MpprovError(ErrorCode.ConfigInvalid, me
 /** `https://host[:port]/path`: the origin, the path every endpoint goes under, and the URL said in messages. */
 function serviceBase(text: string): { origin: string; basePath: string; url: string } {
   const parsed = peerUrl(text, 'service', 'https://host[:port]/api');
+  // Said without the query: a URL with `?token=...` must not put the token into a message.
   if (parsed.search !== '' || parsed.hash !== '')
-    throw invalid(`the service URL "${text}" must not have a query or fragment`);
+    throw invalid(`the service URL ${parsed.origin}${parsed.pathname} must not have a query or fragment`);
   const basePath = parsed.pathname.replace(/\/+$/, '');
   return { origin: parsed.origin, basePath, url: `${parsed.origin}${basePath}` };
 }

@@ -7,7 +7,7 @@
  */
 
 /** How long a hint waits for others before its round; short beside any wait, long beside a burst of posts. */
-export const HINT_GATHER_MS = 300;
+const HINT_GATHER_MS = 300;
 
 export interface EventHints {
   /** Records a hint; false when that MP is already hinted for the coming round. */

@@ -32,6 +32,6 @@ export {
   type PathStatus,
 } from './data-api-model.js';
 export { checkService } from './check-service.js';
-export { matchingAppliances, pickAppliance } from './appliance-match.js';
+export { appliancesNamed } from './appliances-named.js';
 export { reportMpPaths, type MpPathsReport, type PathReport } from './mp-paths-report.js';
 export { OBSERVER_KINDS, Observer, type NewObserver, type ObserverKind } from './observer-endpoints.js';

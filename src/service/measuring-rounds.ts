@@ -1,5 +1,6 @@
 import { holdsData, lastDataTime, type PathData, type PathStatus } from './data-api-model.js';
 import { failureText } from './failure-kind.js';
+import { roundDue } from './round-due.js';
 import type { WatchState } from './watch-state.js';
 
 /**
@@ -13,7 +14,7 @@ import type { WatchState } from './watch-state.js';
  * and one is due at each wait's deadline: its last look.
  */
 
-export const PATHS_PER_DATA_REQUEST = 100;
+const PATHS_PER_DATA_REQUEST = 100;
 const PATH_DAYS_PER_REQUEST = 20;
 const DAY_MS = 86_400_000;
 const MEASURE_WINDOW_MS = 120_000;
@@ -69,9 +70,7 @@ export function createMeasuringRounds(
     timer = undefined;
     if (running || waiters.size === 0) return;
     const now = Date.now();
-    let due = lastRoundAt + spacing();
-    for (const waiter of waiters) if (waiter.lastSentAt < waiter.deadline) due = Math.min(due, waiter.deadline);
-    due = Math.max(due, lastRoundAt + timing.minGapMs, now);
+    const due = roundDue(lastRoundAt + spacing(), waiters, Math.max(lastRoundAt + timing.minGapMs, now));
     timer = setTimeout(() => void runRound(), due - now);
   }
 

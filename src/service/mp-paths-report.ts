@@ -1,7 +1,7 @@
 import { pickAppliance } from './appliance-match.js';
+import { appliancesNamed } from './appliances-named.js';
 import type { DataApi } from './data-api-client.js';
 import { lastDataTime, type Appliance, type NetworkPath } from './data-api-model.js';
-import { failureStatus } from './failure-kind.js';
 
 /**
  * `mpprov service paths HOSTNAME...`: each MP's paths as the service has them, with their status
@@ -38,7 +38,7 @@ export async function reportMpPaths(
   hostname: string,
   options: { orgId?: number | undefined } = {},
 ): Promise<MpPathsReport> {
-  const appliance = await findAppliance(client, hostname, options.orgId);
+  const appliance = pickAppliance(await appliancesNamed(client, hostname, options.orgId), hostname);
   if (appliance === undefined) return { hostname, known: false };
   const orgId = appliance.orgId ?? options.orgId ?? (await soleOrganization(client));
   if (orgId === undefined) return { hostname, known: true, appliance, orgId: undefined, paths: [] };
@@ -60,19 +60,6 @@ export async function reportMpPaths(
       location: p.targetLocation ?? undefined,
     })),
   };
-}
-
-async function findAppliance(
-  client: DataApi,
-  hostname: string,
-  orgId: number | undefined,
-): Promise<Appliance | undefined> {
-  try {
-    return pickAppliance(await client.listAppliances({ hostname }), hostname);
-  } catch (error) {
-    if (failureStatus(error) !== 400) throw error;
-  }
-  return pickAppliance(await client.listAppliances(orgId === undefined ? {} : { orgId }), hostname);
 }
 
 async function soleOrganization(client: DataApi): Promise<number | undefined> {

@@ -12,7 +12,7 @@ import { failureStatus } from './failure-kind.js';
  * Creation is deduplicated per (organization, MP, target): two waiters asking at once share one POST.
  */
 
-export const PATH_LIST_FRESH_MS = 30_000;
+const PATH_LIST_FRESH_MS = 30_000;
 
 export type Ensured = { path: NetworkPath; created: boolean } | { failure: unknown };
 

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { runSshKeygen } from './run-ssh-keygen.js';
 
@@ -9,6 +10,13 @@ import { runSshKeygen } from './run-ssh-keygen.js';
 export async function keyFingerprint(
   keyFile: string,
 ): Promise<{ ok: true; signer: string } | { ok: false; message: string }> {
+  // A mistyped path is said as such: ssh-keygen would only say it cannot read a key there.
+  const missing = await stat(keyFile).then(
+    (info) => (info.isFile() ? undefined : `${keyFile} is not a file: give the signing key's file`),
+    (error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT' ? `there is no key file ${keyFile}` : `the key cannot be read (${error.code ?? 'error'})`,
+  );
+  if (missing !== undefined) return { ok: false, message: missing };
   const listed = await runSshKeygen(['-l', '-f', resolve(keyFile)], { timeoutMs: 10_000 });
   if (!listed.ran) return { ok: false, message: `the key could not be read: ${listed.detail}` };
   const line = listed.stdout.trim().split('\n')[0] ?? '';

@@ -102,7 +102,9 @@ export async function buildSite(input: SiteInput, dir: string): Promise<SiteBuil
           hint: 'copy the file itself into the folder',
         },
       });
-      if (read.ok) await writeFile(target, read.bytes);
+      // Owner-only, like the secret files: a private key or a PFX is copied too, and whatever mode
+      // it had beside the template, the build folder must not hand it to every local user.
+      if (read.ok) await writeFile(target, read.bytes, { mode: 0o600 });
       else problems.push(located(from, template, `${read.message} (in ${filesRoot})`, read.hint));
     }
   } catch (error) {

@@ -2,20 +2,26 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { secretKeyTest, STICK_KEYS, STICK_SECRET_KEYS } from '../config/index.js';
 import { formatKeyPath, type KeyPath } from '../core/problem.js';
 import { visibleJson, visibleText } from '../core/visible-text.js';
 import { MAX_CONFIG_BYTES, readInside } from '../ingest/index.js';
 import { MANIFEST_NAME, SIGNATURE_NAME } from '../signature/index.js';
 import { CONFIG_NAME } from './build-site.js';
 
-/** Keys whose value is a secret written inline: never shown, only "(changed)". */
-const SECRET_KEY = /(^|_)(password|passphrase|psk|secret|token)$/;
 /** Keys naming a file that holds a secret: the file's content is shown only as "(changed)". */
 const SECRET_FILE_KEY = /(password|passphrase|psk|secret|token)_file$/;
 /** What differs between two builds of the same stick anyway: signatures aside. */
 const IGNORED = new Set([MANIFEST_NAME, SIGNATURE_NAME]);
 
 export type DiffOutcome = { ok: true; lines: string[] } | { ok: false; message: string };
+
+/**
+ * Whether a key's value is a secret written inline, never shown, only "(changed)": as the
+ * validator withholds it, a secret key of the stick's schema, one misspelt, or an unknown key
+ * named like a secret (`pw`, `admin_passwd`: a build edited by hand).
+ */
+type SecretKey = (key: string) => boolean;
 
 /**
  * `mpprov stick diff OLD NEW`: per site and monitoring point, the keys whose values differ (as
@@ -28,10 +34,11 @@ export async function diffBuilds(oldDir: string, newDir: string): Promise<DiffOu
   if (typeof before === 'string') return { ok: false, message: before };
   if (typeof after === 'string') return { ok: false, message: after };
   const lines: string[] = [];
+  const secretKey = secretKeyTest(STICK_SECRET_KEYS, STICK_KEYS);
   for (const site of [...new Set([...before, ...after])].sort()) {
     if (!after.includes(site)) lines.push(`- site ${site}: removed`);
     else if (!before.includes(site)) lines.push(`+ site ${site}: added`);
-    else lines.push(...(await diffSite(site, join(oldDir, site), join(newDir, site))));
+    else lines.push(...(await diffSite(site, join(oldDir, site), join(newDir, site), secretKey)));
   }
   return { ok: true, lines: lines.map(visibleText) };
 }
@@ -63,7 +70,7 @@ async function readConfig(dir: string): Promise<Mp[] | string> {
   }
 }
 
-async function diffSite(site: string, oldDir: string, newDir: string): Promise<string[]> {
+async function diffSite(site: string, oldDir: string, newDir: string, secretKey: SecretKey): Promise<string[]> {
   const lines: string[] = [];
   const [oldRead, newRead] = [await readConfig(oldDir), await readConfig(newDir)];
   for (const [which, read] of [
@@ -79,7 +86,7 @@ async function diffSite(site: string, oldDir: string, newDir: string): Promise<s
     const [from, to] = [oldByName.get(name), newByName.get(name)];
     if (to === undefined) lines.push(`- ${site} ${name}: removed`);
     else if (from === undefined) lines.push(`+ ${site} ${name}: added`);
-    else for (const change of diffValues(from, to, [])) lines.push(`~ ${site} ${name}: ${change}`);
+    else for (const change of diffValues(from, to, [], secretKey)) lines.push(`~ ${site} ${name}: ${change}`);
   }
   // Files: by content. A file a secret key names, or anything under secrets/, only as "(changed)".
   const secretFiles = new Set<string>();
@@ -96,34 +103,34 @@ async function diffSite(site: string, oldDir: string, newDir: string): Promise<s
   return lines;
 }
 
-function diffValues(from: unknown, to: unknown, path: KeyPath): string[] {
+function diffValues(from: unknown, to: unknown, path: KeyPath, secretKey: SecretKey): string[] {
   const key = path.at(-1);
-  const secret = typeof key === 'string' && SECRET_KEY.test(key);
+  const secret = typeof key === 'string' && secretKey(key);
   if (isRecord(from) && isRecord(to)) {
     return [...new Set([...Object.keys(from), ...Object.keys(to)])].flatMap((k) =>
-      diffValues(from[k], to[k], [...path, k]),
+      diffValues(from[k], to[k], [...path, k], secretKey),
     );
   }
   if (JSON.stringify(from) === JSON.stringify(to)) return [];
   const field = formatKeyPath(path);
   if (secret) return [`${field}: ${to === undefined ? '(removed)' : '(changed)'}`];
-  return [`${field}: ${show(from)} -> ${show(to)}`];
+  return [`${field}: ${show(from, secretKey)} -> ${show(to, secretKey)}`];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function show(value: unknown): string {
-  return value === undefined ? '(none)' : visibleJson(JSON.stringify(withoutSecrets(value)));
+function show(value: unknown, secretKey: SecretKey): string {
+  return value === undefined ? '(none)' : visibleJson(JSON.stringify(withoutSecrets(value, secretKey)));
 }
 
 /** A block or list shown whole (its type changed) still shows a secret key's value only as "(secret)". */
-function withoutSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutSecrets);
+function withoutSecrets(value: unknown, secretKey: SecretKey): unknown {
+  if (Array.isArray(value)) return value.map((item) => withoutSecrets(item, secretKey));
   if (!isRecord(value)) return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [key, SECRET_KEY.test(key) ? '(secret)' : withoutSecrets(inner)]),
+    Object.entries(value).map(([key, inner]) => [key, secretKey(key) ? '(secret)' : withoutSecrets(inner, secretKey)]),
   );
 }
 

@@ -54,3 +54,9 @@ export function parseExpression(expression: string): Expression {
     return { kind: 'invalid', message: `'${name}' is not a variable name (lower-case letters, digits and _)` };
   return split === -1 ? { kind: 'variable', name } : { kind: 'variable', name, fallback: expression.slice(split + 2) };
 }
+
+/** Where `${secret:...}` may stand, said the same by the template check and the renderer. */
+export const SECRET_PLACEMENT = {
+  message: '${secret:...} may stand only as the whole value of a *_file key',
+  hint: 'write password_file: ${secret:NAME}',
+} as const;

@@ -4,7 +4,7 @@ import { visibleText } from '../core/visible-text.js';
 import type { InventoryMp, Variable } from './inventory.js';
 import type { Template } from './load-template.js';
 import { problemAt } from './place.js';
-import { findPlaceholders, parseExpression } from './placeholders.js';
+import { findPlaceholders, parseExpression, SECRET_PLACEMENT } from './placeholders.js';
 
 /** Where a rendered value comes from: its template line, and the inventory variable it took, if any. */
 export interface Origin {
@@ -125,12 +125,7 @@ export function renderMp(template: Template, mp: InventoryMp, index: number, loo
     let last = 0;
     for (const placeholder of scanned.found) {
       if (parseExpression(placeholder.expression).kind === 'secret') {
-        fail(
-          node,
-          path,
-          '${secret:...} may stand only as the whole value of a *_file key',
-          'write password_file: ${secret:NAME}',
-        );
+        fail(node, path, SECRET_PLACEMENT.message, SECRET_PLACEMENT.hint);
         return undefined;
       }
       const evaluated = evaluate(placeholder.expression, node, path);
@@ -168,12 +163,7 @@ export function renderMp(template: Template, mp: InventoryMp, index: number, loo
       const expression = (scanned.found[0] as { expression: string }).expression;
       const isSecret = parseExpression(expression).kind === 'secret';
       if (isSecret && !(typeof key === 'string' && key.endsWith('_file'))) {
-        fail(
-          node,
-          path,
-          '${secret:...} may stand only as the whole value of a *_file key',
-          'write password_file: ${secret:NAME}',
-        );
+        fail(node, path, SECRET_PLACEMENT.message, SECRET_PLACEMENT.hint);
         return undefined;
       }
       const evaluated = evaluate(expression, node, path);

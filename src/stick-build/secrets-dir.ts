@@ -14,8 +14,8 @@ export interface SecretsDir {
 }
 
 /**
- * `--secrets-dir DIR`: `DIR/NAME`, one trailing newline dropped, each read once. A problem names
- * NAME and never the value.
+ * `--secrets-dir DIR`: `DIR/NAME`, one trailing newline dropped, one line without control
+ * characters, each read once. A problem names NAME and never the value.
  */
 export function secretsDir(dir: string | undefined): SecretsDir {
   const read = new Map<string, Secret>();
@@ -38,6 +38,14 @@ export function secretsDir(dir: string | undefined): SecretsDir {
         else {
           const text = readFileSync(join(dir, name), 'utf8').replace(/\r?\n$/, '');
           if (text === '') outcome = { message: `the secret '${name}' is empty` };
+          // As for a secret file agent.yaml names: a second line or a stray byte would reach the
+          // device inside a password and fail its 802.1X or login on site, far from the build.
+          // eslint-disable-next-line no-control-regex
+          else if (/[\u0000-\u001f\u007f]/.test(text))
+            outcome = {
+              message: `the secret '${name}' holds more than one line or a control character`,
+              hint: `write the secret alone, on one line, to ${join(dir, name)}`,
+            };
           else read.set(name, new Secret(text));
         }
       } catch (error) {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readdir, rm, stat, utimes } from 'node:fs/promises';
+import { chmod, readdir, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -17,7 +17,7 @@ export function imageLabel(site: string): string {
  * Writes `image`, a FAT image of the folder `dir` ready for dd or a USB writer: mkfs.vfat, then
  * mtools' mcopy (no root, no mount). Sized to the files plus 4 MiB for usb.log and the result
  * files, at least 8 MiB. Volume id, times and file order are fixed, so the same folder gives the
- * same image.
+ * same image. Readable by its owner only: it holds the stick's secrets.
  */
 export async function writeStickImage(dir: string, image: string, site: string): Promise<void> {
   const entries = await walk(dir);
@@ -34,6 +34,9 @@ export async function writeStickImage(dir: string, image: string, site: string):
     .toString(16)
     .padStart(8, '0');
   await run('mkfs.vfat', ['--invariant', '-i', volumeId, '-n', imageLabel(site), '-C', image, String(size / 1024)]);
+  // The image holds the stick's secret files, which have no mode on FAT: the image keeps theirs,
+  // set while it is still empty.
+  await chmod(image, 0o600);
   for (const folder of [...new Set(entries.flatMap((entry) => parentsOf(entry)))])
     await utimes(join(dir, folder), FIXED_TIME, FIXED_TIME);
   const top = [...new Set(entries.map((entry) => entry.split('/')[0] as string))].sort();

@@ -32,7 +32,7 @@ beforeEach(() => {
 });
 
 /** agent.yaml with a service block, the token in a file (with its trailing newline), the CA in another. */
-function agentYaml(token = TOKEN, waitS = 10): { file: string; state: string } {
+function agentYaml(token = TOKEN, waitS = 10, extra: string[] = []): { file: string; state: string } {
   const dir = tempFolder('agent');
   const state = join(dir, 'state');
   writeFileSync(join(dir, 'service.token'), `${token}\n`, { mode: 0o600 });
@@ -47,6 +47,7 @@ function agentYaml(token = TOKEN, waitS = 10): { file: string; state: string } {
       `  token_file: ${join(dir, 'service.token')}`,
       `  tls: { ca: ${join(dir, 'service-ca.pem')} }`,
       `  wait_connected_s: ${waitS}`,
+      ...extra,
       '',
     ].join('\n'),
   );
@@ -237,5 +238,39 @@ describe('mpprov service paths', () => {
     expect(lines[2]).toEqual({ hostname: 'nobody', known: false });
     expect(json.code).toBe(1);
     expectNoSecret([run.stdout, run.stderr, json.stdout, json.stderr], [TOKEN]);
+  });
+});
+
+describe('mpprov service status and paths, the service refusing ?hostname=', () => {
+  it("lists agent.yaml's organization and matches the MP itself: the same answer as a service that searches", async () => {
+    const { api } = clientOf(service);
+    try {
+      await api.createPath({ sourceAppliance: 'mp1', target: '192.0.2.81', orgId: 12 });
+    } finally {
+      await api.close();
+    }
+    // An MP of another organization with a name that only starts alike: never taken for mp1.
+    if (!known('mp10')) service.registerAppliance({ hostname: 'mp10', orgId: 13 });
+    const agent = agentYaml(TOKEN, 10, ['  org_id: 12']);
+    service.setFaults({ refuseHostnameQuery: true });
+    try {
+      service.clearRequests();
+      const status = await runCli(['service', 'status', 'mp1', '--agent-config', agent.file]);
+      expect(status.stdout).toMatch(
+        /^mp1 {2}AVAILABLE {2}IP 198\.51\.100\.\d+ {2}org Branch Networks \(12\) {2}MAC 00:1b:21:3a:4f:10\n$/,
+      );
+      expect(status.code).toBe(0);
+      const paths = await runCli(['service', 'paths', 'mp1', '--agent-config', agent.file]);
+      expect(paths.stdout).toMatch(/^mp1 {2}path \d+ to 192\.0\.2\.81 {2}/m);
+      expect(paths.code).toBe(0);
+      const listings = service
+        .requests()
+        .filter((r) => r.path === '/api/v3/appliance')
+        .map((r) => `${r.status} ${new URLSearchParams(r.query).toString()}`);
+      expect(listings).toEqual(['400 hostname=mp1', '200 orgId=12', '400 hostname=mp1', '200 orgId=12']);
+      expectNoSecret([status.stdout, status.stderr, paths.stdout, paths.stderr], [TOKEN]);
+    } finally {
+      service.clearFaults();
+    }
   });
 });

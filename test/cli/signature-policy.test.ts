@@ -276,6 +276,45 @@ describe('--allow-unsigned lends no laptop-held credential: not the service toke
     expectNoSecret([text.stdout, text.stderr, json.stdout, json.stderr], [TOKEN, sim.password]);
   });
 
+  it('apply --allow-unsigned with paths: each said not checked for that reason, and no word of a missing service block', async () => {
+    service.clearRequests();
+    const dir = tempFolder('stick');
+    writeStick(
+      dir,
+      stickFiles([{ name: 'mp1', sim, paths: [{ target: '192.0.2.80' }, { target: 'app.example.com' }] }]),
+    );
+    const run = await runCli([
+      'apply',
+      dir,
+      '--allow-unsigned',
+      '--json',
+      '--agent-config',
+      agentYamlWithService(service),
+      '--state-dir',
+      stateDir(),
+    ]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    // agent.yaml has a service block: the one reason is the signature gate's.
+    expect(run.stdout + run.stderr).not.toContain('no service block');
+    const result = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; devices?: Record<string, unknown>[] })
+      .find((l) => l.type === 'result');
+    expect(result?.devices?.[0]).toMatchObject({
+      device: 'mp1',
+      service: {
+        sentence: SKIPPED,
+        paths: [
+          { target: '192.0.2.80', sentence: `path to 192.0.2.80: ${SKIPPED}` },
+          { target: 'app.example.com', sentence: `path to app.example.com: ${SKIPPED}` },
+        ],
+      },
+    });
+    expect(result?.devices?.[0]).not.toHaveProperty('pathsNotChecked');
+    expect(service.requests()).toHaveLength(0);
+  });
+
   it('apply: a signed stick relying on the laptop is post-checked with the token as before', async () => {
     service.clearRequests();
     const stick = laptopCredentialStick();

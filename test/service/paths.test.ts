@@ -255,6 +255,26 @@ describe('a service that misbehaves', () => {
     service.clearFaults();
     expectNoSecret([JSON.stringify([malformed, oversized, slow])], [TOKEN]);
   });
+  it('a location the service refuses to set: said in the sentence, not retried, and the path still waited on', async () => {
+    const w = watch();
+    const mp = await availableMp(w);
+    const [placed] = await w.ensurePaths(mp, [{ target: '192.0.2.95', location: 'Rack 1' }], { waitS: 20 });
+    expect(placed).toMatchObject({ created: true, measuring: true, location: 'Rack 1' });
+    service.clearRequests();
+    service.setFaults({ error: { name: 'internal', count: 1 } });
+    const [refused] = await w.ensurePaths(mp, [{ target: '192.0.2.95', location: 'Rack 2' }], { waitS: 20 });
+    expect(writes().map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `PUT /api/v3/path/${placed?.id}/targetLocation 500`,
+    ]);
+    // The location it has is the one said, and the path is still made sure of.
+    expect(refused).toMatchObject({ created: false, measuring: true, location: 'Rack 1' });
+    expect(refused?.sentence).toBe(
+      'path to 192.0.2.95: exists, measuring (the service says SQA_NOT_VIOLATED); its location could not be set: ' +
+        `the service at ${service.url} failed internally on PUT /v3/path/${placed?.id}/targetLocation ` +
+        '(HTTP 500 "Internal server error"); retry later',
+    );
+    expect(pathsOf(mp.name)).toMatchObject([{ target: '192.0.2.95', targetLocation: 'Rack 1' }]);
+  });
 });
 
 describe('planPaths', () => {

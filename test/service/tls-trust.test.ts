@@ -108,6 +108,12 @@ describe('unusable settings', () => {
   const make = (url: string, caPem?: string) => () =>
     createDataApiClient({ url, credentials: tokenCredentials(), caPem });
 
+  it('a URL with a query is refused without repeating the query, which may hold a token', () => {
+    expect(make('https://service.example/api?token=Query-Token-5150')).toThrow(
+      /^the service URL https:\/\/service\.example\/api must not have a query or fragment$/,
+    );
+  });
+
   it('are refused when the client is made, naming what is wrong', () => {
     expect(make('http://service.example/api')).toThrow(
       'the service URL "http://service.example/api" must start with https://',

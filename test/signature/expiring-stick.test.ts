@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadStick } from '../../src/config/index.js';
@@ -87,6 +87,16 @@ describe('the signature verdict with a policy file', () => {
     expect(verdict.status).toBe('refused');
     expect(verdict.problems.map((p) => p.message)).toEqual([
       "'mpprov.policy.yaml' changed after the stick was signed: its SHA-256 is not the listed one",
+    ]);
+  });
+
+  it('refuses a signed stick whose signed policy file was deleted: removing it never lifts the expiry', async () => {
+    const root = await signedWithPolicy('not_after: 2026-12-31\n');
+    rmSync(join(root, POLICY_NAME));
+    const verdict = await verdictAt(root, new Date('2027-06-01T00:00:00Z'));
+    expect(verdict.status).toBe('refused');
+    expect(verdict.problems.map((p) => `${p.file}: ${p.message}`)).toEqual([
+      "mpprov.sha256: 'mpprov.policy.yaml' is listed but not on the stick",
     ]);
   });
 

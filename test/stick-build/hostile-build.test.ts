@@ -3,7 +3,7 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildSticks } from '../../src/stick-build/index.js';
-import { fixtureCopy, fixtureSecrets } from './stick-build-rig.js';
+import { fixtureCopy, fixtureSecrets, modeOf } from './stick-build-rig.js';
 
 /** The builder fed what a hostile or careless network team would give it: real files, real links and FIFOs. */
 async function build(dir: string, out: string, inventory = 'fleet.yaml', template = 'template.yaml') {
@@ -102,6 +102,59 @@ describe('stick build with a hostile template file', () => {
         problems: [{ file: join(dir, template), line: 1, column: 1, message: 'the template is not a file' }],
       });
     }
+  });
+});
+
+describe('stick build with careless secret files', () => {
+  it('refuses a secret of two lines or with a control character, naming it, never its value', async () => {
+    const { dir, out } = fixtureCopy('careless-secret');
+    // A password pasted with what followed it, and one with an escape sequence: either would reach
+    // the MP inside its 802.1X password and fail on site.
+    writeFileSync(join(dir, 'secrets/dot1x-mp-berlin-01'), 'Berlin-Dot1x-Pw\nsecond-line-of-the-paste\n');
+    writeFileSync(join(dir, 'secrets/dot1x-mp-paris-02'), 'Paris-Dot1x-\u001b[31mPw\n');
+    const result = await build(dir, out());
+    expect(result.ran).toBe(true);
+    if (!result.ran) return;
+    expect(result.sticks).toEqual([]);
+    const template = join(dir, 'template.yaml');
+    expect(result.problems.map((p) => [p.line, p.path, p.message, p.hint])).toEqual([
+      [
+        10,
+        'monitoring_points[0].interfaces.eth1.dot1x.password_file',
+        `mp-berlin-01: the secret 'dot1x-mp-berlin-01' holds more than one line or a control character (template ${template}:20:22)`,
+        `write the secret alone, on one line, to ${join(dir, 'secrets/dot1x-mp-berlin-01')}`,
+      ],
+      [
+        21,
+        'monitoring_points[1].interfaces.eth1.dot1x.password_file',
+        `mp-paris-02: the secret 'dot1x-mp-paris-02' holds more than one line or a control character (template ${template}:20:22)`,
+        `write the secret alone, on one line, to ${join(dir, 'secrets/dot1x-mp-paris-02')}`,
+      ],
+    ]);
+    const printed = JSON.stringify(result);
+    for (const piece of ['Berlin-Dot1x-Pw', 'second-line-of-the-paste', 'Paris-Dot1x-'])
+      expect(printed).not.toContain(piece);
+  });
+});
+
+describe('stick build output on a shared machine', () => {
+  it('leaves no secret readable by other users: the images and every copied file are owner-only', async () => {
+    const { dir, out } = fixtureCopy('owner-only');
+    // World-readable beside the template; a private key or a PFX is copied the same way as this CA.
+    writeFileSync(join(dir, 'certs/fleet-ca.pem'), readFileSync(join(dir, 'certs/fleet-ca.pem')), { mode: 0o644 });
+    const target = out();
+    const result = await buildSticks({
+      inventory: join(dir, 'fleet.yaml'),
+      template: join(dir, 'template.yaml'),
+      out: target,
+      secretsDir: join(dir, 'secrets'),
+      image: true,
+    });
+    expect(result.ran && result.sticks.map((s) => s.image)).toEqual(['berlin.img', 'paris.img']);
+    expect(modeOf(join(target, 'berlin.img'))).toBe(0o600);
+    expect(modeOf(join(target, 'paris.img'))).toBe(0o600);
+    expect(modeOf(join(target, 'paris/certs/fleet-ca.pem'))).toBe(0o600);
+    expect(modeOf(join(target, 'paris/secrets/admin-paris'))).toBe(0o600);
   });
 });
 

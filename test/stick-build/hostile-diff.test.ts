@@ -55,4 +55,31 @@ describe('stick diff with hostile builds', () => {
       lines: ['! s1 (new build): mpprov.yaml is a link that leads outside its folder', '- s1 mp-1: removed'],
     });
   });
+
+  it('never shows a secret under a key the validator would withhold: misspelt, or named like a secret', async () => {
+    const edited = (word: string) =>
+      [
+        'version: 1',
+        'monitoring_points:',
+        '  - name: mp-1',
+        `    pasword: ${word}-Misspelt-1`,
+        `    pw: ${word}-Short-2`,
+        `    admin_passwd: ${word}-Passwd-3`,
+        '    interfaces:',
+        `      wlan0: { wireless: { ssid: branch, wifi_psk: ${word}-Psk-4 } }`,
+        '',
+      ].join('\n');
+    const { before, after } = builds('diff-hand-edited', edited('Old'));
+    writeFileSync(join(after, 's1/mpprov.yaml'), edited('New'));
+    const outcome = await diffBuilds(before, after);
+    expect(outcome).toEqual({
+      ok: true,
+      lines: [
+        '~ s1 mp-1: pasword: (changed)',
+        '~ s1 mp-1: pw: (changed)',
+        '~ s1 mp-1: admin_passwd: (changed)',
+        '~ s1 mp-1: interfaces.wlan0.wireless.wifi_psk: (changed)',
+      ],
+    });
+  });
 });

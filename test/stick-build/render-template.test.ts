@@ -79,4 +79,32 @@ describe('renderMp', () => {
       "4:7 'Vlan' is not a variable name (lower-case letters, digits and _)",
     ]);
   });
+
+  it('refuses a secret key given by value, from the inventory or written in the template, never saying the value', async () => {
+    const file = join(work, 'inline-secret.yaml');
+    writeFileSync(
+      file,
+      [
+        'name: ${name}',
+        'password: ${admin_password}',
+        'interfaces:',
+        '  wlan0:',
+        '    wireless: { ssid: branch, security: wpa2-personal, passphrase: Literal-Psk-4711 }',
+        '  eth1:',
+        '    dot1x:',
+        '      private_key_password:',
+        '      password_file: ${secret:dot1x-${name}}',
+        '',
+      ].join('\n'),
+    );
+    const loaded = await loadTemplate(file);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+    const problems = checkTemplate(loaded.template);
+    expect(problems.map((p) => `${p.line}:${p.column} ${p.message} (${p.hint})`)).toEqual([
+      "2:1 'password' is a secret: a template names its file, never its value (write password_file: ${secret:NAME} and put the secret in --secrets-dir/NAME)",
+      "5:56 'passphrase' is a secret: a template names its file, never its value (write passphrase_file: ${secret:NAME} and put the secret in --secrets-dir/NAME)",
+      "8:7 'private_key_password' is a secret: a template names its file, never its value (write private_key_password_file: ${secret:NAME} and put the secret in --secrets-dir/NAME)",
+    ]);
+    expect(JSON.stringify(problems)).not.toContain('Literal-Psk-4711');
+  });
 });

@@ -165,6 +165,21 @@ describe('mpprov stick build', () => {
     expect(unsigned.stderr).toContain('--valid-until needs --sign');
   });
 
+  it('refuses an empty --limit name (an empty variable selects nothing), and takes --limit repeated', async () => {
+    const { dir, out } = fixtureCopy('build-limit');
+    for (const limit of ['', 'berlin,']) {
+      const target = out();
+      const refused = await build(dir, target, ['--limit', limit]);
+      expect(refused.code).toBe(64);
+      expect(refused.stderr).toContain(`'${limit}' has an empty name: give site names separated by commas`);
+      expect(existsSync(target)).toBe(false);
+    }
+    const both = out();
+    expect((await build(dir, both, ['--limit', 'paris', '--limit', 'berlin'])).code).toBe(0);
+    const built = JSON.parse(readFileSync(join(both, 'sticks.json'), 'utf8')) as { site: string }[];
+    expect(built.map((s) => s.site)).toEqual(['berlin', 'paris']);
+  });
+
   it('refuses two sites whose image labels would be the same, naming both', async () => {
     const { dir, out } = fixtureCopy('build-label');
     writeFileSync(

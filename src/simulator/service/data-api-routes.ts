@@ -67,7 +67,6 @@ const ROUTES = [
 ] as const satisfies readonly Route[];
 
 export type RequestKind = (typeof ROUTES)[number]['kind'] | 'unknown';
-export const REQUEST_KINDS: readonly RequestKind[] = [...ROUTES.map((r) => r.kind), 'unknown'];
 
 export function decide(facts: IncomingFacts, context: RouteContext): Decision {
   const url = new URL(facts.url, 'https://service.invalid');

@@ -9,8 +9,7 @@ import { FaultSyntaxError } from '../faults.js';
  * one event to one configured server.
  */
 
-export const DELIVERY_FAULT_KINDS = ['drop', 'delay', 'duplicate', 'reorder'] as const;
-export type DeliveryFaultKind = (typeof DELIVERY_FAULT_KINDS)[number];
+export type DeliveryFaultKind = 'drop' | 'delay' | 'duplicate' | 'reorder';
 
 export interface DeliveryFault {
   kind: DeliveryFaultKind;

@@ -5,16 +5,7 @@
  * removed or blacklisted while the event waited). The configuration's owner is its caller label.
  */
 
-export const DELIVERY_OUTCOMES = [
-  'answered',
-  'refused',
-  'timeout',
-  'failed',
-  'dropped',
-  'queue-full',
-  'discarded',
-] as const;
-export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
+export type DeliveryOutcome = 'answered' | 'refused' | 'timeout' | 'failed' | 'dropped' | 'queue-full' | 'discarded';
 
 export interface DeliveryLogEntry {
   seq: number;

@@ -26,7 +26,7 @@ export interface EventDeliveryOptions {
 /** Events waiting per configuration; more are logged `queue-full` and not sent. */
 export const QUEUE_LIMIT = 256;
 /** A `reorder`ed event waits at most this long for a next event to overtake it, then goes anyway. */
-export const REORDER_HOLD_MS = 2_000;
+const REORDER_HOLD_MS = 2_000;
 
 interface Pending {
   event: ServiceEvent;

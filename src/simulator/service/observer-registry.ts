@@ -33,9 +33,9 @@ export interface ObserverRecord {
 }
 
 /** Documented default: 10 consecutive events without a response. */
-export const BLACKLIST_AFTER = 10;
+const BLACKLIST_AFTER = 10;
 /** At most one configuration per kind is useful; a few more (all flags false) are tolerated, not unbounded. */
-export const MAX_OBSERVERS_PER_CALLER = 16;
+const MAX_OBSERVERS_PER_CALLER = 16;
 
 export type PostOutcome =
   { stored: ObserverJson } | { conflict: { kind: ObserverKind; url: string } } | { tooMany: number };

@@ -20,7 +20,7 @@ export interface PathDataSettings {
 export const DEFAULT_PATH_DATA: PathDataSettings = { firstDataMs: 3_000, sampleMs: 5_000 };
 
 /** The 13 documented arrays of each of data, dataInbound and dataOutbound. */
-export const PATH_METRICS = [
+const PATH_METRICS = [
   'availableCapacity',
   'dataJitter',
   'dataLoss',
@@ -83,7 +83,7 @@ const DAY_S = 86_400;
  * lies and how large it is): raw when the range is at most an hour and starts within the last
  * day; hourly when it is at most 7 days and starts within the last 30 days; daily otherwise.
  */
-export function aggregationFor(range: SecondsRange, nowMs: number): Aggregation {
+function aggregationFor(range: SecondsRange, nowMs: number): Aggregation {
   const length = range.to - range.from;
   const age = Math.floor(nowMs / 1000) - range.from;
   if (length <= HOUR_S && age <= DAY_S) return null;
@@ -92,7 +92,7 @@ export function aggregationFor(range: SecondsRange, nowMs: number): Aggregation 
 }
 
 /** The spans (epoch ms) during which the path produces data: each AVAILABLE span after the delay. */
-export function flowSpans(path: PathRecord, available: readonly AvailableSpan[], settings: PathDataSettings) {
+function flowSpans(path: PathRecord, available: readonly AvailableSpan[], settings: PathDataSettings) {
   const flows: { from: number; to: number | undefined }[] = [];
   for (const span of available) {
     const from = Math.max(span.from, path.createdAt) + settings.firstDataMs;

@@ -4,8 +4,7 @@
  * measurements are derived on demand from the source MP's AVAILABLE spans (path-data.ts).
  */
 
-export const INSTRUMENTATIONS = ['ONE_WAY', 'TWO_WAY'] as const;
-export type Instrumentation = (typeof INSTRUMENTATIONS)[number];
+export type Instrumentation = 'ONE_WAY' | 'TWO_WAY';
 
 export interface PathRecord {
   id: number;

@@ -8,8 +8,8 @@ import type { ApplianceJson, SimConnectionStatus } from './service-wire.js';
  * orgName) and the fields of SEQUENCER_EVENT and SQA_EVENT. Plain objects, written as sent.
  */
 
-export interface SequencerEvent {
-  type: 'SEQUENCER_EVENT';
+/** The documented fields every event carries. */
+interface CommonEventFields {
   description: string;
   /** Unix seconds. */
   eventTime: number;
@@ -17,18 +17,16 @@ export interface SequencerEvent {
   sequencerHost: string;
   orgId: number;
   orgName: string;
+}
+
+export interface SequencerEvent extends CommonEventFields {
+  type: 'SEQUENCER_EVENT';
   sequencerStatus: SimConnectionStatus;
 }
 
-export interface SqaEvent {
+/** Its sequencerName is the path's source MP (documented). */
+export interface SqaEvent extends CommonEventFields {
   type: 'SQA_EVENT';
-  description: string;
-  eventTime: number;
-  /** The path's source MP (documented: sequencerName is the source Monitoring Point). */
-  sequencerName: string;
-  sequencerHost: string;
-  orgId: number;
-  orgName: string;
   target: string;
   pathId: number;
   pathName: string;

@@ -11,8 +11,7 @@ import { z } from 'zod';
  * can be tested.
  */
 
-export const SERVICE_SHAPES = ['vendor', 'legacy'] as const;
-export type ServiceShapes = (typeof SERVICE_SHAPES)[number];
+export type ServiceShapes = 'vendor' | 'legacy';
 
 const SIM_CONNECTION_STATUSES = ['AVAILABLE', 'UNAVAILABLE', 'REMOVED', 'NEW', 'BLOCKED'] as const;
 export const SimConnectionStatus = z.enum(SIM_CONNECTION_STATUSES);
