@@ -30,7 +30,7 @@ export interface ServiceSideOptions {
 }
 
 /** With events, polling is the fallback: a round every 10 s asks for MPs whose event did not come. */
-const EVENTS_ROUND_MS = 10_000;
+export const EVENTS_ROUND_MS = 10_000;
 
 export function createServiceSide(settings: AgentServiceSettings, options: ServiceSideOptions = {}): ServiceSide {
   const client = createDataApiClient(

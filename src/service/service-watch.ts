@@ -42,7 +42,7 @@ export interface ServiceWatch {
   ): Promise<PathPlanEntry[]>;
 }
 
-const DEFAULT_TIMING: RoundTiming = { roundMs: 2_000, minGapMs: 250, lastAnswerGraceMs: 1_000 };
+export const DEFAULT_TIMING: RoundTiming = { roundMs: 2_000, minGapMs: 250, lastAnswerGraceMs: 1_000 };
 
 export function createServiceWatch(client: DataApi, options: ServiceWatchOptions = {}): ServiceWatch {
   const timing = { ...DEFAULT_TIMING, ...options.timing };
