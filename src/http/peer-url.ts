@@ -13,11 +13,19 @@ export function peerUrl(text: string, peer: Peer, expected: string): URL {
   try {
     parsed = new URL(text);
   } catch {
-    throw new MpprovError(ErrorCode.ConfigInvalid, `${what} "${text}" is not a URL; expected ${expected}`);
+    throw new MpprovError(
+      ErrorCode.ConfigInvalid,
+      `${what} "${withoutUserinfo(text)}" is not a URL; expected ${expected}`,
+    );
   }
   if (parsed.username !== '' || parsed.password !== '')
     throw new MpprovError(ErrorCode.ConfigInvalid, `${what} must not contain a user name or password`);
   if (parsed.protocol !== 'https:')
     throw new MpprovError(ErrorCode.ConfigInvalid, `${what} "${text}" must start with https://`);
   return parsed;
+}
+
+/** Text that failed to parse (a bad port is enough) may still carry `user:password@`. */
+function withoutUserinfo(text: string): string {
+  return text.replace(/^([^/]*\/\/)[^/]*@/, '$1…@');
 }

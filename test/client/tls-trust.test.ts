@@ -187,6 +187,10 @@ describe('target checks', () => {
     ],
     ['192.0.2.1', 'the device URL "192.0.2.1" is not a URL; expected https://host[:port]'],
     [`https://admin:${PASSWORD}@192.0.2.1`, 'the device URL must not contain a user name or password'],
+    [
+      `https://admin:${PASSWORD} @192.0.2.1:99999`,
+      'the device URL "https://…@192.0.2.1:99999" is not a URL; expected https://host[:port]',
+    ],
   ])('refuses %s', (url, message) => {
     expect(() => createAdminClient(target(url))).toThrow(new MpprovError('MPPROV_CONFIG_INVALID', message));
   });
