@@ -6,7 +6,13 @@ import { formatKeyPath, type KeyPath, type StickFileContent } from '../config/in
 import { Dot1xOutcome, type Dot1xVerdict } from './preflight-report.js';
 import { spawnIn, type PortSession } from './port-namespace.js';
 import type { PreflightTarget } from './select-target.js';
-import { eapMethodOf, FILE_SLOTS, renderSupplicantConfig, type SupplicantFiles } from './supplicant-config.js';
+import {
+  eapMethodOf,
+  FILE_SLOTS,
+  overlongOptions,
+  renderSupplicantConfig,
+  type SupplicantFiles,
+} from './supplicant-config.js';
 import { readVerdict, verdictAtDeadline } from './supplicant-verdict.js';
 
 /** A running supplicant: it keeps the port authorized while DHCP and the gateway probe run. */
@@ -32,8 +38,19 @@ export async function runSupplicant(
   const folder = join(session.dir, 'supplicant');
   await mkdir(folder, { mode: 0o700 });
   const files = await writeStickFiles(folder, path, stickFiles);
+  const text = renderSupplicantConfig(block, files);
+  const overlong = overlongOptions(text);
+  if (overlong.length > 0)
+    return {
+      verdict: {
+        outcome: Dot1xOutcome.Error,
+        method,
+        // wpa_supplicant would read the rest of such a line as a line of its own: refused, not tried.
+        cause: `the stick's 802.1X value for wpa_supplicant's ${overlong.join(', ')} is too long for its configuration (a line holds at most 1 999 bytes), so the port was not tried`,
+      },
+    };
   const config = join(folder, 'wpa_supplicant.conf');
-  await writeFile(config, renderSupplicantConfig(block, files), { mode: 0o600 });
+  await writeFile(config, text, { mode: 0o600 });
 
   const child = spawnIn(session, session.tools.wpaSupplicant, ['-D', 'wired', '-i', device, '-c', config]);
   const lines: string[] = [];
