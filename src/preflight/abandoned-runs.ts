@@ -69,6 +69,22 @@ export async function removeAbandonedRuns(ip: string): Promise<string[]> {
   return said;
 }
 
+/**
+ * The process of another live preflight whose namespace holds `port` now, or undefined: a second
+ * preflight on the same port says so instead of taking it, or of calling the port unknown.
+ */
+export async function preflightHolding(ip: string, port: string): Promise<number | undefined> {
+  const listing = await runCommand(ip, ['netns', 'list']);
+  for (const line of listing.stdout.split('\n')) {
+    const match = OWN_NAME.exec(line.split(' ')[0] ?? '');
+    if (match?.[1] === undefined) continue;
+    const pid = Number(match[2]);
+    if (pid === process.pid || !alive(pid)) continue;
+    if ((await runCommand(ip, ['-n', match[1], 'link', 'show', 'dev', port])).code === 0) return pid;
+  }
+  return undefined;
+}
+
 async function savedState(dirs: readonly string[]): Promise<SavedPortState | undefined> {
   for (const dir of dirs) {
     try {

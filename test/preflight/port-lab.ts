@@ -166,8 +166,18 @@ export class PortLab {
     if (!existsSync(socket)) throw new Error('hostapd did not start in the port lab');
   }
 
-  /** dnsmasq as the port's DHCP server: addresses .100-.150 of 10.29.0.0/24, the gateway and a DNS server. */
-  async startDhcp(): Promise<void> {
+  /**
+   * dnsmasq as the port's DHCP server: addresses .100-.150 of 10.29.0.0/24, the gateway and a DNS
+   * server. `overrides` replace the default of the same option (`--dhcp-range=`, `--dhcp-option=option:router,`)
+   * or add one: a hostile server's answers.
+   */
+  async startDhcp(overrides: readonly string[] = []): Promise<void> {
+    const key = (arg: string) => /^--[a-z-]+=(option:[a-z-]+,)?/.exec(arg)?.[0] ?? arg;
+    const defaults = [
+      '--dhcp-range=10.29.0.100,10.29.0.150,255.255.255.0,1h',
+      `--dhcp-option=option:router,${GATEWAY}`,
+      `--dhcp-option=option:dns-server,${DNS}`,
+    ].filter((arg) => !overrides.some((o) => key(o) === key(arg)));
     this.daemon([
       'dnsmasq',
       '--keep-in-foreground',
@@ -177,9 +187,8 @@ export class PortLab {
       '--bind-interfaces',
       `--interface=${this.switchIf}`,
       '--except-interface=lo',
-      '--dhcp-range=10.29.0.100,10.29.0.150,255.255.255.0,1h',
-      `--dhcp-option=option:router,${GATEWAY}`,
-      `--dhcp-option=option:dns-server,${DNS}`,
+      ...defaults,
+      ...overrides,
       `--dhcp-leasefile=${join(this.dir, 'leases')}`,
       '--pid-file=',
       // No ping check of an address before offering it: the offer comes at once.

@@ -1,0 +1,144 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertRealBackendCanRun } from '../dot1x/real-lab.js';
+import { useLabPki } from '../support/lab-pki.js';
+import { PortLab, preflightLeftovers, runInLaptop, type CliRun, type LaptopState } from './port-lab.js';
+import { parseReport, preflightStick } from './preflight-stick.js';
+
+/**
+ * The preflight against a hostile switch and a careless technician, in the real port lab: a DHCP
+ * server whose answers are wrong on purpose, two preflights on one port at once, names that
+ * cannot be an interface. Whatever comes, the run ends in its bounds, prints nothing raw, and
+ * leaves the laptop's port with its own addresses and routes.
+ */
+
+const pki = useLabPki();
+let lab: PortLab;
+let before: LaptopState;
+
+beforeAll(() => {
+  assertRealBackendCanRun();
+  lab = new PortLab();
+  before = lab.laptopState();
+});
+afterEach(async () => lab.stopDaemons());
+afterAll(() => lab?.close());
+
+const DHCP_ONLY = 'eth1:\n  ipv4: { method: dhcp }';
+
+function preflight(stick: string, timeout = '6'): Promise<CliRun> {
+  return runInLaptop(lab, [
+    'preflight',
+    stick,
+    '--port',
+    lab.laptopIf,
+    '--interface',
+    'eth1',
+    '--json',
+    '--timeout',
+    timeout,
+  ]);
+}
+
+/** No control character but the line breaks between lines: nothing from the server reaches the terminal raw. */
+function expectPrintable(run: CliRun): void {
+  // eslint-disable-next-line no-control-regex -- the point: no control character
+  expect(`${run.stdout}${run.stderr}`.replace(/\n/g, '')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+}
+
+function expectLaptopAsBefore(run: CliRun): void {
+  expect(lab.laptopState()).toEqual(before);
+  expect(preflightLeftovers(run.pid, lab.laptopIf)).toEqual({ namespaces: [], dirs: [], daemons: [] });
+}
+
+describe('a hostile DHCP server', () => {
+  it('offering a netmask that is no prefix: refused as a lease, and said so instead of "no server answered"', async () => {
+    // busybox udhcpc counts this mask as /24; the Monitoring Point would get the mask itself.
+    await lab.startDhcp(['--dhcp-option=1,255.0.255.0']);
+    const run = await preflight(preflightStick(pki, DHCP_ONLY));
+    const report = parseReport(run.stdout);
+    expect(run.code).toBe(1);
+    expect(report.dhcp.outcome).toBe('no-answer');
+    expect(report.problems).toEqual([
+      `DHCP: a server answered on ${lab.laptopIf}, but its lease is not usable: the netmask "255.0.255.0" is not a prefix from /1 to /32`,
+    ]);
+    expectPrintable(run);
+    expectLaptopAsBefore(run);
+  });
+
+  it('offering a /32 prefix with a gateway outside it: reported as given, the gateway found silent, the routes untouched', async () => {
+    await lab.startDhcp(['--dhcp-option=option:netmask,255.255.255.255', '--dhcp-option=option:router,10.99.0.1']);
+    const run = await preflight(preflightStick(pki, DHCP_ONLY));
+    const report = parseReport(run.stdout);
+    expect([0, 1]).toContain(run.code);
+    expect(report.dhcp.outcome).toBe('address');
+    expect(report.dhcp.address).toMatch(/^10\.29\.0\.\d+\/32$/);
+    expect(report.dhcp.gateway).toBe('10.99.0.1');
+    expectPrintable(run);
+    expectLaptopAsBefore(run);
+  });
+
+  it('naming 60 DNS servers (what one DHCP option holds) and a domain with control characters: addresses only, nothing raw', async () => {
+    const many = Array.from({ length: 60 }, (_, i) => `10.29.${1 + Math.floor(i / 50)}.${1 + (i % 50)}`);
+    await lab.startDhcp([
+      `--dhcp-option=option:dns-server,${many.join(',')}`,
+      '--dhcp-option=option:domain-name,ev\u001b[31mil\u0007.lab',
+    ]);
+    const run = await preflight(preflightStick(pki, DHCP_ONLY));
+    const report = parseReport(run.stdout);
+    expect(run.code).toBe(0);
+    expect(report.dhcp.dns).toEqual(many);
+    expectPrintable(run);
+    expectLaptopAsBefore(run);
+  });
+});
+
+describe('two preflights on one port', () => {
+  it('the second refuses in one sentence while the first holds the port, which it then gives back', async () => {
+    // No authenticator: the first waits its whole timeout for one, holding the port.
+    const stick = preflightStick(
+      pki,
+      'eth1:\n  ipv4: { method: dhcp }\n  dot1x: { eap: md5, identity: md5user, password: "x" }',
+    );
+    let second: Promise<CliRun> | undefined;
+    const first = await runInLaptop(
+      lab,
+      ['preflight', stick, '--port', lab.laptopIf, '--interface', 'eth1', '--json', '--timeout', '8'],
+      (stderr) => {
+        if (second === undefined && /802\.1X: trying/.test(stderr)) second = preflight(stick);
+      },
+    );
+    expect(second).toBeDefined();
+    const other = await (second as Promise<CliRun>);
+    const report = parseReport(other.stdout);
+    expect(other.code).toBe(1);
+    expect(report.problems).toEqual([
+      `another preflight (process ${first.pid}) is trying ${lab.laptopIf} now: run this one once it has given the port back`,
+    ]);
+    expect(other.stderr).not.toMatch(/taking .* into a network namespace/);
+    expect(parseReport(first.stdout).dot1x.outcome).toBe('no-authenticator');
+    expectLaptopAsBefore(first);
+    expectLaptopAsBefore(other);
+  });
+});
+
+describe('a name that cannot be an interface', () => {
+  it.each(['../x', 'eth0;rm -rf /', 'a-name-of-16-byte', 'eth0\u001b[2J', '-i'])(
+    '%j is a usage error before anything is tried',
+    async (name) => {
+      const run = await runInLaptop(lab, [
+        'preflight',
+        preflightStick(pki, DHCP_ONLY),
+        `--port=${name}`,
+        '--interface',
+        'eth1',
+        '--json',
+      ]);
+      expect(run.code).toBe(64);
+      expect(parseReport(run.stdout).problems).toEqual([
+        expect.stringMatching(/^".*" cannot be a network interface's name/),
+      ]);
+      expectPrintable(run);
+      expectLaptopAsBefore(run);
+    },
+  );
+});
