@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertRealBackendCanRun } from '../dot1x/real-lab.js';
 import { useLabPki } from '../support/lab-pki.js';
@@ -118,6 +122,30 @@ describe('two preflights on one port', () => {
     expect(parseReport(first.stdout).dot1x.outcome).toBe('no-authenticator');
     expectLaptopAsBefore(first);
     expectLaptopAsBefore(other);
+  });
+});
+
+describe('a killed run whose process number another process has taken since', () => {
+  it('is abandoned all the same: its folder with the secrets goes at the next run, which says so', async () => {
+    // Started after the folder was last written: the pid is another process's now, as after a power loss.
+    const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+    const dir = join(tmpdir(), `mppf-${String(other.pid)}-1-hostile`);
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+      writeFileSync(join(dir, 'wpa_supplicant.conf'), 'network={\n\tpassword="left-behind"\n}\n', { mode: 0o600 });
+      const anHourAgo = new Date(Date.now() - 3_600_000);
+      utimesSync(dir, anHourAgo, anHourAgo);
+      const stick = preflightStick(pki, DHCP_ONLY);
+      const run = await runInLaptop(lab, ['preflight', stick, '--port', 'pflnone0', '--interface', 'eth1', '--json']);
+      expect(run.code).toBe(64);
+      expect(existsSync(dir)).toBe(false);
+      expect(parseReport(run.stdout).problems).toContain(
+        `an interrupted preflight had left its private folder ${dir}: removed it`,
+      );
+    } finally {
+      other.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
