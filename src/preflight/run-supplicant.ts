@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { visibleText } from '../core/visible-text.js';
 import { formatKeyPath, type KeyPath, type StickFileContent } from '../config/index.js';
 import { Dot1xOutcome, type Dot1xVerdict } from './preflight-report.js';
-import { spawnIn, type PortSession } from './port-namespace.js';
+import { ipIn, spawnIn, type PortSession } from './port-namespace.js';
 import type { PreflightTarget } from './select-target.js';
 import {
   eapMethodOf,
@@ -13,7 +13,7 @@ import {
   renderSupplicantConfig,
   type SupplicantFiles,
 } from './supplicant-config.js';
-import { readVerdict, verdictAtDeadline } from './supplicant-verdict.js';
+import { hasCarrier, readVerdict, verdictAtDeadline } from './supplicant-verdict.js';
 
 /** A running supplicant: it keeps the port authorized while DHCP and the gateway probe run. */
 export interface SupplicantRun {
@@ -63,7 +63,14 @@ export async function runSupplicant(
       clearTimeout(timer);
       resolve(value);
     };
-    const timer = setTimeout(() => settle(verdictAtDeadline(lines, method, Math.round(timeoutMs / 1000))), timeoutMs);
+    // At the deadline the port's link is looked at: an unplugged cable is not a port without 802.1X.
+    const timer = setTimeout(
+      () =>
+        void ipIn(session, ['-j', 'link', 'show', 'dev', device]).then((link) =>
+          settle(verdictAtDeadline(lines, method, Math.round(timeoutMs / 1000), hasCarrier(link.stdout))),
+        ),
+      timeoutMs,
+    );
     const onLine = (line: string) => {
       // A line of any length from a daemon is kept short: the verdict reads events, not essays.
       lines.push(line.slice(0, 1_000));

@@ -134,8 +134,12 @@ export class PortLab {
     return child;
   }
 
-  /** hostapd on the switch's end: wired driver, 802.1X, its internal EAP server with the lab PKI. */
-  async startAuthenticator(pkiDir: string): Promise<void> {
+  /**
+   * hostapd on the switch's end: wired driver, 802.1X, its internal EAP server with the lab PKI.
+   * `radius` instead: no EAP server of its own, the exchange forwarded to a RADIUS server at
+   * that loopback port of the switch's namespace (one that never answers, for a hostile switch).
+   */
+  async startAuthenticator(pkiDir: string, radius?: { port: number }): Promise<void> {
     const users = join(this.dir, 'hostapd.eap_user');
     const conf = join(this.dir, 'hostapd.conf');
     writeFileSync(users, EAP_USERS, { mode: 0o600 });
@@ -151,12 +155,22 @@ export class PortLab {
         'eapol_version=2',
         'use_pae_group_addr=1',
         'eap_reauth_period=0',
-        'eap_server=1',
-        `eap_user_file=${users}`,
-        `ca_cert=${join(pkiDir, 'ca.pem')}`,
-        `server_cert=${join(pkiDir, 'server.pem')}`,
-        `private_key=${join(pkiDir, 'server.key')}`,
-        'server_id=radius.lab.test',
+        ...(radius === undefined
+          ? [
+              'eap_server=1',
+              `eap_user_file=${users}`,
+              `ca_cert=${join(pkiDir, 'ca.pem')}`,
+              `server_cert=${join(pkiDir, 'server.pem')}`,
+              `private_key=${join(pkiDir, 'server.key')}`,
+              'server_id=radius.lab.test',
+            ]
+          : [
+              'eap_server=0',
+              'own_ip_addr=127.0.0.1',
+              'auth_server_addr=127.0.0.1',
+              `auth_server_port=${radius.port}`,
+              'auth_server_shared_secret=lab-radius-secret',
+            ]),
         '',
       ].join('\n'),
     );
@@ -195,6 +209,11 @@ export class PortLab {
       '--no-ping',
     ]);
     await new Promise((r) => setTimeout(r, 300));
+  }
+
+  /** The switch's end of the cable pulled (`down`) or plugged back. */
+  setSwitchPort(state: 'up' | 'down'): void {
+    ip(['-n', this.switchNs, 'link', 'set', this.switchIf, state]);
   }
 
   /** Stops hostapd and dnsmasq: each case starts the ones it needs afresh. */
