@@ -44,6 +44,15 @@ export function readVerdict(lines: readonly string[], context: VerdictContext): 
       method,
       cause: `wpa_supplicant could not use the stick's files: ${quoted(keyError.replace(/^[^:]*: /, ''))}`,
     };
+  // wpa_supplicant gives up after 50 rounds of one exchange: a switch that keeps restarting EAP
+  // (a flood, a loop on the port) said nothing about the credentials, so no `refused`.
+  if (lines.some((line) => /EAP: more than \d+ authentication rounds/.test(line)))
+    return {
+      outcome: Dot1xOutcome.Error,
+      method,
+      cause:
+        'the authenticator kept restarting the exchange until wpa_supplicant gave up (more than 50 EAP rounds): a faulty switch or a loop on the port, not a verdict on the credentials',
+    };
   if (!has('CTRL-EVENT-EAP-FAILURE')) return undefined;
   return { outcome: Dot1xOutcome.Refused, method, cause: refusalCause(lines, context) };
 }
