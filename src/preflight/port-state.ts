@@ -14,6 +14,7 @@ const AddrInfo = z.looseObject({
   scope: z.string().optional(),
   broadcast: z.string().optional(),
   dynamic: z.boolean().optional(),
+  noprefixroute: z.boolean().optional(),
 });
 const IpAddrShow = z.array(
   z.looseObject({ ifname: z.string(), flags: z.array(z.string()), addr_info: z.array(AddrInfo).optional() }),
@@ -37,6 +38,8 @@ export const PortState = z.strictObject({
       local: z.string(),
       prefixlen: z.number().int(),
       broadcast: z.string().optional(),
+      // NetworkManager sets its addresses so: put back without it, the kernel adds a route the port had not.
+      noprefixroute: z.literal(true).optional(),
     }),
   ),
   routes: z.array(
@@ -72,6 +75,7 @@ export function parsePortState(port: string, addrJson: string, routes4Json: stri
       local: a.local,
       prefixlen: a.prefixlen,
       ...(a.broadcast === undefined ? {} : { broadcast: a.broadcast }),
+      ...(a.noprefixroute === true ? { noprefixroute: true as const } : {}),
     }));
   const routes = [
     ...IpRouteShow.parse(JSON.parse(routes4Json)).map((r) => ({ ...r, family: 4 as const })),
@@ -104,6 +108,7 @@ export function restoreCommands(state: PortState): string[][] {
       ...(a.broadcast === undefined ? [] : ['broadcast', a.broadcast]),
       'dev',
       dev,
+      ...(a.noprefixroute === true ? ['noprefixroute'] : []),
     ]);
   }
   for (const r of state.routes) {

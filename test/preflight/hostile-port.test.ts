@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,6 +114,34 @@ describe('a hostile stick', () => {
     });
     expectPrintable(run);
     expectLaptopAsBefore(run);
+  });
+});
+
+describe('a laptop port set up by NetworkManager', () => {
+  it('gets its noprefixroute address back with the flag: no route appears that it had not', async () => {
+    const ipLaptop = (args: string[]) => spawnSync('ip', ['-n', lab.laptopNs, ...args], { encoding: 'utf8' });
+    const routes = () => ipLaptop(['route', 'show']).stdout;
+    expect(ipLaptop(['addr', 'add', '10.55.0.5/24', 'dev', lab.laptopIf, 'noprefixroute']).status).toBe(0);
+    try {
+      const routesBefore = routes();
+      const run = await runInLaptop(lab, [
+        'preflight',
+        preflightStick(pki, 'eth1:\n  ipv4: { method: static, address: 10.29.0.20/24, gateway: 10.29.0.1 }'),
+        '--port',
+        lab.laptopIf,
+        '--interface',
+        'eth1',
+        '--json',
+      ]);
+      expect(run.code).toBe(0);
+      expect(routes()).toBe(routesBefore);
+      expect(ipLaptop(['-j', 'addr', 'show', 'dev', lab.laptopIf]).stdout).toContain(
+        '"local":"10.55.0.5","prefixlen":24,"scope":"global","noprefixroute":true',
+      );
+    } finally {
+      ipLaptop(['addr', 'del', '10.55.0.5/24', 'dev', lab.laptopIf]);
+    }
+    expect(lab.laptopState()).toEqual(before);
   });
 });
 
