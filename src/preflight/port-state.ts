@@ -15,6 +15,8 @@ const AddrInfo = z.looseObject({
   broadcast: z.string().optional(),
   dynamic: z.boolean().optional(),
   noprefixroute: z.boolean().optional(),
+  valid_life_time: z.number().int().optional(),
+  preferred_life_time: z.number().int().optional(),
 });
 const IpAddrShow = z.array(
   z.looseObject({ ifname: z.string(), flags: z.array(z.string()), addr_info: z.array(AddrInfo).optional() }),
@@ -40,6 +42,8 @@ export const PortState = z.strictObject({
       broadcast: z.string().optional(),
       // NetworkManager sets its addresses so: put back without it, the kernel adds a route the port had not.
       noprefixroute: z.literal(true).optional(),
+      /** Seconds left of a DHCP client's address when saved: it goes back with them, never as a permanent one. */
+      lifetimes: z.strictObject({ valid: z.number().int(), preferred: z.number().int() }).optional(),
     }),
   ),
   routes: z.array(
@@ -68,14 +72,19 @@ export function parsePortState(port: string, addrJson: string, routes4Json: stri
   const link = IpAddrShow.parse(JSON.parse(addrJson))[0];
   if (link === undefined) throw new Error(`ip did not describe ${port}`);
   const addresses = (link.addr_info ?? [])
-    // Link-local and SLAAC addresses come back by themselves once the port is up again.
-    .filter((a) => a.scope !== 'link' && a.dynamic !== true && (a.family === 'inet' || a.family === 'inet6'))
+    // Link-local and SLAAC addresses come back by themselves once the port is up again. A DHCP
+    // client's IPv4 address (dynamic) does not, and without it the routes through its subnet
+    // cannot come back either: it is put back with the lifetimes it had left.
+    .filter((a) => a.scope !== 'link' && (a.family === 'inet' || (a.family === 'inet6' && a.dynamic !== true)))
     .map((a) => ({
       family: a.family === 'inet' ? (4 as const) : (6 as const),
       local: a.local,
       prefixlen: a.prefixlen,
       ...(a.broadcast === undefined ? {} : { broadcast: a.broadcast }),
       ...(a.noprefixroute === true ? { noprefixroute: true as const } : {}),
+      ...(a.dynamic === true && a.valid_life_time !== undefined && a.preferred_life_time !== undefined
+        ? { lifetimes: { valid: a.valid_life_time, preferred: a.preferred_life_time } }
+        : {}),
     }));
   const routes = [
     ...IpRouteShow.parse(JSON.parse(routes4Json)).map((r) => ({ ...r, family: 4 as const })),
@@ -109,6 +118,9 @@ export function restoreCommands(state: PortState): string[][] {
       'dev',
       dev,
       ...(a.noprefixroute === true ? ['noprefixroute'] : []),
+      ...(a.lifetimes === undefined
+        ? []
+        : ['valid_lft', String(a.lifetimes.valid), 'preferred_lft', String(a.lifetimes.preferred)]),
     ]);
   }
   for (const r of state.routes) {

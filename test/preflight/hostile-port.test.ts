@@ -145,6 +145,43 @@ describe('a laptop port set up by NetworkManager', () => {
   });
 });
 
+describe('a laptop port with a DHCP client address', () => {
+  it('gets the address back with its lifetime, and the route through its subnet with it', async () => {
+    const ipLaptop = (args: string[]) => spawnSync('ip', ['-n', lab.laptopNs, ...args], { encoding: 'utf8' });
+    const dev = lab.laptopIf;
+    expect(
+      ipLaptop(['addr', 'add', '10.31.0.5/24', 'dev', dev, 'valid_lft', '3000', 'preferred_lft', '3000']).status,
+    ).toBe(0);
+    expect(ipLaptop(['route', 'add', '10.88.0.0/16', 'via', '10.31.0.1', 'dev', dev, 'proto', 'dhcp']).status).toBe(0);
+    try {
+      const routesBefore = ipLaptop(['route', 'show']).stdout;
+      const run = await runInLaptop(lab, [
+        'preflight',
+        preflightStick(pki, 'eth1:\n  ipv4: { method: static, address: 10.29.0.20/24, gateway: 10.29.0.1 }'),
+        '--port',
+        dev,
+        '--interface',
+        'eth1',
+        '--json',
+      ]);
+      expect(parseReport(run.stdout).problems).toEqual([]);
+      expect(run.code).toBe(0);
+      expect(ipLaptop(['route', 'show']).stdout).toBe(routesBefore);
+      const address = (
+        JSON.parse(ipLaptop(['-j', 'addr', 'show', 'dev', dev]).stdout) as {
+          addr_info: { local: string; dynamic?: boolean; valid_life_time: number }[];
+        }[]
+      )[0]?.addr_info.find((a) => a.local === '10.31.0.5');
+      expect(address?.dynamic).toBe(true);
+      expect(address?.valid_life_time).toBeLessThanOrEqual(3000);
+    } finally {
+      ipLaptop(['route', 'del', '10.88.0.0/16', 'via', '10.31.0.1', 'dev', dev]);
+      ipLaptop(['addr', 'del', '10.31.0.5/24', 'dev', dev]);
+    }
+    expect(lab.laptopState()).toEqual(before);
+  });
+});
+
 describe('two preflights on one port', () => {
   it('the second refuses in one sentence while the first holds the port, which it then gives back', async () => {
     // No authenticator: the first waits its whole timeout for one, holding the port.
