@@ -19,7 +19,12 @@ const AddrInfo = z.looseObject({
   preferred_life_time: z.number().int().optional(),
 });
 const IpAddrShow = z.array(
-  z.looseObject({ ifname: z.string(), flags: z.array(z.string()), addr_info: z.array(AddrInfo).optional() }),
+  z.looseObject({
+    ifname: z.string(),
+    flags: z.array(z.string()),
+    master: z.string().optional(),
+    addr_info: z.array(AddrInfo).optional(),
+  }),
 );
 const IpRoute = z.looseObject({
   dst: z.string(),
@@ -34,6 +39,8 @@ const IpRouteShow = z.array(IpRoute);
 export const PortState = z.strictObject({
   port: z.string(),
   up: z.boolean(),
+  /** The bridge the port was a port of: moving it to another namespace takes it out. */
+  master: z.string().optional(),
   addresses: z.array(
     z.strictObject({
       family: z.literal([4, 6]),
@@ -101,13 +108,21 @@ export function parsePortState(port: string, addrJson: string, routes4Json: stri
       ...(r.metric === undefined ? {} : { metric: r.metric }),
       ...(r.prefsrc === undefined ? {} : { prefsrc: r.prefsrc }),
     }));
-  return { port, up: link.flags.includes('UP'), addresses, routes };
+  return {
+    port,
+    up: link.flags.includes('UP'),
+    ...(link.master === undefined ? {} : { master: link.master }),
+    addresses,
+    routes,
+  };
 }
 
 /** The `ip` argument lists that put the state back, in order: link, then addresses, then routes. Pure. */
 export function restoreCommands(state: PortState): string[][] {
   const dev = state.port;
-  const commands: string[][] = [['link', 'set', dev, state.up ? 'up' : 'down']];
+  const commands: string[][] = [
+    ['link', 'set', dev, ...(state.master === undefined ? [] : ['master', state.master]), state.up ? 'up' : 'down'],
+  ];
   for (const a of state.addresses) {
     commands.push([
       `-${a.family}`,

@@ -1,10 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertRealBackendCanRun } from '../dot1x/real-lab.js';
 import { useLabPki } from '../support/lab-pki.js';
+import { tempFolder } from '../support/temp-folder.js';
 import { PortLab, preflightLeftovers, runInLaptop, type CliRun, type LaptopState } from './port-lab.js';
 import { parseReport, preflightStick } from './preflight-stick.js';
 
@@ -182,6 +182,34 @@ describe('a laptop port with a DHCP client address', () => {
   });
 });
 
+describe('a laptop port that is a port of a bridge', () => {
+  it('goes back into its bridge', async () => {
+    const ipLaptop = (args: string[]) => spawnSync('ip', ['-n', lab.laptopNs, ...args], { encoding: 'utf8' });
+    const masterOf = () =>
+      (JSON.parse(ipLaptop(['-j', 'link', 'show', 'dev', lab.laptopIf]).stdout) as { master?: string }[])[0]?.master;
+    expect(ipLaptop(['link', 'add', 'pflbr0', 'type', 'bridge']).status).toBe(0);
+    try {
+      expect(ipLaptop(['link', 'set', lab.laptopIf, 'master', 'pflbr0']).status).toBe(0);
+      expect(masterOf()).toBe('pflbr0');
+      const run = await runInLaptop(lab, [
+        'preflight',
+        preflightStick(pki, 'eth1:\n  ipv4: { method: static, address: 10.29.0.20/24, gateway: 10.29.0.1 }'),
+        '--port',
+        lab.laptopIf,
+        '--interface',
+        'eth1',
+        '--json',
+      ]);
+      expect(parseReport(run.stdout).problems).toEqual([]);
+      expect(masterOf()).toBe('pflbr0');
+    } finally {
+      ipLaptop(['link', 'set', lab.laptopIf, 'nomaster']);
+      ipLaptop(['link', 'del', 'pflbr0']);
+    }
+    expect(lab.laptopState()).toEqual(before);
+  });
+});
+
 describe('two preflights on one port', () => {
   it('the second refuses in one sentence while the first holds the port, which it then gives back', async () => {
     // No authenticator: the first waits its whole timeout for one, holding the port.
@@ -215,22 +243,32 @@ describe('a killed run whose process number another process has taken since', ()
   it('is abandoned all the same: its folder with the secrets goes at the next run, which says so', async () => {
     // Started after the folder was last written: the pid is another process's now, as after a power loss.
     const other = spawn('sleep', ['60'], { stdio: 'ignore' });
-    const dir = join(tmpdir(), `mppf-${String(other.pid)}-1-hostile`);
+    // A TMPDIR of its own: no other preflight on this machine sees the folder planted there.
+    const temp = tempFolder('hostile-tmpdir');
+    const dir = join(temp, `mppf-${String(other.pid)}-1-hostile`);
     try {
       mkdirSync(dir, { mode: 0o700 });
       writeFileSync(join(dir, 'wpa_supplicant.conf'), 'network={\n\tpassword="left-behind"\n}\n', { mode: 0o600 });
       const anHourAgo = new Date(Date.now() - 3_600_000);
       utimesSync(dir, anHourAgo, anHourAgo);
       const stick = preflightStick(pki, DHCP_ONLY);
-      const run = await runInLaptop(lab, ['preflight', stick, '--port', 'pflnone0', '--interface', 'eth1', '--json']);
-      expect(run.code).toBe(64);
-      expect(existsSync(dir)).toBe(false);
-      // Any preflight on this machine (a test file running beside this one) may be the one that
-      // removed it; the one that did says so.
-      const said = parseReport(run.stdout).problems.filter((p) => p.includes(dir));
-      expect(said).toEqual(
-        said.length === 0 ? [] : [`an interrupted preflight had left its private folder ${dir}: removed it`],
+      const child = lab.startCli(
+        ['preflight', stick, '--port', 'pflnone0', '--interface', 'eth1', '--json'],
+        undefined,
+        {
+          TMPDIR: temp,
+        },
       );
+      let stdout = '';
+      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr?.resume();
+      const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+      expect(code).toBe(64);
+      expect(existsSync(dir)).toBe(false);
+      expect(parseReport(stdout).problems).toEqual([
+        `an interrupted preflight had left its private folder ${dir}: removed it`,
+        'this laptop has no interface "pflnone0"',
+      ]);
     } finally {
       other.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
