@@ -74,8 +74,11 @@ export async function runSupplicant(
     const onLine = (line: string) => {
       // A line of any length from a daemon is kept short: the verdict reads events, not essays.
       lines.push(line.slice(0, 1_000));
-      // Read once it says so: the secrets need not wait on disk for the verdict.
-      if (line.includes('Successfully initialized')) void rm(config, { force: true });
+      // Removed once the supplicant has read it, so the secrets need not wait on disk for the
+      // verdict. Its first line about the port comes after the file is read; "Successfully
+      // initialized" comes before, and removing the file there lost the race on a loaded laptop
+      // (the supplicant ended with "Failed to open config file").
+      if (line.startsWith(`${device}: `)) void rm(config, { force: true });
       const decided = readVerdict(lines, context);
       if (decided !== undefined) settle(decided);
     };

@@ -79,16 +79,17 @@ describe('the secrets during a run', () => {
     let timer: NodeJS.Timeout | undefined;
     const run = await runInLaptop(
       lab,
-      ['preflight', stick, '--port', lab.laptopIf, '--interface', 'eth1', '--json', '--timeout', '12'],
+      ['preflight', stick, '--port', lab.laptopIf, '--interface', 'eth1', '--json', '--timeout', '20'],
       (_stderr, child) => {
         if (timer === undefined && child.pid !== undefined) {
           const pid = child.pid;
-          timer = setInterval(() => look(pid, watched), 25);
+          timer = setInterval(() => look(pid, watched), 50);
         }
       },
     );
     clearInterval(timer);
-    expect(parseReport(run.stdout).dot1x.outcome).toBe('authenticated');
+    const report = parseReport(run.stdout);
+    expect(report.dot1x.outcome, report.dot1x.cause).toBe('authenticated');
     // Not vacuous: the watch saw the run's folder with the supplicant's.
     expect([...watched.seen]).toEqual(
       expect.arrayContaining(['FOLDER', 'FOLDER/port-state.json', 'FOLDER/supplicant']),
