@@ -14,9 +14,17 @@ const AddrInfo = z.looseObject({
   scope: z.string().optional(),
   broadcast: z.string().optional(),
   dynamic: z.boolean().optional(),
+  noprefixroute: z.boolean().optional(),
+  valid_life_time: z.number().int().optional(),
+  preferred_life_time: z.number().int().optional(),
 });
 const IpAddrShow = z.array(
-  z.looseObject({ ifname: z.string(), flags: z.array(z.string()), addr_info: z.array(AddrInfo).optional() }),
+  z.looseObject({
+    ifname: z.string(),
+    flags: z.array(z.string()),
+    master: z.string().optional(),
+    addr_info: z.array(AddrInfo).optional(),
+  }),
 );
 const IpRoute = z.looseObject({
   dst: z.string(),
@@ -31,12 +39,18 @@ const IpRouteShow = z.array(IpRoute);
 export const PortState = z.strictObject({
   port: z.string(),
   up: z.boolean(),
+  /** The bridge the port was a port of: moving it to another namespace takes it out. */
+  master: z.string().optional(),
   addresses: z.array(
     z.strictObject({
       family: z.literal([4, 6]),
       local: z.string(),
       prefixlen: z.number().int(),
       broadcast: z.string().optional(),
+      // NetworkManager sets its addresses so: put back without it, the kernel adds a route the port had not.
+      noprefixroute: z.literal(true).optional(),
+      /** Seconds left of a DHCP client's address when saved: it goes back with them, never as a permanent one. */
+      lifetimes: z.strictObject({ valid: z.number().int(), preferred: z.number().int() }).optional(),
     }),
   ),
   routes: z.array(
@@ -65,13 +79,19 @@ export function parsePortState(port: string, addrJson: string, routes4Json: stri
   const link = IpAddrShow.parse(JSON.parse(addrJson))[0];
   if (link === undefined) throw new Error(`ip did not describe ${port}`);
   const addresses = (link.addr_info ?? [])
-    // Link-local and SLAAC addresses come back by themselves once the port is up again.
-    .filter((a) => a.scope !== 'link' && a.dynamic !== true && (a.family === 'inet' || a.family === 'inet6'))
+    // Link-local and SLAAC addresses come back by themselves once the port is up again. A DHCP
+    // client's IPv4 address (dynamic) does not, and without it the routes through its subnet
+    // cannot come back either: it is put back with the lifetimes it had left.
+    .filter((a) => a.scope !== 'link' && (a.family === 'inet' || (a.family === 'inet6' && a.dynamic !== true)))
     .map((a) => ({
       family: a.family === 'inet' ? (4 as const) : (6 as const),
       local: a.local,
       prefixlen: a.prefixlen,
       ...(a.broadcast === undefined ? {} : { broadcast: a.broadcast }),
+      ...(a.noprefixroute === true ? { noprefixroute: true as const } : {}),
+      ...(a.dynamic === true && a.valid_life_time !== undefined && a.preferred_life_time !== undefined
+        ? { lifetimes: { valid: a.valid_life_time, preferred: a.preferred_life_time } }
+        : {}),
     }));
   const routes = [
     ...IpRouteShow.parse(JSON.parse(routes4Json)).map((r) => ({ ...r, family: 4 as const })),
@@ -88,13 +108,21 @@ export function parsePortState(port: string, addrJson: string, routes4Json: stri
       ...(r.metric === undefined ? {} : { metric: r.metric }),
       ...(r.prefsrc === undefined ? {} : { prefsrc: r.prefsrc }),
     }));
-  return { port, up: link.flags.includes('UP'), addresses, routes };
+  return {
+    port,
+    up: link.flags.includes('UP'),
+    ...(link.master === undefined ? {} : { master: link.master }),
+    addresses,
+    routes,
+  };
 }
 
 /** The `ip` argument lists that put the state back, in order: link, then addresses, then routes. Pure. */
 export function restoreCommands(state: PortState): string[][] {
   const dev = state.port;
-  const commands: string[][] = [['link', 'set', dev, state.up ? 'up' : 'down']];
+  const commands: string[][] = [
+    ['link', 'set', dev, ...(state.master === undefined ? [] : ['master', state.master]), state.up ? 'up' : 'down'],
+  ];
   for (const a of state.addresses) {
     commands.push([
       `-${a.family}`,
@@ -104,6 +132,10 @@ export function restoreCommands(state: PortState): string[][] {
       ...(a.broadcast === undefined ? [] : ['broadcast', a.broadcast]),
       'dev',
       dev,
+      ...(a.noprefixroute === true ? ['noprefixroute'] : []),
+      ...(a.lifetimes === undefined
+        ? []
+        : ['valid_lft', String(a.lifetimes.valid), 'preferred_lft', String(a.lifetimes.preferred)]),
     ]);
   }
   for (const r of state.routes) {

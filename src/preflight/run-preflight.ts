@@ -1,9 +1,10 @@
 import type { StickFileContent } from '../config/index.js';
-import { removeAbandonedRuns } from './abandoned-runs.js';
+import { preflightHolding, removeAbandonedRuns } from './abandoned-runs.js';
 import { judgeFit, type PortAddress } from './address-fit.js';
 import { requestLease } from './dhcp-client.js';
 import { gatewayAnswers } from './gateway-probe.js';
 import { closePortNamespace, ipIn, openPortNamespace, type PortSession } from './port-namespace.js';
+import { portNameProblem } from './port-name.js';
 import {
   DhcpOutcome,
   Dot1xOutcome,
@@ -65,6 +66,12 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   };
   const usesDhcp = target.iface.ipv4?.method === 'dhcp';
   const expectation = { usesDhcp, notTried: false };
+  const badName = portNameProblem(port);
+  if (badName !== undefined) {
+    report.dot1x.cause = badName;
+    report.problems.push(badName);
+    return { report, passed: false, usage: badName };
+  }
   const found = findPreflightTools();
   if ('missing' in found) {
     report.dot1x.cause = found.missing;
@@ -83,6 +90,12 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     report.problems.push(sentence);
   }
   if ((await runCommand(found.tools.ip, ['link', 'show', 'dev', port])).code !== 0) {
+    const busy = await busyPort(found.tools.ip, port);
+    if (busy !== undefined) {
+      report.dot1x.cause = busy;
+      report.problems.push(busy);
+      return { report, passed: false };
+    }
     const usage = `this laptop has no interface ${JSON.stringify(port)}`;
     report.dot1x.cause = usage;
     report.problems.push(usage);
@@ -94,7 +107,9 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     say(`taking ${port} into a network namespace of its own`);
     session = await openPortNamespace(port, found.tools);
   } catch (error) {
-    report.dot1x.cause = `the port could not be taken: ${(error as Error).message}`;
+    // Another preflight may have taken the port between the look above and the move.
+    report.dot1x.cause =
+      (await busyPort(found.tools.ip, port)) ?? `the port could not be taken: ${(error as Error).message}`;
     report.problems.push(report.dot1x.cause);
     return { report, passed: false };
   }
@@ -113,6 +128,14 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     for (const failure of await closePortNamespace(session)) report.problems.push(failure);
   }
   return { report, passed: portPassed(report, expectation) };
+}
+
+/** The sentence when another preflight holds `port` now: one of them moves it, never both. */
+async function busyPort(ip: string, port: string): Promise<string | undefined> {
+  const pid = await preflightHolding(ip, port);
+  return pid === undefined
+    ? undefined
+    : `another preflight (process ${pid}) is trying ${port} now: run this one once it has given the port back`;
 }
 
 async function tryDot1x(
@@ -155,9 +178,13 @@ async function tryAddressing(
   if (ipv4?.method === 'dhcp') {
     say(`DHCP: asking on ${device} (up to ${Math.round(timeoutMs / 1000)} s)`);
     const lease = await requestLease(session, device, timeoutMs);
-    if (lease === undefined) {
+    if (lease === undefined || 'unusable' in lease) {
       report.dhcp = { outcome: DhcpOutcome.NoAnswer };
-      report.problems.push(`DHCP: no server answered on ${device} within ${Math.round(timeoutMs / 1000)} s`);
+      report.problems.push(
+        lease === undefined
+          ? `DHCP: no server answered on ${device} within ${Math.round(timeoutMs / 1000)} s`
+          : `DHCP: a server answered on ${device}, but its lease is not usable: ${lease.unusable}`,
+      );
       return;
     }
     const dhcp: DhcpResult = {

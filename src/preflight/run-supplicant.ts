@@ -4,10 +4,16 @@ import { join } from 'node:path';
 import { visibleText } from '../core/visible-text.js';
 import { formatKeyPath, type KeyPath, type StickFileContent } from '../config/index.js';
 import { Dot1xOutcome, type Dot1xVerdict } from './preflight-report.js';
-import { spawnIn, type PortSession } from './port-namespace.js';
+import { ipIn, spawnIn, type PortSession } from './port-namespace.js';
 import type { PreflightTarget } from './select-target.js';
-import { eapMethodOf, FILE_SLOTS, renderSupplicantConfig, type SupplicantFiles } from './supplicant-config.js';
-import { readVerdict, verdictAtDeadline } from './supplicant-verdict.js';
+import {
+  eapMethodOf,
+  FILE_SLOTS,
+  overlongOptions,
+  renderSupplicantConfig,
+  type SupplicantFiles,
+} from './supplicant-config.js';
+import { hasCarrier, readVerdict, verdictAtDeadline } from './supplicant-verdict.js';
 
 /** A running supplicant: it keeps the port authorized while DHCP and the gateway probe run. */
 export interface SupplicantRun {
@@ -32,8 +38,19 @@ export async function runSupplicant(
   const folder = join(session.dir, 'supplicant');
   await mkdir(folder, { mode: 0o700 });
   const files = await writeStickFiles(folder, path, stickFiles);
+  const text = renderSupplicantConfig(block, files);
+  const overlong = overlongOptions(text);
+  if (overlong.length > 0)
+    return {
+      verdict: {
+        outcome: Dot1xOutcome.Error,
+        method,
+        // wpa_supplicant would read the rest of such a line as a line of its own: refused, not tried.
+        cause: `the stick's 802.1X value for wpa_supplicant's ${overlong.join(', ')} is too long for its configuration (a line holds at most 1 999 bytes), so the port was not tried`,
+      },
+    };
   const config = join(folder, 'wpa_supplicant.conf');
-  await writeFile(config, renderSupplicantConfig(block, files), { mode: 0o600 });
+  await writeFile(config, text, { mode: 0o600 });
 
   const child = spawnIn(session, session.tools.wpaSupplicant, ['-D', 'wired', '-i', device, '-c', config]);
   const lines: string[] = [];
@@ -46,12 +63,22 @@ export async function runSupplicant(
       clearTimeout(timer);
       resolve(value);
     };
-    const timer = setTimeout(() => settle(verdictAtDeadline(lines, method, Math.round(timeoutMs / 1000))), timeoutMs);
+    // At the deadline the port's link is looked at: an unplugged cable is not a port without 802.1X.
+    const timer = setTimeout(
+      () =>
+        void ipIn(session, ['-j', 'link', 'show', 'dev', device]).then((link) =>
+          settle(verdictAtDeadline(lines, method, Math.round(timeoutMs / 1000), hasCarrier(link.stdout))),
+        ),
+      timeoutMs,
+    );
     const onLine = (line: string) => {
       // A line of any length from a daemon is kept short: the verdict reads events, not essays.
       lines.push(line.slice(0, 1_000));
-      // Read once it says so: the secrets need not wait on disk for the verdict.
-      if (line.includes('Successfully initialized')) void rm(config, { force: true });
+      // Removed once the supplicant has read it, so the secrets need not wait on disk for the
+      // verdict. Its first line about the port comes after the file is read; "Successfully
+      // initialized" comes before, and removing the file there lost the race on a loaded laptop
+      // (the supplicant ended with "Failed to open config file").
+      if (line.startsWith(`${device}: `)) void rm(config, { force: true });
       const decided = readVerdict(lines, context);
       if (decided !== undefined) settle(decided);
     };

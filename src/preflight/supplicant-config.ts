@@ -23,6 +23,9 @@ export const FILE_SLOTS = [
   { key: ['inner_tls', 'private_key'], slot: 'privateKey2' },
 ] as const satisfies readonly { key: readonly string[]; slot: keyof SupplicantFiles }[];
 
+/** wpa_supplicant 2.10's line buffer: a configuration line of this many bytes or more is split. */
+export const SUPPLICANT_LINE_BYTES = 2_000;
+
 export function eapMethodOf(dot1x: Dot1x): EapMethodName {
   switch (dot1x.eap) {
     case 'tls':
@@ -68,10 +71,24 @@ export function renderSupplicantConfig(dot1x: Dot1x, files: SupplicantFiles): st
 }
 
 /**
- * A wpa_supplicant string value: `"text"` for printable ASCII, otherwise the UTF-8 bytes as
- * unquoted hex, which wpa_supplicant reads for every string option: quoted text cannot carry a
- * line break, so nothing from the stick can add an option of its own.
+ * A wpa_supplicant string value: `"text"` for printable ASCII without `"` and `#`, otherwise the
+ * UTF-8 bytes as unquoted hex, which wpa_supplicant reads for every string option. Quoted text
+ * cannot carry a line break, so nothing from the stick can add an option of its own; and `#`
+ * after a second `"` starts a comment there (`"pa"#ss"` is read as `pa`), so either one goes as
+ * hex rather than letting the supplicant read another value than the stick's.
  */
 function quote(value: string): string {
-  return /^[\x20-\x7e]*$/.test(value) ? `"${value}"` : Buffer.from(value, 'utf8').toString('hex');
+  return /^[\x20-\x21\x24-\x7e]*$/.test(value) ? `"${value}"` : Buffer.from(value, 'utf8').toString('hex');
+}
+
+/**
+ * wpa_supplicant (2.10) reads its configuration in lines of at most 1 999 bytes and takes the rest
+ * of a longer line as the next one: its options (names only, never the value) whose line is too
+ * long, which the caller refuses before the supplicant starts. Pure.
+ */
+export function overlongOptions(config: string): string[] {
+  return config
+    .split('\n')
+    .filter((line) => Buffer.byteLength(line, 'utf8') >= SUPPLICANT_LINE_BYTES)
+    .map((line) => line.trim().split('=')[0] ?? '');
 }

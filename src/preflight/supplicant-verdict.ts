@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { visibleText } from '../core/visible-text.js';
 import { Dot1xOutcome, EapMethodName, type Dot1xVerdict } from './preflight-report.js';
 
@@ -43,6 +44,15 @@ export function readVerdict(lines: readonly string[], context: VerdictContext): 
       method,
       cause: `wpa_supplicant could not use the stick's files: ${quoted(keyError.replace(/^[^:]*: /, ''))}`,
     };
+  // wpa_supplicant gives up after 50 rounds of one exchange: a switch that keeps restarting EAP
+  // (a flood, a loop on the port) said nothing about the credentials, so no `refused`.
+  if (lines.some((line) => /EAP: more than \d+ authentication rounds/.test(line)))
+    return {
+      outcome: Dot1xOutcome.Error,
+      method,
+      cause:
+        'the authenticator kept restarting the exchange until wpa_supplicant gave up (more than 50 EAP rounds): a faulty switch or a loop on the port, not a verdict on the credentials',
+    };
   if (!has('CTRL-EVENT-EAP-FAILURE')) return undefined;
   return { outcome: Dot1xOutcome.Refused, method, cause: refusalCause(lines, context) };
 }
@@ -70,17 +80,43 @@ function refusalCause(lines: readonly string[], { method, identity }: VerdictCon
   }
 }
 
-/** When the deadline passes without a verdict: no authenticator, or one that stopped answering. */
-export function verdictAtDeadline(lines: readonly string[], method: EapMethodName, seconds: number): Dot1xVerdict {
+/**
+ * When the deadline passes without a verdict: no authenticator, or one that stopped answering.
+ * `carrier` false: the port had no link at the deadline, so no switch could have answered; that
+ * is said as such rather than as a port without 802.1X.
+ */
+export function verdictAtDeadline(
+  lines: readonly string[],
+  method: EapMethodName,
+  seconds: number,
+  carrier = true,
+): Dot1xVerdict {
   if (lines.some((line) => line.includes('CTRL-EVENT-EAP-STARTED')))
     return {
       outcome: Dot1xOutcome.Error,
       method,
       cause: `the authentication started but did not finish within ${seconds} s`,
     };
+  if (!carrier)
+    return {
+      outcome: Dot1xOutcome.Error,
+      method,
+      cause: `the port had no link within ${seconds} s (no carrier): the cable is not plugged into the switch, or the switch port is down`,
+    };
   return {
     outcome: Dot1xOutcome.NoAuthenticator,
     method,
     cause: `no authenticator answered within ${seconds} s: the port has no 802.1X`,
   };
+}
+
+const IpLinkShow = z.array(z.looseObject({ flags: z.array(z.string()) }));
+
+/** Whether `ip -j link show dev PORT` says the port has a carrier (true where it cannot be read). Pure. */
+export function hasCarrier(ipJson: string): boolean {
+  try {
+    return !(IpLinkShow.parse(JSON.parse(ipJson))[0]?.flags.includes('NO-CARRIER') ?? false);
+  } catch {
+    return true;
+  }
 }

@@ -134,8 +134,12 @@ export class PortLab {
     return child;
   }
 
-  /** hostapd on the switch's end: wired driver, 802.1X, its internal EAP server with the lab PKI. */
-  async startAuthenticator(pkiDir: string): Promise<void> {
+  /**
+   * hostapd on the switch's end: wired driver, 802.1X, its internal EAP server with the lab PKI.
+   * `radius` instead: no EAP server of its own, the exchange forwarded to a RADIUS server at
+   * that loopback port of the switch's namespace (one that never answers, for a hostile switch).
+   */
+  async startAuthenticator(pkiDir: string, radius?: { port: number }): Promise<void> {
     const users = join(this.dir, 'hostapd.eap_user');
     const conf = join(this.dir, 'hostapd.conf');
     writeFileSync(users, EAP_USERS, { mode: 0o600 });
@@ -151,12 +155,22 @@ export class PortLab {
         'eapol_version=2',
         'use_pae_group_addr=1',
         'eap_reauth_period=0',
-        'eap_server=1',
-        `eap_user_file=${users}`,
-        `ca_cert=${join(pkiDir, 'ca.pem')}`,
-        `server_cert=${join(pkiDir, 'server.pem')}`,
-        `private_key=${join(pkiDir, 'server.key')}`,
-        'server_id=radius.lab.test',
+        ...(radius === undefined
+          ? [
+              'eap_server=1',
+              `eap_user_file=${users}`,
+              `ca_cert=${join(pkiDir, 'ca.pem')}`,
+              `server_cert=${join(pkiDir, 'server.pem')}`,
+              `private_key=${join(pkiDir, 'server.key')}`,
+              'server_id=radius.lab.test',
+            ]
+          : [
+              'eap_server=0',
+              'own_ip_addr=127.0.0.1',
+              'auth_server_addr=127.0.0.1',
+              `auth_server_port=${radius.port}`,
+              'auth_server_shared_secret=lab-radius-secret',
+            ]),
         '',
       ].join('\n'),
     );
@@ -166,8 +180,18 @@ export class PortLab {
     if (!existsSync(socket)) throw new Error('hostapd did not start in the port lab');
   }
 
-  /** dnsmasq as the port's DHCP server: addresses .100-.150 of 10.29.0.0/24, the gateway and a DNS server. */
-  async startDhcp(): Promise<void> {
+  /**
+   * dnsmasq as the port's DHCP server: addresses .100-.150 of 10.29.0.0/24, the gateway and a DNS
+   * server. `overrides` replace the default of the same option (`--dhcp-range=`, `--dhcp-option=option:router,`)
+   * or add one: a hostile server's answers.
+   */
+  async startDhcp(overrides: readonly string[] = []): Promise<void> {
+    const key = (arg: string) => /^--[a-z-]+=(option:[a-z-]+,)?/.exec(arg)?.[0] ?? arg;
+    const defaults = [
+      '--dhcp-range=10.29.0.100,10.29.0.150,255.255.255.0,1h',
+      `--dhcp-option=option:router,${GATEWAY}`,
+      `--dhcp-option=option:dns-server,${DNS}`,
+    ].filter((arg) => !overrides.some((o) => key(o) === key(arg)));
     this.daemon([
       'dnsmasq',
       '--keep-in-foreground',
@@ -177,15 +201,19 @@ export class PortLab {
       '--bind-interfaces',
       `--interface=${this.switchIf}`,
       '--except-interface=lo',
-      '--dhcp-range=10.29.0.100,10.29.0.150,255.255.255.0,1h',
-      `--dhcp-option=option:router,${GATEWAY}`,
-      `--dhcp-option=option:dns-server,${DNS}`,
+      ...defaults,
+      ...overrides,
       `--dhcp-leasefile=${join(this.dir, 'leases')}`,
       '--pid-file=',
       // No ping check of an address before offering it: the offer comes at once.
       '--no-ping',
     ]);
     await new Promise((r) => setTimeout(r, 300));
+  }
+
+  /** The switch's end of the cable pulled (`down`) or plugged back. */
+  setSwitchPort(state: 'up' | 'down'): void {
+    ip(['-n', this.switchNs, 'link', 'set', this.switchIf, state]);
   }
 
   /** Stops hostapd and dnsmasq: each case starts the ones it needs afresh. */
