@@ -9,6 +9,7 @@ import {
   readNotes,
 } from './state-store.js';
 import { byCodeUnit } from '../core/index.js';
+import { processAlive } from '../core/process-alive.js';
 
 /** `mpprov status`: the recent jobs from the state dir, newest first, and the ones still running. */
 
@@ -35,7 +36,7 @@ export interface StatusReport {
 export async function readStatus(stateDir: string, limit: number): Promise<StatusReport> {
   const history = await readHistory(stateDir);
   const markers = await readMarkers(stateDir);
-  const live = new Map(markers.filter((m) => m.ended !== true && isAlive(m.pid)).map((m) => [m.id, m]));
+  const live = new Map(markers.filter((m) => m.ended !== true && processAlive(m.pid)).map((m) => [m.id, m]));
   const jobs = new Map<string, JobStatus>();
   const job = (id: string): JobStatus => {
     let status = jobs.get(id);
@@ -96,15 +97,6 @@ function fromMarker(status: JobStatus, marker: JobMarker, alive: boolean): void 
   } else {
     status.result = 'INTERRUPTED';
     status.summary = `${interruptionReason(marker)}; stopped at ${whereStopped(marker).join('; ')}`;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -11,6 +11,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { processAlive } from '../core/process-alive.js';
 
 /**
  * One agent per state folder: two `mpprov run` on one state folder took every stick twice (two
@@ -175,19 +176,9 @@ function flock(fd: number): Promise<FlockResult> {
 async function holderPidIn(fd: number): Promise<number | undefined> {
   for (let look = 1; ; look += 1) {
     const pid = pidIn(fd);
-    if (pid !== undefined && isRunning(pid)) return pid;
+    if (pid !== undefined && processAlive(pid)) return pid;
     if (look >= PID_LOOKS) return undefined;
     await new Promise((resolve) => setTimeout(resolve, PID_LOOK_INTERVAL_MS));
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

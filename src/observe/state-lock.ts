@@ -2,6 +2,7 @@ import { constants, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, MpprovError } from '../core/errors.js';
 import { openRegularFile } from './regular-file.js';
+import { processAlive } from '../core/process-alive.js';
 
 /**
  * One `mpprov observe` (receiver, --unregister or --take-over) per state folder at a time: two
@@ -22,21 +23,12 @@ export async function lockStateDir(stateDir: string): Promise<() => Promise<void
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
     }
     const holder = Number.parseInt(await readFile(file, 'utf8').catch(() => ''), 10);
-    if (Number.isInteger(holder) && holder > 0 && alive(holder))
+    if (Number.isInteger(holder) && holder > 0 && processAlive(holder))
       throw new MpprovError(
         ErrorCode.ObserveBusy,
         `another mpprov observe (pid ${holder}) uses ${stateDir}: stop it first (systemctl stop mpprov-observe)`,
       );
     // Left by a process that is gone (killed): its lock means nothing now.
     await rm(file, { force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

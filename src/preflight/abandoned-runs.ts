@@ -5,17 +5,9 @@ import { join } from 'node:path';
 import { giveBack, liveNamespaces, ownNetworkNamespace, RUN_PREFIX, STATE_FILE } from './port-namespace.js';
 import { SavedPortState } from './port-state.js';
 import { runCommand } from './system-commands.js';
+import { processAlive } from '../core/process-alive.js';
 
 const OWN_NAME = new RegExp(`^(${RUN_PREFIX}-(\\d+)-\\d+)(-|$)`);
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** When process `pid` started (ms since the epoch), from /proc; undefined where /proc does not say. */
 function processStartMs(pid: number): number | undefined {
@@ -38,7 +30,7 @@ function processStartMs(pid: number): number | undefined {
  * lives. Two seconds of slack: /proc gives the boot time in whole seconds.
  */
 function runAlive(pid: number, lastWriteMs: number | undefined): boolean {
-  if (!alive(pid)) return false;
+  if (!processAlive(pid)) return false;
   const started = processStartMs(pid);
   return lastWriteMs === undefined || started === undefined || started <= lastWriteMs + 2_000;
 }

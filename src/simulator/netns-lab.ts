@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RealBackendCommands } from './real-backend-prerequisites.js';
 import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
+import { processAlive } from '../core/process-alive.js';
 
 /**
  * One simulator instance's private wire: two network namespaces joined by one veth pair, a
@@ -252,15 +253,6 @@ function firstLine(text: string): string {
   return text.trim().split('\n')[0] ?? '';
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 const OWN_NAME = new RegExp(`^(${LAB_PREFIX}-(\\d+)-\\d+)-`);
 
 /**
@@ -273,7 +265,7 @@ async function removeAbandoned(ip: string): Promise<void> {
     const match = OWN_NAME.exec(name);
     if (match === null) return false;
     const pid = Number(match[2]);
-    return pid === process.pid ? !ownIds.has(match[1] ?? '') : !alive(pid);
+    return pid === process.pid ? !ownIds.has(match[1] ?? '') : !processAlive(pid);
   };
   const listing = spawnSync(ip, ['netns', 'list'], { encoding: 'utf8', timeout: 5000 });
   for (const ns of (listing.stdout ?? '').split('\n').map((l) => l.split(' ')[0] ?? '')) {
