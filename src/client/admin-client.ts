@@ -40,7 +40,7 @@ export interface AdminApi {
   addAcl(rule: AclRule): Promise<void>;
   deleteAcl(rule: AclRule): Promise<void>;
   /**
-   * After a restart: probes the active view (one attempt each, every 100 ms, 1 s after half the
+   * After a restart: probes the active view (one attempt each, every 50 ms, 1 s after half the
    * wait) until an answer satisfies `until` (default: any answer) or `timeoutMs` passes
    * (DeviceNotAnsweringError). Refused, reset and timed-out probes are expected meanwhile and
    * reported through `onAttempt`; TLS, pin and credential failures end it. Returns the active

@@ -51,13 +51,14 @@ export function backoffMs(attempt: number): number {
  * starts every `intervalMs`, each a single attempt on a connection of its own with a short
  * deadline, so the first one after the device is back answers within about one interval.
  *
- * - 100 ms: notices the return at most ~100 ms late (50 ms on average), where 1 s polling is
- *   ~500 ms late on average. The late half is pure overhead of an apply (the floor of the whole
+ * - 50 ms: notices the return at most ~50 ms late (25 ms on average), where 1 s polling is
+ *   ~500 ms late on average. The late part is pure overhead of an apply (the floor of the whole
  *   run is ~150 ms), and what a probe costs is small: during the outage a refused connect
- *   (microseconds of CPU), before the device goes down one TLS handshake (~1 ms of CPU), so 32
- *   devices waiting at once cost well under 5 % of one core. 200 ms (the earlier choice) lost
- *   50 ms on average for half the handshakes. While probes hang, `maxInFlight` holds the rate
- *   where it was at 200 ms.
+ *   (microseconds of CPU), before the device goes down one TLS handshake (~1 ms of CPU, the TLS
+ *   context shared), so 32 devices waiting at once cost a few percent of one core. At 100 ms (the
+ *   earlier choice) a device whose outage ends just after a probe, which a restart timed in whole
+ *   tenths of a second does every time, was seen a full 100 ms late; at 200 ms, 100 ms on average.
+ *   While probes hang, `maxInFlight` holds the rate down.
  * - `probeTimeoutMs` bounds connect + TLS + headers of one probe: a device on the LAN answers in
  *   tens of milliseconds, a half-open one never; its probe is dropped after 1 s while the next
  *   ones keep their cadence (up to `maxInFlight` at once, each on its own socket).
@@ -65,11 +66,11 @@ export function backoffMs(attempt: number): number {
  *   probes slow to one per `lateIntervalMs`.
  */
 export const ProbeCadence = {
-  intervalMs: 100,
+  intervalMs: 50,
   lateIntervalMs: 1_000,
   probeTimeoutMs: 1_000,
-  // Five at most, as at 200 ms: when handshakes slow down (a device coming up, a loaded machine)
-  // the cadence gives way instead of piling up handshakes (32 waits would hold up to 320 at ten).
+  // Five at most: when handshakes slow down (a device coming up, a loaded machine) the cadence
+  // gives way instead of piling up handshakes (32 waits would hold up to 640 at twenty a second).
   maxInFlight: 5,
 } as const;
 

@@ -25,9 +25,9 @@ type ProbeOutcome = { view: DeviceInterface[] } | { failure: unknown };
 /**
  * After a restart or reboot: probes the active view (`GET /interface/?config_state=active`, a
  * cheap GET every Admin API v1 device serves) until an answer satisfies `until`. A probe is one
- * attempt, never retried inside (the next probe is the retry); one starts every 200 ms (the first
- * at once with `until`, else one interval after the call), 1 s apart once half the wait has passed (retry-policy.ts,
- * ProbeCadence). A probe that hangs does not hold the next one back: each has its own socket and
+ * attempt, never retried inside (the next probe is the retry); one starts every 50 ms (the first
+ * at once with `until`, else one interval after the call), 1 s apart once half the wait has passed
+ * (retry-policy.ts, ProbeCadence). A probe that hangs does not hold the next one back: each has its own socket and
  * deadline. Refused and reset connections, timeouts, 5xx and half-started web servers are expected
  * meanwhile. A wrong password, a TLS or pin failure (the device came back with another
  * certificate) or any other refusal ends the wait at once: waiting would not fix them.

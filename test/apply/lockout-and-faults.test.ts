@@ -171,7 +171,7 @@ describe('802.1X refused by the switch port on a network port', () => {
 
 describe('a restart that keeps the old configuration with an outage too short to see', () => {
   it('is reported as still pending, not as a lost device, also with a short restart timeout', async () => {
-    // 1 ms of outage falls between two probes (100 ms apart): every answer shows the unchanged view.
+    // 1 ms of outage falls between two probes (50 ms apart): every answer shows the unchanged view.
     device = await startProfileDevice({ restartMs: 1, faults: ['pending-stuck'] });
     const { result } = await applyFile(stickWithConfig(stickHead(device, dhcpEth1)), { restartTimeoutMs: 3_000 });
     expect(result.devices[0]?.deviceLost).toBeUndefined();

@@ -56,7 +56,7 @@ function gaps(times: readonly number[]): number[] {
 }
 
 describe('probing a restarting device', () => {
-  it('probes every ~100 ms through the outage, one attempt each, and stops at the first answer with the new configuration', async () => {
+  it('probes every ~50 ms through the outage, one attempt each, and stops at the first answer with the new configuration', async () => {
     const { api, seen } = clientFor(sim.url, { kind: 'fingerprint', sha256: sim.fingerprintSha256 });
     try {
       await api.postStanza(ETH1);
@@ -72,7 +72,7 @@ describe('probing a restarting device', () => {
 
       expect(downAt).toHaveLength(1);
       expect(backAt).toHaveLength(1);
-      // A 1.5 s outage at one probe per 100 ms: several refused probes, none more than 1 s apart.
+      // A 1.5 s outage at one probe per 50 ms: several refused probes, none more than 1 s apart.
       expect(failedAt.length).toBeGreaterThanOrEqual(3);
       for (const gap of gaps([downAt[0] as number, ...failedAt, doneAt])) expect(gap).toBeLessThan(1_000);
       // The answer came from the first probe after the device was back, within one gap of it.
@@ -118,7 +118,7 @@ describe('probing a restarting device', () => {
         'PUT /api/v1/service/networking/',
         'GET /api/v1/interface/',
       ]);
-      // A 1.5 s outage probed every 100 ms: the refusals reach the progress display at most once a second.
+      // A 1.5 s outage probed every 50 ms: the refusals reach the progress display at most once a second.
       expect(waits.length).toBeGreaterThan(0);
       expect(waits.length).toBeLessThanOrEqual(3);
       for (const [reason] of waits) expect(reason).toBe('connection refused');
@@ -187,7 +187,7 @@ describe('a half-open device', () => {
       );
       expect(error).toBeInstanceOf(DeviceNotAnsweringError);
       // One probe at a time, each waiting out its 1 s deadline, would make at most 2 connections
-      // in 2 s; overlapping probes on their own sockets keep starting every 100 ms.
+      // in 2 s; overlapping probes on their own sockets keep starting every 50 ms.
       expect(accepted.length).toBeGreaterThanOrEqual(4);
       expect(reasons.length).toBeGreaterThan(0);
       for (const reason of reasons) expect(reason).toMatch(/^no (connection|answer) within /);
