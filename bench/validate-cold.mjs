@@ -30,9 +30,14 @@ export async function validateCold({ runs, entries, log }) {
     }
   }
   const result = { what: 'wall time of the whole `mpprov validate PROFILE` process' };
+  // The targets are the bundle's, the command package.json's bin names; tsc's output is shown beside
+  // it for comparison only (development runs it, no user does).
   for (const [build, byProfile] of Object.entries(times)) {
     result[build] = Object.fromEntries(
-      Object.entries(byProfile).map(([name, list]) => [name, judged(summarize(list, 'ms'), '<', PROFILES[name][1])]),
+      Object.entries(byProfile).map(([name, list]) => {
+        const figure = summarize(list, 'ms');
+        return [name, build === 'bundle' ? judged(figure, '<', PROFILES[name][1]) : figure];
+      }),
     );
   }
   return result;
