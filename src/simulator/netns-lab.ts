@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RealBackendCommands } from './real-backend-prerequisites.js';
 import { SimulatorError, SimulatorErrorCode } from './simulator-error.js';
-import { processAlive } from '../core/process-alive.js';
 
 /**
  * One simulator instance's private wire: two network namespaces joined by one veth pair, a
@@ -265,7 +264,7 @@ async function removeAbandoned(ip: string): Promise<void> {
     const match = OWN_NAME.exec(name);
     if (match === null) return false;
     const pid = Number(match[2]);
-    return pid === process.pid ? !ownIds.has(match[1] ?? '') : !processAlive(pid);
+    return pid === process.pid ? !ownIds.has(match[1] ?? '') : !alive(pid);
   };
   const listing = spawnSync(ip, ['netns', 'list'], { encoding: 'utf8', timeout: 5000 });
   for (const ns of (listing.stdout ?? '').split('\n').map((l) => l.split(' ')[0] ?? '')) {
@@ -329,4 +328,14 @@ function unregisterIfIdle(): void {
 /** The labs of this process that are not removed yet (for tests and the simulator's own report). */
 export function liveLabs(): LabNames[] {
   return [...live].map((lab) => lab.names);
+}
+
+// A copy of core's processAlive: the simulator imports nothing of the product beyond src/admin-api.
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
