@@ -170,6 +170,7 @@ async function oneRun({ setup, fleet, count, concurrency, withPaths, file, stick
   );
   service.clearRequests();
   const state = join(stick, `state-${withPaths ? 'paths' : 'confirm'}-${run}`);
+  const startedAt = Date.now();
   const result = await timeProcess(
     process.execPath,
     [entry, 'apply', file, '--concurrency', String(concurrency), '--agent-config', agentYaml, '--state-dir', state],
@@ -182,6 +183,16 @@ async function oneRun({ setup, fleet, count, concurrency, withPaths, file, stick
       `fleet+service N=${count}${withPaths ? ' with paths' : ''}: exit ${result.status}: ${result.stdout.slice(-600)}${result.stderr.slice(-400)}`,
     );
   const requests = service.requests();
+  // MPPROV_BENCH_SERVICE_LOG=DIR: each run's requests as the service saw them (kind, status, ms
+  // since the run started), to see where a row's time goes.
+  const logDir = process.env.MPPROV_BENCH_SERVICE_LOG;
+  if (logDir !== undefined && logDir !== '') {
+    const timeline = requests.map((r) => ({ ms: r.atMs - startedAt, kind: r.kind, status: r.status }));
+    await writeFile(
+      join(logDir, `service-${count}-${withPaths ? 'paths' : 'confirm'}-r${run + 1}.json`),
+      `${JSON.stringify({ wallMs: result.wallMs, timeline })}\n`,
+    );
+  }
   const creates = requests.filter((r) => r.kind === 'path-create').length;
   const tooMany = requests.filter((r) => r.status === 429).length;
   return { wallMs: result.wallMs, requests: requests.length, creates, tooMany, kinds: service.requestCounts() };

@@ -77,6 +77,8 @@ export interface ConnectionRounds {
   wait(hostname: string, options: WaitConnectedOptions): Promise<ConnectionOutcome>;
   /** An event says the MP may be AVAILABLE: it is asked about soon, with other hinted MPs (event-hints.ts). */
   hint(hostname: string): void;
+  /** Whether any MP is waited for now. */
+  waiting(): boolean;
 }
 
 export function createConnectionRounds(state: WatchState, timing: RoundTiming): ConnectionRounds {
@@ -262,6 +264,7 @@ export function createConnectionRounds(state: WatchState, timing: RoundTiming): 
   }
 
   return {
+    waiting: () => waiters.size > 0,
     hint(hostname) {
       const waiter = [...waiters].find((w) => w.hostname.toLowerCase() === hostname.toLowerCase());
       if (waiter === undefined || !hints.add(waiter.hostname)) return;

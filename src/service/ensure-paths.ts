@@ -43,6 +43,24 @@ export async function ensurePaths(
   options: EnsurePathsOptions,
 ): Promise<PathOutcome[]> {
   const startedAt = Date.now();
+  const targets = uniqueTargets(wanted);
+  // Each path is on its way to the measuring rounds until its wait joins them (or it ends first).
+  const arrivals = targets.map(() => work.measuring.expect());
+  try {
+    return await ensureAll(work, appliance, targets, arrivals, { ...options, startedAt });
+  } finally {
+    for (const arrived of arrivals) arrived();
+  }
+}
+
+async function ensureAll(
+  work: PathWork,
+  appliance: Appliance,
+  targets: readonly WantedPath[],
+  arrivals: readonly (() => void)[],
+  options: EnsurePathsOptions & { startedAt: number },
+): Promise<PathOutcome[]> {
+  const { startedAt } = options;
   const deadline = startedAt + Math.max(0, options.waitS * 1000);
   const since = options.since ?? startedAt - HOUR_MS;
   const untilDeadline = AbortSignal.timeout(Math.max(0, deadline - startedAt));
@@ -53,7 +71,7 @@ export async function ensurePaths(
     if (options.signal?.aborted === true) throw options.signal.reason;
     if (!untilDeadline.aborted) throw error;
     // The organization is asked (GET /v3/organization) within the wait too: a slow answer ends it.
-    return uniqueTargets(wanted).map(({ target }) => ({
+    return targets.map(({ target }) => ({
       target,
       created: false,
       measuring: false,
@@ -61,9 +79,13 @@ export async function ensurePaths(
     }));
   }
   return Promise.all(
-    uniqueTargets(wanted).map((path) =>
-      onePath(work, appliance.name, orgId, path, { ...options, startedAt, deadline, since }),
-    ),
+    targets.map((path, index) => {
+      const arrived = arrivals[index] ?? (() => undefined);
+      // A path that ends before its wait (a failure, no organization) is no longer on its way either.
+      return onePath(work, appliance.name, orgId, path, { ...options, startedAt, deadline, since, arrived }).finally(
+        arrived,
+      );
+    }),
   );
 }
 
@@ -100,6 +122,8 @@ interface PathTiming extends EnsurePathsOptions {
   startedAt: number;
   deadline: number;
   since: number;
+  /** Called when the path's wait is about to join the measuring rounds. */
+  arrived: () => void;
 }
 
 async function onePath(
@@ -148,6 +172,7 @@ async function onePath(
     elapsedMs: Date.now() - timing.startedAt,
     sentence: `${pathName(target)}: ${created ? 'created' : 'exists'}, waiting for its first data`,
   });
+  timing.arrived();
   const result = await work.measuring.wait({
     orgId,
     id: path.id,

@@ -10,8 +10,11 @@ import type { WatchState } from './watch-state.js';
  * then, when a wait ends in it, `GET /v3/path/status?orgId=` once for the statuses to say.
  * A path measures when its data holds an element since its `since`; only the last
  * MEASURE_WINDOW_MS are asked for (a path that measured once and stopped does not measure).
- * Rounds come further apart the more paths wait (each round costs the same whatever it answers),
- * and one is due at each wait's deadline: its last look.
+ * While more paths are on their way (being found or created, or their MP still waited for), rounds
+ * come further apart the more paths wait (each round costs the same whatever it answers, and the
+ * paths still to come join the next one). Once none is on its way, the newest paths' first data is
+ * all that is waited for: rounds follow the newest path's joining by one round's time, then by
+ * doubling gaps, never later than that spacing. One is due at each wait's deadline: its last look.
  */
 
 const PATHS_PER_DATA_REQUEST = 100;
@@ -40,6 +43,11 @@ export interface MeasuringRounds {
     deadline: number;
     signal?: AbortSignal | undefined;
   }): Promise<MeasuringResult>;
+  /**
+   * A path is on its way (being found or created): until the returned function is called (before
+   * its wait, or when it will not come), rounds keep the spacing of a watch that more paths join.
+   */
+  expect(): () => void;
 }
 
 interface PathWaiter {
@@ -55,6 +63,8 @@ interface PathWaiter {
 export function createMeasuringRounds(
   state: WatchState,
   timing: { roundMs: number; minGapMs: number; lastAnswerGraceMs: number },
+  /** Whether MPs are still waited for whose paths may join (the watch's connection rounds). */
+  mpsWaited: () => boolean = () => false,
 ): MeasuringRounds {
   const waiters = new Set<PathWaiter>();
   /** Requests of the running round, each with its members: aborted once none of them waits. */
@@ -62,15 +72,28 @@ export function createMeasuringRounds(
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let lastRoundAt = -Infinity;
+  /** Paths being found or created, whose waits are still to join. */
+  let onTheirWay = 0;
+  let newestJoinAt = -Infinity;
 
   const spacing = () => Math.min(MAX_ROUND_MS, Math.max(timing.roundMs, waiters.size * MS_PER_WAITING_PATH));
+
+  function regularAt(): number {
+    const spaced = lastRoundAt + spacing();
+    if (onTheirWay > 0 || mpsWaited()) return spaced;
+    // Without this, the last paths created (the whole tail of a fleet whose creations the rate
+    // limit spreads out) waited up to MAX_ROUND_MS past their first data for a round.
+    let gap = Math.max(1, timing.roundMs);
+    while (newestJoinAt + gap <= lastRoundAt) gap *= 2;
+    return Math.min(spaced, newestJoinAt + gap);
+  }
 
   function schedule(): void {
     clearTimeout(timer);
     timer = undefined;
     if (running || waiters.size === 0) return;
     const now = Date.now();
-    const due = roundDue(lastRoundAt + spacing(), waiters, Math.max(lastRoundAt + timing.minGapMs, now));
+    const due = roundDue(regularAt(), waiters, Math.max(lastRoundAt + timing.minGapMs, now));
     timer = setTimeout(() => void runRound(), due - now);
   }
 
@@ -143,6 +166,16 @@ export function createMeasuringRounds(
   }
 
   return {
+    expect() {
+      onTheirWay += 1;
+      let arrived = false;
+      return () => {
+        if (arrived) return;
+        arrived = true;
+        onTheirWay -= 1;
+        schedule();
+      };
+    },
     wait(path) {
       const { signal } = path;
       if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
@@ -180,6 +213,7 @@ export function createMeasuringRounds(
         };
         signal?.addEventListener('abort', onAbort, { once: true });
         waiters.add(waiter);
+        newestJoinAt = Date.now();
         schedule();
       });
     },

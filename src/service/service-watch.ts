@@ -49,7 +49,8 @@ export function createServiceWatch(client: DataApi, options: ServiceWatchOptions
   const state = createWatchState(client, options.orgId);
   const connection = createConnectionRounds(state, timing);
   const catalogue = createPathCatalogue(client);
-  const work = { state, catalogue, measuring: createMeasuringRounds(state, timing) };
+  // An MP still waited for may bring paths: the measuring rounds keep their spacing for them.
+  const work = { state, catalogue, measuring: createMeasuringRounds(state, timing, () => connection.waiting()) };
   return {
     waitConnected: (hostname, waitOptions) => connection.wait(hostname, waitOptions),
     hint: (hostname) => connection.hint(hostname),
