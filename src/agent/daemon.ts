@@ -9,6 +9,7 @@ import { createWriteQueues, formatProblem } from '../report/index.js';
 import { createReloader, withOverrides } from './agent-reload.js';
 import { startSources } from './agent-sources.js';
 import { createCrashLoopGuard } from './crash-loop-guard.js';
+import { holdSignal, type HeldSignal } from './early-signal.js';
 import { createDeviceLocks } from './device-locks.js';
 import { createIdleCollector, exposedGc } from './idle-collect.js';
 import { createJobBoard } from './job-board.js';
@@ -44,6 +45,21 @@ export interface DaemonOptions {
 export async function runDaemon(options: DaemonOptions): Promise<number> {
   const env = options.env ?? process.env;
   const errors = options.errorStream ?? process.stderr;
+  // A reload asked for while the agent starts is done once it can be; SIGHUP never kills it.
+  const hangup = holdSignal('SIGHUP');
+  try {
+    return await serve(options, env, errors, hangup);
+  } finally {
+    hangup.release();
+  }
+}
+
+async function serve(
+  options: DaemonOptions,
+  env: NodeJS.ProcessEnv,
+  errors: NodeJS.WritableStream,
+  hangup: HeldSignal,
+): Promise<number> {
   const loaded = await loadAgentConfig(options.agentConfigFile, env);
   if (loaded.problems.length > 0) {
     for (const problem of loaded.problems) errors.write(`${formatProblem(problem)}\n`);
@@ -167,7 +183,6 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   notifier.ready('watching for sticks');
 
   return new Promise<number>((resolve) => {
-    const onHup = (): void => void settings.reload();
     const onStop = (signal: string): void => {
       const stopping = stopJobs(signal, {
         stop,
@@ -182,7 +197,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
         idleCollector.close();
         board.stop();
         await Promise.allSettled([statusFile.close(), statusPage.close(), serviceSides.close()]);
-        process.off('SIGHUP', onHup);
+        hangup.release();
         logger.log('info', 'stopped');
         await logger.close();
         resolve(finished ? 0 : 1);
@@ -190,6 +205,6 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     };
     process.once('SIGTERM', () => onStop('SIGTERM'));
     process.once('SIGINT', () => onStop('SIGINT'));
-    process.on('SIGHUP', onHup);
+    hangup.handOver(() => void settings.reload());
   });
 }
