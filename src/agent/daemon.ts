@@ -173,14 +173,7 @@ async function serve(
     },
     env,
   );
-  logger.log(
-    'info',
-    `watching media roots ${agent.mediaRoots.join(', ')} (${sources.mode()})${agent.profilesDirs.length > 0 ? ` and profiles ${agent.profilesDirs.join(', ')}` : ''}`,
-  );
-  sources.announceCurrent();
-
   const notifier = startNotifier(env, notice);
-  notifier.ready('watching for sticks');
 
   return new Promise<number>((resolve) => {
     const onStop = (signal: string): void => {
@@ -206,5 +199,13 @@ async function serve(
     process.once('SIGTERM', () => onStop('SIGTERM'));
     process.once('SIGINT', () => onStop('SIGINT'));
     hangup.handOver(() => void settings.reload());
+    // Said, to the journal and to systemd, only once every signal has its handler: whoever waits
+    // for this line may stop or reload the agent at once.
+    logger.log(
+      'info',
+      `watching media roots ${agent.mediaRoots.join(', ')} (${sources.mode()})${agent.profilesDirs.length > 0 ? ` and profiles ${agent.profilesDirs.join(', ')}` : ''}`,
+    );
+    sources.announceCurrent();
+    notifier.ready('watching for sticks');
   });
 }
