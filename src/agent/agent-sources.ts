@@ -1,5 +1,6 @@
 import type { AgentConfig } from '../config/index.js';
-import { isUnderMediaRoot, type MountEntry, type MountWatcher, watchMounts } from '../ingest/index.js';
+import { isUnderMediaRoot, type MountEntry } from '../ingest/index.js';
+import { type MountWatcher, watchMounts } from '../ingest/mount-watcher.js';
 // Not in ingest's index, which the CLI loads: chokidar is the agent's alone.
 import { type ProfilesWatcher, type SettledFile, watchProfiles } from '../ingest/profiles-watcher.js';
 

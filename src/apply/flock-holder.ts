@@ -1,4 +1,5 @@
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { ChildProcessByStdio } from 'node:child_process';
+import { childProcess } from '../core/child-process.js';
 import type { Readable, Writable } from 'node:stream';
 import { visibleText } from '../core/visible-text.js';
 
@@ -128,7 +129,7 @@ export function holdFlock(file: string, request: FlockRequest): Promise<FlockOut
 
 function startHelper(): NonNullable<typeof current> {
   // The script comes from -e, never from a file another user could edit.
-  const child = spawn('perl', ['-e', HELPER], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = childProcess().spawn('perl', ['-e', HELPER], { stdio: ['pipe', 'pipe', 'ignore'] });
   const helper = { child, requests: new Map<number, Pending>() };
   current = helper;
   let buffered = '';

@@ -1,7 +1,6 @@
 import { StickOutcome } from '../apply/index.js';
 import type { ValidatedStick } from '../certs/index.js';
 import { hasErrors } from '../config/index.js';
-import { preflightStick } from '../preflight/index.js';
 
 interface GateOutput {
   json: boolean;
@@ -24,6 +23,9 @@ export async function preflightGate(
   out: GateOutput,
 ): Promise<boolean> {
   if (stick.model === undefined || hasErrors(stick.problems)) return true;
+  // Loaded only for a run that asks for a preflight: its network namespace, supplicant and DHCP
+  // helpers are a start-up cost every other plan and apply would pay for nothing.
+  const { preflightStick } = await import('../preflight/index.js');
   const said = await preflightStick({ model: stick.model, files: stick.files }, port, {
     say: (line) => out.say(`preflight: ${line}`),
     ...(limit === undefined ? {} : { limit }),

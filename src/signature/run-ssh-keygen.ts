@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { childProcess } from '../core/child-process.js';
 
 /**
  * Runs `ssh-keygen` (openssh-client) for the signature work: never through a shell, with a time
@@ -36,7 +36,7 @@ export function runSshKeygen(args: readonly string[], options: SshKeygenOptions)
     if (options.signal?.aborted === true)
       return resolve({ ran: false, why: 'aborted', detail: 'ssh-keygen was stopped' });
     const input = options.input;
-    const child = spawn(options.program ?? 'ssh-keygen', [...args], {
+    const child = childProcess().spawn(options.program ?? 'ssh-keygen', [...args], {
       shell: false,
       env: options.env ?? minimalEnv(),
       stdio: [input !== undefined ? 'pipe' : (options.stdin ?? 'ignore'), 'pipe', 'pipe'],

@@ -5,13 +5,8 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDeviceLocks, JOB_ID_PATTERN, jobIdSource, newJobId } from '../../src/agent/index.js';
 import type { DeviceResult } from '../../src/apply/index.js';
-import {
-  isUnderMediaRoot,
-  mediaMounts,
-  parseFindmntLine,
-  parseMountinfo,
-  watchMounts,
-} from '../../src/ingest/index.js';
+import { isUnderMediaRoot, mediaMounts, parseMountinfo } from '../../src/ingest/index.js';
+import { parseFindmntLine, watchMounts } from '../../src/ingest/mount-watcher.js';
 import { createAgentLogger } from '../../src/report/agent-logger.js';
 import { concludeJob, createEventFormatter, deviceWords, formatJobLine, resultWord } from '../../src/report/index.js';
 import { Redactor, Secret } from '../../src/core/index.js';

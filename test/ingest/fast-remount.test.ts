@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { watchMounts, type MountWatcher } from '../../src/ingest/index.js';
+import { watchMounts, type MountWatcher } from '../../src/ingest/mount-watcher.js';
 
 /**
  * A stick unmounted and mounted again within milliseconds, with real tmpfs mounts and the real

@@ -10,8 +10,8 @@ import {
   parseMountinfo,
   snapshotStick,
   stickLabel,
-  watchMounts,
 } from '../../src/ingest/index.js';
+import { watchMounts } from '../../src/ingest/mount-watcher.js';
 import { makeFatImage, requireFatTools } from '../daemon/fat-stick.js';
 import { tempFolder } from '../support/temp-folder.js';
 
