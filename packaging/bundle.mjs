@@ -6,6 +6,7 @@
 import { build } from 'esbuild';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { lazyBuiltinsPlugin } from './lazy-builtins.mjs';
 
 /** The bundle's file name, beside the launcher (dist/, install.sh) or in /usr/lib/mpprov (the .deb). */
 export const APP_FILE_NAME = 'mpprov-app.cjs';
@@ -43,6 +44,7 @@ export async function bundleCli({ repo, outfile, version }) {
     // "use strict" first, where it is a directive (esbuild's own would come after the banner).
     banner: { js: "'use strict';\nvar __mpprovFileUrl = require('node:url').pathToFileURL(__filename).href;" },
     metafile: true,
+    plugins: [lazyBuiltinsPlugin()],
   });
   // Run inside a function wrapper (compile-cache.ts), where a "#!" line is a syntax error: blanked.
   await writeFile(appFile, asciiOnly((await readFile(appFile, 'utf8')).replace(/^#![^\n]*/, '')));

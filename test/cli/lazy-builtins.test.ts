@@ -1,0 +1,109 @@
+import { spawn } from 'node:child_process';
+import { constants as http2Constants } from 'node:http2';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { HTTP2_CONSTANTS_USED, standIns } from '../../packaging/lazy-builtins.mjs';
+import { binEntry, repoRoot, type CliResult } from '../support/run-cli.js';
+import { tempFolder } from '../support/temp-folder.js';
+
+/**
+ * Node's own modules a short command never uses are not loaded by the entry package.json names
+ * (the bundle): node:http2 (undici's h2 client, which mpprov never allows), node:child_process
+ * (commander's executable subcommands; mpprov's own children start only for a signature check,
+ * a device lock or a preflight), node:readline (the agent's mount watcher). Each costs milliseconds
+ * of every start. Read from process.moduleLoadList at exit, through a preloaded CommonJS file.
+ */
+
+const BUILTINS_AT_EXIT = [
+  "process.on('exit', () => require('node:fs').writeFileSync(process.env.MPPROV_BUILTIN_LOG,",
+  "  process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)).join('\\n')));",
+].join('\n');
+
+interface Run extends CliResult {
+  builtins: string[];
+}
+
+async function builtinsOf(args: readonly string[], cwd = repoRoot): Promise<Run> {
+  const folder = tempFolder('lazy-builtins');
+  const preload = join(folder, 'builtins-at-exit.cjs');
+  const log = join(folder, 'builtins.txt');
+  await writeFile(preload, BUILTINS_AT_EXIT);
+  const result = await new Promise<CliResult>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--require', preload, join(repoRoot, binEntry), ...args], {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1', MPPROV_BUILTIN_LOG: log },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { ...result, builtins: (await readFile(log, 'utf8')).split('\n') };
+}
+
+describe("Node's modules a short command does not load", () => {
+  it('validate: no child_process (the signature check loads it only to run ssh-keygen)', async () => {
+    const run = await builtinsOf(['validate', 'profiles/peap-mschapv2.yaml']);
+    expect(run).toMatchObject({ code: 0, stdout: 'profiles/peap-mschapv2.yaml: valid (0 errors, 0 warnings)\n' });
+    // The list is real: what validate does load is in it.
+    expect(run.builtins).toContain('fs');
+    expect(run.builtins).toContain('crypto');
+    expect(run.builtins).not.toContain('child_process');
+    expect(run.builtins).not.toContain('http2');
+  });
+
+  it('plan: the device client and TLS, but no http2, child_process or readline', async () => {
+    const folder = tempFolder('lazy-builtins-plan');
+    await writeFile(join(folder, 'admin.pw'), 'not-a-real-password\n', { mode: 0o600 });
+    await writeFile(
+      join(folder, 'mpprov.yaml'),
+      [
+        'version: 1',
+        'monitoring_points:',
+        '  - name: nowhere',
+        '    url: https://127.0.0.1:1',
+        '    username: admin',
+        '    password_file: admin.pw',
+        '    tls: { insecure: true }',
+        '    interfaces:',
+        '      eth1:',
+        '        ipv4: { method: dhcp }',
+        '',
+      ].join('\n'),
+    );
+    const run = await builtinsOf(['plan', join(folder, 'mpprov.yaml')], folder);
+    expect(run.code).toBe(1);
+    expect(run.stderr + run.stdout).toMatch(/127\.0\.0\.1:1/);
+    expect(run.builtins).toContain('tls');
+    expect(run.builtins).toContain('http');
+    for (const unused of ['http2', 'child_process', 'readline']) expect(run.builtins).not.toContain(unused);
+  });
+
+  it("the bundle's stand-in for node:http2 has undici's constants as Node has them, and connect is the real one", async () => {
+    const http2 = standIns().find((s) => s.builtin === 'node:http2');
+    expect(http2).toBeDefined();
+    const exports: { constants?: Record<string, unknown>; connect?: unknown } = {};
+    runInNewContext(http2?.contents ?? '', { exports, require: (id: string) => ({ connect: () => `real ${id}` }) });
+    const expected = Object.fromEntries(
+      HTTP2_CONSTANTS_USED.map((name) => [name, (http2Constants as Record<string, unknown>)[name]]),
+    );
+    expect(exports.constants).toEqual(expected);
+    expect(Object.values(expected).every((value) => value !== undefined)).toBe(true);
+    // undici destructures exactly these at load: one more in a newer undici would read undefined.
+    const clientH2 = await readFile(join(repoRoot, 'node_modules/undici/lib/dispatcher/client-h2.js'), 'utf8');
+    const destructured = /const \{\s*constants: \{([^}]*)\}\s*\} = http2/.exec(clientH2)?.[1];
+    expect(
+      destructured
+        ?.split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ).toEqual(HTTP2_CONSTANTS_USED);
+    expect(typeof exports.connect).toBe('function');
+    expect((exports.connect as () => unknown)()).toBe('real node:http2');
+  });
+});
