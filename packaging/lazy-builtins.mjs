@@ -5,7 +5,7 @@
 // of CPU before its first line (a CPU profile of `mpprov apply`). In the bundle each importer gets
 // a stand-in instead: the same constants, copied from this Node's own module when the bundle is
 // built, and the functions, which load the real module on first use. Nothing changes in behaviour;
-// test/packaging/lazy-builtins.test.ts holds the constants to the real ones.
+// test/cli/lazy-builtins.test.ts holds the constants to the real ones.
 import { constants as http2Constants } from 'node:http2';
 
 /** What undici's client-h2.js destructures from node:http2's constants when it loads. */

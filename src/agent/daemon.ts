@@ -39,6 +39,11 @@ export interface DaemonOptions {
   version: string;
   /** Where startup problems go before the logger exists. */
   errorStream?: NodeJS.WritableStream;
+  /**
+   * SIGHUP as the caller holds it since its own first line (`mpprov run` takes the state folder's
+   * lock first); held from runDaemon's first line when not given. Released when runDaemon ends.
+   */
+  hangup?: HeldSignal;
 }
 
 /** Runs until SIGTERM or SIGINT; resolves with the exit status. */
@@ -46,7 +51,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const env = options.env ?? process.env;
   const errors = options.errorStream ?? process.stderr;
   // A reload asked for while the agent starts is done once it can be; SIGHUP never kills it.
-  const hangup = holdSignal('SIGHUP');
+  const hangup = options.hangup ?? holdSignal('SIGHUP');
   try {
     return await serve(options, env, errors, hangup);
   } finally {
@@ -176,28 +181,41 @@ async function serve(
   const notifier = startNotifier(env, notice);
 
   return new Promise<number>((resolve) => {
+    const onTerm = (): void => onStop('SIGTERM');
+    const onInt = (): void => onStop('SIGINT');
     const onStop = (signal: string): void => {
       const stopping = stopJobs(signal, {
         stop,
         jobs: () => intake.jobs(),
         writeMarker: (marker) => settings.current().state.writeMarker(marker),
         announce: () => notifier.stopping(),
-        quiet: () => [...sources.close(), settings.settled()],
+        // The reload under way first: its follow() would start the watchers it changed anew after
+        // they were closed, a findmnt left running once the agent has exited.
+        quiet: () => [settings.settled().then(() => Promise.allSettled(sources.close()))],
         logger,
       });
-      void stopping?.then(async (finished) => {
+      // A second signal changes nothing: the stop under way goes on (systemd's SIGKILL after
+      // TimeoutStopSec, or the user's, ends it at once).
+      if (stopping === undefined) return;
+      // A reload now would reopen what the stop closes (the watchers, the status page).
+      hangup.handOver(() => logger.log('info', 'SIGHUP: the agent is stopping; not reloaded'));
+      void stopping.then(async (finished) => {
         notifier.close();
         idleCollector.close();
         board.stop();
         await Promise.allSettled([statusFile.close(), statusPage.close(), serviceSides.close()]);
+        // None left behind: the daemon may run again in this process (tests do), and a signal
+        // after the stop takes its default action again.
+        process.off('SIGTERM', onTerm);
+        process.off('SIGINT', onInt);
         hangup.release();
         logger.log('info', 'stopped');
         await logger.close();
         resolve(finished ? 0 : 1);
       });
     };
-    process.once('SIGTERM', () => onStop('SIGTERM'));
-    process.once('SIGINT', () => onStop('SIGINT'));
+    process.on('SIGTERM', onTerm);
+    process.on('SIGINT', onInt);
     hangup.handOver(() => void settings.reload());
     // Said, to the journal and to systemd, only once every signal has its handler: whoever waits
     // for this line may stop or reload the agent at once.

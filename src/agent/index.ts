@@ -1,4 +1,5 @@
 export { runDaemon } from './daemon.js';
+export { holdSignal } from './early-signal.js';
 export { keepJitAtBaseline } from './baseline-jit.js';
 export { jobIdSource, newJobId, JOB_ID_PATTERN } from './job-id.js';
 export { createDeviceLocks } from './device-locks.js';

@@ -1,16 +1,7 @@
 import { spawn } from 'node:child_process';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeFolderSync } from '../core/make-folder.js';
 import { processAlive } from '../core/process-alive.js';
 
 /**
@@ -107,7 +98,7 @@ export async function lockStateDir(stateDir: string): Promise<StateDirLock> {
  */
 function checkFolder(stateDir: string): string | undefined {
   try {
-    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    makeFolderSync(stateDir, 0o700);
     const info = statSync(stateDir);
     if (!info.isDirectory()) return 'it is not a folder';
     const uid = process.geteuid?.();

@@ -1,6 +1,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
-import { appendFile, mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeFolder } from '../core/make-folder.js';
 import type { Redactor } from '../core/redact.js';
 
 /**
@@ -139,7 +140,7 @@ async function readJsonFiles<T>(dir: string): Promise<T[]> {
  */
 export async function openStateStore(dir: string, redactor: Redactor): Promise<StateStore> {
   for (const sub of ['', STATE_FILES.logs, STATE_FILES.running, STATE_FILES.notes, STATE_FILES.jobs]) {
-    await mkdir(join(dir, sub), { recursive: true, mode: 0o700 });
+    await makeFolder(join(dir, sub), 0o700);
   }
   // Snapshots of a crashed run hold the sticks' secrets: never keep them.
   for (const name of await readdir(join(dir, STATE_FILES.jobs)))

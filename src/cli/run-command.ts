@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { keepJitAtBaseline, lockStateDir, runDaemon } from '../agent/index.js';
+import { holdSignal, keepJitAtBaseline, lockStateDir, runDaemon } from '../agent/index.js';
 import { agentConfigPath, loadAgentConfig } from '../config/index.js';
 import { ExitStatus } from '../core/errors.js';
 import { packageVersion } from './package-version.js';
@@ -18,6 +18,9 @@ export function registerRunCommand(program: Command): void {
       'the secrets record, e.g. one shared by several runners (overrides agent.yaml secrets_record)',
     )
     .action(async (flags: { agentConfig?: string; stateDir?: string; secretsRecord?: string }) => {
+      // From the first line: a SIGHUP while agent.yaml is read and the state folder locked, before
+      // the daemon starts, would otherwise kill the agent. The daemon does the reload once it can.
+      const hangup = holdSignal('SIGHUP');
       keepJitAtBaseline();
       const agentConfigFile = agentConfigPath(flags.agentConfig);
       // One agent per state folder, taken before the daemon starts anything (no stick, no device).
@@ -34,6 +37,7 @@ export function registerRunCommand(program: Command): void {
         ...(flags.stateDir === undefined ? {} : { stateDir: flags.stateDir }),
         ...(flags.secretsRecord === undefined ? {} : { secretsRecord: resolve(flags.secretsRecord) }),
         version: packageVersion(),
+        hangup,
       });
       // Exit now: a device connection still open after a forced stop must not keep the agent alive.
       process.exit(status);

@@ -106,4 +106,21 @@ describe("Node's modules a short command does not load", () => {
     expect(typeof exports.connect).toBe('function');
     expect((exports.connect as () => unknown)()).toBe('real node:http2');
   });
+
+  it('the stand-ins hold everything their importers take from the real module: undici http2.connect, commander spawn', async () => {
+    const used = async (file: string, name: string): Promise<string[]> => {
+      const text = await readFile(join(repoRoot, 'node_modules', file), 'utf8');
+      return [...new Set([...text.matchAll(new RegExp(`\\b${name}\\.(\\w+)`, 'g'))].map((m) => m[1] ?? ''))];
+    };
+    // One more member in a newer version would be undefined in the bundle only.
+    expect(await used('undici/lib/dispatcher/client-h2.js', 'http2')).toEqual(['connect']);
+    expect(await used('commander/lib/command.js', 'childProcess')).toEqual(['spawn']);
+    const exports: Record<string, unknown> = {};
+    const childProcess = standIns().find((s) => s.builtin === 'node:child_process');
+    runInNewContext(childProcess?.contents ?? '', {
+      exports,
+      require: (id: string) => ({ spawn: () => `real ${id}` }),
+    });
+    expect((exports.spawn as () => unknown)()).toBe('real node:child_process');
+  });
 });
