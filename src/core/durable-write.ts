@@ -1,5 +1,5 @@
 import { constants, type Stats } from 'node:fs';
-import { type FileHandle, lstat, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, lstat, open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 
 /**
@@ -7,15 +7,16 @@ import { basename, dirname } from 'node:path';
  * moment, and that may be hostile: the agent's usb.log and result files and the signer's
  * mpprov.sha256 and its signature all go through here, so every one of them gets the same
  * refusals. No handle is kept open between writes (the stick can be unmounted at any time), every
- * write is synced before it counts, and a file is never opened with O_TRUNC ('w'): on fusefat
- * that leaves the old size and a broken cluster chain.
+ * write is synced and closed before it counts, and a file is never opened with O_TRUNC ('w'): on
+ * fusefat that leaves the old size and a broken cluster chain. fusefat's quirks that shaped this
+ * file are listed in docs/fat-sticks.md.
  */
 
-/** How an append reached the disk: plain append, r+ at the end offset, or a rewrite and rename. */
-export type AppendMethod = 'append' | 'write-at-end' | 'rewrite';
+/** How an append reached the disk: a new file written from its start, or an existing one extended in place. */
+export type AppendMethod = 'created' | 'extended';
 
-/** A file larger than this is not rewritten whole just to add a few lines. */
-const MAX_REWRITE_BYTES = 8 * 1024 * 1024;
+/** A usb.log.tmp larger than this is not copied back as usb.log (it is left where it is). */
+const MAX_RESTORE_BYTES = 8 * 1024 * 1024;
 
 async function writeAll(handle: FileHandle, bytes: Buffer, position: number | null): Promise<void> {
   let offset = 0;
@@ -167,6 +168,7 @@ async function withHandle<T>(
     if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw linkRefused(file);
     throw error;
   }
+  let result: T;
   try {
     const opened = await handle.stat();
     // Only a folder sync opens a folder; every file must be one plain file.
@@ -180,97 +182,81 @@ async function withHandle<T>(
     // The agent runs with UMask=0077, but on a stick with Unix permissions (ext4) the technician
     // must be able to read usb.log: a file we create gets its mode set explicitly. FAT ignores it.
     if ((flags === 'a' || flags === 'wx') && opened.size === 0) await handle.chmod(mode).catch(() => undefined);
-    return await use(handle);
-  } finally {
+    result = await use(handle);
+  } catch (error) {
     await handle.close().catch(() => undefined);
+    throw error;
   }
+  // A write counts only once its close succeeded: fusefat writes the file's cluster chain (its
+  // FAT) when the file is closed, not at fsync, and a close it could not finish leaves the written
+  // bytes past the chain, lost (test/report/fat-kill-every-write.test.ts).
+  if (flags === 'r') await handle.close().catch(() => undefined);
+  else await handle.close();
+  return result;
 }
 
-const refused = (error: unknown): boolean => {
-  const code = (error as NodeJS.ErrnoException).code;
-  // fusefat refuses appends to a file under one cluster with EPERM; some drivers say EINVAL or ENOTSUP.
-  return code === 'EPERM' || code === 'EINVAL' || code === 'ENOTSUP' || code === 'EOPNOTSUPP';
-};
-
 /**
- * Appends `text` to `file` (created if missing): open with 'a', write, fdatasync, close. When the
- * driver refuses (fusefat: EPERM on small files), writes at the end offset with 'r+', and failing
- * that writes a temporary file with the old content plus `text`, fsyncs it and renames it over.
- * Throws the last error (EROFS, ENOSPC, ENOENT/EIO after a pull, ...) when nothing worked.
+ * Appends `text` to `file` (created if missing) in place: one write, fsync, and a close that must
+ * succeed (withHandle). The file is never replaced by a rename: on fusefat a rename over usb.log is three separate directory writes
+ * (the old entry deleted, the temporary one cleared, the new one written), and a power loss between
+ * the last two left no usb.log and no usb.log.tmp at all (test/report/fat-kill-every-write.test.ts).
+ * An existing file is written from its last byte on, rewriting that byte as it is: fusefat refuses a
+ * write that starts exactly at the end of a file inside its first cluster (EPERM) and pads one that
+ * starts at a cluster boundary with a cluster of NULs (test/report/fat-append-boundary.test.ts),
+ * while a write that starts inside the file extends it correctly; any other filesystem takes either.
+ * Throws what the stick said (EROFS, ENOSPC, ENOENT/EIO after a pull, ...), or EIO when the file
+ * did not grow by exactly `text`.
  */
 export async function appendDurably(file: string, text: string, target: WriteTarget = {}): Promise<AppendMethod> {
   const bytes = Buffer.from(text, 'utf8');
-  // fusefat gives a file that ends exactly on a cluster boundary a whole extra cluster of NULs when
-  // it is extended in place (test/report/fat-append-boundary.test.ts): such a file is rewritten.
-  const size = await sizeOf(file);
-  if (size > 0 && size % BOUNDARY_BYTES === 0 && size <= MAX_REWRITE_BYTES)
-    return rewriteWith(file, size, bytes, target);
-  for (const flags of ['a', 'r+'] as const) {
-    try {
-      await withHandle(
-        file,
-        flags,
-        async (handle) => {
-          const before = (await handle.stat()).size;
-          await writeAll(handle, bytes, flags === 'a' ? null : before);
-          await handle.datasync();
-          // Any driver that put the bytes elsewhere than at the end is caught here, not in usb.log.
-          const after = (await handle.stat()).size;
-          if (after !== before + bytes.length) throw new MisplacedWrite(before);
-        },
-        target,
-      );
-      return flags === 'a' ? 'append' : 'write-at-end';
-    } catch (error) {
-      if (error instanceof MisplacedWrite) return rewriteWith(file, error.goodBytes, bytes, target);
-      if (!refused(error)) throw error;
-    }
-  }
-  return rewriteWith(file, undefined, bytes, target);
-}
-
-/** Cluster sizes are multiples of 512: a file ending on a multiple of it may end on a cluster. */
-const BOUNDARY_BYTES = 512;
-
-/** An in-place write that did not land where it was sent; the first `goodBytes` are still right. */
-class MisplacedWrite extends Error {
-  constructor(readonly goodBytes: number) {
-    super('the write did not land at the end of the file');
-  }
-}
-
-async function sizeOf(file: string): Promise<number> {
-  return (await inspect(file))?.size ?? 0;
+  const exists = (await inspect(file)) !== undefined;
+  const { size, end } = exists ? await readEnd(file, 1) : { size: 0, end: Buffer.alloc(0) };
+  return withHandle(
+    file,
+    exists ? 'r+' : 'a',
+    async (handle) => {
+      if ((await handle.stat()).size !== size) throw changedMeanwhile(file);
+      await writeAll(handle, Buffer.concat([end, bytes]), size - end.length);
+      await handle.sync();
+      const after = (await handle.stat()).size;
+      if (after !== size + bytes.length) {
+        throw Object.assign(new Error(`${file} grew to ${after} bytes, not ${size + bytes.length}`), { code: 'EIO' });
+      }
+      return size === 0 ? 'created' : 'extended';
+    },
+    target,
+  );
 }
 
 /**
- * Writes a temporary file with the old content (its first `keep` bytes, when only those are
- * known good) plus `bytes`, fsyncs it and renames it over `file`.
+ * The size of `file` and its last `count` bytes (fewer when it is shorter), read through a handle
+ * of their own, closed before any write: fusefat links no new cluster onto a file extended through
+ * a handle that has read up to its end, and the bytes past the old chain are lost ("File size is
+ * 4123 bytes, cluster chain length is 4096 bytes", says fsck.fat).
  */
-async function rewriteWith(
-  file: string,
-  keep: number | undefined,
-  bytes: Buffer,
-  target: WriteTarget,
-): Promise<AppendMethod> {
-  await inspect(file);
-  let old: Buffer;
-  try {
-    old = await readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    old = Buffer.alloc(0);
-  }
-  if (keep !== undefined) old = old.subarray(0, Math.min(keep, old.length));
-  if (old.length > MAX_REWRITE_BYTES)
-    throw Object.assign(new Error(`${file} refuses appends and is too large to rewrite`), { code: 'EFBIG' });
-  await replaceDurably(file, Buffer.concat([old, bytes]), target);
-  return 'rewrite';
+async function readEnd(file: string, count: number): Promise<{ size: number; end: Buffer }> {
+  return withHandle(
+    file,
+    'r',
+    async (handle) => {
+      const { size } = await handle.stat();
+      const end = Buffer.alloc(Math.min(count, size));
+      const { bytesRead } = await handle.read(end, 0, end.length, size - end.length);
+      if (bytesRead !== end.length) throw changedMeanwhile(file);
+      return { size, end };
+    },
+    {},
+  );
 }
 
+const changedMeanwhile = (file: string): NodeJS.ErrnoException =>
+  Object.assign(new Error(`${file} changed while mpprov wrote to it`), { code: 'EIO' });
+
 /**
- * Replaces `file` with `content` atomically: a temporary file beside it (never truncating one in
- * place), fsync, rename over, then a best-effort fsync of the folder.
+ * Replaces `file` with `content`: a temporary file beside it (never truncating one in place), fsync,
+ * rename over, then a best-effort fsync of the folder. Atomic on a journalled filesystem; on FAT a
+ * power loss inside the rename can leave neither name (see appendDurably), so usb.log, whose
+ * earlier lines must survive, never goes through here.
  */
 export async function replaceDurably(
   file: string,
@@ -305,12 +291,13 @@ export async function replaceDurably(
 }
 
 /**
- * Puts back a log that only its temporary copy holds. replaceDurably renames `<file>.tmp` over
- * `<file>`; power lost inside that rename on FAT (fusefat, no journal) can leave the directory
- * with `<file>.tmp` and no `<file>` (test/report/fat-power-loss.test.ts). Before a job's first
- * write, such a `.tmp` (one plain file on the stick's own filesystem: no link, FIFO or second name) is renamed
- * back, so the earlier jobs' lines stay in usb.log instead of being replaced by a new file and
- * later deleted as a stale temporary. Returns whether it did; a `<file>` that exists is left alone.
+ * Puts back a log that only its temporary copy holds: earlier mpprov versions replaced usb.log
+ * with replaceDurably, and power lost inside that rename on FAT could leave `<file>.tmp` and no
+ * `<file>`. Before a job's first write, such a `.tmp` (one plain file on the stick's own
+ * filesystem: no link, FIFO or second name) is copied into a new `<file>`, synced, and only then
+ * removed. It is copied, not renamed back: a rename is the very step that loses both names. Cut
+ * during the copy, the stick keeps `<file>.tmp` whole beside a short `<file>`, and since a `<file>`
+ * that exists is left alone, nothing ever removes that `.tmp`. Returns whether it put one back.
  */
 export async function restoreInterruptedReplace(file: string, target: WriteTarget = {}): Promise<boolean> {
   const missing = await lstat(file).then(
@@ -324,7 +311,19 @@ export async function restoreInterruptedReplace(file: string, target: WriteTarge
   const tmp = `${file}.tmp`;
   const info = await lstat(tmp).catch(() => undefined);
   if (info === undefined || !plain(info) || (target.device !== undefined && info.dev !== target.device)) return false;
-  await rename(tmp, file);
+  if (info.size > MAX_RESTORE_BYTES) return false;
+  const content = await withHandle(tmp, 'r', (handle) => handle.readFile(), {});
+  await withHandle(
+    file,
+    'wx',
+    async (handle) => {
+      await writeAll(handle, content, 0);
+      await handle.sync();
+    },
+    target,
+  );
+  if (!(await withHandle(file, 'r', (handle) => handle.readFile(), {})).equals(content)) return false;
+  await unlink(tmp);
   await withHandle(dirname(file), 'r', (handle) => handle.sync(), {}, 0o644, 'folder').catch(() => undefined);
   return true;
 }
@@ -354,15 +353,15 @@ export async function endsMidLine(file: string): Promise<boolean> {
   }
 }
 
-/** usb.log above this size keeps its still-running line in the middle rather than be rewritten per batch. */
-const MAX_TAIL_REWRITE_BYTES = 1024 * 1024;
-
 /**
  * Appends `text` to a file that ends in `tail` (a line we wrote last, to stay last only until more
- * text comes): the file is rewritten without the tail, as a temporary file renamed over it.
- * Overwriting the tail in place with 'r+' was tried and fusefat left NUL bytes and stale tails
- * behind (test/report/usb-log-trailer.test.ts), so the proven rename path is used; a file that
- * does not end in `tail` (someone else appended) or is over 1 MiB just gets `text` appended.
+ * text comes), in place and never by a rename: the file is cut to where `tail` begins (ftruncate,
+ * fsync, close), then `text` is appended (appendDurably, through a new handle: fusefat keeps
+ * the size an open handle had before ftruncate, and a write through the same handle brought the
+ * old size and stale bytes back). Power lost in between leaves the log without its tail, never
+ * without a line written before. A file that holds nothing but `tail` is removed and written anew
+ * (fusefat hung writing to a file cut to 0 bytes); one that does not end in `tail` (someone else
+ * appended) just gets `text` appended.
  */
 export async function appendOverTail(
   file: string,
@@ -372,22 +371,25 @@ export async function appendOverTail(
 ): Promise<AppendMethod> {
   if (tail === '') return appendDurably(file, text, target);
   const tailBytes = Buffer.from(tail, 'utf8');
-  let old: Buffer;
-  try {
-    // lstat first: a link is refused, never read through.
-    const info = await inspect(file);
-    if (info === undefined || info.size > MAX_TAIL_REWRITE_BYTES) return appendDurably(file, text, target);
-    old = await readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return appendDurably(file, text, target);
-    throw error;
+  // lstat first: a link is refused, never read through.
+  if ((await inspect(file)) === undefined) return appendDurably(file, text, target);
+  const { size, end } = await readEnd(file, tailBytes.length);
+  if (!end.equals(tailBytes)) return appendDurably(file, text, target);
+  const keep = size - tailBytes.length;
+  if (keep === 0) await unlink(file);
+  else {
+    // A handle of its own, that neither reads nor writes: fusefat brought the old size and stale
+    // bytes back when a handle that had been cut wrote on.
+    await withHandle(
+      file,
+      'r+',
+      async (handle) => {
+        if ((await handle.stat()).size !== size) throw changedMeanwhile(file);
+        await handle.truncate(keep);
+        await handle.sync();
+      },
+      target,
+    );
   }
-  if (old.length < tailBytes.length || !old.subarray(old.length - tailBytes.length).equals(tailBytes))
-    return appendDurably(file, text, target);
-  await replaceDurably(
-    file,
-    Buffer.concat([old.subarray(0, old.length - tailBytes.length), Buffer.from(text, 'utf8')]),
-    target,
-  );
-  return 'rewrite';
+  return appendDurably(file, text, target);
 }

@@ -53,7 +53,7 @@ export interface UsbLogWriterOptions {
    * another configuration while the first runs). Default: this writer's own order only.
    */
   serialize?: <T>(write: () => Promise<T>) => Promise<T>;
-  /** Told when usb.log was missing and its usb.log.tmp (a replace cut by a power loss) was put back. */
+  /** Told when usb.log was missing and its usb.log.tmp (an earlier version's replace cut by a power loss) was copied back. */
   onRestored?: () => void;
 }
 
@@ -134,8 +134,8 @@ export function createUsbLogWriter(options: UsbLogWriterOptions): UsbLogWriter {
         const onDisk = tailOnDisk;
         try {
           const file = join(root, USB_LOG_NAME);
-          // The first write of this job: a log left only as usb.log.tmp by a power loss is put back
-          // first, and a log cut mid-line gets a newline before our text.
+          // The first write of this job: a log an earlier version left only as usb.log.tmp (power lost
+          // inside its rename) is copied back first, and a log cut mid-line gets a newline before our text.
           let lead = '';
           if (!endChecked && onDisk === '') {
             lead = await serialize(async () => {

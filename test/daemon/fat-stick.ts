@@ -106,6 +106,8 @@ export interface MountedStick {
   exited: Promise<void>;
   /** True while the mount point is in the mount table. */
   mounted(): Promise<boolean>;
+  /** How fusefat ended (`status 0`, `SIGKILL`), once `exited` has resolved. */
+  endedBy(): string | undefined;
   /** A yank: fusefat killed with SIGKILL, then the dead mount detached (`fusermount -u -z`). */
   pull(): Promise<void>;
   /**
@@ -130,13 +132,24 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what:
 }
 
 /**
+ * strace's arguments that SIGKILL fusefat on entering its `n`th write(2) to `image` (that write not
+ * done): the power lost between two of fusefat's writes, at exactly the moment a test names. Only
+ * writes to the image count (-P), and fusefat runs single-threaded (-s), since strace counts per thread.
+ */
+export function killAtWrite(image: string, n: number): string[] {
+  return ['-f', '-o', '/dev/null', '-P', image, '-e', 'trace=write', '-e', `inject=write:signal=SIGKILL:when=${n}`];
+}
+
+/**
  * Mounts `image` at `mountPoint` (created, must be empty) with `fusefat -f`, a child under the
  * test's control. Its chatty debug output goes to a file: a pipe nobody drains would block it.
+ * With `killAtImageWrite`, fusefat runs under strace and dies by SIGKILL at that write to the image
+ * (killAtWrite); `exited` resolves then, and `pull` detaches the dead mount.
  */
 export async function mountFat(
   image: string,
   mountPoint: string,
-  options: { readOnly?: boolean; logFile: string },
+  options: { readOnly?: boolean; logFile: string; killAtImageWrite?: number },
 ): Promise<MountedStick> {
   await mkdir(mountPoint, { recursive: true });
   const out = openSync(options.logFile, 'a');
@@ -144,14 +157,21 @@ export async function mountFat(
   try {
     const args =
       options.readOnly === true ? ['-f', '-o', 'ro', image, mountPoint] : ['-f', '-o', 'rw+', image, mountPoint];
-    child = spawn('fusefat', args, { stdio: ['ignore', out, out] });
+    child =
+      options.killAtImageWrite === undefined
+        ? spawn('fusefat', args, { stdio: ['ignore', out, out] })
+        : spawn('strace', [...killAtWrite(image, options.killAtImageWrite), 'fusefat', '-s', ...args], {
+            stdio: ['ignore', out, out],
+          });
   } finally {
     closeSync(out);
   }
   let exitedEarly: string | undefined;
+  let endedBy: string | undefined;
   const exited = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
-      exitedEarly = `fusefat exited (${signal ?? `status ${code}`})`;
+      endedBy = signal ?? `status ${code}`;
+      exitedEarly = `fusefat exited (${endedBy})`;
       resolve();
     }),
   );
@@ -179,6 +199,7 @@ export async function mountFat(
     mountPoint,
     exited,
     mounted: () => inMountTable(mountPoint),
+    endedBy: () => endedBy,
     pause() {
       paused = child.kill('SIGSTOP');
     },
