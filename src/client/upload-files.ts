@@ -1,6 +1,6 @@
-import { File } from 'node:buffer';
 import { z } from 'zod';
 import { request, type DeviceConnection } from './device-request.js';
+import { encodeMultipart } from './multipart-body.js';
 import { FILE_SLOTS, type FileSlot } from '../admin-api/vocabulary.js';
 import { parseWire } from '../admin-api/wire-shape.js';
 
@@ -14,25 +14,18 @@ const UploadAnswer = z.looseObject({ files: z.record(z.string(), z.string()) });
 
 /**
  * POST /interface/file/: every file in one multipart request, part name = slot. The body is
- * encoded up front into bytes with a Content-Length (undici's Response does the multipart
- * encoding), rather than streamed chunked: the device wants a plain body and no `Expect` header,
- * and undici never sends `Expect: 100-continue`.
+ * encoded up front into bytes with a Content-Length (multipart-body.ts), rather than streamed
+ * chunked: the device wants a plain body and no `Expect` header, and undici never sends
+ * `Expect: 100-continue`.
  */
 export async function uploadFiles(
   connection: DeviceConnection,
   files: readonly UploadedFile[],
 ): Promise<Partial<Record<FileSlot, string>>> {
   if (files.length === 0) return {};
-  // Only what encodes the body, and only when there is a file to send (core/undici.ts says why).
-  const [{ FormData }, { Response }] = await Promise.all([
-    import('undici/lib/web/fetch/formdata.js'),
-    import('undici/lib/web/fetch/response.js'),
-  ]);
-  const form = new FormData();
-  for (const file of files) form.append(file.slot, new File([file.bytes], file.filename));
-  const encoded = new Response(form);
-  const contentType = encoded.headers.get('content-type') ?? 'multipart/form-data';
-  const bytes = new Uint8Array(await encoded.arrayBuffer());
+  const { bytes, contentType } = encodeMultipart(
+    files.map((file) => ({ name: file.slot, filename: file.filename, bytes: file.bytes })),
+  );
   const answer = await request(connection, {
     method: 'POST',
     path: '/interface/file/',

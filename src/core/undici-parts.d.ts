@@ -24,9 +24,3 @@ declare module 'undici/lib/core/errors.js' {
   import { errors } from 'undici';
   export default errors;
 }
-declare module 'undici/lib/web/fetch/formdata.js' {
-  export { FormData } from 'undici';
-}
-declare module 'undici/lib/web/fetch/response.js' {
-  export { Response } from 'undici';
-}
