@@ -6,6 +6,7 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { HTTP2_CONSTANTS_USED, standIns } from '../../packaging/lazy-builtins.mjs';
 import { binEntry, repoRoot, type CliResult } from '../support/run-cli.js';
+import { unreachablePlanStick } from './unreachable-plan-stick.js';
 import { tempFolder } from '../support/temp-folder.js';
 
 /**
@@ -30,6 +31,8 @@ async function builtinsOf(args: readonly string[], cwd = repoRoot): Promise<Run>
   const preload = join(folder, 'builtins-at-exit.cjs');
   const log = join(folder, 'builtins.txt');
   await writeFile(preload, BUILTINS_AT_EXIT);
+  // Its own spawn, not run-cli's: always the bundle (the stand-ins are the bundle's), and the
+  // output read to its end ('close').
   const result = await new Promise<CliResult>((resolve, reject) => {
     const child = spawn(process.execPath, ['--require', preload, join(repoRoot, binEntry), ...args], {
       cwd,
@@ -58,25 +61,8 @@ describe("Node's modules a short command does not load", () => {
   });
 
   it('plan: the device client and TLS, but no http2, child_process or readline', async () => {
-    const folder = tempFolder('lazy-builtins-plan');
-    await writeFile(join(folder, 'admin.pw'), 'not-a-real-password\n', { mode: 0o600 });
-    await writeFile(
-      join(folder, 'mpprov.yaml'),
-      [
-        'version: 1',
-        'monitoring_points:',
-        '  - name: nowhere',
-        '    url: https://127.0.0.1:1',
-        '    username: admin',
-        '    password_file: admin.pw',
-        '    tls: { insecure: true }',
-        '    interfaces:',
-        '      eth1:',
-        '        ipv4: { method: dhcp }',
-        '',
-      ].join('\n'),
-    );
-    const run = await builtinsOf(['plan', join(folder, 'mpprov.yaml')], folder);
+    const { folder, config } = await unreachablePlanStick('lazy-builtins-plan');
+    const run = await builtinsOf(['plan', config], folder);
     expect(run.code).toBe(1);
     expect(run.stderr + run.stdout).toMatch(/127\.0\.0\.1:1/);
     expect(run.builtins).toContain('tls');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, type CliResult } from '../support/run-cli.js';
 import { tempFolder } from '../support/temp-folder.js';
+import { unreachablePlanStick } from './unreachable-plan-stick.js';
 
 /**
  * A command loads only what it needs: every module the real `mpprov` process loaded, recorded by
@@ -92,26 +93,8 @@ describe('modules a command loads', () => {
   });
 
   it('plan loads the device client, and no agent or simulator', async () => {
-    // A device that refuses connections: plan fails after its retries, having loaded all it would use.
-    const folder = tempFolder('lazy-load-plan');
-    await writeFile(join(folder, 'admin.pw'), 'not-a-real-password\n', { mode: 0o600 });
-    await writeFile(
-      join(folder, 'mpprov.yaml'),
-      [
-        'version: 1',
-        'monitoring_points:',
-        '  - name: nowhere',
-        '    url: https://127.0.0.1:1',
-        '    username: admin',
-        '    password_file: admin.pw',
-        '    tls: { insecure: true }',
-        '    interfaces:',
-        '      eth1:',
-        '        ipv4: { method: dhcp }',
-        '',
-      ].join('\n'),
-    );
-    const run = await loadedBy(['plan', join(folder, 'mpprov.yaml')], folder);
+    const { folder, config } = await unreachablePlanStick('lazy-load-plan');
+    const run = await loadedBy(['plan', config], folder);
     expect(run.code).toBe(1);
     expect(run.stderr + run.stdout).toMatch(/127\.0\.0\.1:1/);
     expect(packageLoaded(run.modules, 'undici')).toBe(true);
