@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EapMethodName } from '../../src/preflight/preflight-report.js';
 import { readVerdict } from '../../src/preflight/supplicant-verdict.js';
-import { assertRealBackendCanRun } from '../dot1x/real-lab.js';
 import { useLabPki } from '../support/lab-pki.js';
-import { PEAP_PASSWORD, PortLab, preflightLeftovers, runInLaptop, type LaptopState } from './port-lab.js';
+import { PEAP_PASSWORD, preflightLeftovers, runInLaptop, usePortLab } from './port-lab.js';
 import { parseReport, preflightStick } from './preflight-stick.js';
 
 /**
@@ -49,16 +48,7 @@ describe('the verdict on wpa_supplicant lines of a flood', () => {
 });
 
 const pki = useLabPki();
-let lab: PortLab;
-let before: LaptopState;
-
-beforeAll(() => {
-  assertRealBackendCanRun();
-  lab = new PortLab();
-  before = lab.laptopState();
-});
-afterEach(async () => lab.stopDaemons());
-afterAll(() => lab?.close());
+const rig = usePortLab();
 
 describe('a switch flooding EAP-Request/Identity', () => {
   it('ends the 802.1X try with that error, and the port comes back as it was', async () => {
@@ -69,12 +59,12 @@ describe('a switch flooding EAP-Request/Identity', () => {
     );
     let flood: Promise<number | null> | undefined;
     const run = await runInLaptop(
-      lab,
-      ['preflight', stick, '--port', lab.laptopIf, '--interface', 'eth1', '--json', '--timeout', '8'],
+      rig.lab,
+      ['preflight', stick, '--port', rig.lab.laptopIf, '--interface', 'eth1', '--json', '--timeout', '8'],
       (stderr) => {
         if (flood !== undefined || !/802\.1X: trying/.test(stderr)) return;
         // From the switch's end, for longer than the supplicant needs to give up.
-        const child = spawn('ip', ['netns', 'exec', lab.switchNs, 'python3', '-c', FLOOD, lab.switchIf, '3'], {
+        const child = spawn('ip', ['netns', 'exec', rig.lab.switchNs, 'python3', '-c', FLOOD, rig.lab.switchIf, '3'], {
           stdio: ['ignore', 'ignore', 'inherit'],
         });
         flood = new Promise((resolve) => child.once('exit', resolve));
@@ -84,7 +74,7 @@ describe('a switch flooding EAP-Request/Identity', () => {
     expect(run.code).toBe(1);
     expect(parseReport(run.stdout).dot1x).toEqual({ outcome: 'error', method: 'PEAP-MSCHAPv2', cause: CAUSE });
     expect(`${run.stdout}${run.stderr}`).not.toContain(PEAP_PASSWORD);
-    expect(lab.laptopState()).toEqual(before);
-    expect(preflightLeftovers(run.pid, lab.laptopIf)).toEqual({ namespaces: [], dirs: [], daemons: [] });
+    expect(rig.lab.laptopState()).toEqual(rig.before);
+    expect(preflightLeftovers(run.pid, rig.lab.laptopIf)).toEqual({ namespaces: [], dirs: [], daemons: [] });
   });
 });

@@ -1,11 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertRealBackendCanRun } from '../dot1x/real-lab.js';
+import { describe, expect, it } from 'vitest';
 import { useLabPki } from '../support/lab-pki.js';
 import { tempFolder } from '../support/temp-folder.js';
-import { PortLab, preflightLeftovers, runInLaptop, type CliRun, type LaptopState } from './port-lab.js';
+import { preflightLeftovers, runInLaptop, type CliRun, usePortLab } from './port-lab.js';
 import { parseReport, preflightStick } from './preflight-stick.js';
 
 /**
@@ -16,25 +15,16 @@ import { parseReport, preflightStick } from './preflight-stick.js';
  */
 
 const pki = useLabPki();
-let lab: PortLab;
-let before: LaptopState;
-
-beforeAll(() => {
-  assertRealBackendCanRun();
-  lab = new PortLab();
-  before = lab.laptopState();
-});
-afterEach(async () => lab.stopDaemons());
-afterAll(() => lab?.close());
+const rig = usePortLab();
 
 const DHCP_ONLY = 'eth1:\n  ipv4: { method: dhcp }';
 
 function preflight(stick: string, timeout = '6'): Promise<CliRun> {
-  return runInLaptop(lab, [
+  return runInLaptop(rig.lab, [
     'preflight',
     stick,
     '--port',
-    lab.laptopIf,
+    rig.lab.laptopIf,
     '--interface',
     'eth1',
     '--json',
@@ -50,27 +40,27 @@ function expectPrintable(run: CliRun): void {
 }
 
 function expectLaptopAsBefore(run: CliRun): void {
-  expect(lab.laptopState()).toEqual(before);
-  expect(preflightLeftovers(run.pid, lab.laptopIf)).toEqual({ namespaces: [], dirs: [], daemons: [] });
+  expect(rig.lab.laptopState()).toEqual(rig.before);
+  expect(preflightLeftovers(run.pid, rig.lab.laptopIf)).toEqual({ namespaces: [], dirs: [], daemons: [] });
 }
 
 describe('a hostile DHCP server', () => {
   it('offering a netmask that is no prefix: refused as a lease, and said so instead of "no server answered"', async () => {
     // busybox udhcpc counts this mask as /24; the Monitoring Point would get the mask itself.
-    await lab.startDhcp(['--dhcp-option=1,255.0.255.0']);
+    await rig.lab.startDhcp(['--dhcp-option=1,255.0.255.0']);
     const run = await preflight(preflightStick(pki, DHCP_ONLY));
     const report = parseReport(run.stdout);
     expect(run.code).toBe(1);
     expect(report.dhcp.outcome).toBe('no-answer');
     expect(report.problems).toEqual([
-      `DHCP: a server answered on ${lab.laptopIf}, but its lease is not usable: the netmask "255.0.255.0" is not a prefix from /1 to /32`,
+      `DHCP: a server answered on ${rig.lab.laptopIf}, but its lease is not usable: the netmask "255.0.255.0" is not a prefix from /1 to /32`,
     ]);
     expectPrintable(run);
     expectLaptopAsBefore(run);
   });
 
   it('offering a /32 prefix with a gateway outside it: reported as given, the gateway found silent, the routes untouched', async () => {
-    await lab.startDhcp(['--dhcp-option=option:netmask,255.255.255.255', '--dhcp-option=option:router,10.99.0.1']);
+    await rig.lab.startDhcp(['--dhcp-option=option:netmask,255.255.255.255', '--dhcp-option=option:router,10.99.0.1']);
     const run = await preflight(preflightStick(pki, DHCP_ONLY));
     const report = parseReport(run.stdout);
     expect([0, 1]).toContain(run.code);
@@ -83,7 +73,7 @@ describe('a hostile DHCP server', () => {
 
   it('naming 60 DNS servers (what one DHCP option holds) and a domain with control characters: addresses only, nothing raw', async () => {
     const many = Array.from({ length: 60 }, (_, i) => `10.29.${1 + Math.floor(i / 50)}.${1 + (i % 50)}`);
-    await lab.startDhcp([
+    await rig.lab.startDhcp([
       `--dhcp-option=option:dns-server,${many.join(',')}`,
       '--dhcp-option=option:domain-name,ev\u001b[31mil\u0007.lab',
     ]);
@@ -119,43 +109,43 @@ describe('a hostile stick', () => {
 
 describe('a laptop port set up by NetworkManager', () => {
   it('gets its noprefixroute address back with the flag: no route appears that it had not', async () => {
-    const ipLaptop = (args: string[]) => spawnSync('ip', ['-n', lab.laptopNs, ...args], { encoding: 'utf8' });
+    const ipLaptop = (args: string[]) => spawnSync('ip', ['-n', rig.lab.laptopNs, ...args], { encoding: 'utf8' });
     const routes = () => ipLaptop(['route', 'show']).stdout;
-    expect(ipLaptop(['addr', 'add', '10.55.0.5/24', 'dev', lab.laptopIf, 'noprefixroute']).status).toBe(0);
+    expect(ipLaptop(['addr', 'add', '10.55.0.5/24', 'dev', rig.lab.laptopIf, 'noprefixroute']).status).toBe(0);
     try {
       const routesBefore = routes();
-      const run = await runInLaptop(lab, [
+      const run = await runInLaptop(rig.lab, [
         'preflight',
         preflightStick(pki, 'eth1:\n  ipv4: { method: static, address: 10.29.0.20/24, gateway: 10.29.0.1 }'),
         '--port',
-        lab.laptopIf,
+        rig.lab.laptopIf,
         '--interface',
         'eth1',
         '--json',
       ]);
       expect(run.code).toBe(0);
       expect(routes()).toBe(routesBefore);
-      expect(ipLaptop(['-j', 'addr', 'show', 'dev', lab.laptopIf]).stdout).toContain(
+      expect(ipLaptop(['-j', 'addr', 'show', 'dev', rig.lab.laptopIf]).stdout).toContain(
         '"local":"10.55.0.5","prefixlen":24,"scope":"global","noprefixroute":true',
       );
     } finally {
-      ipLaptop(['addr', 'del', '10.55.0.5/24', 'dev', lab.laptopIf]);
+      ipLaptop(['addr', 'del', '10.55.0.5/24', 'dev', rig.lab.laptopIf]);
     }
-    expect(lab.laptopState()).toEqual(before);
+    expect(rig.lab.laptopState()).toEqual(rig.before);
   });
 });
 
 describe('a laptop port with a DHCP client address', () => {
   it('gets the address back with its lifetime, and the route through its subnet with it', async () => {
-    const ipLaptop = (args: string[]) => spawnSync('ip', ['-n', lab.laptopNs, ...args], { encoding: 'utf8' });
-    const dev = lab.laptopIf;
+    const ipLaptop = (args: string[]) => spawnSync('ip', ['-n', rig.lab.laptopNs, ...args], { encoding: 'utf8' });
+    const dev = rig.lab.laptopIf;
     expect(
       ipLaptop(['addr', 'add', '10.31.0.5/24', 'dev', dev, 'valid_lft', '3000', 'preferred_lft', '3000']).status,
     ).toBe(0);
     expect(ipLaptop(['route', 'add', '10.88.0.0/16', 'via', '10.31.0.1', 'dev', dev, 'proto', 'dhcp']).status).toBe(0);
     try {
       const routesBefore = ipLaptop(['route', 'show']).stdout;
-      const run = await runInLaptop(lab, [
+      const run = await runInLaptop(rig.lab, [
         'preflight',
         preflightStick(pki, 'eth1:\n  ipv4: { method: static, address: 10.29.0.20/24, gateway: 10.29.0.1 }'),
         '--port',
@@ -178,24 +168,25 @@ describe('a laptop port with a DHCP client address', () => {
       ipLaptop(['route', 'del', '10.88.0.0/16', 'via', '10.31.0.1', 'dev', dev]);
       ipLaptop(['addr', 'del', '10.31.0.5/24', 'dev', dev]);
     }
-    expect(lab.laptopState()).toEqual(before);
+    expect(rig.lab.laptopState()).toEqual(rig.before);
   });
 });
 
 describe('a laptop port that is a port of a bridge', () => {
   it('goes back into its bridge', async () => {
-    const ipLaptop = (args: string[]) => spawnSync('ip', ['-n', lab.laptopNs, ...args], { encoding: 'utf8' });
+    const ipLaptop = (args: string[]) => spawnSync('ip', ['-n', rig.lab.laptopNs, ...args], { encoding: 'utf8' });
     const masterOf = () =>
-      (JSON.parse(ipLaptop(['-j', 'link', 'show', 'dev', lab.laptopIf]).stdout) as { master?: string }[])[0]?.master;
+      (JSON.parse(ipLaptop(['-j', 'link', 'show', 'dev', rig.lab.laptopIf]).stdout) as { master?: string }[])[0]
+        ?.master;
     expect(ipLaptop(['link', 'add', 'pflbr0', 'type', 'bridge']).status).toBe(0);
     try {
-      expect(ipLaptop(['link', 'set', lab.laptopIf, 'master', 'pflbr0']).status).toBe(0);
+      expect(ipLaptop(['link', 'set', rig.lab.laptopIf, 'master', 'pflbr0']).status).toBe(0);
       expect(masterOf()).toBe('pflbr0');
-      const run = await runInLaptop(lab, [
+      const run = await runInLaptop(rig.lab, [
         'preflight',
         preflightStick(pki, 'eth1:\n  ipv4: { method: static, address: 10.29.0.20/24, gateway: 10.29.0.1 }'),
         '--port',
-        lab.laptopIf,
+        rig.lab.laptopIf,
         '--interface',
         'eth1',
         '--json',
@@ -203,10 +194,10 @@ describe('a laptop port that is a port of a bridge', () => {
       expect(parseReport(run.stdout).problems).toEqual([]);
       expect(masterOf()).toBe('pflbr0');
     } finally {
-      ipLaptop(['link', 'set', lab.laptopIf, 'nomaster']);
+      ipLaptop(['link', 'set', rig.lab.laptopIf, 'nomaster']);
       ipLaptop(['link', 'del', 'pflbr0']);
     }
-    expect(lab.laptopState()).toEqual(before);
+    expect(rig.lab.laptopState()).toEqual(rig.before);
   });
 });
 
@@ -219,8 +210,8 @@ describe('two preflights on one port', () => {
     );
     let second: Promise<CliRun> | undefined;
     const first = await runInLaptop(
-      lab,
-      ['preflight', stick, '--port', lab.laptopIf, '--interface', 'eth1', '--json', '--timeout', '8'],
+      rig.lab,
+      ['preflight', stick, '--port', rig.lab.laptopIf, '--interface', 'eth1', '--json', '--timeout', '8'],
       (stderr) => {
         if (second === undefined && /802\.1X: trying/.test(stderr)) second = preflight(stick);
       },
@@ -230,7 +221,7 @@ describe('two preflights on one port', () => {
     const report = parseReport(other.stdout);
     expect(other.code).toBe(1);
     expect(report.problems).toEqual([
-      `another preflight (process ${first.pid}) is trying ${lab.laptopIf} now: run this one once it has given the port back`,
+      `another preflight (process ${first.pid}) is trying ${rig.lab.laptopIf} now: run this one once it has given the port back`,
     ]);
     expect(other.stderr).not.toMatch(/taking .* into a network namespace/);
     expect(parseReport(first.stdout).dot1x.outcome).toBe('no-authenticator');
@@ -252,7 +243,7 @@ describe('a killed run whose process number another process has taken since', ()
       const anHourAgo = new Date(Date.now() - 3_600_000);
       utimesSync(dir, anHourAgo, anHourAgo);
       const stick = preflightStick(pki, DHCP_ONLY);
-      const child = lab.startCli(
+      const child = rig.lab.startCli(
         ['preflight', stick, '--port', 'pflnone0', '--interface', 'eth1', '--json'],
         undefined,
         {
@@ -280,7 +271,7 @@ describe('a name that cannot be an interface', () => {
   it.each(['../x', 'eth0;rm -rf /', 'a-name-of-16-byte', 'eth0\u001b[2J', '-i'])(
     '%j is a usage error before anything is tried',
     async (name) => {
-      const run = await runInLaptop(lab, [
+      const run = await runInLaptop(rig.lab, [
         'preflight',
         preflightStick(pki, DHCP_ONLY),
         `--port=${name}`,

@@ -1,10 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertRealBackendCanRun } from '../dot1x/real-lab.js';
+import { describe, expect, it } from 'vitest';
 import { useLabPki } from '../support/lab-pki.js';
-import { PEAP_PASSWORD, PortLab, preflightLeftovers, runInLaptop, type LaptopState } from './port-lab.js';
+import { PEAP_PASSWORD, preflightLeftovers, runInLaptop, usePortLab } from './port-lab.js';
 import { parseReport, preflightStick } from './preflight-stick.js';
 
 /**
@@ -14,16 +13,7 @@ import { parseReport, preflightStick } from './preflight-stick.js';
  */
 
 const pki = useLabPki();
-let lab: PortLab;
-let before: LaptopState;
-
-beforeAll(() => {
-  assertRealBackendCanRun();
-  lab = new PortLab();
-  before = lab.laptopState();
-});
-afterEach(async () => lab.stopDaemons());
-afterAll(() => lab?.close());
+const rig = usePortLab();
 
 interface Watched {
   argvWithSecret: string[];
@@ -68,8 +58,8 @@ function look(pid: number, watched: Watched): void {
 
 describe('the secrets during a run', () => {
   it('are on no command line, only in 0600 files of 0700 folders, and gone afterwards', async () => {
-    await lab.startAuthenticator(pki.dir);
-    await lab.startDhcp();
+    await rig.lab.startAuthenticator(pki.dir);
+    await rig.lab.startDhcp();
     const stick = preflightStick(
       pki,
       `eth1:\n  ipv4: { method: dhcp }\n  dot1x: { eap: peap, inner: mschapv2, identity: alice, password: "${PEAP_PASSWORD}", ca_cert: ca.pem }`,
@@ -78,8 +68,8 @@ describe('the secrets during a run', () => {
     const watched: Watched = { argvWithSecret: [], wrongModes: [], seen: new Set() };
     let timer: NodeJS.Timeout | undefined;
     const run = await runInLaptop(
-      lab,
-      ['preflight', stick, '--port', lab.laptopIf, '--interface', 'eth1', '--json', '--timeout', '20'],
+      rig.lab,
+      ['preflight', stick, '--port', rig.lab.laptopIf, '--interface', 'eth1', '--json', '--timeout', '20'],
       (_stderr, child) => {
         if (timer === undefined && child.pid !== undefined) {
           const pid = child.pid;
@@ -97,7 +87,7 @@ describe('the secrets during a run', () => {
     expect(watched.argvWithSecret).toEqual([]);
     expect(watched.wrongModes).toEqual([]);
     expect(`${run.stdout}${run.stderr}`).not.toContain(PEAP_PASSWORD);
-    expect(lab.laptopState()).toEqual(before);
-    expect(preflightLeftovers(run.pid, lab.laptopIf)).toEqual({ namespaces: [], dirs: [], daemons: [] });
+    expect(rig.lab.laptopState()).toEqual(rig.before);
+    expect(preflightLeftovers(run.pid, rig.lab.laptopIf)).toEqual({ namespaces: [], dirs: [], daemons: [] });
   });
 });

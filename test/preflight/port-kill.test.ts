@@ -1,8 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertRealBackendCanRun } from '../dot1x/real-lab.js';
+import { describe, expect, it } from 'vitest';
 import { useLabPki } from '../support/lab-pki.js';
-import { GATEWAY, PEAP_PASSWORD, PortLab, preflightLeftovers, runInLaptop, type LaptopState } from './port-lab.js';
+import { GATEWAY, PEAP_PASSWORD, preflightLeftovers, runInLaptop, usePortLab } from './port-lab.js';
 import { ADMIN_PASSWORD, parseReport, preflightStick } from './preflight-stick.js';
 
 /**
@@ -13,16 +12,7 @@ import { ADMIN_PASSWORD, parseReport, preflightStick } from './preflight-stick.j
  */
 
 const pki = useLabPki();
-let lab: PortLab;
-let before: LaptopState;
-
-beforeAll(() => {
-  assertRealBackendCanRun();
-  lab = new PortLab();
-  before = lab.laptopState();
-});
-afterEach(async () => lab.stopDaemons());
-afterAll(() => lab?.close());
+const rig = usePortLab();
 
 const PEAP = `dot1x: { eap: peap, inner: mschapv2, identity: alice, anonymous_identity: anonymous, password: "${PEAP_PASSWORD}", ca_cert: ca.pem }`;
 
@@ -55,7 +45,7 @@ const PHASES: Phase[] = [
     marker: /DHCP: asking/,
     tookThePort: true,
     prepare: async () => {
-      await lab.startAuthenticator(pki.dir);
+      await rig.lab.startAuthenticator(pki.dir);
       return preflightStick(pki, `eth1:\n  ipv4: { method: dhcp }\n  ${PEAP}`, ['ca.pem']);
     },
   },
@@ -87,8 +77,8 @@ async function killDuring(phase: Phase, signal: NodeJS.Signals) {
   const stick = await phase.prepare();
   let sent = false;
   const run = await runInLaptop(
-    lab,
-    ['preflight', stick, '--port', lab.laptopIf, '--interface', 'eth1', '--json', '--timeout', '20'],
+    rig.lab,
+    ['preflight', stick, '--port', rig.lab.laptopIf, '--interface', 'eth1', '--json', '--timeout', '20'],
     (stderr: string, child: ChildProcess) => {
       if (sent || !phase.marker.test(stderr)) return;
       sent = true;
@@ -105,21 +95,21 @@ describe.each(PHASES)('killed while $name', (phase) => {
     const run = await killDuring(phase, 'SIGTERM');
     expect(run.code).toBe(143);
     expect(run.stderr).toContain('stopped by SIGTERM');
-    expect(lab.laptopState()).toEqual(before);
-    expect(preflightLeftovers(run.pid, lab.laptopIf)).toEqual({ namespaces: [], dirs: [], daemons: [] });
+    expect(rig.lab.laptopState()).toEqual(rig.before);
+    expect(preflightLeftovers(run.pid, rig.lab.laptopIf)).toEqual({ namespaces: [], dirs: [], daemons: [] });
     for (const secret of SECRETS) expect(`${run.stdout}${run.stderr}`).not.toContain(secret);
   });
 
   it('by SIGKILL: the next run gives the port back, says so, and nothing is left', async () => {
     const killed = await killDuring(phase, 'SIGKILL');
     expect(killed.signal).toBe('SIGKILL');
-    await lab.stopDaemons();
+    await rig.lab.stopDaemons();
     // The next run: a static interface that needs no daemon on the switch.
-    const next = await runInLaptop(lab, [
+    const next = await runInLaptop(rig.lab, [
       'preflight',
       preflightStick(pki, `eth1:\n  ipv4: { method: static, address: 10.29.0.20/24, gateway: ${GATEWAY} }`),
       '--port',
-      lab.laptopIf,
+      rig.lab.laptopIf,
       '--interface',
       'eth1',
       '--json',
@@ -136,8 +126,8 @@ describe.each(PHASES)('killed while $name', (phase) => {
     // Cleaning up after another run does not fail this one: the port itself is fine.
     expect(report.gateway_answers).toBe(true);
     expect(next.code).toBe(0);
-    expect(lab.laptopState()).toEqual(before);
+    expect(rig.lab.laptopState()).toEqual(rig.before);
     for (const pid of [killed.pid, next.pid])
-      expect(preflightLeftovers(pid, lab.laptopIf)).toEqual({ namespaces: [], dirs: [], daemons: [] });
+      expect(preflightLeftovers(pid, rig.lab.laptopIf)).toEqual({ namespaces: [], dirs: [], daemons: [] });
   });
 });

@@ -2,6 +2,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { assertRealBackendCanRun } from '../dot1x/real-lab.js';
 import { cliPath, repoRoot } from '../support/run-cli.js';
 import { tempFolder } from '../support/temp-folder.js';
 
@@ -306,4 +308,41 @@ export function preflightLeftovers(
       daemons.push(`${entry}: ${cmdline}`);
   }
   return { namespaces, dirs, daemons };
+}
+
+/** A test file's lab and the laptop's port as the lab found it, which every test expects back. */
+export interface PortRig {
+  readonly lab: PortLab;
+  readonly before: LaptopState;
+}
+
+/**
+ * The lab of a test file: made once before its tests (after checking the real backend can run),
+ * its daemons stopped after each test (then `afterEachTest`, when given), torn down after all.
+ */
+export function usePortLab(afterEachTest?: (lab: PortLab) => void): PortRig {
+  let lab: PortLab | undefined;
+  let before: LaptopState | undefined;
+  beforeAll(() => {
+    assertRealBackendCanRun();
+    lab = new PortLab();
+    before = lab.laptopState();
+  });
+  afterEach(async () => {
+    await lab?.stopDaemons();
+    if (lab !== undefined) afterEachTest?.(lab);
+  });
+  afterAll(() => lab?.close());
+  const made = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the port lab is made in beforeAll: use it inside a test');
+    return value;
+  };
+  return {
+    get lab() {
+      return made(lab);
+    },
+    get before() {
+      return made(before);
+    },
+  };
 }
