@@ -86,7 +86,13 @@ function plainSentence(code: string, message: string): { message: string; hint?:
   }
 }
 
-const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true } as const;
+/**
+ * `logLevel: 'error'`: the yaml library otherwise hands some findings to process.emitWarning, which
+ * prints them to stderr with the stick's own text in them: a mapping used as a key
+ * (`? {password: ...}`) came out whole, secret and all. Every finding mpprov reports goes through
+ * its own problems, where secrets are withheld.
+ */
+const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true, logLevel: 'error' } as const;
 
 export function parseYaml(file: string, text: string): ParsedYaml {
   return fromDocument(file, text, parseDocument(text, PARSE_OPTIONS));

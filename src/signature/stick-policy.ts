@@ -58,7 +58,7 @@ export function parsePolicy(bytes: Buffer): PolicyRead {
   } catch {
     return { ok: false, message: 'the file is not UTF-8 text', hint: POLICY_HINT };
   }
-  const doc = parseDocument(text, { uniqueKeys: true });
+  const doc = parseDocument(text, { uniqueKeys: true, logLevel: 'error' });
   if (doc.errors.length > 0) return { ok: false, message: 'the file is not valid YAML', hint: POLICY_HINT };
   const parsed = PolicyFile.safeParse(doc.toJS({ maxAliasCount: 0 }));
   if (!parsed.success)

@@ -77,7 +77,7 @@ export async function parseAuthenticatorProfile(text: string, file: string): Pro
     new SimulatorError(SimulatorErrorCode.FileInvalid, `Authenticator profile ${file}: ${message}`);
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    raw = parseYaml(text, { logLevel: 'error' });
   } catch (cause) {
     throw new SimulatorError(SimulatorErrorCode.FileInvalid, `Authenticator profile ${file} is not valid YAML.`, {
       cause,

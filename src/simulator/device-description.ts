@@ -77,7 +77,7 @@ export async function loadDeviceDescription(file: string): Promise<DeviceDescrip
   }
   let raw: unknown;
   try {
-    raw = extname(file).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
+    raw = extname(file).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text, { logLevel: 'error' });
   } catch (cause) {
     throw invalid('not valid YAML or JSON.', cause);
   }

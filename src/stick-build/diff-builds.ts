@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { isAlias, isCollection, parseDocument, Scalar, visit } from 'yaml';
 import { secretKeyTest, STICK_KEYS, STICK_SECRET_KEYS } from '../config/index.js';
 import { formatKeyPath, type KeyPath } from '../core/problem.js';
 import { visibleJson, visibleText } from '../core/visible-text.js';
 import { MAX_CONFIG_BYTES, readInside } from '../ingest/index.js';
 import { MANIFEST_NAME, SIGNATURE_NAME } from '../signature/index.js';
 import { CONFIG_NAME } from './build-site.js';
+
+const COLLECTION_KEY = '(a mapping or list as a key)';
 
 /** Keys naming a file that holds a secret: the file's content is shown only as "(changed)". */
 const SECRET_FILE_KEY = /(password|passphrase|psk|secret|token)_file$/;
@@ -63,7 +65,16 @@ async function readConfig(dir: string): Promise<Mp[] | string> {
   });
   if (!read.ok) return read.message;
   try {
-    const parsed = parse(read.bytes.toString('utf8')) as { monitoring_points?: unknown } | null;
+    const doc = parseDocument(read.bytes.toString('utf8'), { logLevel: 'error' });
+    if (doc.errors.length > 0) return [];
+    // A mapping or list used as a key (or an alias of one) would become its own text, secrets in
+    // it included, and the diff shows keys: such a key is shown by what it is, never by what it holds.
+    visit(doc, {
+      Pair(_, pair) {
+        if (isCollection(pair.key) || isAlias(pair.key)) pair.key = new Scalar(COLLECTION_KEY);
+      },
+    });
+    const parsed = doc.toJS({ maxAliasCount: 100 }) as { monitoring_points?: unknown } | null;
     return Array.isArray(parsed?.monitoring_points) ? (parsed.monitoring_points as Mp[]) : [];
   } catch {
     return [];

@@ -41,7 +41,12 @@ export async function loadTemplate(
   const text = decodeUtf8(bytes, file);
   if (!text.ok) return { ok: false, problems: [text.problem] };
   const lines = new LineCounter();
-  const doc = parseDocument(text.text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(text.text, {
+    lineCounter: lines,
+    uniqueKeys: true,
+    prettyErrors: false,
+    logLevel: 'error',
+  });
   if (doc.errors.length > 0) {
     return {
       ok: false,

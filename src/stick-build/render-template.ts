@@ -94,7 +94,7 @@ export function renderMp(template: Template, mp: InventoryMp, index: number, loo
     if (variable !== undefined) return { value: variable.value, variable };
     if (parsed.fallback !== undefined) {
       try {
-        return { value: parse(parsed.fallback) as unknown };
+        return { value: parse(parsed.fallback, { logLevel: 'error' }) as unknown };
       } catch {
         fail(node, path, `the default of \${${parsed.name}:-...} is not YAML`);
         return undefined;

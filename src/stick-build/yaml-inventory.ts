@@ -15,7 +15,7 @@ const SITE_KEYS = new Set(['vars', 'monitoring_points']);
  */
 export function yamlInventory(text: string, file: string): RowsRead {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, logLevel: 'error' });
   const problems: Problem[] = [];
   const refusedSites = new Set<string>();
   const mps: InventoryMp[] = [];
