@@ -29,7 +29,7 @@ export interface AdminApi {
   updateStanza(name: string, fields: StanzaUpdate): Promise<void>;
   /** DELETE /interface/{name}/?family=: marks the stanza for removal at the next restart. */
   deleteStanza(name: string, family: Family): Promise<void>;
-  /** POST /interface/file/: every file in one multipart request; returns the stored name per slot. */
+  /** POST /interface/file/: one multipart request (more when two files share a slot); the stored name per slot. */
   uploadFiles(files: readonly UploadedFile[]): Promise<Partial<Record<FileSlot, string>>>;
   /** PUT /service/networking/?action=restart (202); a 429 is waited out (Retry-After), a bounded number of times. */
   restartNetworking(): Promise<void>;

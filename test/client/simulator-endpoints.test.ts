@@ -153,6 +153,23 @@ describe('files', () => {
     expect(sim.requests().filter((r) => r.path === '/api/v1/interface/file/')).toHaveLength(1);
   });
 
+  it('two files of one slot (two interfaces, two CAs): one part per slot and request, as many requests as needed', async () => {
+    const [a, b, c] = [createSelfSignedCertificate(), createSelfSignedCertificate(), createSelfSignedCertificate()];
+    const pem = (text: string) => new TextEncoder().encode(text);
+    const stored = await api.uploadFiles([
+      { slot: 'wpa_ca_cert', filename: 'ca-aaaaaa.pem', bytes: pem(a.certificatePem) },
+      { slot: 'wpa_ca_cert', filename: 'ca-bbbbbb.pem', bytes: pem(b.certificatePem) },
+      { slot: 'wpa_ca_cert2', filename: 'ca2-cccccc.pem', bytes: pem(c.certificatePem) },
+    ]);
+    expect(stored).toEqual({ wpa_ca_cert: 'ca-bbbbbb.pem', wpa_ca_cert2: 'ca2-cccccc.pem' });
+    expect(sim.state().files.map((f) => [f.slot, f.name])).toEqual([
+      ['wpa_ca_cert', 'ca-aaaaaa.pem'],
+      ['wpa_ca_cert', 'ca-bbbbbb.pem'],
+      ['wpa_ca_cert2', 'ca2-cccccc.pem'],
+    ]);
+    expect(sim.requests().filter((r) => r.path === '/api/v1/interface/file/')).toHaveLength(2);
+  });
+
   it('a file of the wrong kind: the device names the part', async () => {
     const error = await failureOf(
       api.uploadFiles([{ slot: 'wpa_ca_cert', filename: 'notes.txt', bytes: new TextEncoder().encode('hello') }]),
