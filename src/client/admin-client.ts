@@ -43,7 +43,7 @@ export interface AdminApi {
    * After a restart: probes the active view (one attempt each, every 50 ms, 1 s after half the
    * wait) until an answer satisfies `until` (default: any answer) or `timeoutMs` passes
    * (DeviceNotAnsweringError). Refused, reset and timed-out probes are expected meanwhile and
-   * reported through `onAttempt`; TLS, pin and credential failures end it. Returns the active
+   * reported through `onAttempt` (a 429 too, its Retry-After waited out); TLS, pin and credential failures end it. Returns the active
    * view of the answer that ended the wait.
    */
   waitUntilAnswering(options: WaitOptions): Promise<DeviceInterface[]>;

@@ -248,6 +248,17 @@ describe('restarts, outages and faults', () => {
     }
   });
 
+  it('a 429 while the device comes back: the wait takes it as "not yet", waits the Retry-After and goes on', async () => {
+    await restartWith({ restartMs: 300 });
+    await api.restartNetworking();
+    sim.setFaults(['throttle=1000,times=1@GET /api/v1/interface/']);
+    const reasons: string[] = [];
+    const view = await api.waitUntilAnswering({ timeoutMs: 10_000, onAttempt: (_at, reason) => reasons.push(reason) });
+    expect(view.map((i) => i.name)).toContain('eth0');
+    expect(reasons).toContain('HTTP 429 (too many requests): the device asks to wait 1 s');
+    expect(sim.requests().filter((r) => r.status === 429)).toHaveLength(1);
+  });
+
   it('a device that does not come back: one sentence with the last reason', async () => {
     await restartWith({ faults: ['no-return'] });
     await api.restartNetworking();
