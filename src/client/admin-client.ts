@@ -29,7 +29,7 @@ export interface AdminApi {
   updateStanza(name: string, fields: StanzaUpdate): Promise<void>;
   /** DELETE /interface/{name}/?family=: marks the stanza for removal at the next restart. */
   deleteStanza(name: string, family: Family): Promise<void>;
-  /** POST /interface/file/: every file in one multipart request; returns the stored name per slot. */
+  /** POST /interface/file/: one multipart request (more when two files share a slot); the stored name per slot. */
   uploadFiles(files: readonly UploadedFile[]): Promise<Partial<Record<FileSlot, string>>>;
   /** PUT /service/networking/?action=restart (202); a 429 is waited out (Retry-After), a bounded number of times. */
   restartNetworking(): Promise<void>;
@@ -43,7 +43,7 @@ export interface AdminApi {
    * After a restart: probes the active view (one attempt each, every 50 ms, 1 s after half the
    * wait) until an answer satisfies `until` (default: any answer) or `timeoutMs` passes
    * (DeviceNotAnsweringError). Refused, reset and timed-out probes are expected meanwhile and
-   * reported through `onAttempt`; TLS, pin and credential failures end it. Returns the active
+   * reported through `onAttempt` (a 429 too, its Retry-After waited out); TLS, pin and credential failures end it. Returns the active
    * view of the answer that ended the wait.
    */
   waitUntilAnswering(options: WaitOptions): Promise<DeviceInterface[]>;

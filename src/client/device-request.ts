@@ -72,6 +72,7 @@ export async function request(connection: DeviceConnection, asked: DeviceRequest
     }
     if (outcome.answer.status === 429) {
       rateLimited += 1;
+      const delay = retryAfterMs(outcome.retryAfter);
       if (req.once === true || rateLimited >= RetryLimits.rateLimitedAttempts) {
         const deviceMessage = deviceSentence(outcome.answer, redact);
         throw new RateLimitedError('device', {
@@ -80,9 +81,9 @@ export async function request(connection: DeviceConnection, asked: DeviceRequest
           status: 429,
           deviceMessage,
           attempts: rateLimited,
+          retryAfterMs: delay,
         });
       }
-      const delay = retryAfterMs(outcome.retryAfter);
       const reason = `the device answered HTTP 429 (too many requests) and asks to wait ${secondsText(delay)}`;
       await pause(connection, req, failures + rateLimited, reason, delay);
       continue;

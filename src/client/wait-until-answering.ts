@@ -2,7 +2,13 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeviceInterface } from '../admin-api/device-interface.js';
 import { secondsText } from '../core/errors.js';
-import { connectionProblemText, ResponseError, TimeoutError, UnreachableError } from '../http/index.js';
+import {
+  connectionProblemText,
+  RateLimitedError,
+  ResponseError,
+  TimeoutError,
+  UnreachableError,
+} from '../http/index.js';
 import { DeviceHttpError, DeviceNotAnsweringError, isDeviceError, type DeviceError } from './device-errors.js';
 import type { DeviceConnection } from './device-request.js';
 import { listInterfaces } from './interface-endpoints.js';
@@ -29,7 +35,7 @@ type ProbeOutcome = { view: DeviceInterface[] } | { failure: unknown };
  * at once with `until`, else one interval after the call), 1 s apart once half the wait has passed
  * (retry-policy.ts, ProbeCadence). A probe that hangs does not hold the next one back: each has its own socket and
  * deadline. Refused and reset connections, timeouts, 5xx and half-started web servers are expected
- * meanwhile. A wrong password, a TLS or pin failure (the device came back with another
+ * meanwhile, and so is a 429: no probe starts before its Retry-After has passed. A wrong password, a TLS or pin failure (the device came back with another
  * certificate) or any other refusal ends the wait at once: waiting would not fix them.
  * Returns the active view that ended the wait: the caller's verification needs no request of its own.
  */
@@ -88,6 +94,10 @@ export async function waitUntilAnswering(
       const { failure } = outcome;
       if (aborted(signal)) throw signal?.reason;
       if (!stillComingBack(failure)) throw failure;
+      // A 429 says when to ask again: no probe before then (a device that counts requests is not
+      // helped by twenty a second).
+      if (failure instanceof RateLimitedError)
+        nextStart = Math.max(nextStart, elapsed() + (failure.data.retryAfterMs ?? 0));
       lastReason = briefReason(failure);
       options.onAttempt?.(Math.round(elapsed()), lastReason, failure);
     }
@@ -154,7 +164,13 @@ function aborted(signal: AbortSignal | undefined): boolean {
 
 function stillComingBack(error: unknown): error is DeviceError {
   if (!isDeviceError(error)) return false;
-  if (error instanceof UnreachableError || error instanceof TimeoutError || error instanceof ResponseError) return true;
+  if (
+    error instanceof UnreachableError ||
+    error instanceof TimeoutError ||
+    error instanceof ResponseError ||
+    error instanceof RateLimitedError
+  )
+    return true;
   return error instanceof DeviceHttpError && (error.data.status ?? 0) >= 500;
 }
 
@@ -167,5 +183,9 @@ function briefReason(error: DeviceError): string {
       : `no answer within ${secondsText(error.data.timeoutMs)}`;
   }
   if (error instanceof DeviceHttpError) return `HTTP ${error.data.status}`;
+  if (error instanceof RateLimitedError) {
+    const wait = error.data.retryAfterMs;
+    return `HTTP 429 (too many requests)${wait === undefined ? '' : `: the device asks to wait ${secondsText(wait)}`}`;
+  }
   return error.message;
 }

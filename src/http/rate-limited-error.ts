@@ -11,6 +11,8 @@ import {
 
 export interface RateLimitedErrorData extends TransportErrorData {
   attempts: number;
+  /** How long the last answer's Retry-After asked to wait (retryAfterMs), when the caller kept it. */
+  retryAfterMs?: number | undefined;
 }
 
 /** 429 on every attempt, each Retry-After waited out in between. */

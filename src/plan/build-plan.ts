@@ -3,7 +3,7 @@ import { judgeDeviceClock } from './device-clock-rule.js';
 import { compareStanza } from './compare-stanzas.js';
 import { foreignPendingSteps } from './foreign-pending.js';
 import { indexStanzas } from './index-stanzas.js';
-import { lockoutRefusal, managementInterface } from './lockout-guard.js';
+import { lockoutRefusal, managementInterface, managementPort } from './lockout-guard.js';
 import { vlanDot1xRefusals } from './vlan-dot1x-rule.js';
 import { vlanRuleOrder } from './vlan-order.js';
 import type {
@@ -77,7 +77,7 @@ export function buildPlan(desired: DesiredDevice, snapshot: DeviceSnapshot, opti
 
   const mgmt = managementInterface(snapshot.active, desired.url, options.hostAddresses);
   if (!desired.allowDisconnect && !options.allowDisconnect) {
-    const refusal = lockoutRefusal(stanzas, mgmt);
+    const refusal = lockoutRefusal(stanzas, mgmt, managementPort(snapshot.active, mgmt));
     if (refusal !== undefined) refusals.push(refusal);
   }
 

@@ -35,6 +35,17 @@ export function managementInterface(
   return byRoute?.name;
 }
 
+/**
+ * The physical port under a VLAN management interface (its `vlan_raw_device`), else undefined.
+ * 802.1X is a port's: the VLAN's traffic stops when its port is refused, so that port's 802.1X is
+ * the VLAN's too (admin-api-model.md, "Connectivity and 802.1X on the wire").
+ */
+export function managementPort(active: readonly DeviceInterface[], mgmt: string | undefined): string | undefined {
+  const iface = active.find((i) => i.name === mgmt);
+  const parents = Object.values(iface?.families ?? {}).map((s) => s?.vlan_raw_device);
+  return parents.find((p): p is string => typeof p === 'string' && p !== '' && p !== mgmt);
+}
+
 const ADDRESSING_FIELDS = new Set(['method', 'address', 'netmask', 'gateway', 'vlan_raw_device']);
 
 /** Which kinds of change to a stanza of the management interface cut the agent off. */
@@ -60,11 +71,28 @@ const ON_SITE =
  * allow_disconnect. When the interface cannot be told (`mgmt` undefined), every existing
  * interface might be it, so a dangerous change to any of them is refused, saying why.
  */
-export function lockoutRefusal(stanzas: readonly StanzaChange[], mgmt: string | undefined): PlanRefusal | undefined {
+export function lockoutRefusal(
+  stanzas: readonly StanzaChange[],
+  mgmt: string | undefined,
+  /** The port under a VLAN management interface (managementPort): its 802.1X is guarded too. */
+  port?: string,
+): PlanRefusal | undefined {
   const risky = stanzas.filter(
     (s) => (mgmt === undefined || s.name === mgmt) && s.action !== 'unchanged' && s.action !== 'create',
   );
   const kinds = [...new Set(risky.flatMap((s) => dangerousChanges(s.changes, s.action === 'delete')))];
+  // Any 802.1X change of the port counts, its first (create) and its removal (delete) included.
+  const portChanged = stanzas.some(
+    (s) => port !== undefined && s.name === port && s.changes.some((c) => c.field.startsWith('wpa_')),
+  );
+  if (mgmt !== undefined && portChanged) {
+    const clauses =
+      kinds.length === 0 ? [] : [`${whatChanges(kinds, mgmt)}, the interface mpprov reaches the device through`];
+    clauses.push(
+      `this changes the 802.1X of ${port}, the port that carries ${mgmt}, the interface mpprov reaches the device through`,
+    );
+    return { reason: 'lockout', message: `${clauses.join('; ')}; ${ON_SITE}` };
+  }
   if (kinds.length === 0) return undefined;
   if (mgmt === undefined) {
     const names = [

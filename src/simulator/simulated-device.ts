@@ -122,9 +122,12 @@ export class SimulatedDevice implements AdminApiDevice {
       'checkContinue',
       (req: IncomingMessage, res: ServerResponse) => void this.onRequest(req, res, 'continue'),
     );
+    // Node reports an empty `Expect:` header as an expectation too; the documented upload call
+    // sends exactly that, and only a non-empty one is refused.
     this.server.on(
       'checkExpectation',
-      (req: IncomingMessage, res: ServerResponse) => void this.onRequest(req, res, 'other'),
+      (req: IncomingMessage, res: ServerResponse) =>
+        void this.onRequest(req, res, (req.headers.expect ?? '').trim() === '' ? undefined : 'other'),
     );
     // A TLS handshake a client aborts (a pinning client refusing our certificate) is not an error.
     this.server.on('tlsClientError', () => undefined);

@@ -153,6 +153,23 @@ describe('files', () => {
     expect(sim.requests().filter((r) => r.path === '/api/v1/interface/file/')).toHaveLength(1);
   });
 
+  it('two files of one slot (two interfaces, two CAs): one part per slot and request, as many requests as needed', async () => {
+    const [a, b, c] = [createSelfSignedCertificate(), createSelfSignedCertificate(), createSelfSignedCertificate()];
+    const pem = (text: string) => new TextEncoder().encode(text);
+    const stored = await api.uploadFiles([
+      { slot: 'wpa_ca_cert', filename: 'ca-aaaaaa.pem', bytes: pem(a.certificatePem) },
+      { slot: 'wpa_ca_cert', filename: 'ca-bbbbbb.pem', bytes: pem(b.certificatePem) },
+      { slot: 'wpa_ca_cert2', filename: 'ca2-cccccc.pem', bytes: pem(c.certificatePem) },
+    ]);
+    expect(stored).toEqual({ wpa_ca_cert: 'ca-bbbbbb.pem', wpa_ca_cert2: 'ca2-cccccc.pem' });
+    expect(sim.state().files.map((f) => [f.slot, f.name])).toEqual([
+      ['wpa_ca_cert', 'ca-aaaaaa.pem'],
+      ['wpa_ca_cert', 'ca-bbbbbb.pem'],
+      ['wpa_ca_cert2', 'ca2-cccccc.pem'],
+    ]);
+    expect(sim.requests().filter((r) => r.path === '/api/v1/interface/file/')).toHaveLength(2);
+  });
+
   it('a file of the wrong kind: the device names the part', async () => {
     const error = await failureOf(
       api.uploadFiles([{ slot: 'wpa_ca_cert', filename: 'notes.txt', bytes: new TextEncoder().encode('hello') }]),
@@ -229,6 +246,17 @@ describe('restarts, outages and faults', () => {
     for (const retry of limited) {
       expect(retry).toMatchObject({ method: 'PUT', path: '/service/networking/?action=restart' });
     }
+  });
+
+  it('a 429 while the device comes back: the wait takes it as "not yet", waits the Retry-After and goes on', async () => {
+    await restartWith({ restartMs: 300 });
+    await api.restartNetworking();
+    sim.setFaults(['throttle=1000,times=1@GET /api/v1/interface/']);
+    const reasons: string[] = [];
+    const view = await api.waitUntilAnswering({ timeoutMs: 10_000, onAttempt: (_at, reason) => reasons.push(reason) });
+    expect(view.map((i) => i.name)).toContain('eth0');
+    expect(reasons).toContain('HTTP 429 (too many requests): the device asks to wait 1 s');
+    expect(sim.requests().filter((r) => r.status === 429)).toHaveLength(1);
   });
 
   it('a device that does not come back: one sentence with the last reason', async () => {

@@ -230,6 +230,39 @@ describe('buildPlan', () => {
     expect(buildPlan(added, snapshot([ETH0]), OPTIONS).refusals).toEqual([]);
   });
 
+  it('guards the 802.1X of the port under a VLAN it talks through, as of the VLAN itself', () => {
+    const vlanMgmt = [
+      { name: 'eth0', families: { inet: { method: 'manual' } } },
+      {
+        name: 'eth0.100',
+        families: {
+          inet: {
+            method: 'static',
+            address: '192.0.2.10',
+            netmask: '255.255.255.0',
+            vlan_raw_device: 'eth0',
+            in_use: { address: '192.0.2.10', netmask: '255.255.255.0' },
+          },
+        },
+      },
+    ];
+    const dot1x: StanzaSettings = { wpa_key_mgmt: 'IEEE8021X', wpa_eap: 'MD5', wpa_identity: 'mp-01' };
+    const desired = device([iface('eth0', [stanza('eth0', 'inet', { method: 'manual', ...dot1x })])]);
+    const plan = buildPlan(desired, snapshot(vlanMgmt), OPTIONS);
+    expect(plan.managementInterface).toBe('eth0.100');
+    expect(plan.refusals).toEqual([
+      {
+        reason: 'lockout',
+        message:
+          'this changes the 802.1X of eth0, the port that carries eth0.100, the interface mpprov reaches the device through; if the switch port or network does not accept the new settings the device drops off the network until someone fixes it on site (set allow_disconnect: true in the file, or pass --allow-disconnect, if that is intended)',
+      },
+    ]);
+    expect(buildPlan(desired, snapshot(vlanMgmt), { ...OPTIONS, allowDisconnect: true }).refusals).toEqual([]);
+    // Other changes of the port leave the VLAN's traffic alone.
+    const mtu = device([iface('eth0', [stanza('eth0', 'inet', { method: 'manual', mtu: 1400 })])]);
+    expect(buildPlan(mtu, snapshot(vlanMgmt), OPTIONS).refusals).toEqual([]);
+  });
+
   it('stops at pending changes it did not make, and with discardPending restores or deletes them', () => {
     const eth2Active = {
       method: 'static',

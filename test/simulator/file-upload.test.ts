@@ -223,7 +223,11 @@ describe('refused uploads', () => {
 });
 
 /** node:https, because undici refuses to send an Expect header at all. */
-function postWithExpect(expectation: string, body: Buffer): Promise<{ status: number; body: unknown }> {
+function postWithExpect(
+  expectation: string,
+  body: Buffer,
+  sendBody: 'on-continue' | 'at-once' = 'on-continue',
+): Promise<{ status: number; body: unknown }> {
   const boundary = 'simboundary';
   const payload = Buffer.concat([
     Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="wpa_ca_cert"; filename="ca.pem"\r\n\r\n`),
@@ -253,7 +257,8 @@ function postWithExpect(expectation: string, body: Buffer): Promise<{ status: nu
     );
     req.on('error', reject);
     // Like a client that waits for 100 Continue: the body goes only if the device asks for it.
-    req.on('continue', () => req.end(payload));
+    if (sendBody === 'on-continue') req.on('continue', () => req.end(payload));
+    else req.end(payload);
   });
 }
 
@@ -274,6 +279,11 @@ describe('Expect', () => {
     expect(answer.status).toBe(417);
     expect(answer.body).toEqual({ success: false, error: 'Expect: something-else is not supported.' });
     expect(sim.state().files).toEqual([]);
+  });
+
+  it('accepts an empty Expect header, as the documented call sends it', async () => {
+    const answer = await postWithExpect('', pki.read('ca.pem'), 'at-once');
+    expect(answer).toEqual({ status: 200, body: { success: true, files: { wpa_ca_cert: 'ca.pem' } } });
   });
 
   it('accepts the upload without the header, as the documented curl call sends it', async () => {
