@@ -202,7 +202,10 @@ async function resolveEvents(
       `the events receiver on ${listen.text} would take events from the network in clear text`,
       'add events.tls: { cert: /etc/mpprov/events.crt, key: /etc/mpprov/events.key }, or listen on 127.0.0.1',
     );
-  const publicUrl = publicUrlProblem(entry.public_url);
+  // The documented observer URL is HTTPS or HTTP: plain HTTP only where the receiver itself serves
+  // it, which the rule above keeps to loopback (a service on this host, a rehearsal).
+  const plainLoopback = !('message' in listen) && listen.loopback && entry.tls === undefined;
+  const publicUrl = publicUrlProblem(entry.public_url, plainLoopback);
   if (publicUrl !== undefined) fail(['events', 'public_url'], publicUrl.message, publicUrl.hint);
   let tls: AgentServiceEvents['tls'];
   if (entry.tls !== undefined) {
@@ -232,7 +235,7 @@ function parseEventsListen(text: string): AgentServiceEvents['listen'] | { messa
   return { host, port, text, loopback: false };
 }
 
-function publicUrlProblem(text: string): { message: string; hint: string } | undefined {
+function publicUrlProblem(text: string, httpAllowed: boolean): { message: string; hint: string } | undefined {
   const hint = 'write it like https://prov.example.net:8472/mpprov-events/';
   let url: URL;
   try {
@@ -240,7 +243,7 @@ function publicUrlProblem(text: string): { message: string; hint: string } | und
   } catch {
     return { message: `'${text}' is not a URL`, hint };
   }
-  if (url.protocol !== 'https:')
+  if (url.protocol !== 'https:' && !(httpAllowed && url.protocol === 'http:'))
     return { message: 'the service posts events over HTTPS only: public_url must start with https://', hint };
   if (url.username !== '' || url.password !== '')
     return { message: 'public_url must not contain a user name or password', hint };

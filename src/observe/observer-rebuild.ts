@@ -123,7 +123,7 @@ function impossibleList(observers: readonly Observer[]): string | undefined {
 }
 
 /** Everything GET showed except `blacklisted`, which only the service sets. */
-function newObserver(observer: Observer): NewObserver {
+export function newObserver(observer: Observer): NewObserver {
   const { blacklisted: _blacklisted, ...rest } = observer;
   return rest;
 }

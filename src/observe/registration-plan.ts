@@ -1,4 +1,4 @@
-import type { Observer, ObserverKind } from '../service/index.js';
+import { OBSERVER_KINDS, type Observer, type ObserverKind } from '../service/index.js';
 
 /**
  * What the receiver must do about the caller's observer configurations, from what GET /v3/observer
@@ -29,6 +29,8 @@ export interface RegistrationPlan {
   postBack: Observer[];
 }
 
+const NO_KINDS = Object.fromEntries(OBSERVER_KINDS.map((kind) => [kind, false])) as Record<ObserverKind, boolean>;
+
 export function planRegistration(
   observers: readonly Observer[],
   ownUrl: string,
@@ -44,7 +46,9 @@ export function planRegistration(
       sentence: `${refused.kind} already goes to ${refused.o.url}, another server of this user: not registering (--take-over ${refused.kind} moves it here)`,
       postBack: [],
     };
-  const ownWanted: Observer = { ...(own ?? {}), url: ownUrl, seqEvents: true, sqaEvents: true };
+  // Every kind named, as the documented body does: a POST replaces the URL's flags, so the kinds
+  // its configuration already had are kept and the rest are said false, never left to a default.
+  const ownWanted: Observer = { ...NO_KINDS, ...(own ?? {}), url: ownUrl, seqEvents: true, sqaEvents: true };
   if (blocking.length > 0) {
     const taken = new Set(blocking.map((b) => b.kind));
     const moved = others.map((o) => (blocking.some((b) => b.o === o) ? withoutKinds(o, taken) : o));

@@ -4,7 +4,7 @@ import { createCheckAlarm, type CheckAlarm } from './check-alarm.js';
 import { createEventsLog, MAX_QUEUED } from './events-log.js';
 import { startEventReceiver } from './event-receiver.js';
 import { createMissedEventJudge } from './missed-events.js';
-import { finishPending, rebuildObservers } from './observer-rebuild.js';
+import { finishPending, newObserver, rebuildObservers } from './observer-rebuild.js';
 import { readObserveStatus, writeObserveStatus, type ObserveStatus } from './observe-status.js';
 import { followPollConfirmations } from './poll-confirmations.js';
 import { receiverSegment, registeredUrl } from './receiver-path.js';
@@ -143,7 +143,7 @@ async function carryOut(
 ): Promise<void> {
   const rebuild = { stateDir: options.stateDir, onRetry: options.loud, pauseMs: options.retryPauseMs };
   if (plan.action === RegistrationAction.Post)
-    await options.api.postObserver({ url: ownUrl, seqEvents: true, sqaEvents: true });
+    for (const observer of plan.postBack) await options.api.postObserver(newObserver(observer));
   if (plan.action === RegistrationAction.Rebuild) await rebuildObservers(options.api, plan.postBack, rebuild);
   if (plan.action !== RegistrationAction.None) options.say(plan.sentence.replace(ownUrl, options.events.publicUrl));
   status.registered = true;

@@ -29,8 +29,9 @@ export function parseServiceEvent(body: Buffer): ServiceEvent | undefined {
     return undefined;
   }
   if (deeperThan(json, MAX_EVENT_DEPTH)) return undefined;
-  const parsed = ServiceEvent.safeParse(json);
-  return parsed.success ? parsed.data : undefined;
+  // The object as it came, not zod's copy (which puts the schema's keys first): events.jsonl keeps
+  // each event as received. The schema transforms nothing, so the two hold the same values.
+  return ServiceEvent.safeParse(json).success ? (json as ServiceEvent) : undefined;
 }
 
 /** The MP names a SEQUENCER_EVENT AVAILABLE carries (host and name); none for any other event. */

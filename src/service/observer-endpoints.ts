@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CallOptions } from './appliance-endpoints.js';
-import { request, type ServiceConnection } from './service-request.js';
+import { request, requestWithoutBody, type ServiceConnection } from './service-request.js';
 
 /**
  * `/v3/observer` (docs/service-model.md, "Observers and events"): where the service posts events
@@ -44,6 +44,7 @@ export function postObserver(
   return request(connection, { method: 'POST', path: '/v3/observer', body: observer, ...options }, Observer);
 }
 
-export async function deleteObservers(connection: ServiceConnection, options: CallOptions = {}): Promise<void> {
-  await request(connection, { method: 'DELETE', path: '/v3/observer', ...options }, z.unknown());
+/** The model says only "200": its body (JSON, text or none) is not read, so no shape of it can fail a rebuild midway. */
+export function deleteObservers(connection: ServiceConnection, options: CallOptions = {}): Promise<void> {
+  return requestWithoutBody(connection, { method: 'DELETE', path: '/v3/observer', ...options });
 }

@@ -59,6 +59,12 @@ export function readAnswer<T extends z.ZodType>(
   throw statusError(raw, data, credentials);
 }
 
+/** An answer whose body is not read: nothing for a 2xx, the status's ServiceStatusError otherwise. */
+export function readStatus(raw: RawAnswer, data: TransportErrorData, credentials: ServiceCredentials): void {
+  if (raw.status >= 200 && raw.status < 300) return;
+  throw statusError(raw, data, credentials);
+}
+
 /** The messages of an error answer in either shape (vendor `messages[]`, model `message`); none for other bodies. */
 function messagesOf(raw: RawAnswer): string[] {
   const said = ErrorBody.safeParse(parseJson(raw.text));

@@ -1,9 +1,16 @@
 import type { Pool } from 'undici';
 import type { z } from 'zod';
 import { secondsText } from '../core/errors.js';
-import { RateLimitedError, retryAfterMs, sendRequest, type Outcome } from '../http/index.js';
+import {
+  RateLimitedError,
+  retryAfterMs,
+  sendRequest,
+  type Outcome,
+  type RawAnswer,
+  type TransportErrorData,
+} from '../http/index.js';
 import type { Priority, RateLimiter } from './rate-limiter.js';
-import { readAnswer, serviceMessageOf } from './service-answer.js';
+import { readAnswer, readStatus, serviceMessageOf } from './service-answer.js';
 import { serviceAuthorization } from './service-authorization.js';
 import type { ServiceOperation } from './service-errors.js';
 import type { ServiceCredentials } from './service-settings.js';
@@ -56,6 +63,24 @@ export async function request<T extends z.ZodType>(
   req: ServiceRequest,
   schema: T,
 ): Promise<z.infer<T>> {
+  const { answer, data } = await answerOf(connection, req);
+  return readAnswer(answer, schema, data, connection.credentials);
+}
+
+/**
+ * For an endpoint whose answer names no body (DELETE /v3/observer: "200"): any 2xx is the answer,
+ * whatever body came with it or none; an error status is the same ServiceStatusError as anywhere.
+ */
+export async function requestWithoutBody(connection: ServiceConnection, req: ServiceRequest): Promise<void> {
+  const { answer, data } = await answerOf(connection, req);
+  readStatus(answer, data, connection.credentials);
+}
+
+/** The exchange, its 429s waited out: the first answer of another status, to be read by the caller. */
+async function answerOf(
+  connection: ServiceConnection,
+  req: ServiceRequest,
+): Promise<{ answer: RawAnswer; data: TransportErrorData }> {
   const operation: ServiceOperation = { method: req.method ?? 'GET', path: req.path };
   const data = { url: connection.url, ...operation };
   let rateLimited = 0;
@@ -69,7 +94,7 @@ export async function request<T extends z.ZodType>(
       turn.release();
     }
     if ('failure' in outcome) throw outcome.failure;
-    if (outcome.answer.status !== 429) return readAnswer(outcome.answer, schema, data, connection.credentials);
+    if (outcome.answer.status !== 429) return { answer: outcome.answer, data };
     rateLimited += 1;
     const serviceMessage = serviceMessageOf(outcome.answer, connection.credentials);
     if (rateLimited >= connection.rateLimitedAttempts) {

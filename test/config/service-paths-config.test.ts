@@ -78,6 +78,30 @@ describe('agent.yaml service: waits, organization, events', () => {
     expect(JSON.stringify(network.config)).not.toContain('PRIVATE KEY');
   });
 
+  it('takes an http public_url for a receiver that serves plain HTTP on loopback, and only for it', async () => {
+    const pki = createSelfSignedCertificate({ commonName: 'events test' });
+    const dir = folder({
+      'service.token': `${TOKEN}\n`,
+      'events.crt': pki.certificatePem,
+      'events.key': pki.privateKeyPem,
+    });
+    const plain = await loadAgentConfig(
+      agentYaml(dir, '  events:\n    listen: "127.0.0.1:8472"\n    public_url: http://127.0.0.1:8472/ev/\n'),
+    );
+    expect(plain.problems).toEqual([]);
+    expect(plain.config.service?.events?.publicUrl).toBe('http://127.0.0.1:8472/ev/');
+    // With its own certificate the receiver answers HTTPS only: a service posting http:// would fail every event.
+    const mixed = await loadAgentConfig(
+      agentYaml(
+        dir,
+        `  events:\n    listen: "127.0.0.1:8472"\n    public_url: http://127.0.0.1:8472/ev/\n    tls: { cert: ${dir}/events.crt, key: ${dir}/events.key }\n`,
+      ),
+    );
+    expect(mixed.problems.map((p) => [p.path, p.line, p.message])).toEqual([
+      ['service.events.public_url', 6, 'the service posts events over HTTPS only: public_url must start with https://'],
+    ]);
+  });
+
   it('locates each events problem: clear text beyond loopback, http, a bad address, unreadable files', async () => {
     const dir = folder({ 'service.token': `${TOKEN}\n`, 'not-a-cert.pem': 'hello\n' });
     const clear = await loadAgentConfig(

@@ -84,4 +84,25 @@ describe('the events receiver and hostile requests', () => {
       expect(line).not.toContain(RIG_TOKEN);
     }
   });
+
+  it('writes an event to events.jsonl as it was received, field for field and in its order', async () => {
+    // The documented order: the common fields, then the kind's own.
+    const sent = JSON.stringify({
+      type: 'SEQUENCER_EVENT',
+      description: 'Monitoring Point mp-source is AVAILABLE',
+      eventTime: 1_795_894_684,
+      sequencerName: 'mp-source',
+      sequencerHost: 'mp-source.branch.example',
+      orgId: 12,
+      orgName: 'Branch Networks',
+      sequencerStatus: 'AVAILABLE',
+    });
+    expect(await post(eventsUrl, sent)).toBe(204);
+    const lineOf = async () =>
+      (await stateText(stateDir)).split('\n').find((line) => line.includes('"mp-source"')) ?? '';
+    for (let i = 0; i < 100 && (await lineOf()) === ''; i++) await new Promise((r) => setTimeout(r, 20));
+    const line = JSON.parse(await lineOf()) as { received: string; event: unknown };
+    expect(JSON.stringify(line.event)).toBe(sent);
+    expect(new Date(line.received).toISOString()).toBe(line.received);
+  });
 });

@@ -1,5 +1,9 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readEvents } from '../../src/observe/index.js';
+import { planRegistration } from '../../src/observe/registration-plan.js';
 import { BRANCH_TOKEN, RIG_TOKEN, startServiceRig, type ServiceRig } from '../simulator/service-rig.js';
 import { freePort, removeState, startObserve, startRelay, stateText } from './observe-rig.js';
 
@@ -78,6 +82,45 @@ describe('mpprov observe against the simulated service', () => {
     expect(await othersText()).toEqual(before);
     expect(await stateText(run.stateDir)).not.toContain(RIG_TOKEN);
     for (const line of [...run.said, ...run.loud, ...gone.said]) expect(line).not.toContain(RIG_TOKEN);
+  });
+
+  it('posts every documented flag, and keeps a kind its own URL already had', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'mpprov-observe-flags-'));
+    dirs.push(stateDir);
+    const segment = 'fedcba9876543210fedcba9876543210';
+    await writeFile(join(stateDir, 'observe-path'), `${segment}\n`);
+    const port = await freePort();
+    const ownUrl = `http://127.0.0.1:${port}/mpprov-events/${segment}`;
+    // Registered before for test events only: the POST that adds seqEvents and sqaEvents replaces its flags.
+    const earlier = { url: ownUrl, testEvents: true };
+    expect((await rig.call('POST', '/api/v3/observer', { body: earlier })).status).toBe(200);
+    const before = await othersText();
+    const run = await startObserve(rig, { listenPort: port, publicPort: port, stateDir });
+    await until(async () => (await mine()).some((o) => o.url === ownUrl && (o as { seqEvents?: boolean }).seqEvents));
+    expect((await mine()).find((o) => o.url === ownUrl)).toEqual({
+      url: ownUrl,
+      testEvents: true,
+      seqEvents: true,
+      sqaEvents: true,
+      webAlertEvents: false,
+      networkChangeEvents: false,
+      blacklisted: false,
+    });
+    expect(await othersText()).toEqual(before);
+    expect(await run.stop()).toBe(0);
+
+    // The body of a first registration names all five kinds, as the documented Observer does.
+    const first = planRegistration([], 'https://prov.example.net/ev/x', []);
+    expect(first.postBack).toEqual([
+      {
+        url: 'https://prov.example.net/ev/x',
+        testEvents: false,
+        seqEvents: true,
+        sqaEvents: true,
+        webAlertEvents: false,
+        networkChangeEvents: false,
+      },
+    ]);
   });
 
   it('refuses in one sentence naming the other server and kind, and changes nothing', async () => {
