@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 
 /**
- * Keeps the agent's JavaScript on V8's interpreter and baseline compiler (Sparkplug): no TurboFan.
+ * Keeps the agent's JavaScript on V8's interpreter and baseline compiler (Sparkplug): no TurboFan, no Maglev.
  * The optimizing compiler's own code in the node binary (about 3.5 MiB of it), its working memory
  * and the optimized code stay resident once a few functions got hot in the first jobs. Measured
  * with bench/daemon.mjs's idle after 10 jobs: 81 -> 76.5 MiB RSS (median of 3); the jobs spend
@@ -11,4 +11,6 @@ import { setFlagsFromString } from 'node:v8';
  */
 export function keepJitAtBaseline(): void {
   setFlagsFromString('--no-turbofan');
+  // Node 22 and 24 also have Maglev, an optimizing tier between the two, on by default.
+  setFlagsFromString('--no-maglev');
 }

@@ -68,7 +68,7 @@ export function classifyFailure(error: unknown, context: FailureContext): Mpprov
     return new PinMismatchError({ ...data, presented: error.presented, pinned: error.pinned }, options);
   }
   const certificate = (problem: CertificateProblem, reason: string, tlsCode: string): CertificateError =>
-    new CertificateError(peer, { ...data, problem, reason, tlsCode }, options);
+    new CertificateError(peer, { ...data, problem, reason: withoutNodeAdvice(reason), tlsCode }, options);
   if (error instanceof NameMismatch) return certificate(CertificateProblem.WrongName, error.message, error.tlsCode);
   if (context.deadlineFired) {
     return new TimeoutError(peer, { ...data, phase: 'response', timeoutMs: context.requestTimeoutMs }, options);
@@ -131,4 +131,13 @@ function codeOf(error: unknown): string | undefined {
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/**
+ * Node 24 ends a verification failure's message with advice for whoever runs Node
+ * ("; if the root CA is installed locally, try running Node.js with --use-system-ca"): mpprov
+ * says which CA it trusts and how to change that, and a technician cannot act on node's options.
+ */
+function withoutNodeAdvice(reason: string): string {
+  return reason.replace(/; if the root CA is installed locally, try running Node\.js with --use-system-ca$/, '');
 }
