@@ -194,9 +194,14 @@ export function agentSecrets(config: AgentConfig): Secret[] {
   return all.filter((s): s is Secret => s !== undefined);
 }
 
-/** Which agent.yaml to read: the flag, then MPPROV_AGENT_CONFIG, then the default path. */
+/**
+ * Which agent.yaml to read: the flag, then MPPROV_AGENT_CONFIG, then the default path. An empty
+ * variable names no file: read as one, it would be a missing file, so every default, and the
+ * laptop's signatures and trust would be dropped without a word.
+ */
 export function agentConfigPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  return flag ?? env.MPPROV_AGENT_CONFIG ?? DEFAULT_AGENT_CONFIG_PATH;
+  const fromEnv = env.MPPROV_AGENT_CONFIG === '' ? undefined : env.MPPROV_AGENT_CONFIG;
+  return flag ?? fromEnv ?? DEFAULT_AGENT_CONFIG_PATH;
 }
 
 /** Loads agent.yaml with the same located problems as a stick's file. Never throws for bad input. */

@@ -79,6 +79,11 @@ describe('agent.yaml', () => {
     expect(agentConfigPath(undefined, {})).toBe('/etc/mpprov/agent.yaml');
   });
 
+  it('takes an empty MPPROV_AGENT_CONFIG as unset, never as a missing file that means every default', () => {
+    // `MPPROV_AGENT_CONFIG=$UNSET mpprov apply` would otherwise drop the laptop's signatures and trust unsaid.
+    expect(agentConfigPath(undefined, { MPPROV_AGENT_CONFIG: '' })).toBe('/etc/mpprov/agent.yaml');
+  });
+
   it('reports problems with the same located messages as a stick', async () => {
     const dir = folder({ 'agent.yaml': 'version: 1\nlog_levle: debug\ntimeouts: { restart_s: -1 }\n' });
     const { problems } = await loadAgentConfig(join(dir, 'agent.yaml'));
