@@ -320,9 +320,10 @@ async function applyAgentConfig(
         hint: 'write it like https://192.0.2.10',
         atKey: true,
       });
-      continue;
     }
-    config.devices.set(key, await resolveCredentials(entry, ['devices', url], env, unplaced));
+    // Judged under a wrong key too, as a stick's blocks are: one mistake hides none beside it.
+    const credentials = await resolveCredentials(entry, ['devices', url], env, unplaced);
+    if (key !== undefined) config.devices.set(key, credentials);
   }
   if (data.service?.url !== undefined) {
     const service = await resolveService(data.service, env, unplaced);

@@ -111,6 +111,20 @@ describe('agent.yaml', () => {
     ]);
   });
 
+  it('a devices entry under a key that is no device URL still has its own problems said', async () => {
+    const dir = folder({
+      'agent.yaml':
+        'devices:\n  "http://192.0.2.10":\n    password_credential: mp1/admin\n    tls: { fingerprint_sha256: "5E:1F" }\n',
+    });
+    const { config, problems } = await loadAgentConfig(join(dir, 'agent.yaml'), { CREDENTIALS_DIRECTORY: folder({}) });
+    expect(problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      "2:3 devices.http://192.0.2.10 'http://192.0.2.10' is not a device URL",
+      '3:26 devices.http://192.0.2.10.password_credential a credential is a file name, not a path',
+      '4:32 devices.http://192.0.2.10.tls.fingerprint_sha256 a SHA-256 fingerprint is 32 bytes in hex (64 hex digits, colons optional)',
+    ]);
+    expect(config.devices.size).toBe(0);
+  });
+
   it('applies precedence: the stick, then devices[url], then defaults', async () => {
     const secrets = folder({ 'default.pw': 'default-SeCrEt\n', 'device.pw': 'device-SeCrEt\n' });
     const agentDir = folder({
