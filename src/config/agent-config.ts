@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
 import { Redactor } from '../core/redact.js';
 import { Secret } from '../core/secret.js';
+import { readAgentCaFile } from './agent-ca-file.js';
 import { AgentService, type AgentServiceSettings, resolveService } from './agent-service.js';
 import { type ListenAddress, parseListen } from './loopback-listen.js';
 import { readSecretFile } from './secret-file.js';
@@ -386,14 +387,9 @@ async function resolveCredentials(
     if (entry.tls.ca !== undefined) {
       if (!isAbsolute(entry.tls.ca)) fail([...path, 'tls', 'ca'], 'the CA file must be an absolute path in agent.yaml');
       else {
-        try {
-          tls.caPem = await readFile(entry.tls.ca, 'utf8');
-        } catch (error) {
-          fail(
-            [...path, 'tls', 'ca'],
-            `CA file ${entry.tls.ca} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-          );
-        }
+        const ca = await readAgentCaFile(entry.tls.ca);
+        if ('problem' in ca) fail([...path, 'tls', 'ca'], ca.problem);
+        else tls.caPem = ca.pem;
       }
     }
     if (entry.tls.insecure === true) tls.insecure = true;

@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -123,6 +124,27 @@ describe('agent.yaml', () => {
       '4:32 devices.http://192.0.2.10.tls.fingerprint_sha256 a SHA-256 fingerprint is 32 bytes in hex (64 hex digits, colons optional)',
     ]);
     expect(config.devices.size).toBe(0);
+  });
+
+  it('judges a tls.ca file when it is read: PEM or DER certificate, else a located problem', async () => {
+    const caPem = readFileSync(new URL('../fixtures/certs/fixture-ca.pem', import.meta.url), 'utf8');
+    const dir = folder({ 'garbage.pem': 'not a certificate\n' });
+    writeFileSync(join(dir, 'ca.pem'), caPem);
+    writeFileSync(join(dir, 'ca.der'), new X509Certificate(caPem).raw);
+    writeFileSync(
+      join(dir, 'agent.yaml'),
+      `defaults:\n  tls: { ca: ${join(dir, 'ca.der')} }\ndevices:\n  "https://192.0.2.10":\n    tls: { ca: ${join(dir, 'ca.pem')} }\n`,
+    );
+    writeFileSync(join(dir, 'bad.yaml'), `defaults:\n  tls: { ca: ${join(dir, 'garbage.pem')} }\n`);
+    const good = await loadAgentConfig(join(dir, 'agent.yaml'));
+    expect(good.problems).toEqual([]);
+    const fingerprint = new X509Certificate(caPem).fingerprint256;
+    expect(new X509Certificate(good.config.defaults.tls?.caPem ?? '').fingerprint256).toBe(fingerprint);
+    expect(good.config.devices.get('https://192.0.2.10')?.tls?.caPem).toBe(caPem);
+    const bad = await loadAgentConfig(join(dir, 'bad.yaml'));
+    expect(bad.problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      `2:14 defaults.tls.ca CA file ${join(dir, 'garbage.pem')} is not a certificate (PEM or DER)`,
+    ]);
   });
 
   it('applies precedence: the stick, then devices[url], then defaults', async () => {
