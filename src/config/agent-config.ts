@@ -13,6 +13,7 @@ import { mapKeyProblems } from './map-keys.js';
 import { salvageBySchema } from './salvage-by-schema.js';
 import { normaliseDeviceUrl } from './stick-rules.js';
 import { encodingProblems } from './text-encoding.js';
+import { AdminUsername } from './schema.js';
 import { parseYaml, placeProblem } from './yaml-source.js';
 import { problemsFromZod } from './zod-issues.js';
 
@@ -35,7 +36,7 @@ const AgentTls = z.strictObject({
 });
 
 const AgentCredentials = z.strictObject({
-  username: z.string().min(1).optional(),
+  username: AdminUsername.optional(),
   password_file: z.string().min(1).optional(),
   password_credential: z
     .string()

@@ -147,6 +147,14 @@ describe('agent.yaml', () => {
     ]);
   });
 
+  it("refuses a user name with ':', which HTTP Basic authentication would split", async () => {
+    const dir = folder({ 'agent.yaml': 'defaults:\n  username: "ad:min"\n' });
+    const { problems } = await loadAgentConfig(join(dir, 'agent.yaml'));
+    expect(problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      "2:13 defaults.username 'ad:min' holds ':', where HTTP Basic authentication ends the user name",
+    ]);
+  });
+
   it('applies precedence: the stick, then devices[url], then defaults', async () => {
     const secrets = folder({ 'default.pw': 'default-SeCrEt\n', 'device.pw': 'device-SeCrEt\n' });
     const agentDir = folder({
