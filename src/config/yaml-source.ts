@@ -86,7 +86,12 @@ function plainSentence(code: string, message: string): { message: string; hint?:
   }
 }
 
-const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true } as const;
+/**
+ * `logLevel: 'error'`: the library's warnings go through process.emitWarning, which Node prints
+ * on stderr as they are, and the one for a collection used as a key quotes that key, a password
+ * inside it too. Such a key is reported as an unknown key, through the redactor.
+ */
+const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true, logLevel: 'error' } as const;
 
 export function parseYaml(file: string, text: string): ParsedYaml {
   return fromDocument(file, text, parseDocument(text, PARSE_OPTIONS));
