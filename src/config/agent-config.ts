@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
 import { Redactor } from '../core/redact.js';
 import { Secret } from '../core/secret.js';
+import { readAgentCaFile } from './agent-ca-file.js';
 import { AgentService, type AgentServiceSettings, resolveService } from './agent-service.js';
 import { type ListenAddress, parseListen } from './loopback-listen.js';
 import { readSecretFile } from './secret-file.js';
@@ -12,6 +13,7 @@ import { mapKeyProblems } from './map-keys.js';
 import { salvageBySchema } from './salvage-by-schema.js';
 import { normaliseDeviceUrl } from './stick-rules.js';
 import { encodingProblems } from './text-encoding.js';
+import { AdminUsername } from './schema.js';
 import { parseYaml, placeProblem } from './yaml-source.js';
 import { problemsFromZod } from './zod-issues.js';
 
@@ -34,7 +36,7 @@ const AgentTls = z.strictObject({
 });
 
 const AgentCredentials = z.strictObject({
-  username: z.string().min(1).optional(),
+  username: AdminUsername.optional(),
   password_file: z.string().min(1).optional(),
   password_credential: z
     .string()
@@ -194,9 +196,14 @@ export function agentSecrets(config: AgentConfig): Secret[] {
   return all.filter((s): s is Secret => s !== undefined);
 }
 
-/** Which agent.yaml to read: the flag, then MPPROV_AGENT_CONFIG, then the default path. */
+/**
+ * Which agent.yaml to read: the flag, then MPPROV_AGENT_CONFIG, then the default path. An empty
+ * variable names no file: read as one, it would be a missing file, so every default, and the
+ * laptop's signatures and trust would be dropped without a word.
+ */
 export function agentConfigPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  return flag ?? env.MPPROV_AGENT_CONFIG ?? DEFAULT_AGENT_CONFIG_PATH;
+  const fromEnv = env.MPPROV_AGENT_CONFIG === '' ? undefined : env.MPPROV_AGENT_CONFIG;
+  return flag ?? fromEnv ?? DEFAULT_AGENT_CONFIG_PATH;
 }
 
 /** Loads agent.yaml with the same located problems as a stick's file. Never throws for bad input. */
@@ -315,9 +322,10 @@ async function applyAgentConfig(
         hint: 'write it like https://192.0.2.10',
         atKey: true,
       });
-      continue;
     }
-    config.devices.set(key, await resolveCredentials(entry, ['devices', url], env, unplaced));
+    // Judged under a wrong key too, as a stick's blocks are: one mistake hides none beside it.
+    const credentials = await resolveCredentials(entry, ['devices', url], env, unplaced);
+    if (key !== undefined) config.devices.set(key, credentials);
   }
   if (data.service?.url !== undefined) {
     const service = await resolveService(data.service, env, unplaced);
@@ -380,14 +388,9 @@ async function resolveCredentials(
     if (entry.tls.ca !== undefined) {
       if (!isAbsolute(entry.tls.ca)) fail([...path, 'tls', 'ca'], 'the CA file must be an absolute path in agent.yaml');
       else {
-        try {
-          tls.caPem = await readFile(entry.tls.ca, 'utf8');
-        } catch (error) {
-          fail(
-            [...path, 'tls', 'ca'],
-            `CA file ${entry.tls.ca} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-          );
-        }
+        const ca = await readAgentCaFile(entry.tls.ca);
+        if ('problem' in ca) fail([...path, 'tls', 'ca'], ca.problem);
+        else tls.caPem = ca.pem;
       }
     }
     if (entry.tls.insecure === true) tls.insecure = true;

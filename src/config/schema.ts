@@ -26,6 +26,15 @@ const relativeFile = credentialFile(FILE_TEXT);
 const secretInFile = secretFile(FILE_TEXT);
 const secret = secretString();
 
+/** The administrative user: HTTP Basic authentication ends the user name at its first ':'. */
+export const AdminUsername = z
+  .string()
+  .min(1)
+  .refine((v) => !v.includes(':'), {
+    error: "holds ':', where HTTP Basic authentication ends the user name",
+    params: { hint: "write the device's user name without ':'" },
+  });
+
 const Route = z
   .strictObject({
     to: z.string().describe('destination network, e.g. 10.0.0.0/8'),
@@ -164,7 +173,7 @@ export const MonitoringPoint = z.strictObject({
     .optional()
     .describe("the MP's hostname as the monitoring service knows it (post-check); default its name"),
   url: z.string().describe('https://host[:port] of the device; the Admin API is {url}/api/v1'),
-  username: z.string().min(1).optional(),
+  username: AdminUsername.optional(),
   password: secret.optional(),
   password_file: secretInFile.optional(),
   tls: Tls.optional(),

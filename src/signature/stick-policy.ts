@@ -60,7 +60,7 @@ export function parsePolicy(bytes: Buffer): PolicyRead {
   }
   const doc = parseDocument(text, { uniqueKeys: true, logLevel: 'error' });
   if (doc.errors.length > 0) return { ok: false, message: 'the file is not valid YAML', hint: POLICY_HINT };
-  const parsed = PolicyFile.safeParse(doc.toJS({ maxAliasCount: 0 }));
+  const parsed = PolicyFile.safeParse(policyData(doc));
   if (!parsed.success)
     return { ok: false, message: 'the file must hold exactly one key, not_after, with a date', hint: POLICY_HINT };
   const notAfter = parseNotAfter(parsed.data.not_after);
@@ -72,6 +72,18 @@ export function parsePolicy(bytes: Buffer): PolicyRead {
       hint: POLICY_HINT,
     };
   return { ok: true, notAfter };
+}
+
+/**
+ * The document as data, resolving no alias: a one-line file has no use for one, and the library
+ * throws at the first alias it is told not to resolve, so such a file is simply not a policy.
+ */
+function policyData(doc: ReturnType<typeof parseDocument>): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: 0 });
+  } catch {
+    return undefined;
+  }
 }
 
 /** The policy file as `--valid-until` writes it: the same bytes for the same date. */

@@ -194,6 +194,12 @@ function findSigner(input: StickSignatureInput, allowedSigners: Buffer): Promise
       message: `the signature could not be checked: ${outcome.detail}`,
       ...(outcome.why === 'missing' ? { hint: 'install openssh-client on this laptop' } : {}),
     });
+    // ssh-keygen names the private copies it was given: the sentence names the files a person can fix.
+    const because = (outcome: SshKeygenOutcome): string =>
+      sshKeygenSaid(outcome, [
+        [allowed, input.allowedSignersFile],
+        [sig, SIGNATURE_NAME],
+      ]);
 
     const find = await run(['-Y', 'find-principals', '-s', sig, '-f', allowed]);
     if (!find.ran) return toolFailure(find);
@@ -239,8 +245,10 @@ function findSigner(input: StickSignatureInput, allowedSigners: Buffer): Promise
   });
 }
 
-function because(outcome: SshKeygenOutcome): string {
-  const reason = outcome.ran ? sshKeygenReason(outcome.stderr) : outcome.detail;
+function sshKeygenSaid(outcome: SshKeygenOutcome, copies: readonly (readonly [string, string])[]): string {
+  const named = (text: string): string =>
+    copies.reduce((said, [copy, original]) => said.split(copy).join(original), text);
+  const reason = outcome.ran ? sshKeygenReason(named(outcome.stderr)) : outcome.detail;
   return reason === undefined ? '' : ` (ssh-keygen: ${reason})`;
 }
 

@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -79,6 +80,11 @@ describe('agent.yaml', () => {
     expect(agentConfigPath(undefined, {})).toBe('/etc/mpprov/agent.yaml');
   });
 
+  it('takes an empty MPPROV_AGENT_CONFIG as unset, never as a missing file that means every default', () => {
+    // `MPPROV_AGENT_CONFIG=$UNSET mpprov apply` would otherwise drop the laptop's signatures and trust unsaid.
+    expect(agentConfigPath(undefined, { MPPROV_AGENT_CONFIG: '' })).toBe('/etc/mpprov/agent.yaml');
+  });
+
   it('reports problems with the same located messages as a stick', async () => {
     const dir = folder({ 'agent.yaml': 'version: 1\nlog_levle: debug\ntimeouts: { restart_s: -1 }\n' });
     const { problems } = await loadAgentConfig(join(dir, 'agent.yaml'));
@@ -103,6 +109,49 @@ describe('agent.yaml', () => {
     const { problems } = await loadAgentConfig(join(dir, 'agent.yaml'), {});
     expect(problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
       "2:24 defaults.password_credential credential 'admin-pw' needs $CREDENTIALS_DIRECTORY, which is not set",
+    ]);
+  });
+
+  it('a devices entry under a key that is no device URL still has its own problems said', async () => {
+    const dir = folder({
+      'agent.yaml':
+        'devices:\n  "http://192.0.2.10":\n    password_credential: mp1/admin\n    tls: { fingerprint_sha256: "5E:1F" }\n',
+    });
+    const { config, problems } = await loadAgentConfig(join(dir, 'agent.yaml'), { CREDENTIALS_DIRECTORY: folder({}) });
+    expect(problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      "2:3 devices.http://192.0.2.10 'http://192.0.2.10' is not a device URL",
+      '3:26 devices.http://192.0.2.10.password_credential a credential is a file name, not a path',
+      '4:32 devices.http://192.0.2.10.tls.fingerprint_sha256 a SHA-256 fingerprint is 32 bytes in hex (64 hex digits, colons optional)',
+    ]);
+    expect(config.devices.size).toBe(0);
+  });
+
+  it('judges a tls.ca file when it is read: PEM or DER certificate, else a located problem', async () => {
+    const caPem = readFileSync(new URL('../fixtures/certs/fixture-ca.pem', import.meta.url), 'utf8');
+    const dir = folder({ 'garbage.pem': 'not a certificate\n' });
+    writeFileSync(join(dir, 'ca.pem'), caPem);
+    writeFileSync(join(dir, 'ca.der'), new X509Certificate(caPem).raw);
+    writeFileSync(
+      join(dir, 'agent.yaml'),
+      `defaults:\n  tls: { ca: ${join(dir, 'ca.der')} }\ndevices:\n  "https://192.0.2.10":\n    tls: { ca: ${join(dir, 'ca.pem')} }\n`,
+    );
+    writeFileSync(join(dir, 'bad.yaml'), `defaults:\n  tls: { ca: ${join(dir, 'garbage.pem')} }\n`);
+    const good = await loadAgentConfig(join(dir, 'agent.yaml'));
+    expect(good.problems).toEqual([]);
+    const fingerprint = new X509Certificate(caPem).fingerprint256;
+    expect(new X509Certificate(good.config.defaults.tls?.caPem ?? '').fingerprint256).toBe(fingerprint);
+    expect(good.config.devices.get('https://192.0.2.10')?.tls?.caPem).toBe(caPem);
+    const bad = await loadAgentConfig(join(dir, 'bad.yaml'));
+    expect(bad.problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      `2:14 defaults.tls.ca CA file ${join(dir, 'garbage.pem')} is not a certificate (PEM or DER)`,
+    ]);
+  });
+
+  it("refuses a user name with ':', which HTTP Basic authentication would split", async () => {
+    const dir = folder({ 'agent.yaml': 'defaults:\n  username: "ad:min"\n' });
+    const { problems } = await loadAgentConfig(join(dir, 'agent.yaml'));
+    expect(problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      "2:13 defaults.username 'ad:min' holds ':', where HTTP Basic authentication ends the user name",
     ]);
   });
 

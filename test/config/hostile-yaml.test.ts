@@ -97,6 +97,35 @@ describe('an alias without an anchor', () => {
   );
 });
 
+describe('a collection used as a key', () => {
+  it(
+    'validate and plan print no Node warning quoting it, so a password inside it reaches no output',
+    { timeout: 30_000 },
+    async () => {
+      // The YAML library warns through process.emitWarning, with the key as JSON, when it turns a
+      // collection key into text: Node printed that on stderr, the password in it.
+      const password = 'Keyed-Hunter2-SeCrEt';
+      const dir = tempFolder('complex-key');
+      writeFileSync(
+        join(dir, 'mpprov.yaml'),
+        `version: 1\n? { password: "${password}" }\n: x\nmonitoring_points: []\n`,
+      );
+      writeFileSync(join(dir, 'agent.yaml'), `? { password: "${password}" }\n: x\n`);
+      const runs = [
+        await runCli(['validate', dir]),
+        await runCli(['validate', dir, '--json']),
+        await runCli(['plan', dir, '--agent-config', join(dir, 'agent.yaml')]),
+      ];
+      expect(runs.map((r) => [r.code, r.stderr])).toEqual([
+        [1, ''],
+        [1, ''],
+        [1, ''],
+      ]);
+      for (const run of runs) expect(run.stdout).not.toContain(password);
+    },
+  );
+});
+
 describe('secret values YAML would change without a word', () => {
   const head = `version: 1
 monitoring_points:

@@ -109,6 +109,15 @@ describe('the signature verdict with a policy file', () => {
     ]);
   });
 
+  it('refuses a signed policy written with a YAML alias, without throwing', async () => {
+    const root = await signedWithPolicy('not_after: &day 2099-12-31\nagain: *day\n');
+    const verdict = await verdictAt(root, new Date('2026-06-01T00:00:00Z'));
+    expect(verdict.status).toBe('refused');
+    expect(verdict.problems.map((p) => `${p.file}: ${p.message}`)).toEqual([
+      `${POLICY_NAME}: the file must hold exactly one key, not_after, with a date`,
+    ]);
+  });
+
   it('ignores an unsigned stick policy file with a warning, and one the signature does not list', async () => {
     const unsigned = profileStick();
     writeFileSync(join(unsigned, POLICY_NAME), 'not_after: 2020-01-01\n');

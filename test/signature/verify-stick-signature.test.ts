@@ -290,6 +290,19 @@ describe("a signature that is not an allowed signer's", () => {
     );
   });
 
+  it("is refused when allowed_signers keeps the key to another namespace, naming the laptop's file", async () => {
+    const root = await signedStick();
+    const allowedSignersFile = join(work, `git-only-${(count += 1)}`);
+    const publicKey = readFileSync(`${rig.keys.team}.pub`, 'utf8').split(' ').slice(0, 2).join(' ');
+    writeFileSync(allowedSignersFile, `team@example.com namespaces="git" ${publicKey}\n`);
+    const problems = refusedProblems(await verifyStickSignature(inputFor(root, { allowedSignersFile })));
+    expect(problems).toHaveLength(1);
+    // ssh-keygen names the private copy it was given; the sentence names the file a person can fix.
+    expect(problems[0]?.message).toBe(
+      `the signature of team@example.com does not verify: mpprov.sha256 was changed after signing, or the signature is not for "mpprov" (ssh-keygen: ${allowedSignersFile}:1: key is not permitted for use in signature namespace "mpprov")`,
+    );
+  });
+
   it('is refused when it is garbage', async () => {
     const root = await signedStick();
     writeFileSync(
