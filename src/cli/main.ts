@@ -2,6 +2,7 @@
 // First: V8 flags that must be set before undici compiles its WebAssembly parser.
 import './v8-flags.js';
 import { Command } from 'commander';
+import { keepGoingWhenOutputCloses } from './closed-output.js';
 import { packageVersion } from './package-version.js';
 import { exitUsageErrorsWith64 } from './usage-exit.js';
 import { configureZodFor } from './zod-jit.js';
@@ -66,6 +67,7 @@ const program = new Command()
 exitUsageErrorsWith64(program);
 
 async function main(): Promise<void> {
+  keepGoingWhenOutputCloses();
   const args = process.argv.slice(2);
   const commands = commandsFor(args);
   if (commands.length > 0) await configureZodFor(args);
