@@ -50,6 +50,7 @@ export function checkInterfaces(interfaces: Record<string, Interface>, path: Key
     if (iface.ipv4 !== undefined) checkFamily(iface.ipv4, 4, [...at, 'ipv4'], report);
     if (iface.ipv6 !== undefined) checkFamily(iface.ipv6, 6, [...at, 'ipv6'], report);
     checkLink(iface, at, report);
+    checkMtu(iface, at, report);
     if (iface.wireless !== undefined) checkWireless(iface, iface.wireless, at, report);
     if (iface.dot1x !== undefined) {
       problems.push(...checkDot1x(iface.dot1x, [...at, 'dot1x'], { wireless: given(iface, 'wireless') }));
@@ -231,6 +232,23 @@ function checkLink(iface: Interface, at: KeyPath, report: Report): void {
   ) {
     const key = link.speed !== undefined ? 'speed' : 'duplex';
     report([...linkAt, key], `a fixed ${key} needs autoneg: false`, 'add autoneg: false, or remove the fixed setting');
+  }
+}
+
+/** The MTU may be given at link, ipv4 or ipv6 (the inventory template's place): it is one value. */
+function checkMtu(iface: Interface, at: KeyPath, report: Report): void {
+  const places = (['link', 'ipv4', 'ipv6'] as const).flatMap((block) => {
+    const mtu = iface[block]?.mtu;
+    return mtu === undefined ? [] : [{ block, mtu }];
+  });
+  const first = places[0];
+  for (const other of places.slice(1)) {
+    if (first === undefined || other.mtu === first.mtu) continue;
+    report(
+      [...at, other.block, 'mtu'],
+      `mtu ${other.mtu} differs from ${first.block}.mtu ${first.mtu}: an interface has one MTU for both families`,
+      'give the interface one mtu, in one place',
+    );
   }
 }
 

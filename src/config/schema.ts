@@ -43,6 +43,8 @@ const Route = z
   })
   .describe('a static route');
 
+const Mtu = z.number().int().min(576).max(9000);
+
 function familySchema(methods: readonly [string, ...string[]], description: string) {
   return z
     .strictObject({
@@ -52,6 +54,9 @@ function familySchema(methods: readonly [string, ...string[]], description: stri
       nameservers: z.array(ip).optional().describe('DNS servers for this interface'),
       search: z.array(domain).optional().describe('DNS search domains bound to this interface'),
       routes: z.array(Route).optional().describe('static routes through this interface'),
+      // inventory.md's template sets the MTU here; the device keeps one MTU per interface, for both
+      // families (admin-api-model.md), as link.mtu says it. Any of the three, all equal.
+      mtu: Mtu.optional().describe("the interface's MTU, as link.mtu: one value for both families"),
     })
     .describe(description);
 }
@@ -61,7 +66,7 @@ export const Ipv6 = familySchema(['auto', 'dhcp', 'static', 'manual'], 'IPv6 (in
 
 const Link = z
   .strictObject({
-    mtu: z.number().int().min(576).max(9000).optional(),
+    mtu: Mtu.optional(),
     speed: z.number().int().positive().optional().describe('fixed speed in Mb/s; needs autoneg: false'),
     duplex: z.enum(['half', 'full']).optional(),
     autoneg: z.boolean().optional(),

@@ -63,7 +63,9 @@ function desiredInterface(
   const common: Collected = { fields: {}, secrets: {} };
 
   if (iface.vlan !== undefined) common.fields.vlan_raw_device = iface.vlan.link;
-  if (iface.link?.mtu !== undefined) common.fields.mtu = iface.link.mtu;
+  // One MTU per interface, wherever the stick gives it (the validator holds the places equal).
+  const mtu = iface.link?.mtu ?? iface.ipv4?.mtu ?? iface.ipv6?.mtu;
+  if (mtu !== undefined) common.fields.mtu = mtu;
   if (iface.link?.speed !== undefined) common.fields.link_speed = iface.link.speed;
   if (iface.link?.duplex !== undefined) common.fields.link_duplex = iface.link.duplex;
   if (iface.link?.autoneg !== undefined) common.fields.link_autoneg = iface.link.autoneg;

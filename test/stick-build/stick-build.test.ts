@@ -257,4 +257,49 @@ describe('mpprov stick build', () => {
       expect(existsSync(join(target, site))).toBe(false);
     expect(result.stdout).not.toMatch(/Admin-\S+-Pw|X-mp-\S+-Pw/);
   });
+
+  it("builds from inventory.md's own template, its MTU under ipv4 and paths from a list, and the stick validates", async () => {
+    const { dir, out } = fixtureCopy('spec-template');
+    // inventory.md's template, word for word.
+    writeFileSync(
+      join(dir, 'template.yaml'),
+      `name: \${name}
+url: \${url}
+username: \${username}
+password_file: \${secret:admin-\${site}}
+tls:
+  fingerprint_sha256: "\${fingerprint_sha256}"
+service_hostname: \${name}
+interfaces:
+  eth1:
+    ipv4:
+      method: static
+      address: \${eth1_address}
+      nameservers: \${dns}
+      mtu: \${mtu:-~}
+    dot1x:
+      eap: peap
+      inner: mschapv2
+      identity: \${dot1x_identity}
+      password_file: \${secret:dot1x-\${name}}
+      ca_cert: \${ca}
+paths: \${path_targets}
+`,
+    );
+    const fleet = readFileSync(join(dir, 'fleet.yaml'), 'utf8')
+      .replace('dot1x_identity: mp-berlin-01', 'dot1x_identity: mp-berlin-01\n        mtu: 9000')
+      .replaceAll(/(dot1x_identity: mp-\w+-\d+)/g, '$1\n        path_targets: [192.0.2.80, app.example.com]');
+    writeFileSync(join(dir, 'fleet.yaml'), fleet);
+    const target = out();
+    const result = await build(dir, target);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const berlin = readFileSync(join(target, 'berlin', 'mpprov.yaml'), 'utf8');
+    expect(berlin).toMatch(/^ {10}mtu: 9000$/m);
+    expect(berlin).toMatch(/paths:\n\s+- target: 192\.0\.2\.80\n\s+- target: app\.example\.com/);
+    expect(readFileSync(join(target, 'paris', 'mpprov.yaml'), 'utf8')).not.toMatch(/mtu/);
+    for (const site of ['berlin', 'paris']) {
+      const validated = await runCli(['validate', join(target, site)]);
+      expect(validated.code, validated.stdout + validated.stderr).toBe(0);
+    }
+  });
 });
