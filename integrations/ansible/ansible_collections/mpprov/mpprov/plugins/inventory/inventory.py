@@ -61,6 +61,7 @@ import re
 from ansible.errors import AnsibleParserError
 from ansible.module_utils.common.text.converters import to_native, to_text
 from ansible.plugins.inventory import BaseInventoryPlugin
+from ansible.utils.unsafe_proxy import wrap_var
 
 try:
     import yaml
@@ -217,25 +218,31 @@ class InventoryModule(BaseInventoryPlugin):
             raise AnsibleParserError(to_native(error))
         self.populate(defaults, sites)
 
+    def _set(self, target, key, value):
+        # Every value is the inventory's data, as `mpprov stick build` reads it: a cell is never
+        # evaluated, and "{{ ... }}" in one (a spreadsheet anyone edits) must not become a Jinja
+        # template Ansible runs on the controller. Unsafe values stay text wherever they are used.
+        self.inventory.set_variable(target, key, wrap_var(value))
+
     def populate(self, defaults, sites):
         prefix = self.get_option('var_prefix')
         top = self.inventory.add_group('monitoring_points')
         for key, value in defaults.items():
-            self.inventory.set_variable(top, prefix + to_text(key), value)
+            self._set(top, prefix + to_text(key), value)
         seen = {}
         for site, site_vars, hosts in sites:
             group = self.inventory.add_group(self.get_option('group_prefix') + site.replace('-', '_'))
             self.inventory.add_child(top, group)
             for key, value in site_vars.items():
-                self.inventory.set_variable(group, prefix + to_text(key), value)
+                self._set(group, prefix + to_text(key), value)
             for mp in hosts:
                 name = to_text(mp['name'])
                 if name in seen:
                     raise AnsibleParserError('the Monitoring Point %s is in site %s and in site %s: names are unique' % (name, seen[name], site))
                 seen[name] = site
                 self.inventory.add_host(name, group=group)
-                self.inventory.set_variable(name, prefix + 'site', site)
+                self._set(name, prefix + 'site', site)
                 self.inventory.set_variable(name, 'ansible_connection', 'local')
                 for key, value in mp.items():
                     if key != 'name':
-                        self.inventory.set_variable(name, prefix + key, value)
+                        self._set(name, prefix + key, value)
