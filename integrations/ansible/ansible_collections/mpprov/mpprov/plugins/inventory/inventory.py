@@ -85,6 +85,40 @@ class InventoryError(Exception):
     pass
 
 
+# `mpprov stick build` reads the inventory as YAML 1.2 (core schema). PyYAML's SafeLoader is YAML 1.1,
+# where no, on and off are booleans, 12:30 a count of minutes, 0777 octal and 2026-12-31 a date: the
+# same file would give Ansible other values than the builder sees (the site "no" would be False).
+# The 1.1 resolvers for those types go; the core schema's bool, int and float come in their place.
+CORE_BOOL = re.compile(r'^(?:true|True|TRUE|false|False|FALSE)$')
+CORE_INT = re.compile(r'^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$')
+CORE_FLOAT = re.compile(r'^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$')
+YAML_1_1_ONLY = ('tag:yaml.org,2002:bool', 'tag:yaml.org,2002:int', 'tag:yaml.org,2002:float',
+                 'tag:yaml.org,2002:timestamp', 'tag:yaml.org,2002:value')
+
+
+def construct_core_int(loader, node):
+    value = loader.construct_scalar(node)
+    if value.startswith('0o'):
+        return int(value[2:], 8)
+    if value.startswith('0x'):
+        return int(value[2:], 16)
+    return int(value, 10)  # 0777 is 777 in YAML 1.2
+
+
+if yaml is not None:
+    class CoreSchemaLoader(yaml.SafeLoader):  # pylint: disable=too-many-ancestors
+        pass
+
+    CoreSchemaLoader.yaml_implicit_resolvers = dict(
+        (first, [(tag, regexp) for tag, regexp in resolvers if tag not in YAML_1_1_ONLY])
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items())
+    CoreSchemaLoader.add_implicit_resolver('tag:yaml.org,2002:bool', CORE_BOOL, list(u'tTfF'))
+    # int before float: both match 12, which is an int.
+    CoreSchemaLoader.add_implicit_resolver('tag:yaml.org,2002:int', CORE_INT, list(u'-+0123456789'))
+    CoreSchemaLoader.add_implicit_resolver('tag:yaml.org,2002:float', CORE_FLOAT, list(u'-+0123456789.'))
+    CoreSchemaLoader.add_constructor('tag:yaml.org,2002:int', construct_core_int)
+
+
 def visible(text):
     """A name from the file as a message shows it: control characters escaped, never sent to the terminal."""
     return ''.join(c if c.isprintable() else c.encode('unicode_escape').decode('ascii') for c in to_text(text))
@@ -116,7 +150,7 @@ def check_host_name(name, where):
 
 def parse_yaml_inventory(text, where):
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=CoreSchemaLoader)  # a SafeLoader with YAML 1.2 core types
     except RecursionError:
         raise InventoryError('%s: nested too deeply to be an mpprov inventory' % where)
     if expanded_size(data) > MAX_EXPANDED_VALUES:
