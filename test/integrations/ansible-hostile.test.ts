@@ -280,6 +280,20 @@ describe('the Ansible collection under hostile and careless use', () => {
     expect(existsSync(marker)).toBe(false);
   }, RUN_TIMEOUT);
 
+  it('reads an inventory named .CSV (a Windows export) as CSV, as mpprov stick build does', async () => {
+    const folder = join(work, 'capital-csv');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'FLEET.CSV'), 'site,name,url\r\ns1,mp-upper,https://192.0.2.1\r\n');
+    const config = join(folder, 'fleet.mpprov.yml');
+    writeFileSync(config, 'plugin: mpprov.mpprov.inventory\nsource: FLEET.CSV\n');
+    const run = await runTool('ansible-inventory', ['-i', config, '--graph'], {
+      cwd: work,
+      env: { ...env(), ANSIBLE_INVENTORY_ENABLED: 'mpprov.mpprov.inventory', ANSIBLE_INVENTORY_UNPARSED_FAILED: '1' },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/@site_s1:\n[ |]+--mp-upper\n/);
+  }, RUN_TIMEOUT);
+
   it('never shows a secret in any of these runs', () => {
     expect(printed.length).toBeGreaterThanOrEqual(12);
     const output = printed.join('\n');

@@ -13,7 +13,7 @@ short_description: Monitoring Points from an mpprov inventory file
 version_added: "0.1.0"
 description:
   - Reads an mpprov inventory file (YAML with C(version), C(defaults) and C(sites), or CSV with the
-    columns C(site), C(name), C(url)), the file C(mpprov stick build) reads.
+    columns C(site), C(name), C(url), a file named C(.csv) in any letter case), the file C(mpprov stick build) reads.
   - Each Monitoring Point becomes a host named after it, in a group per site (C(group_prefix) and the
     site's name) under the group C(monitoring_points). The inventory's C(defaults) become
     C(monitoring_points)' vars, a site's C(vars) its group's vars, a Monitoring Point's other keys its
@@ -244,7 +244,8 @@ class InventoryModule(BaseInventoryPlugin):
         except (IOError, OSError, UnicodeDecodeError) as error:
             raise AnsibleParserError('%s cannot be read as UTF-8 text: %s' % (source, to_native(error)))
         try:
-            if source.endswith('.csv'):
+            # CSV by its name in any letter case (FLEET.CSV from Windows), as mpprov stick build decides.
+            if source.lower().endswith('.csv'):
                 defaults, sites = parse_csv_inventory(text, source)
             else:
                 defaults, sites = parse_yaml_inventory(text, source)
