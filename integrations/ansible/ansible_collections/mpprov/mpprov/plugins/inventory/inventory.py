@@ -107,7 +107,21 @@ def construct_core_int(loader, node):
 
 if yaml is not None:
     class CoreSchemaLoader(yaml.SafeLoader):  # pylint: disable=too-many-ancestors
-        pass
+
+        def construct_mapping(self, node, deep=False):
+            # The builder refuses a key given twice (the whole file); PyYAML would keep the last
+            # one, and Ansible would then configure what the builder never accepts. Checked before a
+            # merge key (<<) is flattened, whose keys a mapping may override.
+            seen = set()
+            for key_node, _value in node.value:
+                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == 'tag:yaml.org,2002:merge':
+                    continue
+                key = self.construct_object(key_node)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(None, None, 'the key "%s" is given twice' % visible(key),
+                                                            key_node.start_mark)
+                seen.add(key)
+            return super(CoreSchemaLoader, self).construct_mapping(node, deep=deep)
 
     CoreSchemaLoader.yaml_implicit_resolvers = dict(
         (first, [(tag, regexp) for tag, regexp in resolvers if tag not in YAML_1_1_ONLY])

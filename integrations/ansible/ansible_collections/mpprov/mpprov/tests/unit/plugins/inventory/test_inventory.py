@@ -106,3 +106,11 @@ def test_yaml_values_are_read_as_mpprov_stick_build_reads_them_yaml_1_2_core():
                       [{u'name': u'mp-no-1', u'url': u'https://192.0.2.1', u'mode': 777, u'octal': 15, u'hex': 31,
                         u'day': u'2026-12-31', u'grouped': u'1_000', u'ratio': 0.5, u'big': 1000.0, u'none': None,
                         u'eq': u'='}])]
+
+
+def test_a_key_given_twice_is_refused_as_the_builder_refuses_it_never_the_last_one_taken():
+    import yaml
+    with pytest.raises(yaml.YAMLError) as raised:
+        parse_yaml_inventory(point_yaml(u'mp-1', u'        vlan: 120\n        vlan: 130\n'), 'fleet.yaml')
+    assert u'"vlan" is given twice' in str(raised.value)
+    assert u'line 8, column 9' in str(raised.value)
