@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { type Document, isMap, LineCounter, parseDocument } from 'yaml';
 import type { Problem } from '../core/problem.js';
 import { decodeUtf8 } from './decode-utf8.js';
-import { problemAt } from './place.js';
+import { positionIn, problemAt } from './place.js';
 
 /** The template (docs/rolling-out.md): one monitoring point with placeholders, parsed once. */
 export interface Template {
@@ -53,9 +53,8 @@ export async function loadTemplate(
       problems: doc.errors
         .slice(0, 20)
         .map((error) =>
-          at(
-            error.linePos?.[0].line ?? 1,
-            error.linePos?.[0].col ?? 1,
+          problemAt(
+            { file, ...positionIn(text.text, error.pos[0]) },
             `not YAML: ${error.code.toLowerCase().replaceAll('_', ' ')}`,
             'a placeholder inside a flow mapping { ... } must be quoted; write the template in block style',
           ),

@@ -3,7 +3,7 @@ import type { Problem } from '../core/problem.js';
 import { visibleText } from '../core/visible-text.js';
 import { type InventoryMp, SITE_HINT, SITE_NAME, VARIABLE_HINT, VARIABLE_NAME, type Variable } from './inventory.js';
 import type { RowsRead } from './csv-inventory.js';
-import { type Place, problemAt } from './place.js';
+import { type Place, positionIn, problemAt } from './place.js';
 
 const TOP_KEYS = new Set(['version', 'defaults', 'sites']);
 const SITE_KEYS = new Set(['vars', 'monitoring_points']);
@@ -27,9 +27,11 @@ export function yamlInventory(text: string, file: string): RowsRead {
   };
   if (doc.errors.length > 0) {
     for (const error of doc.errors.slice(0, 20)) {
-      const [line, col] = [error.linePos?.[0].line ?? 1, error.linePos?.[0].col ?? 1];
       problems.push(
-        problemAt({ file, line, column: col }, `not YAML: ${error.code.toLowerCase().replaceAll('_', ' ')}`),
+        problemAt(
+          { file, ...positionIn(text, error.pos[0]) },
+          `not YAML: ${error.code.toLowerCase().replaceAll('_', ' ')}`,
+        ),
       );
     }
     return { mps, problems, refusedSites, refusedWhole: true };

@@ -248,6 +248,52 @@ describe('the Ansible collection under hostile and careless use', () => {
     }
   }, RUN_TIMEOUT);
 
+  it("hands the inventory's cells and values to Ansible as text, never as templates it would evaluate", async () => {
+    const folder = join(work, 'templated-inventory');
+    mkdirSync(folder);
+    const marker = join(folder, 'evaluated');
+    const pipe = `{{ lookup('pipe', 'touch ${marker}') }}`;
+    writeFileSync(
+      join(folder, 'fleet.csv'),
+      `site,name,url,note,sum\ns1,mp-csv,https://192.0.2.1,"${pipe.replaceAll('"', '""')}",{{ 6 * 7 }}\n`,
+    );
+    writeFileSync(
+      join(folder, 'fleet.yaml'),
+      `version: 1\ndefaults: {sum: "{{ 6 * 7 }}"}\nsites:\n  s2:\n    vars: {note: ${JSON.stringify(pipe)}}\n    monitoring_points:\n      - {name: mp-yaml, url: "https://192.0.2.2", own: "{{ 6 * 7 }}"}\n`,
+    );
+    for (const [source, host, vars] of [
+      ['fleet.csv', 'mp-csv', ['mpprov_note', 'mpprov_sum']],
+      ['fleet.yaml', 'mp-yaml', ['mpprov_note', 'mpprov_sum', 'mpprov_own']],
+    ] as const) {
+      const config = join(folder, `${source}.mpprov.yml`);
+      writeFileSync(config, `plugin: mpprov.mpprov.inventory\nsource: ${source}\n`);
+      const run = await runTool('ansible', ['-i', config, host, '-m', 'debug', '-a', `msg={{ [${vars.join(', ')}] }}`], {
+        cwd: work,
+        env: { ...env(), ANSIBLE_INVENTORY_ENABLED: 'mpprov.mpprov.inventory', ANSIBLE_INVENTORY_UNPARSED_FAILED: '1' },
+      });
+      expect(run.code, `${source}: ${run.stderr}`).toBe(0);
+      const said = run.stdout.slice(run.stdout.indexOf('{'));
+      expect(JSON.parse(said), source).toEqual({
+        msg: source === 'fleet.csv' ? [pipe, '{{ 6 * 7 }}'] : [pipe, '{{ 6 * 7 }}', '{{ 6 * 7 }}'],
+      });
+    }
+    expect(existsSync(marker)).toBe(false);
+  }, RUN_TIMEOUT);
+
+  it('reads an inventory named .CSV (a Windows export) as CSV, as mpprov stick build does', async () => {
+    const folder = join(work, 'capital-csv');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'FLEET.CSV'), 'site,name,url\r\ns1,mp-upper,https://192.0.2.1\r\n');
+    const config = join(folder, 'fleet.mpprov.yml');
+    writeFileSync(config, 'plugin: mpprov.mpprov.inventory\nsource: FLEET.CSV\n');
+    const run = await runTool('ansible-inventory', ['-i', config, '--graph'], {
+      cwd: work,
+      env: { ...env(), ANSIBLE_INVENTORY_ENABLED: 'mpprov.mpprov.inventory', ANSIBLE_INVENTORY_UNPARSED_FAILED: '1' },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/@site_s1:\n[ |]+--mp-upper\n/);
+  }, RUN_TIMEOUT);
+
   it('never shows a secret in any of these runs', () => {
     expect(printed.length).toBeGreaterThanOrEqual(12);
     const output = printed.join('\n');

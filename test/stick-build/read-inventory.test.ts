@@ -146,4 +146,16 @@ describe('a YAML inventory', () => {
     ]);
     expect([...inventory.refusedSites].sort()).toEqual(['berlin', 'paris']);
   });
+
+  it('locates a YAML syntax error where it is, not at the top of the file', async () => {
+    const yaml = file(
+      'version: 1\nsites:\n  berlin:\n    monitoring_points:\n      - name: mp-1\n        name: mp-2\n        url: https://a\n',
+      'yaml',
+    );
+    const inventory = await readInventory(yaml);
+    expect(inventory.refusedWhole).toBe(true);
+    expect(inventory.problems.map((p) => `${p.line}:${p.column} ${p.message}`)).toEqual([
+      '6:9 not YAML: duplicate key',
+    ]);
+  });
 });

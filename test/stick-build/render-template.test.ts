@@ -80,6 +80,19 @@ describe('renderMp', () => {
     ]);
   });
 
+  it('locates a template that is not YAML at the line of the mistake', async () => {
+    const file = join(work, 'flow.yaml');
+    writeFileSync(file, 'name: ${name}\nurl: ${url}\ntls: { fingerprint_sha256: ${fp} }\n');
+    const loaded = await loadTemplate(file);
+    expect(loaded.ok).toBe(false);
+    const problems = loaded.ok ? [] : loaded.problems;
+    expect(problems.map((p) => `${p.line}:${p.column} ${p.message}`)).toEqual([
+      '3:29 not YAML: unexpected token',
+      '3:30 not YAML: unexpected token',
+      '3:34 not YAML: unexpected token',
+    ]);
+  });
+
   it('refuses a secret key given by value, from the inventory or written in the template, never saying the value', async () => {
     const file = join(work, 'inline-secret.yaml');
     writeFileSync(

@@ -13,7 +13,7 @@ short_description: Monitoring Points from an mpprov inventory file
 version_added: "0.1.0"
 description:
   - Reads an mpprov inventory file (YAML with C(version), C(defaults) and C(sites), or CSV with the
-    columns C(site), C(name), C(url)), the file C(mpprov stick build) reads.
+    columns C(site), C(name), C(url), a file named C(.csv) in any letter case), the file C(mpprov stick build) reads.
   - Each Monitoring Point becomes a host named after it, in a group per site (C(group_prefix) and the
     site's name) under the group C(monitoring_points). The inventory's C(defaults) become
     C(monitoring_points)' vars, a site's C(vars) its group's vars, a Monitoring Point's other keys its
@@ -61,6 +61,7 @@ import re
 from ansible.errors import AnsibleParserError
 from ansible.module_utils.common.text.converters import to_native, to_text
 from ansible.plugins.inventory import BaseInventoryPlugin
+from ansible.utils.unsafe_proxy import wrap_var
 
 try:
     import yaml
@@ -82,6 +83,54 @@ MAX_EXPANDED_VALUES = 1000000
 
 class InventoryError(Exception):
     pass
+
+
+# `mpprov stick build` reads the inventory as YAML 1.2 (core schema). PyYAML's SafeLoader is YAML 1.1,
+# where no, on and off are booleans, 12:30 a count of minutes, 0777 octal and 2026-12-31 a date: the
+# same file would give Ansible other values than the builder sees (the site "no" would be False).
+# The 1.1 resolvers for those types go; the core schema's bool, int and float come in their place.
+CORE_BOOL = re.compile(r'^(?:true|True|TRUE|false|False|FALSE)$')
+CORE_INT = re.compile(r'^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$')
+CORE_FLOAT = re.compile(r'^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$')
+YAML_1_1_ONLY = ('tag:yaml.org,2002:bool', 'tag:yaml.org,2002:int', 'tag:yaml.org,2002:float',
+                 'tag:yaml.org,2002:timestamp', 'tag:yaml.org,2002:value')
+
+
+def construct_core_int(loader, node):
+    value = loader.construct_scalar(node)
+    if value.startswith('0o'):
+        return int(value[2:], 8)
+    if value.startswith('0x'):
+        return int(value[2:], 16)
+    return int(value, 10)  # 0777 is 777 in YAML 1.2
+
+
+if yaml is not None:
+    class CoreSchemaLoader(yaml.SafeLoader):  # pylint: disable=too-many-ancestors
+
+        def construct_mapping(self, node, deep=False):
+            # The builder refuses a key given twice (the whole file); PyYAML would keep the last
+            # one, and Ansible would then configure what the builder never accepts. Checked before a
+            # merge key (<<) is flattened, whose keys a mapping may override.
+            seen = set()
+            for key_node, _value in node.value:
+                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == 'tag:yaml.org,2002:merge':
+                    continue
+                key = self.construct_object(key_node)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(None, None, 'the key "%s" is given twice' % visible(key),
+                                                            key_node.start_mark)
+                seen.add(key)
+            return super(CoreSchemaLoader, self).construct_mapping(node, deep=deep)
+
+    CoreSchemaLoader.yaml_implicit_resolvers = dict(
+        (first, [(tag, regexp) for tag, regexp in resolvers if tag not in YAML_1_1_ONLY])
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items())
+    CoreSchemaLoader.add_implicit_resolver('tag:yaml.org,2002:bool', CORE_BOOL, list(u'tTfF'))
+    # int before float: both match 12, which is an int.
+    CoreSchemaLoader.add_implicit_resolver('tag:yaml.org,2002:int', CORE_INT, list(u'-+0123456789'))
+    CoreSchemaLoader.add_implicit_resolver('tag:yaml.org,2002:float', CORE_FLOAT, list(u'-+0123456789.'))
+    CoreSchemaLoader.add_constructor('tag:yaml.org,2002:int', construct_core_int)
 
 
 def visible(text):
@@ -115,7 +164,7 @@ def check_host_name(name, where):
 
 def parse_yaml_inventory(text, where):
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=CoreSchemaLoader)  # a SafeLoader with YAML 1.2 core types
     except RecursionError:
         raise InventoryError('%s: nested too deeply to be an mpprov inventory' % where)
     if expanded_size(data) > MAX_EXPANDED_VALUES:
@@ -209,7 +258,8 @@ class InventoryModule(BaseInventoryPlugin):
         except (IOError, OSError, UnicodeDecodeError) as error:
             raise AnsibleParserError('%s cannot be read as UTF-8 text: %s' % (source, to_native(error)))
         try:
-            if source.endswith('.csv'):
+            # CSV by its name in any letter case (FLEET.CSV from Windows), as mpprov stick build decides.
+            if source.lower().endswith('.csv'):
                 defaults, sites = parse_csv_inventory(text, source)
             else:
                 defaults, sites = parse_yaml_inventory(text, source)
@@ -217,25 +267,31 @@ class InventoryModule(BaseInventoryPlugin):
             raise AnsibleParserError(to_native(error))
         self.populate(defaults, sites)
 
+    def _set(self, target, key, value):
+        # Every value is the inventory's data, as `mpprov stick build` reads it: a cell is never
+        # evaluated, and "{{ ... }}" in one (a spreadsheet anyone edits) must not become a Jinja
+        # template Ansible runs on the controller. Unsafe values stay text wherever they are used.
+        self.inventory.set_variable(target, key, wrap_var(value))
+
     def populate(self, defaults, sites):
         prefix = self.get_option('var_prefix')
         top = self.inventory.add_group('monitoring_points')
         for key, value in defaults.items():
-            self.inventory.set_variable(top, prefix + to_text(key), value)
+            self._set(top, prefix + to_text(key), value)
         seen = {}
         for site, site_vars, hosts in sites:
             group = self.inventory.add_group(self.get_option('group_prefix') + site.replace('-', '_'))
             self.inventory.add_child(top, group)
             for key, value in site_vars.items():
-                self.inventory.set_variable(group, prefix + to_text(key), value)
+                self._set(group, prefix + to_text(key), value)
             for mp in hosts:
                 name = to_text(mp['name'])
                 if name in seen:
                     raise AnsibleParserError('the Monitoring Point %s is in site %s and in site %s: names are unique' % (name, seen[name], site))
                 seen[name] = site
                 self.inventory.add_host(name, group=group)
-                self.inventory.set_variable(name, prefix + 'site', site)
+                self._set(name, prefix + 'site', site)
                 self.inventory.set_variable(name, 'ansible_connection', 'local')
                 for key, value in mp.items():
                     if key != 'name':
-                        self.inventory.set_variable(name, prefix + key, value)
+                        self._set(name, prefix + key, value)

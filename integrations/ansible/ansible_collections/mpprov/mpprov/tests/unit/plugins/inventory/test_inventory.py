@@ -92,3 +92,25 @@ def test_deep_nesting_is_a_sentence_not_a_recursion_error():
     with pytest.raises(InventoryError) as raised:
         parse_yaml_inventory(point_yaml(u'mp-1', u'        deep: %s%s\n' % (u'[' * 50000, u']' * 50000)), 'fleet.yaml')
     assert str(raised.value) == u'fleet.yaml: nested too deeply to be an mpprov inventory'
+
+
+def test_yaml_values_are_read_as_mpprov_stick_build_reads_them_yaml_1_2_core():
+    # YAML 1.1 (PyYAML's safe_load) would make the site "no" False, 12:34:56 a number of seconds,
+    # 0777 octal and the date a datetime: mpprov's builder (YAML 1.2, core schema) reads text there.
+    text = (u'version: 1\nsites:\n  no:\n    vars: {flag: on, enabled: TRUE, off_hours: 12:34:56}\n'
+            u'    monitoring_points:\n      - name: mp-no-1\n        url: https://192.0.2.1\n'
+            u'        mode: 0777\n        octal: 0o17\n        hex: 0x1F\n        day: 2026-12-31\n'
+            u'        grouped: 1_000\n        ratio: .5\n        big: 1e3\n        none: ~\n        eq: =\n')
+    defaults, sites = parse_yaml_inventory(text, 'fleet.yaml')
+    assert sites == [(u'no', {u'flag': u'on', u'enabled': True, u'off_hours': u'12:34:56'},
+                      [{u'name': u'mp-no-1', u'url': u'https://192.0.2.1', u'mode': 777, u'octal': 15, u'hex': 31,
+                        u'day': u'2026-12-31', u'grouped': u'1_000', u'ratio': 0.5, u'big': 1000.0, u'none': None,
+                        u'eq': u'='}])]
+
+
+def test_a_key_given_twice_is_refused_as_the_builder_refuses_it_never_the_last_one_taken():
+    import yaml
+    with pytest.raises(yaml.YAMLError) as raised:
+        parse_yaml_inventory(point_yaml(u'mp-1', u'        vlan: 120\n        vlan: 130\n'), 'fleet.yaml')
+    assert u'"vlan" is given twice' in str(raised.value)
+    assert u'line 8, column 9' in str(raised.value)
