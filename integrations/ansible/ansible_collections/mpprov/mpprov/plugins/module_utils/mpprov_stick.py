@@ -100,8 +100,12 @@ class LockedFolder(object):
     """
 
     def __init__(self, root):
-        if not os.path.isdir(root):
+        # Several forks may make it at once: one of them wins, the others find it there.
+        try:
             os.makedirs(root, 0o700)
+        except OSError as error:
+            if error.errno != errno.EEXIST or not os.path.isdir(root):
+                raise
         # Made by another tool or an older release with a wider mode: only its owner reads secrets.
         if os.stat(root).st_mode & 0o077:
             os.chmod(root, 0o700)

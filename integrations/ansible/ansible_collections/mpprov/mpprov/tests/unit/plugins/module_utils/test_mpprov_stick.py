@@ -55,6 +55,21 @@ def test_a_wider_sticks_folder_is_made_private(tmp_path):
     assert stat.S_IMODE(os.stat(str(root)).st_mode) == 0o700
 
 
+def test_forks_making_the_sticks_folder_at_once_all_get_one(tmp_path, monkeypatch):
+    # Another fork makes the folder between this one's look and its own makedirs.
+    root = str(tmp_path / 'sticks')
+    real_makedirs = os.makedirs
+
+    def other_fork_first(path, mode=0o777, *args, **kwargs):
+        if path == root and not os.path.isdir(root):
+            os.mkdir(root, 0o700)
+        return real_makedirs(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, 'makedirs', other_fork_first)
+    LockedFolder(root).remove()
+    assert os.listdir(root) == []
+
+
 def test_a_live_run_is_never_swept_and_a_sigkilled_one_is(tmp_path):
     root = str(tmp_path / 'sticks')
     child, path = start_holder(root)
