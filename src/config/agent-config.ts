@@ -351,6 +351,10 @@ async function resolveCredentials(
       'password is given twice, as password_file and as password_credential',
       'keep one of them',
     );
+  } else if (entry.password_file !== undefined && !isAbsolute(entry.password_file)) {
+    // As tls.ca and service.token_file: the agent runs from /, so a relative path would be read
+    // from wherever the command happened to start.
+    fail([...path, 'password_file'], 'the password file must be an absolute path in agent.yaml', 'write it from /');
   } else if (entry.password_file !== undefined) {
     const secret = await readSecretFile(entry.password_file);
     if (typeof secret === 'string') fail([...path, 'password_file'], secret);

@@ -112,6 +112,15 @@ describe('agent.yaml', () => {
     ]);
   });
 
+  it('refuses a relative password_file, which the agent (started from /) would look for anywhere', async () => {
+    const dir = folder({ 'agent.yaml': 'defaults:\n  password_file: admin.pw\n', 'admin.pw': 'rel-SeCrEt-1\n' });
+    const { config, problems } = await loadAgentConfig(join(dir, 'agent.yaml'), {});
+    expect(problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
+      '2:18 defaults.password_file the password file must be an absolute path in agent.yaml',
+    ]);
+    expect(config.defaults.password).toBeUndefined();
+  });
+
   it('a devices entry under a key that is no device URL still has its own problems said', async () => {
     const dir = folder({
       'agent.yaml':
