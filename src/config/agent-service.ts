@@ -239,7 +239,10 @@ function publicUrlProblem(text: string, httpAllowed: boolean): { message: string
   } catch {
     return { message: `'${text}' is not a URL`, hint };
   }
-  if (url.protocol !== 'https:' && !(httpAllowed && url.protocol === 'http:'))
+  // Plain HTTP to a host elsewhere (a proxy, say) would carry the secret path segment, the
+  // receiver's only lock, across the network: only a loopback URL may be http://.
+  const plainHere = httpAllowed && url.protocol === 'http:' && !('message' in parseListen(`${url.hostname}:1`));
+  if (url.protocol !== 'https:' && !plainHere)
     return { message: 'the service posts events over HTTPS only: public_url must start with https://', hint };
   if (url.username !== '' || url.password !== '')
     return { message: 'public_url must not contain a user name or password', hint };
