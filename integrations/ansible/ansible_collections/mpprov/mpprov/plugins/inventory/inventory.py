@@ -275,6 +275,11 @@ class InventoryModule(BaseInventoryPlugin):
         # Every value is the inventory's data, as `mpprov stick build` reads it: a cell is never
         # evaluated, and "{{ ... }}" in one (a spreadsheet anyone edits) must not become a Jinja
         # template Ansible runs on the controller. Unsafe values stay text wherever they are used.
+        # Nor does a name become one of Ansible's own (ansible_python_interpreter, ansible_connection):
+        # with var_prefix '' a cell would choose the program Ansible runs on the controller.
+        if key.startswith('ansible_'):
+            raise AnsibleParserError('%s would be one of Ansible\'s own variables: an inventory variable never sets one '
+                                     '(rename it, or give a var_prefix)' % visible(key))
         self.inventory.set_variable(target, key, wrap_var(value))
 
     def populate(self, defaults, sites):
