@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isAlias, isCollection, isScalar, parseDocument, Scalar, visit } from 'yaml';
+import { isAlias, isCollection, isNode, isScalar, parseDocument, Scalar, visit } from 'yaml';
 import { secretKeyTest, STICK_KEYS, STICK_SECRET_KEYS } from '../config/index.js';
 import { formatKeyPath, type KeyPath } from '../core/problem.js';
 import { visibleJson, visibleText } from '../core/visible-text.js';
@@ -77,7 +77,7 @@ async function readConfig(dir: string): Promise<Mp[] | string> {
       Pair(_, pair) {
         if (isCollection(pair.key) || isAlias(pair.key)) pair.key = new Scalar(COLLECTION_KEY);
         const key = isScalar(pair.key) ? pair.key.value : undefined;
-        if (typeof key === 'string' && isScalar(pair.value) && pair.value.anchor !== undefined && secretKey(key))
+        if (typeof key === 'string' && isNode(pair.value) && pair.value.anchor !== undefined && secretKey(key))
           secretAnchors.add(pair.value.anchor);
       },
     });
