@@ -198,12 +198,13 @@ export function agentSecrets(config: AgentConfig): Secret[] {
 
 /**
  * Which agent.yaml to read: the flag, then MPPROV_AGENT_CONFIG, then the default path. An empty
- * variable names no file: read as one, it would be a missing file, so every default, and the
- * laptop's signatures and trust would be dropped without a word.
+ * flag or variable names no file (`--agent-config "$CFG"` with CFG unset): read as one, it would
+ * be a missing file, so every default, and the laptop's signatures and trust would be dropped
+ * without a word.
  */
 export function agentConfigPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env.MPPROV_AGENT_CONFIG === '' ? undefined : env.MPPROV_AGENT_CONFIG;
-  return flag ?? fromEnv ?? DEFAULT_AGENT_CONFIG_PATH;
+  const named = (text: string | undefined): string | undefined => (text === '' ? undefined : text);
+  return named(flag) ?? named(env.MPPROV_AGENT_CONFIG) ?? DEFAULT_AGENT_CONFIG_PATH;
 }
 
 /** Loads agent.yaml with the same located problems as a stick's file. Never throws for bad input. */

@@ -1,11 +1,13 @@
 import { constants } from 'node:fs';
-import { access, readFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { isIPv4, isIPv6 } from 'node:net';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import type { KeyPath, UnplacedProblem } from '../core/problem.js';
 import { Severity } from '../core/problem.js';
+import { readCappedFile } from '../core/read-capped-file.js';
 import type { Secret } from '../core/secret.js';
+import { readAgentCaFile } from './agent-ca-file.js';
 import { parseListen } from './loopback-listen.js';
 import { readSecretFile } from './secret-file.js';
 
@@ -164,16 +166,10 @@ export async function resolveService(
   if (entry.tls?.ca !== undefined) {
     if (!isAbsolute(entry.tls.ca)) fail(['tls', 'ca'], 'the CA file must be an absolute path in agent.yaml');
     else {
-      try {
-        caPem = await readFile(entry.tls.ca, 'utf8');
-        if (!caPem.includes('-----BEGIN CERTIFICATE-----'))
-          fail(['tls', 'ca'], `CA file ${entry.tls.ca} holds no PEM certificate`);
-      } catch (error) {
-        fail(
-          ['tls', 'ca'],
-          `CA file ${entry.tls.ca} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-        );
-      }
+      // As a device's tls.ca: a FIFO named here must not hang every command that reads agent.yaml.
+      const ca = await readAgentCaFile(entry.tls.ca);
+      if ('problem' in ca) fail(['tls', 'ca'], ca.problem);
+      else caPem = ca.pem;
     }
   }
   const events = entry.events === undefined ? undefined : await resolveEvents(entry.events, fail);
@@ -243,7 +239,10 @@ function publicUrlProblem(text: string, httpAllowed: boolean): { message: string
   } catch {
     return { message: `'${text}' is not a URL`, hint };
   }
-  if (url.protocol !== 'https:' && !(httpAllowed && url.protocol === 'http:'))
+  // Plain HTTP to a host elsewhere (a proxy, say) would carry the secret path segment, the
+  // receiver's only lock, across the network: only a loopback URL may be http://.
+  const plainHere = httpAllowed && url.protocol === 'http:' && !('message' in parseListen(`${url.hostname}:1`));
+  if (url.protocol !== 'https:' && !plainHere)
     return { message: 'the service posts events over HTTPS only: public_url must start with https://', hint };
   if (url.username !== '' || url.password !== '')
     return { message: 'public_url must not contain a user name or password', hint };
@@ -251,15 +250,24 @@ function publicUrlProblem(text: string, httpAllowed: boolean): { message: string
   return undefined;
 }
 
+/** A certificate (and its chain) is kilobytes; anything past this is not one. */
+const MAX_CERTIFICATE_FILE_BYTES = 1024 * 1024;
+
 /** The receiver's certificate and key: absolute, a regular file this process can read. The key is not read here. */
 async function tlsFileProblem(file: string, what: 'certificate' | 'key'): Promise<string | undefined> {
   if (!isAbsolute(file)) return `the ${what} file must be an absolute path in agent.yaml`;
   try {
     await access(file, constants.R_OK);
-    if (what === 'certificate' && !(await readFile(file, 'utf8')).includes('-----BEGIN CERTIFICATE-----'))
-      return `certificate file ${file} holds no PEM certificate`;
   } catch (error) {
     return `${what} file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
   }
+  if (what === 'key') return undefined;
+  // A regular file only, capped: a FIFO or a device named here must not hang the loading.
+  const read = await readCappedFile(file, MAX_CERTIFICATE_FILE_BYTES);
+  if (!read.ok) {
+    const why = read.why === 'error' ? (read.code ?? 'error') : read.why === 'too-large' ? 'over 1 MiB' : 'not a file';
+    return `certificate file ${file} cannot be read (${why})`;
+  }
+  if (!read.bytes.includes('-----BEGIN CERTIFICATE-----')) return `certificate file ${file} holds no PEM certificate`;
   return undefined;
 }

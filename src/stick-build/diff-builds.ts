@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isAlias, isCollection, parseDocument, Scalar, visit } from 'yaml';
+import { isAlias, isCollection, isNode, isScalar, parseDocument, Scalar, visit } from 'yaml';
 import { secretKeyTest, STICK_KEYS, STICK_SECRET_KEYS } from '../config/index.js';
 import { formatKeyPath, type KeyPath } from '../core/problem.js';
 import { visibleJson, visibleText } from '../core/visible-text.js';
@@ -10,6 +10,8 @@ import { MANIFEST_NAME, SIGNATURE_NAME } from '../signature/index.js';
 import { CONFIG_NAME } from './build-site.js';
 
 const COLLECTION_KEY = '(a mapping or list as a key)';
+const SECRET_ALIAS = '(secret)';
+const secretKey = secretKeyTest(STICK_SECRET_KEYS, STICK_KEYS);
 
 /** Keys naming a file that holds a secret: the file's content is shown only as "(changed)". */
 const SECRET_FILE_KEY = /(password|passphrase|psk|secret|token)_file$/;
@@ -36,7 +38,6 @@ export async function diffBuilds(oldDir: string, newDir: string): Promise<DiffOu
   if (typeof before === 'string') return { ok: false, message: before };
   if (typeof after === 'string') return { ok: false, message: after };
   const lines: string[] = [];
-  const secretKey = secretKeyTest(STICK_SECRET_KEYS, STICK_KEYS);
   for (const site of [...new Set([...before, ...after])].sort()) {
     if (!after.includes(site)) lines.push(`- site ${site}: removed`);
     else if (!before.includes(site)) lines.push(`+ site ${site}: added`);
@@ -69,11 +70,18 @@ async function readConfig(dir: string): Promise<Mp[] | string> {
     if (doc.errors.length > 0) return [];
     // A mapping or list used as a key (or an alias of one) would become its own text, secrets in
     // it included, and the diff shows keys: such a key is shown by what it is, never by what it holds.
+    // An alias repeats its anchor's value wherever it stands: one of a secret's is a secret too, and
+    // stays withheld under a key that names none (`description: *pw`).
+    const secretAnchors = new Set<string>();
     visit(doc, {
       Pair(_, pair) {
         if (isCollection(pair.key) || isAlias(pair.key)) pair.key = new Scalar(COLLECTION_KEY);
+        const key = isScalar(pair.key) ? pair.key.value : undefined;
+        if (typeof key === 'string' && isNode(pair.value) && pair.value.anchor !== undefined && secretKey(key))
+          secretAnchors.add(pair.value.anchor);
       },
     });
+    visit(doc, { Alias: (_, alias) => (secretAnchors.has(alias.source) ? new Scalar(SECRET_ALIAS) : undefined) });
     const parsed = doc.toJS({ maxAliasCount: 100 }) as { monitoring_points?: unknown } | null;
     return Array.isArray(parsed?.monitoring_points) ? (parsed.monitoring_points as Mp[]) : [];
   } catch {

@@ -28,6 +28,33 @@ function runWithStdoutClosed(args: readonly string[]): Promise<{ code: number | 
   });
 }
 
+/**
+ * The same with stdout on a terminal that was closed (a pseudo-terminal whose other side is gone,
+ * as after an ssh session drops under `nohup` or under the agent, which takes SIGHUP as a reload):
+ * there every write fails with EIO, not EPIPE. Node has no pseudo-terminals of its own: Python's
+ * pty module makes one for the child.
+ */
+function runWithTerminalClosed(args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
+  const script = [
+    'import os, pty, subprocess, sys',
+    'master, slave = pty.openpty()',
+    'os.close(master)',
+    'code = subprocess.call(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=slave)',
+    'sys.exit(code)',
+  ].join('\n');
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', ['-c', script, process.execPath, cliPath, ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const stderr: Buffer[] = [];
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stderr: Buffer.concat(stderr).toString('utf8') }));
+  });
+}
+
 const { start } = useSimulators(PROFILE_DEVICE);
 
 describe('stdout closed by its reader', () => {
@@ -38,6 +65,15 @@ describe('stdout closed by its reader', () => {
     writeFileSync(file, `${lines.join('\n')}\n`);
     const result = await runWithStdoutClosed(['validate', file]);
     expect(result.stderr).not.toMatch(/EPIPE|Unhandled|\bat /);
+    expect(result.code).toBe(1);
+  });
+
+  it('validate on a closed terminal (EIO) goes on to its own status too, without a stack trace', async () => {
+    const result = await runWithTerminalClosed([
+      'validate',
+      join(repoRoot, 'test/fixtures/config/bad/username-colon.yaml'),
+    ]);
+    expect(result.stderr).not.toMatch(/EIO|Unhandled|\bat /);
     expect(result.code).toBe(1);
   });
 

@@ -83,6 +83,9 @@ describe('agent.yaml', () => {
   it('takes an empty MPPROV_AGENT_CONFIG as unset, never as a missing file that means every default', () => {
     // `MPPROV_AGENT_CONFIG=$UNSET mpprov apply` would otherwise drop the laptop's signatures and trust unsaid.
     expect(agentConfigPath(undefined, { MPPROV_AGENT_CONFIG: '' })).toBe('/etc/mpprov/agent.yaml');
+    // `--agent-config "$CFG"` with CFG unset is the same mistake, and the same file meant.
+    expect(agentConfigPath('', { MPPROV_AGENT_CONFIG: '/srv/agent.yaml' })).toBe('/srv/agent.yaml');
+    expect(agentConfigPath('', {})).toBe('/etc/mpprov/agent.yaml');
   });
 
   it('reports problems with the same located messages as a stick', async () => {

@@ -46,6 +46,31 @@ describe('agent.yaml service block', () => {
     expect(JSON.stringify(messages)).not.toContain(TOKEN);
   });
 
+  it('refuses a FIFO or a device named as the service CA or the events certificate, without hanging', async () => {
+    const dir = folder({ 'service.token': `${TOKEN}\n` });
+    execFileSync('mkfifo', [join(dir, 'ca.fifo')]);
+    const agentYaml = (tls: string, events: string): string => {
+      const file = join(dir, `agent-${tls.length}-${events.length}.yaml`);
+      writeFileSync(
+        file,
+        `service:\n  url: https://service.example/api\n  token_file: ${dir}/service.token\n${tls}${events}`,
+      );
+      return file;
+    };
+    const events = (cert: string): string =>
+      `  events:\n    listen: "127.0.0.1:8472"\n    public_url: https://127.0.0.1:8472/ev/\n    tls: { cert: ${cert}, key: /etc/hostname }\n`;
+    const fifo = await loadAgentConfig(agentYaml(`  tls: { ca: ${dir}/ca.fifo }\n`, events(`${dir}/ca.fifo`)));
+    expect(fifo.problems.map((p) => [p.path, p.message])).toEqual([
+      ['service.tls.ca', `CA file ${dir}/ca.fifo cannot be read (not a file)`],
+      ['service.events.tls.cert', `certificate file ${dir}/ca.fifo cannot be read (not a file)`],
+    ]);
+    const device = await loadAgentConfig(agentYaml('  tls: { ca: /dev/zero }\n', events('/dev/zero')));
+    expect(device.problems.map((p) => [p.path, p.message])).toEqual([
+      ['service.tls.ca', 'CA file /dev/zero cannot be read (not a file)'],
+      ['service.events.tls.cert', 'certificate file /dev/zero cannot be read (not a file)'],
+    ]);
+  }, 10_000);
+
   it('reads the token file as a Secret without its one trailing newline, the CA, and the wait', async () => {
     const ca = createSelfSignedCertificate({ commonName: 'service test' }).certificatePem;
     const dir = folder({ 'service.token': `${TOKEN}\n`, 'ca.pem': ca });

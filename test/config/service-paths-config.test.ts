@@ -90,6 +90,17 @@ describe('agent.yaml service: waits, organization, events', () => {
     );
     expect(plain.problems).toEqual([]);
     expect(plain.config.service?.events?.publicUrl).toBe('http://127.0.0.1:8472/ev/');
+    // Plain HTTP to any other host would carry the receiver's secret path, its only lock, across the network.
+    const away = await loadAgentConfig(
+      agentYaml(dir, '  events:\n    listen: "127.0.0.1:8472"\n    public_url: http://prov.example.net:8472/ev/\n'),
+    );
+    expect(away.problems.map((p) => [p.path, p.line, p.message])).toEqual([
+      ['service.events.public_url', 6, 'the service posts events over HTTPS only: public_url must start with https://'],
+    ]);
+    const local = await loadAgentConfig(
+      agentYaml(dir, '  events:\n    listen: "[::1]:8472"\n    public_url: http://localhost:8472/ev/\n'),
+    );
+    expect(local.problems).toEqual([]);
     // With its own certificate the receiver answers HTTPS only: a service posting http:// would fail every event.
     const mixed = await loadAgentConfig(
       agentYaml(

@@ -280,6 +280,30 @@ describe('the Ansible collection under hostile and careless use', () => {
     expect(existsSync(marker)).toBe(false);
   }, RUN_TIMEOUT);
 
+  it("never lets a cell set one of Ansible's own variables, even with var_prefix ''", async () => {
+    const folder = join(work, 'unprefixed-inventory');
+    mkdirSync(folder);
+    const marker = join(folder, 'ran');
+    // A cell naming the controller's Python: with a local connection Ansible would run it there.
+    writeFileSync(join(folder, 'evil.sh'), `#!/bin/sh\ntouch '${marker}'\nexec python3 "$@"\n`);
+    chmodSync(join(folder, 'evil.sh'), 0o755);
+    writeFileSync(
+      join(folder, 'fleet.csv'),
+      `site,name,url,ansible_python_interpreter\ns1,mp-unprefixed,https://192.0.2.1,${join(folder, 'evil.sh')}\n`,
+    );
+    const config = join(folder, 'fleet.mpprov.yml');
+    writeFileSync(config, "plugin: mpprov.mpprov.inventory\nsource: fleet.csv\nvar_prefix: ''\n");
+    const run = await runTool('ansible', ['-i', config, 'mp-unprefixed', '-m', 'ping'], {
+      cwd: work,
+      env: { ...env(), ANSIBLE_INVENTORY_ENABLED: 'mpprov.mpprov.inventory', ANSIBLE_INVENTORY_UNPARSED_FAILED: '1' },
+    });
+    expect(existsSync(marker)).toBe(false);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr.replace(/\s+/g, ' ')).toContain(
+      "ansible_python_interpreter would be one of Ansible's own variables",
+    );
+  }, RUN_TIMEOUT);
+
   it('reads an inventory named .CSV (a Windows export) as CSV, as mpprov stick build does', async () => {
     const folder = join(work, 'capital-csv');
     mkdirSync(folder);

@@ -82,4 +82,26 @@ describe('stick diff with hostile builds', () => {
       ],
     });
   });
+
+  it('never shows an inline secret that an alias repeats under a key that is no secret', async () => {
+    const edited = (word: string) =>
+      [
+        'version: 1',
+        'monitoring_points:',
+        '  - name: mp-1',
+        `    password: &pw ${word}-Anchored-5`,
+        '    description: *pw',
+        '    interfaces:',
+        '      eth1:',
+        `        dot1x: &x { identity: mp-1, password: ${word}-Dot1x-6 }`,
+        `      eth2: { ipv4: { method: dhcp }, note: *x, psk: &list [${word}-Listed-7] }`,
+        '      eth3: { tags: *list }',
+        '',
+      ].join('\n');
+    const { before, after } = builds('diff-alias', edited('Old'));
+    writeFileSync(join(after, 's1/mpprov.yaml'), edited('New'));
+    const outcome = await diffBuilds(before, after);
+    expect(JSON.stringify(outcome)).not.toMatch(/Anchored|Dot1x-6|Listed/);
+    expect(outcome).toMatchObject({ ok: true });
+  });
 });

@@ -110,11 +110,15 @@ if yaml is not None:
 
         def construct_mapping(self, node, deep=False):
             # The builder refuses a key given twice (the whole file); PyYAML would keep the last
-            # one, and Ansible would then configure what the builder never accepts. Checked before a
-            # merge key (<<) is flattened, whose keys a mapping may override.
+            # one, and Ansible would then configure what the builder never accepts.
             seen = set()
             for key_node, _value in node.value:
-                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == 'tag:yaml.org,2002:merge':
+                if isinstance(key_node, yaml.ScalarNode) and key_node.tag == 'tag:yaml.org,2002:merge':
+                    # A merge key is YAML 1.1: the builder reads << as a key of its own and refuses it,
+                    # so merged values here would be a configuration the builder never accepts.
+                    raise yaml.constructor.ConstructorError(None, None, 'a merge key (<<) is not YAML 1.2: write the values out',
+                                                            key_node.start_mark)
+                if not isinstance(key_node, yaml.ScalarNode):
                     continue
                 key = self.construct_object(key_node)
                 if key in seen:
@@ -271,6 +275,11 @@ class InventoryModule(BaseInventoryPlugin):
         # Every value is the inventory's data, as `mpprov stick build` reads it: a cell is never
         # evaluated, and "{{ ... }}" in one (a spreadsheet anyone edits) must not become a Jinja
         # template Ansible runs on the controller. Unsafe values stay text wherever they are used.
+        # Nor does a name become one of Ansible's own (ansible_python_interpreter, ansible_connection):
+        # with var_prefix '' a cell would choose the program Ansible runs on the controller.
+        if key.startswith('ansible_'):
+            raise AnsibleParserError('%s would be one of Ansible\'s own variables: an inventory variable never sets one '
+                                     '(rename it, or give a var_prefix)' % visible(key))
         self.inventory.set_variable(target, key, wrap_var(value))
 
     def populate(self, defaults, sites):

@@ -114,3 +114,13 @@ def test_a_key_given_twice_is_refused_as_the_builder_refuses_it_never_the_last_o
         parse_yaml_inventory(point_yaml(u'mp-1', u'        vlan: 120\n        vlan: 130\n'), 'fleet.yaml')
     assert u'"vlan" is given twice' in str(raised.value)
     assert u'line 8, column 9' in str(raised.value)
+
+
+def test_a_merge_key_is_refused_as_the_builder_refuses_it_never_merged():
+    import yaml
+    text = (u'version: 1\ndefaults: &d {vlan: 120}\nsites:\n  berlin:\n    monitoring_points:\n'
+            u'      - name: mp-1\n        url: https://192.0.2.1\n        <<: *d\n')
+    with pytest.raises(yaml.YAMLError) as raised:
+        parse_yaml_inventory(text, 'fleet.yaml')
+    assert u'a merge key (<<) is not YAML 1.2' in str(raised.value)
+    assert u'line 8, column 9' in str(raised.value)
