@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { type KeyPath, type Problem, Severity, type UnplacedProblem } from '../core/problem.js';
+import { readCappedFile } from '../core/read-capped-file.js';
 import { Redactor } from '../core/redact.js';
 import { Secret } from '../core/secret.js';
 import { readAgentCaFile } from './agent-ca-file.js';
@@ -207,24 +207,21 @@ export function agentConfigPath(flag: string | undefined, env: NodeJS.ProcessEnv
   return named(flag) ?? named(env.MPPROV_AGENT_CONFIG) ?? DEFAULT_AGENT_CONFIG_PATH;
 }
 
+/** agent.yaml is a few KiB; a stick's file has the same cap. */
+const MAX_AGENT_CONFIG_BYTES = 256 * 1024;
+
 /** Loads agent.yaml with the same located problems as a stick's file. Never throws for bad input. */
 export async function loadAgentConfig(file: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedAgentConfig> {
   const config = defaultAgentConfig();
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { config, problems: [] };
-    return {
-      config,
-      problems: [
-        topProblem(
-          file,
-          `the agent configuration cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-        ),
-      ],
-    };
+  // A regular file only, capped: a FIFO or /dev/zero named by --agent-config must not hang or
+  // fill every command that reads it.
+  const read = await readCappedFile(file, MAX_AGENT_CONFIG_BYTES);
+  if (!read.ok) {
+    if (read.why === 'error' && read.code === 'ENOENT') return { config, problems: [] };
+    const why = read.why === 'error' ? read.code : read.why === 'too-large' ? 'over 256 KiB' : 'not a regular file';
+    return { config, problems: [topProblem(file, `the agent configuration cannot be read (${why})`)] };
   }
+  const bytes = read.bytes;
   config.file = file;
   const text = bytes.toString('utf8');
   const parsed = parseYaml(file, text);

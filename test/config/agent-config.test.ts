@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,6 +114,16 @@ describe('agent.yaml', () => {
     expect(problems.map((p) => `${p.line}:${p.column} ${p.path} ${p.message}`)).toEqual([
       "2:24 defaults.password_credential credential 'admin-pw' needs $CREDENTIALS_DIRECTORY, which is not set",
     ]);
+  });
+
+  it('reads agent.yaml as a regular file only: a FIFO or /dev/zero named there is a problem, never a hang', async () => {
+    const dir = folder({});
+    const fifo = join(dir, 'agent.yaml');
+    execFileSync('mkfifo', [fifo]);
+    for (const file of [fifo, '/dev/zero']) {
+      const { problems } = await loadAgentConfig(file, {});
+      expect(problems.map((p) => p.message)).toEqual(['the agent configuration cannot be read (not a regular file)']);
+    }
   });
 
   it('refuses a relative password_file, which the agent (started from /) would look for anywhere', async () => {
