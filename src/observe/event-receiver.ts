@@ -20,7 +20,8 @@ export interface ReceiverOptions {
   tls?: { certFile: string; keyFile: string } | undefined;
   /** The one path events are taken on, e.g. `/mpprov-events/3f2a...`. */
   path: string;
-  onEvent: (event: ServiceEvent) => void;
+  /** `event` as mpprov reads it; `received` the object as it came, for events.jsonl. */
+  onEvent: (event: ServiceEvent, received: Record<string, unknown>) => void;
   /** A refused request, for the log: status and a short reason (no body text). */
   onRefused?: ((status: number, reason: string) => void) | undefined;
 }
@@ -116,11 +117,11 @@ function handle(req: IncomingMessage, res: ServerResponse, options: ReceiverOpti
   req.on('end', () => {
     if (done) return;
     done = true;
-    const event = parseServiceEvent(Buffer.concat(chunks));
-    if (event === undefined) return refuse(400, 'not an event');
+    const parsed = parseServiceEvent(Buffer.concat(chunks));
+    if (parsed === undefined) return refuse(400, 'not an event');
     res.writeHead(204).end();
     // After the answer has left: the handler's work (a disk write) never delays it.
-    setImmediate(() => options.onEvent(event));
+    setImmediate(() => options.onEvent(parsed.event, parsed.received));
   });
 }
 

@@ -19,13 +19,19 @@ export interface LoggedEvent {
   event: ServiceEvent;
 }
 
+/** What is written: the event object as it came (agent-config.md: `{"received", "event": {...as received}}`). */
+export interface EventToLog {
+  received: string;
+  event: Record<string, unknown>;
+}
+
 /**
  * One line appended, the file rotated first when it is full. Not safe to call concurrently for one
  * folder (two callers could both rotate): the receiver goes through `createEventsLog`.
  */
 export async function appendEvent(
   stateDir: string,
-  entry: LoggedEvent,
+  entry: EventToLog,
   maxBytes: number = MAX_LOG_BYTES,
 ): Promise<void> {
   const file = join(stateDir, EVENTS_FILE);
@@ -54,7 +60,7 @@ export const MAX_QUEUED = 1_000;
 
 export interface EventsLog {
   /** Queues one line; undefined when MAX_QUEUED lines already wait (the event is dropped). */
-  append(entry: LoggedEvent): Promise<void> | undefined;
+  append(entry: EventToLog): Promise<void> | undefined;
   /** Lines queued and not yet written. */
   pending(): number;
 }

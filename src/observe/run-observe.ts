@@ -104,11 +104,11 @@ async function serve(options: ObserveOptions, ownUrl: string): Promise<number> {
     port: events.listen.port,
     tls: events.tls,
     path: new URL(ownUrl).pathname,
-    onEvent: (event) => {
+    onEvent: (event, asReceived) => {
       const received = new Date().toISOString();
       status.lastEventAt = received;
       judge.available(availableNames(event));
-      const written = log.append({ received, event });
+      const written = log.append({ received, event: asReceived });
       if (written === undefined) {
         dropped += 1;
         if (dropped % MAX_QUEUED === 1)

@@ -105,4 +105,29 @@ describe('the events receiver and hostile requests', () => {
     expect(JSON.stringify(line.event)).toBe(sent);
     expect(new Date(line.received).toISOString()).toBe(line.received);
   });
+
+  it('takes an event whose fields have unforeseen types (204, kept as sent), reading those fields as missing', async () => {
+    // Refused, ten of them would have the service blacklist the receiver.
+    const sent = JSON.stringify({
+      type: 'SEQUENCER_EVENT',
+      description: null,
+      eventTime: '1795894684',
+      sequencerName: 'mp-typed',
+      sequencerHost: 7,
+      orgId: '12',
+      sequencerStatus: 'AVAILABLE',
+    });
+    expect(await post(eventsUrl, sent)).toBe(204);
+    const lineOf = async () =>
+      (await stateText(stateDir)).split('\n').find((line) => line.includes('"mp-typed"')) ?? '';
+    for (let i = 0; i < 100 && (await lineOf()) === ''; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(JSON.stringify((JSON.parse(await lineOf()) as { event: unknown }).event)).toBe(sent);
+    const logged = (await readEvents(stateDir)).find((l) => l.event.sequencerName === 'mp-typed');
+    expect(logged?.event).toMatchObject({ type: 'SEQUENCER_EVENT', sequencerStatus: 'AVAILABLE' });
+    expect([logged?.event.description, logged?.event.orgId, logged?.event.sequencerHost]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
 });
