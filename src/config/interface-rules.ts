@@ -14,6 +14,7 @@ import type { Interface, Ipv4, Wireless } from './schema.js';
 const PHYSICAL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,14}$/;
 const VLAN_NAME = /^([A-Za-z][A-Za-z0-9_-]{0,14})\.(\d{1,4})$/;
 const ADDRESSED_METHODS = new Set(['dhcp', 'static']);
+const IPV6_MIN_MTU = 1280;
 
 type Report = (path: KeyPath, message: string, hint?: string, options?: { atKey?: boolean; warning?: boolean }) => void;
 
@@ -242,6 +243,15 @@ function checkMtu(iface: Interface, at: KeyPath, report: Report): void {
     return mtu === undefined ? [] : [{ block, mtu }];
   });
   const first = places[0];
+  // IPv6 needs 1280 on every link (RFC 8200); Linux turns IPv6 off on a link set lower.
+  const ipv6Method = iface.ipv6?.method;
+  if (first !== undefined && first.mtu < IPV6_MIN_MTU && ipv6Method !== undefined && ipv6Method !== 'manual')
+    report(
+      [...at, first.block, 'mtu'],
+      `mtu ${first.mtu} is below 1280, the least IPv6 works with: the Monitoring Point turns IPv6 off on this interface`,
+      'use an MTU of 1280 or more, or leave ipv6 out',
+      { warning: true },
+    );
   for (const other of places.slice(1)) {
     if (first === undefined || other.mtu === first.mtu) continue;
     report(
