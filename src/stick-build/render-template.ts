@@ -1,4 +1,5 @@
 import { isAlias, isMap, isScalar, isSeq, type Node, parse } from 'yaml';
+import { STICK_SECRET_KEYS } from '../config/index.js';
 import { formatKeyPath, type KeyPath, type Problem } from '../core/problem.js';
 import { visibleText } from '../core/visible-text.js';
 import type { InventoryMp, Variable } from './inventory.js';
@@ -187,6 +188,34 @@ export function renderMp(template: Template, mp: InventoryMp, index: number, loo
     return value;
   };
 
+  /**
+   * A mapping key is a scalar too: `${uplink}:` names the interface from the inventory. Only text
+   * fits a key; a secret never (it would stand in the stick as a key, in clear), and neither a key
+   * the stick takes a secret under by value, which checkTemplate refuses when it is written out.
+   */
+  const renderKey = (keyNode: unknown, path: KeyPath, taken: Record<string, unknown>): string | undefined => {
+    const written = isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
+    if (!isScalar(keyNode) || typeof keyNode.value !== 'string' || !keyNode.value.includes('${')) return written;
+    const scanned = findPlaceholders(written);
+    if (scanned.ok && scanned.found.some((p) => parseExpression(p.expression).kind === 'secret')) {
+      fail(keyNode, [...path, written], SECRET_PLACEMENT.message, SECRET_PLACEMENT.hint);
+      return undefined;
+    }
+    const key = substituteText(written, keyNode, [...path, written]);
+    if (key === undefined) return undefined;
+    const problem =
+      key === ''
+        ? `the key ${written} is empty for this monitoring point`
+        : STICK_SECRET_KEYS.has(key)
+          ? `the key ${written} becomes '${key}', a secret: a template names its file, never its value`
+          : Object.hasOwn(taken, key)
+            ? `the key ${written} becomes '${key}', which this mapping already has`
+            : undefined;
+    if (problem === undefined) return key;
+    fail(keyNode, [...path, written], problem);
+    return undefined;
+  };
+
   const renderNode = (node: unknown, path: KeyPath): unknown => {
     if (node === null || node === undefined) return null;
     if (isAlias(node)) {
@@ -197,7 +226,8 @@ export function renderMp(template: Template, mp: InventoryMp, index: number, loo
       origins.set(formatKeyPath(path), posOf(node));
       const out: Record<string, unknown> = {};
       for (const item of node.items) {
-        const key = isScalar(item.key) ? String(item.key.value) : String(item.key);
+        const key = renderKey(item.key, path, out);
+        if (key === undefined) continue;
         const value = renderNode(item.value, [...path, key]);
         // Defined, not assigned: `__proto__: ...` set by `=` would become the object's prototype
         // and vanish from the stick unsaid; as an own key the validator names it.

@@ -65,6 +65,31 @@ describe('renderMp', () => {
     ]);
   });
 
+  it('renders a mapping key from a variable (the interface a site uses), never into a secret or a second key', async () => {
+    const good = await render(
+      'name: ${name}\ninterfaces:\n  ${uplink}:\n    ipv4: { method: dhcp }\n  eth${n}.120: {}\n',
+      {
+        uplink: 'eth2',
+        n: 2,
+      },
+    );
+    expect(good.problems).toEqual([]);
+    expect(good.value).toEqual({ name: 'mp-1', interfaces: { eth2: { ipv4: { method: 'dhcp' } }, 'eth2.120': {} } });
+    const bad = await render(
+      'name: ${name}\n${k}: x\n${secret:admin}: y\nblock:\n  a: 1\n  ${same}: 2\n${unset}: z\n${empty:-}: w\n',
+      { k: 'password', same: 'a' },
+      ['admin'],
+    );
+    expect(bad.value).toEqual({ name: 'mp-1', block: { a: 1 } });
+    expect(bad.problems.map((p) => `${p.path} ${p.message.replace(/ \(template .*$/, '')}`)).toEqual([
+      "monitoring_points[0].${k} mp-1: the key ${k} becomes 'password', a secret: a template names its file, never its value",
+      'monitoring_points[0].${secret:admin} mp-1: ${secret:...} may stand only as the whole value of a *_file key',
+      "monitoring_points[0].block.${same} mp-1: the key ${same} becomes 'a', which this mapping already has",
+      'monitoring_points[0].${unset} mp-1: ${unset} is not set for this monitoring point',
+      'monitoring_points[0].${empty:-} mp-1: the key ${empty:-} is empty for this monitoring point',
+    ]);
+  });
+
   it('says a template mistake once, at its line, before any monitoring point is rendered', async () => {
     const file = join(work, 'broken.yaml');
     writeFileSync(
