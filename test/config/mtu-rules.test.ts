@@ -2,10 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateStick } from '../../src/certs/index.js';
+import { desiredDevice } from '../../src/plan/index.js';
 import { tempFolder } from '../support/temp-folder.js';
 
-/** An interface's MTU, given at link, ipv4 or ipv6, judged against the families it carries. */
-async function problemsOf(interfaceLines: string): Promise<string[]> {
+/** A stick whose one interface, eth0, has these lines, validated. */
+async function stickWith(interfaceLines: string) {
   const file = join(tempFolder('mtu-rules'), 'mpprov.yaml');
   writeFileSync(
     file,
@@ -22,8 +23,12 @@ async function problemsOf(interfaceLines: string): Promise<string[]> {
       '',
     ].join('\n'),
   );
-  const stick = await validateStick(file);
-  return stick.problems.map((p) => `${p.severity} ${p.path} ${p.message}`);
+  return validateStick(file);
+}
+
+/** An interface's MTU, given at link, ipv4 or ipv6, judged against the families it carries. */
+async function problemsOf(interfaceLines: string): Promise<string[]> {
+  return (await stickWith(interfaceLines)).problems.map((p) => `${p.severity} ${p.path} ${p.message}`);
 }
 
 describe('the MTU rules', () => {
@@ -37,5 +42,15 @@ describe('the MTU rules', () => {
     ]);
     expect(await problemsOf('ipv4: { method: dhcp, mtu: 576 }')).toEqual([]);
     expect(await problemsOf('ipv4: { method: dhcp }\nipv6: { method: manual, mtu: 1000 }')).toEqual([]);
+  });
+
+  it("gives the device the MTU written under ipv4 (the inventory template's place), in both stanzas", async () => {
+    const stick = await stickWith('ipv4: { method: dhcp, mtu: 9000 }\nipv6: { method: auto }');
+    expect(stick.problems).toEqual([]);
+    const [eth0] = desiredDevice(stick, 0).interfaces;
+    expect(eth0?.stanzas.map((s) => [s.family, s.fields.mtu])).toEqual([
+      ['inet', 9000],
+      ['inet6', 9000],
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash, X509Certificate } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,6 @@ import { validateStick } from '../../src/certs/index.js';
 import { hasErrors } from '../../src/core/problem.js';
 import { Secret } from '../../src/core/secret.js';
 import { desiredDevice, type DesiredDevice } from '../../src/plan/index.js';
-import { tempFolder } from '../support/temp-folder.js';
 import { STATIC_DUAL_STACK_ETH1_INET, STATIC_DUAL_STACK_ETH1_LINK } from '../support/profile-expectations.js';
 
 /**
@@ -238,32 +237,5 @@ describe('desiredDevice', () => {
       },
     ]);
     expect(desired.interfaces).toEqual([]);
-  });
-
-  it("takes an MTU given under ipv4 (the inventory template's place) as the interface's, in both stanzas", async () => {
-    const dir = tempFolder('mtu-under-ipv4');
-    writeFileSync(
-      join(dir, 'mpprov.yaml'),
-      [
-        'version: 1',
-        'monitoring_points:',
-        '  - name: mp1',
-        '    url: https://192.0.2.10',
-        '    password: pw-mtu-1',
-        '    tls: { fingerprint_sha256: "5E1F00112233445566778899AABBCCDDEEFF00112233445566778899AABBCCDD" }',
-        '    interfaces:',
-        '      eth1:',
-        '        ipv4: { method: dhcp, mtu: 9000 }',
-        '        ipv6: { method: auto }',
-        '',
-      ].join('\n'),
-    );
-    const stick = await validateStick(join(dir, 'mpprov.yaml'));
-    expect(hasErrors(stick.problems), JSON.stringify(stick.problems)).toBe(false);
-    const [eth1] = desiredDevice(stick, 0).interfaces;
-    expect(eth1?.stanzas.map((s) => [s.family, s.fields.mtu])).toEqual([
-      ['inet', 9000],
-      ['inet6', 9000],
-    ]);
   });
 });
