@@ -57,38 +57,49 @@ export function readsAs(word: string): string {
 
 /** Suggests the closest known word for a misspelt key or value, or nothing when none is close. */
 export function didYouMean(word: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  const read = readsAs(word);
-  for (const candidate of candidates) {
-    const distance = editDistance(read, readsAs(candidate));
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
+  return closestWordFinder(candidates)(word);
+}
+
+/**
+ * didYouMean against one list for many words (every key of a file): each candidate is read once,
+ * and one whose length alone puts it out of reach is not compared (the distance is at least the
+ * difference in length). The same answers: the first closest candidate, when close enough.
+ */
+export function closestWordFinder(candidates: readonly string[]): (word: string) => string | undefined {
+  const readings = candidates.map((candidate) => ({ candidate, reading: readsAs(candidate) }));
+  return (word) => {
+    // Allow roughly one edit per three characters: "ipv44" -> "ipv4", not "mtu" -> "vlan".
+    const allowed = Math.max(1, Math.floor(word.length / 3));
+    const read = readsAs(word);
+    let best: string | undefined;
+    let bestDistance = Infinity;
+    for (const { candidate, reading } of readings) {
+      if (Math.abs(reading.length - read.length) > allowed) continue;
+      const distance = editDistance(read, reading);
+      if (distance < bestDistance) {
+        best = candidate;
+        bestDistance = distance;
+      }
     }
-  }
-  // Allow roughly one edit per three characters: "ipv44" -> "ipv4", not "mtu" -> "vlan".
-  const allowed = Math.max(1, Math.floor(word.length / 3));
-  return bestDistance <= allowed ? best : undefined;
+    return bestDistance <= allowed ? best : undefined;
+  };
 }
 
 /** Damerau-Levenshtein (optimal string alignment): a swapped pair of letters counts as one edit. */
 function editDistance(a: string, b: string): number {
-  const rows = a.length + 1;
-  const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) =>
-    Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i < rows; i++) {
-    for (let j = 1; j < cols; j++) {
+  // Three rows of the table are all the recurrence reads: i - 2, i - 1 and i.
+  let before = new Int32Array(b.length + 1);
+  let previous = Int32Array.from({ length: b.length + 1 }, (_, j) => j);
+  let row = new Int32Array(b.length + 1);
+  for (let i = 1; i <= a.length; i++) {
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const row = d[i]!;
-      const prev = d[i - 1]!;
-      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        row[j] = Math.min(row[j]!, d[i - 2]![j - 2]! + 1);
-      }
+      let best = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, before[j - 2]! + 1);
+      row[j] = best;
     }
+    [before, previous, row] = [previous, row, before];
   }
-  return d[a.length]![b.length]!;
+  return previous[b.length]!;
 }

@@ -1,5 +1,5 @@
 import { formatKeyPath, type Problem, Severity } from '../core/problem.js';
-import { didYouMean, readsAs } from './did-you-mean.js';
+import { closestWordFinder, readsAs } from './did-you-mean.js';
 import { keyPathAtOffset, type YamlSource } from './yaml-source.js';
 
 /**
@@ -48,14 +48,14 @@ const SECRET_NAME = /^(?:pw|pwd|pass)$|passw|passphrase|secret|token|psk|private
  * repeats a few dozen names thousands of times.
  */
 export function secretKeyTest(keys: ReadonlySet<string>, knownKeys?: ReadonlySet<string>): (key: string) => boolean {
-  const known = [...keys];
+  const closest = closestWordFinder([...keys]);
   const decided = new Map<string, boolean>();
   return (key) => {
     let secret = decided.get(key);
     if (secret === undefined) {
       secret =
         keys.has(key) ||
-        didYouMean(key, known) !== undefined ||
+        closest(key) !== undefined ||
         (knownKeys !== undefined && !knownKeys.has(key) && SECRET_NAME.test(readsAs(key)));
       decided.set(key, secret);
     }
