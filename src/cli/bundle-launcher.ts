@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// The same V8 flags as the bundle sets first: V8 takes a code cache only under the flags it was made with.
-import './v8-flags.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runWithCompileCache } from './compile-cache.js';

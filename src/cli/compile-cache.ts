@@ -15,6 +15,7 @@ import {
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
+import { withCodeCacheChecksum } from '../core/v8-flags.js';
 import { LONG_RUNNING_COMMANDS } from './long-running.js';
 
 /**
@@ -202,7 +203,9 @@ export function runWithCompileCache(options: CompileCacheOptions): CacheOutcome 
   const cached = folder === undefined || name === undefined ? undefined : readCache(folder, name, uid);
 
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
-  const script = new Script(wrapped, { filename: appFile, ...(cached === undefined ? {} : { cachedData: cached }) });
+  const script = withCodeCacheChecksum(
+    () => new Script(wrapped, { filename: appFile, ...(cached === undefined ? {} : { cachedData: cached }) }),
+  );
   const outcome: CacheOutcome =
     key === undefined || wanted === undefined
       ? 'off'
@@ -220,7 +223,11 @@ export function runWithCompileCache(options: CompileCacheOptions): CacheOutcome 
   if ((outcome === 'miss' || outcome === 'rejected') && folder !== undefined && name !== undefined) {
     process.once('exit', () => {
       try {
-        writeCache(folder, name, script.createCachedData());
+        writeCache(
+          folder,
+          name,
+          withCodeCacheChecksum(() => script.createCachedData()),
+        );
       } catch {
         // no cache this time: the next run tries again
       }

@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// First: V8 flags that must be set before undici compiles its WebAssembly parser.
-import './v8-flags.js';
 import { Command } from 'commander';
 import { keepGoingWhenOutputCloses } from './closed-output.js';
 import { packageVersion } from './package-version.js';

@@ -1,5 +1,6 @@
 import { createSecureContext, type SecureContext, type SecureContextOptions, type TLSSocket } from 'node:tls';
 import { buildConnector } from '../core/undici.js';
+import { withLlhttpAtBaseline } from '../core/v8-flags.js';
 import { normaliseFingerprint, sha256Fingerprint } from './fingerprint.js';
 import { trustedCertificates } from './trusted-certificates.js';
 
@@ -149,7 +150,7 @@ function markConnectErrors(connect: Connector): Connector {
               : error;
           connectPhaseErrors.add(recoded);
           callback(recoded, null);
-        } else callback(null, socket);
+        } else withLlhttpAtBaseline(() => callback(null, socket));
       });
     } catch (error) {
       // tls.connect throws synchronously on bad options (e.g. an unusable CA).
