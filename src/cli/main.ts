@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
+import { warmRootCertificateStore } from '../http/warm-root-store.js';
 import { keepGoingWhenOutputCloses } from './closed-output.js';
 import { packageVersion } from './package-version.js';
 import { exitUsageErrorsWith64 } from './usage-exit.js';
@@ -45,6 +46,8 @@ const COMMANDS: readonly LazyCommand[] = [
 ];
 
 const VERSION_FLAGS: readonly string[] = ['-V', '--version'];
+/** Commands whose first TLS connection comes soon after the start: Node's root store is built meanwhile. */
+const CONNECTING_COMMANDS: readonly string[] = ['plan', 'apply', 'service', 'notify'];
 /** Commands that need every other command registered beside them. */
 const NEEDS_ALL: readonly string[] = ['describe-cli', 'help'];
 
@@ -67,6 +70,7 @@ exitUsageErrorsWith64(program);
 async function main(): Promise<void> {
   keepGoingWhenOutputCloses();
   const args = process.argv.slice(2);
+  if (CONNECTING_COMMANDS.includes(args[0] ?? '')) warmRootCertificateStore();
   const commands = commandsFor(args);
   if (commands.length > 0) await configureZodFor(args);
   // Loaded together, registered in table order: the help lists commands as before.
