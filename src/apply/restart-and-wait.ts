@@ -12,12 +12,12 @@ import { byCodeUnit } from '../core/index.js';
 
 /** How long a device may keep answering after accepting a restart before it goes down. */
 const OUTAGE_START_GRACE_MS = 5_000;
-/** Probe failures come every 50 ms during an outage; the progress display and job log need one a second. */
+/** Probe failures come every 10-50 ms during an outage; the progress display and job log need one a second. */
 const REPORT_EVERY_MS = 1_000;
 
 /**
  * Restarts networking and rides out the outage (resets and refused connections are expected),
- * probing every 50 ms from the 202 on (the client's waitUntilAnswering). Done at the first
+ * probing every 50 ms from the 202 on (knocking every 10 ms while the port refuses) (the client's waitUntilAnswering). Done at the first
  * answer whose active view shows the new configuration, or, once the device was seen going down
  * (a refused or reset connection), at its first answer again: a restart that did not take is
  * verify-active's to report. An answer with the old configuration before the device went down

@@ -1,7 +1,8 @@
 import { X509Certificate } from 'node:crypto';
+import { isIP } from 'node:net';
 import { Client } from '../core/undici.js';
 import { ErrorCode, MpprovError } from '../core/errors.js';
-import { connectorsFor, peerUrl } from '../http/index.js';
+import { connectorsFor, peerUrl, refusedConnect } from '../http/index.js';
 import { addAcl, deleteAcl, listAcl } from './acl-endpoints.js';
 import type { AclRule } from '../admin-api/acl-rule.js';
 import type { Capability } from '../admin-api/capability.js';
@@ -40,8 +41,8 @@ export interface AdminApi {
   addAcl(rule: AclRule): Promise<void>;
   deleteAcl(rule: AclRule): Promise<void>;
   /**
-   * After a restart: probes the active view (one attempt each, every 50 ms, 1 s after half the
-   * wait) until an answer satisfies `until` (default: any answer) or `timeoutMs` passes
+   * After a restart: probes the active view (one attempt each, every 50 ms, knocks every 10 ms while
+   * the port refuses, 1 s after half the wait) until an answer satisfies `until` (default: any answer) or `timeoutMs` passes
    * (DeviceNotAnsweringError). Refused, reset and timed-out probes are expected meanwhile and
    * reported through `onAttempt` (a 429 too, its Retry-After waited out); TLS, pin and credential failures end it. Returns the active
    * view of the answer that ended the wait.
@@ -104,6 +105,7 @@ export function createAdminClient(target: DeviceTarget, options: ClientOptions =
         headersTimeout: probeTimeoutMs,
         bodyTimeout: probeTimeoutMs,
       }),
+    knock: knockFor(url),
   };
   let closing: Promise<void> | undefined;
   // A cut run must not wait for a connection that never completes its handshake or its answer:
@@ -131,6 +133,22 @@ export function createAdminClient(target: DeviceTarget, options: ClientOptions =
       return (closing ??= dispatcher.close());
     },
   };
+}
+
+/**
+ * A knock gives up after this long without an answer and leaves the probe to the full request: a
+ * device on the path answers a TCP connect (accepted or refused) within a few milliseconds; one
+ * that answers nothing is the full probe's to time out and name.
+ */
+const KNOCK_DEADLINE_MS = 100;
+
+/** The knock for a device addressed by IP (the origin's host and port); none for a name. */
+function knockFor(origin: string): DeviceConnection['knock'] {
+  const parsed = new URL(origin);
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(host) === 0) return undefined;
+  const port = parsed.port === '' ? 443 : Number(parsed.port);
+  return (deadlineMs, signal) => refusedConnect(host, port, Math.min(deadlineMs, KNOCK_DEADLINE_MS), signal);
 }
 
 const invalid = (message: string) => new MpprovError(ErrorCode.ConfigInvalid, message);

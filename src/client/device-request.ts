@@ -2,8 +2,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from 'undici';
 import { Redactor } from '../core/redact.js';
 import { Secret } from '../core/secret.js';
-import { secondsText } from '../core/errors.js';
-import { RateLimitedError, retryAfterMs, sendRequest, type Outcome, type TransportOperation } from '../http/index.js';
+import { secondsText, type MpprovError } from '../core/errors.js';
+import {
+  classifyFailure,
+  RateLimitedError,
+  retryAfterMs,
+  sendRequest,
+  type Outcome,
+  type TransportOperation,
+} from '../http/index.js';
 import { basicAuthorization } from './basic-authorization.js';
 import { deviceSentence, interpretAnswer, type DeviceAnswer } from './device-answer.js';
 import type { RetryInfo } from './device-target.js';
@@ -33,6 +40,11 @@ export interface DeviceConnection {
    * `timeoutMs`; the caller destroys it. Without it probes share `dispatcher`.
    */
   readonly openProbe?: ((timeoutMs: number) => Client) | undefined;
+  /**
+   * A bare TCP connect to the device's port (refusedConnect): the refusal when nothing listens
+   * there, else undefined. Only for a device addressed by IP (a name would be looked up for each).
+   */
+  readonly knock?: ((deadlineMs: number, signal?: AbortSignal) => Promise<Error | undefined>) | undefined;
   /** Every answer's Date header, with this machine's time at its arrival: the device's clock. */
   readonly onClock?: ((date: string, receivedAt: Date) => void) | undefined;
 }
@@ -46,10 +58,40 @@ export interface DeviceRequest extends TransportOperation {
   answers?: readonly number[];
   /** One attempt only: waitUntilAnswering polls on its own. */
   once?: boolean;
+
   /** This exchange's deadline instead of requestTimeoutMs. */
   timeoutMs?: number;
   /** Cancels the request; it then rejects with the signal's reason. */
   signal?: AbortSignal | undefined;
+}
+
+/** Failures a knock told (the port refused), as against a full exchange that met a refusal. */
+const knockRefusals = new WeakSet<object>();
+
+/** Whether `failure` is a refusal a knock told: the port is closed, knocking again soon is cheap. */
+export function refusedByKnock(failure: unknown): boolean {
+  return typeof failure === 'object' && failure !== null && knockRefusals.has(failure);
+}
+
+/**
+ * The failure a knock's refusal stands for: the error `request` would have thrown had the full
+ * exchange (`method` and `path`, `timeoutMs`) met the refused port itself.
+ */
+export function knockRefusal(
+  connection: DeviceConnection,
+  refusal: Error,
+  asked: Pick<DeviceRequest, 'method' | 'path' | 'subject' | 'timeoutMs'>,
+): MpprovError {
+  const failure = classifyFailure(refusal, {
+    peer: 'device',
+    url: connection.url,
+    operation: { method: asked.method, path: asked.path, subject: asked.subject },
+    deadlineFired: false,
+    requestTimeoutMs: asked.timeoutMs ?? connection.requestTimeoutMs,
+    connectTimeoutMs: connection.connectTimeoutMs,
+  });
+  knockRefusals.add(failure);
+  return failure;
 }
 
 export async function request(connection: DeviceConnection, asked: DeviceRequest): Promise<DeviceAnswer> {

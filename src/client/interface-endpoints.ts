@@ -18,12 +18,17 @@ const OneInterface = z.looseObject({ interface: z.unknown() });
 const interfacePath = (name: string) => `/interface/${encodeURIComponent(name)}/`;
 
 /** `attempt`: one try with its own deadline, for waitUntilAnswering's probes. */
+/** The request listInterfaces makes: the view of one configuration state. */
+export function listRequest(state: ConfigState): { method: 'GET'; path: string } {
+  return { method: 'GET', path: `/interface/?config_state=${state}` };
+}
+
 export async function listInterfaces(
   connection: DeviceConnection,
   state: ConfigState,
   attempt: Pick<DeviceRequest, 'once' | 'timeoutMs' | 'signal'> = {},
 ): Promise<DeviceInterface[]> {
-  const answer = await request(connection, { method: 'GET', path: `/interface/?config_state=${state}`, ...attempt });
+  const answer = await request(connection, { ...listRequest(state), ...attempt });
   return answer.read((json) => normaliseInterfaces(parseWire(InterfaceList, json).interfaces, state));
 }
 

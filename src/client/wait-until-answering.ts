@@ -1,5 +1,3 @@
-import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeviceInterface } from '../admin-api/device-interface.js';
 import { secondsText } from '../core/errors.js';
 import {
@@ -10,9 +8,9 @@ import {
   UnreachableError,
 } from '../http/index.js';
 import { DeviceHttpError, DeviceNotAnsweringError, isDeviceError, type DeviceError } from './device-errors.js';
-import type { DeviceConnection } from './device-request.js';
-import { listInterfaces } from './interface-endpoints.js';
-import { ProbeCadence, probeIntervalMs } from './retry-policy.js';
+import { knockRefusal, refusedByKnock, type DeviceConnection } from './device-request.js';
+import { listInterfaces, listRequest } from './interface-endpoints.js';
+import { knockIntervalMs, ProbeCadence, probeIntervalMs } from './retry-policy.js';
 
 export interface WaitOptions {
   timeoutMs: number;
@@ -37,6 +35,8 @@ type ProbeOutcome = { view: DeviceInterface[] } | { failure: unknown };
  * deadline. Refused and reset connections, timeouts, 5xx and half-started web servers are expected
  * meanwhile, and so is a 429: no probe starts before its Retry-After has passed. A wrong password, a TLS or pin failure (the device came back with another
  * certificate) or any other refusal ends the wait at once: waiting would not fix them.
+ * A probe of a device addressed by IP knocks first (a bare TCP connect): a refusal is its failure,
+ * and while the port refuses the next knock comes after 10 ms, not 50 (retry-policy.ts).
  * Returns the active view that ended the wait: the caller's verification needs no request of its own.
  */
 export async function waitUntilAnswering(
@@ -50,6 +50,7 @@ export async function waitUntilAnswering(
   const done = new AbortController();
   const probeSignal = signal === undefined ? done.signal : AbortSignal.any([done.signal, signal]);
   const inFlight = new Map<number, Promise<[number, ProbeOutcome]>>();
+  const refused: { failure?: unknown } = {};
   let attempts = 0;
   let lastReason = 'no attempt was made';
   // Right after the 202 the device may still answer for a moment from the old network state: a
@@ -57,11 +58,20 @@ export async function waitUntilAnswering(
   // such an answer ends nothing, and probing at once sees a short outage that a first pause
   // could miss entirely.
   let nextStart: number = options.until === undefined ? ProbeCadence.intervalMs : 0;
+  // While the port refuses (the last probe's knock said so, and none is under way): the next
+  // knock after knockIntervalMs, sooner than the cadence (retry-policy.ts).
+  let refusedAt: number | undefined;
+  const dueAt = (now: number): number => {
+    if (refusedAt === undefined || inFlight.size > 0) return nextStart;
+    const knockPause = knockIntervalMs(now, timeoutMs, waitsUnderWay);
+    return knockPause === undefined ? nextStart : Math.min(nextStart, refusedAt + knockPause);
+  };
+  waitsUnderWay += 1;
   try {
     for (;;) {
       const now = elapsed();
       if (now >= timeoutMs && inFlight.size === 0) break;
-      if (now >= nextStart && now < timeoutMs && inFlight.size < ProbeCadence.maxInFlight) {
+      if (now >= dueAt(now) && now < timeoutMs && inFlight.size < ProbeCadence.maxInFlight) {
         attempts += 1;
         const id = attempts;
         const remaining = timeoutMs - now;
@@ -71,22 +81,25 @@ export async function waitUntilAnswering(
             connection,
             Math.max(1, Math.min(ProbeCadence.probeTimeoutMs, connection.requestTimeoutMs, Math.ceil(remaining))),
             probeSignal,
+            refused,
           ).then((o) => [id, o]),
         );
-        // Start to start: a probe that takes 150 ms does not push the next one to 350 ms.
-        nextStart = Math.max(nextStart + probeIntervalMs(now, timeoutMs), now);
+        // Start to start: a probe that takes 150 ms does not push the next one to 350 ms. A knock
+        // that came before its time starts the count again from now.
+        nextStart = Math.max(Math.min(nextStart, now) + probeIntervalMs(now, timeoutMs), now);
+        refusedAt = undefined;
         continue;
       }
-      const pause = Math.max(0, Math.min(nextStart, timeoutMs) - now);
-      const settled = await raceWith(
-        [...inFlight.values()],
-        inFlight.size > 0 && now >= timeoutMs ? undefined : pause,
-        signal,
-      );
+      const pause = Math.max(0, Math.min(dueAt(now), timeoutMs) - now);
+      // With every slot taken (probes hanging) only a settled one can let the next start: no timer,
+      // which would wake the loop every millisecond for nothing.
+      const waitForProbe = inFlight.size >= ProbeCadence.maxInFlight || (inFlight.size > 0 && now >= timeoutMs);
+      const settled = await raceWith([...inFlight.values()], waitForProbe ? undefined : pause, signal);
       if (settled === undefined) continue;
       const [id, outcome] = settled;
       inFlight.delete(id);
       if ('view' in outcome) {
+        refusedAt = undefined;
         if (options.until === undefined || options.until(outcome.view)) return outcome.view;
         lastReason = 'it answered, but not yet with the new configuration';
         continue;
@@ -94,6 +107,7 @@ export async function waitUntilAnswering(
       const { failure } = outcome;
       if (aborted(signal)) throw signal?.reason;
       if (!stillComingBack(failure)) throw failure;
+      refusedAt = refusedByKnock(failure) ? elapsed() : undefined;
       // A 429 says when to ask again: no probe before then (a device that counts requests is not
       // helped by twenty a second).
       if (failure instanceof RateLimitedError)
@@ -102,13 +116,30 @@ export async function waitUntilAnswering(
       options.onAttempt?.(Math.round(elapsed()), lastReason, failure);
     }
   } finally {
+    waitsUnderWay -= 1;
     done.abort();
   }
   throw new DeviceNotAnsweringError({ url: connection.url, waitedMs: timeoutMs, attempts, lastReason });
 }
 
-/** One attempt at the active view on a socket of its own (when the connection offers one). */
-async function probe(connection: DeviceConnection, timeoutMs: number, signal: AbortSignal): Promise<ProbeOutcome> {
+/** Restart waits under way in this process (a fleet runs many): their knocks share one budget. */
+let waitsUnderWay = 0;
+
+/** One attempt at the active view on a socket of its own (when the connection offers one); a knock first. */
+async function probe(
+  connection: DeviceConnection,
+  timeoutMs: number,
+  signal: AbortSignal,
+  refused: { failure?: unknown },
+): Promise<ProbeOutcome> {
+  // Before any HTTP client is made: a refused knock is the whole probe. Every refusal of a wait
+  // says the same, so one failure stands for them all (an error and its stack for each knock
+  // was most of a knock's CPU).
+  const refusal = await connection.knock?.(timeoutMs, signal);
+  if (refusal !== undefined)
+    return {
+      failure: (refused.failure ??= knockRefusal(connection, refusal, { ...listRequest('active'), timeoutMs })),
+    };
   const own = connection.openProbe?.(timeoutMs);
   const probing: DeviceConnection =
     own === undefined
@@ -124,37 +155,37 @@ async function probe(connection: DeviceConnection, timeoutMs: number, signal: Ab
   }
 }
 
-/** The first probe to settle, or undefined after `pauseMs` (never, when undefined); rejects when `signal` aborts. */
+/**
+ * The first probe to settle, or undefined after `pauseMs` (never, when undefined); rejects when
+ * `signal` aborts. A plain timer and listener, removed after: this runs for every knock (every
+ * 10 ms of an outage), where an AbortController, AbortSignal.any and a promise timer each time
+ * were a third of the wait's CPU.
+ */
 async function raceWith<T>(
   probes: Promise<T>[],
   pauseMs: number | undefined,
   signal: AbortSignal | undefined,
 ): Promise<T | undefined> {
-  const timer = new AbortController();
+  signal?.throwIfAborted();
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const waits: Promise<T | undefined>[] = [...probes];
-  if (pauseMs !== undefined) {
-    const options = { signal: signal === undefined ? timer.signal : AbortSignal.any([timer.signal, signal]) };
+  if (pauseMs !== undefined)
+    waits.push(new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), pauseMs))));
+  if (signal !== undefined) {
     waits.push(
-      sleep(pauseMs, undefined, options).catch((error: unknown) => {
-        if (aborted(signal)) throw signal?.reason;
-        if (timer.signal.aborted) return undefined;
-        throw error;
+      new Promise<never>((_resolve, reject) => {
+        onAbort = () => reject(signal.reason as Error);
+        signal.addEventListener('abort', onAbort, { once: true });
       }),
     );
-  } else if (signal !== undefined) {
-    waits.push(abortOf(signal, timer.signal));
   }
   try {
     return await Promise.race(waits);
   } finally {
-    timer.abort();
+    clearTimeout(timer);
+    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
   }
-}
-
-/** Rejects with `signal`'s reason once it aborts; `until` stops the listening (it then rejects unheard by anyone but the race). */
-async function abortOf(signal: AbortSignal, until: AbortSignal): Promise<never> {
-  if (!signal.aborted) await once(signal, 'abort', { signal: until });
-  throw signal.reason;
 }
 
 /** Not `signal.aborted` inline: TypeScript would keep its narrowing from before an await. */

@@ -23,6 +23,8 @@ export { peerUrl } from './peer-url.js';
 export { trustedCertificates } from './trusted-certificates.js';
 export { normaliseFingerprint, sha256Fingerprint } from './fingerprint.js';
 export { sendRequest, type Outcome } from './send-request.js';
+export { classifyFailure } from './classify-failure.js';
+export { refusedConnect } from './refused-connect.js';
 export { MAX_BODY_BYTES } from './read-capped-body.js';
 export { retryAfterMs } from './retry-after-ms.js';
 export { oneLine, parseJson, successJson, type RawAnswer } from './answer-text.js';

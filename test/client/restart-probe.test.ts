@@ -1,9 +1,11 @@
+import { createHook } from 'node:async_hooks';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { restartAndWait } from '../../src/apply/restart-and-wait.js';
 import type { DeviceInterface } from '../../src/client/index.js';
 import { DeviceNotAnsweringError } from '../../src/client/index.js';
-import { ProbeCadence } from '../../src/client/retry-policy.js';
+import { knockIntervalMs, ProbeCadence } from '../../src/client/retry-policy.js';
+import { refusedConnect } from '../../src/http/index.js';
 import { useSimulator } from '../support/simulator-fixture.js';
 import { failureOf } from '../support/failures.js';
 import { clientFor, PASSWORD } from './client-fixtures.js';
@@ -56,7 +58,7 @@ function gaps(times: readonly number[]): number[] {
 }
 
 describe('probing a restarting device', () => {
-  it('probes every ~50 ms through the outage, one attempt each, and stops at the first answer with the new configuration', async () => {
+  it('probes through the outage, one attempt each, and stops at the first answer with the new configuration', async () => {
     const { api, seen } = clientFor(sim.url, { kind: 'fingerprint', sha256: sim.fingerprintSha256 });
     try {
       await api.postStanza(ETH1);
@@ -79,6 +81,35 @@ describe('probing a restarting device', () => {
       expect(doneAt - (backAt[0] as number)).toBeLessThan(1_000);
       expect(answeredProbes()).toHaveLength(1);
       // No probe was retried inside: the client's retry hook never fired.
+      expect(seen.retries).toEqual([]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('knocks every ~10 ms while the port refuses (a bare TCP connect, no request): the return is seen within a few ms', async () => {
+    const { api, seen } = clientFor(sim.url, { kind: 'fingerprint', sha256: sim.fingerprintSha256 });
+    try {
+      await api.postStanza(ETH1);
+      await api.restartNetworking();
+      sim.clearRequests();
+      const refusedAt: number[] = [];
+      await api.waitUntilAnswering({
+        timeoutMs: 20_000,
+        until: hasEth1,
+        onAttempt: (_ms, reason) => {
+          if (reason === 'connection refused') refusedAt.push(performance.now());
+        },
+      });
+      // Well inside the outage: a knock's refusal every ~10 ms (timers run late on a loaded
+      // machine, so the median, and room to 30 ms; the full probes' cadence is 50).
+      const inside = refusedAt.filter((t) => t > (downAt[0] as number) + 100 && t < (backAt[0] as number) - 100);
+      expect(inside.length).toBeGreaterThan(10);
+      const sorted = gaps(inside).sort((a, b) => a - b);
+      expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThan(30);
+      // The knocks sent nothing: the device saw one request, the probe that ended the wait.
+      expect(answeredProbes()).toHaveLength(1);
+      expect(sim.requests()).toHaveLength(1);
       expect(seen.retries).toEqual([]);
     } finally {
       await api.close();
@@ -182,9 +213,14 @@ describe('a half-open device', () => {
     );
     try {
       const reasons: string[] = [];
+      // Timers made while it waits: with every slot taken by a hanging probe the wait sleeps until
+      // one settles, where a zero pause made one every millisecond (about 2 000 in 2 s).
+      let timers = 0;
+      const timerCount = createHook({ init: (_id, type) => void (type === 'Timeout' && (timers += 1)) }).enable();
       const error = await failureOf(
         api.waitUntilAnswering({ timeoutMs: 2_000, onAttempt: (_ms, reason) => reasons.push(reason) }),
-      );
+      ).finally(() => timerCount.disable());
+      expect(timers).toBeLessThan(300);
       expect(error).toBeInstanceOf(DeviceNotAnsweringError);
       // One probe at a time, each waiting out its 1 s deadline, would make at most 2 connections
       // in 2 s; overlapping probes on their own sockets keep starting every 50 ms.
@@ -195,5 +231,43 @@ describe('a half-open device', () => {
     } finally {
       await api.close();
     }
+  });
+});
+
+describe('knocking', () => {
+  it('tells a refused port from one that listens, and says nothing else', async () => {
+    const connections: Socket[] = [];
+    const server = createServer((socket) => connections.push(socket.on('error', () => undefined)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      // Listening: accepted, closed again, no byte sent.
+      expect(await refusedConnect('127.0.0.1', port, 1_000)).toBeUndefined();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(connections).toHaveLength(1);
+      expect(connections[0]!.bytesRead).toBe(0);
+      // Stopped before it began: no connect at all.
+      const stopped = new AbortController();
+      stopped.abort();
+      expect(await refusedConnect('127.0.0.1', port, 1_000, stopped.signal)).toBeUndefined();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(connections).toHaveLength(1);
+    } finally {
+      for (const socket of connections) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    // Closed now: the refusal itself.
+    const refusal = await refusedConnect('127.0.0.1', port, 1_000);
+    expect(refusal?.code).toBe('ECONNREFUSED');
+  });
+
+  it('shares one budget among the waits of a process, and stops with the late cadence', () => {
+    expect(knockIntervalMs(0, 10_000, 1)).toBe(ProbeCadence.knockIntervalMs);
+    expect(knockIntervalMs(0, 10_000, 4)).toBe(10);
+    expect(knockIntervalMs(0, 10_000, 8)).toBe(20);
+    // 32 devices restarting at once knock no more often than they probed before.
+    expect(knockIntervalMs(0, 10_000, 32)).toBe(ProbeCadence.intervalMs);
+    expect(knockIntervalMs(4_999, 10_000, 1)).toBe(10);
+    expect(knockIntervalMs(5_000, 10_000, 1)).toBeUndefined();
   });
 });
