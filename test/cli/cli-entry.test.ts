@@ -1,8 +1,10 @@
+import { writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { binEntry, cliKind, cliPath, repoRoot, runCli } from '../support/run-cli.js';
+import { tempFolder } from '../support/temp-folder.js';
 
 /**
  * Which `mpprov` the CLI tests run: the command package.json's `bin` names (the bundle's launcher
@@ -46,5 +48,21 @@ describe(`the CLI under test (${cliKind})`, () => {
       ).toBe('none');
     }
     expect((await readFile(join(repoRoot, 'dist/mpprov-app.cjs'))).length).toBeGreaterThan(1_000_000);
+  });
+});
+
+describe('a short command ends when its work is done', () => {
+  it('even with a handle still holding the event loop (a timer, a connection that never closes)', async () => {
+    // A module loaded before mpprov that keeps the loop alive for a minute, as a lingering socket would.
+    const holder = join(tempFolder('short-command-exit'), 'hold-loop.cjs');
+    writeFileSync(holder, 'setTimeout(() => {}, 60_000);\n');
+    const started = Date.now();
+    const result = await runCli(['validate', join(repoRoot, 'profiles/peap-mschapv2.yaml')], {
+      env: { NODE_OPTIONS: `--require ${holder}` },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('valid (0 errors');
+    // Not a speed bound: the held loop would have kept it for the full minute.
+    expect(Date.now() - started).toBeLessThan(30_000);
   });
 });
