@@ -101,7 +101,7 @@ const results = {
     (git('status', '--porcelain', '--untracked-files=no') === '' ? '' : ' (with uncommitted changes)'),
   cli:
     entry === bundle
-      ? "dist/mpprov.mjs (package.json's bin: the bundle that ships as /usr/bin/mpprov) unless said"
+      ? "dist/mpprov.cjs (package.json's bin: the bundle that ships as /usr/bin/mpprov) unless said"
       : 'dist/cli/main.js (the checkout build) unless said',
   plan,
 };

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// `npm run package` (after `npm run build`): the bundled CLI dist/mpprov.mjs (launcher and mpprov-app.cjs), then the Debian
+// `npm run package` (after `npm run build`): the bundled CLI dist/mpprov.cjs (launcher and mpprov-app.cjs), then the Debian
 // package dist/mpprov_VERSION_all.deb built from it with dpkg-deb. No network, no fpm.
 //
 //   node packaging/build-package.mjs [--bundle-only] [--out DIR]
 //
-// --bundle-only stops after dist/mpprov.mjs (the test setup's second CLI run uses it); --out DIR
+// --bundle-only stops after dist/mpprov.cjs (the test setup's second CLI run uses it); --out DIR
 // writes the bundle, the staging folder and the .deb there instead of dist/ (the package test
 // builds into its own folder, never under the feet of tests that run dist/).
 import { execFileSync } from 'node:child_process';
@@ -29,11 +29,11 @@ for (let i = 0; i < args.length; i++) {
 
 const { version } = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'));
 await mkdir(out, { recursive: true });
-const bundle = join(out, 'mpprov.mjs');
+const bundle = join(out, 'mpprov.cjs');
 const metafile = await bundleCli({ repo, outfile: bundle, version });
 // The bundle must run on its own before anything is built from it.
 const reported = execFileSync(process.execPath, [bundle, '--version'], { encoding: 'utf8' }).trim();
-if (reported !== version) throw new Error(`dist/mpprov.mjs --version printed "${reported}", expected ${version}`);
+if (reported !== version) throw new Error(`dist/mpprov.cjs --version printed "${reported}", expected ${version}`);
 process.stdout.write(`build-package: ${bundle} (mpprov ${version})\n`);
 
 if (!bundleOnly) {

@@ -25,7 +25,7 @@ const CONFFILES = ['/etc/mpprov/agent.yaml'];
  */
 export function packagedBundle(text) {
   if (!text.startsWith('#!/usr/bin/env node\n'))
-    throw new Error('dist/mpprov.mjs: no "#!/usr/bin/env node" first line to pin');
+    throw new Error('dist/mpprov.cjs: no "#!/usr/bin/env node" first line to pin');
   return `#!/usr/bin/node\n${text.slice('#!/usr/bin/env node\n'.length)}`;
 }
 

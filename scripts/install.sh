@@ -3,7 +3,7 @@
 #
 #   sudo scripts/install.sh [--prefix /usr/local] [--node PATH] [--dest-dir DIR] [--no-build] [--no-start]
 #
-#   PREFIX/lib/mpprov/mpprov.mjs  the launcher (npm run package's dist/mpprov.mjs) and beside it
+#   PREFIX/lib/mpprov/mpprov.cjs  the launcher (npm run package's dist/mpprov.cjs) and beside it
 #   PREFIX/lib/mpprov/mpprov-app.cjs  the bundle it runs (dist/mpprov-app.cjs): no node_modules
 #   PREFIX/bin/mpprov             the command
 #   /etc/systemd/system/mpprov.service   systemd/mpprov.service, with this node and PREFIX filled in
@@ -52,7 +52,7 @@ if [ "$build" = yes ]; then
   npm run build
   node packaging/build-package.mjs --bundle-only
 fi
-for built in dist/mpprov.mjs dist/mpprov-app.cjs; do
+for built in dist/mpprov.cjs dist/mpprov-app.cjs; do
   [ -f "$built" ] || { echo "install.sh: $built is missing: run npm run package" >&2; exit 1; }
 done
 
@@ -62,24 +62,24 @@ rm -rf "$lib"
 install -d -m 0755 "$lib" "$dest$prefix/bin" "$dest/etc/systemd/system" "$dest/etc/systemd/user"
 # The bundle carries its dependencies and its version; the launcher beside it runs it with V8's
 # code cache (src/cli/compile-cache.ts). The launcher's first line names this node.
-{ echo "#!$node"; tail -n +2 dist/mpprov.mjs; } > "$lib/mpprov.mjs"
-chmod 0755 "$lib/mpprov.mjs"
+{ echo "#!$node"; tail -n +2 dist/mpprov.cjs; } > "$lib/mpprov.cjs"
+chmod 0755 "$lib/mpprov.cjs"
 install -m 0644 dist/mpprov-app.cjs "$lib/mpprov-app.cjs"
 install -m 0644 README.md "$lib/README.md"
-ln -sfn "$prefix/lib/mpprov/mpprov.mjs" "$dest$prefix/bin/mpprov"
+ln -sfn "$prefix/lib/mpprov/mpprov.cjs" "$dest$prefix/bin/mpprov"
 
 unit="$dest/etc/systemd/system/mpprov.service"
-sed -e "s|/usr/bin/node |$node |" -e "s|/usr/local/lib/mpprov/dist/cli/main.js|$prefix/lib/mpprov/mpprov.mjs|g" -e "s|/usr/local/lib/mpprov/README.md|$prefix/lib/mpprov/README.md|g" systemd/mpprov.service > "$unit"
+sed -e "s|/usr/bin/node |$node |" -e "s|/usr/local/lib/mpprov/dist/cli/main.js|$prefix/lib/mpprov/mpprov.cjs|g" -e "s|/usr/local/lib/mpprov/README.md|$prefix/lib/mpprov/README.md|g" systemd/mpprov.service > "$unit"
 chmod 0644 "$unit"
 echo "install.sh: $unit"
 # The desktop user's companion: the same node and prefix, so `mpprov notify` is the installed build.
 user_unit="$dest/etc/systemd/user/mpprov-notify.service"
-sed -e "s|/usr/bin/node |$node |" -e "s|/usr/local/lib/mpprov/dist/cli/main.js|$prefix/lib/mpprov/mpprov.mjs|g" -e "s|/usr/local/lib/mpprov/README.md|$prefix/lib/mpprov/README.md|g" systemd/mpprov-notify.service > "$user_unit"
+sed -e "s|/usr/bin/node |$node |" -e "s|/usr/local/lib/mpprov/dist/cli/main.js|$prefix/lib/mpprov/mpprov.cjs|g" -e "s|/usr/local/lib/mpprov/README.md|$prefix/lib/mpprov/README.md|g" systemd/mpprov-notify.service > "$user_unit"
 chmod 0644 "$user_unit"
 echo "install.sh: $user_unit"
 # The events receiver: installed, never enabled here (it needs service.events and a reachable host).
 observe_unit="$dest/etc/systemd/system/mpprov-observe.service"
-sed -e "s|/usr/bin/node |$node |" -e "s|/usr/local/lib/mpprov/dist/cli/main.js|$prefix/lib/mpprov/mpprov.mjs|g" -e "s|/usr/local/lib/mpprov/README.md|$prefix/lib/mpprov/README.md|g" systemd/mpprov-observe.service > "$observe_unit"
+sed -e "s|/usr/bin/node |$node |" -e "s|/usr/local/lib/mpprov/dist/cli/main.js|$prefix/lib/mpprov/mpprov.cjs|g" -e "s|/usr/local/lib/mpprov/README.md|$prefix/lib/mpprov/README.md|g" systemd/mpprov-observe.service > "$observe_unit"
 chmod 0644 "$observe_unit"
 echo "install.sh: $observe_unit"
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 
 /**
- * Builds as `npm run build` does, tsc's dist/ and the bundle dist/mpprov.mjs (launcher and mpprov-app.cjs, the
+ * Builds as `npm run build` does, tsc's dist/ and the bundle dist/mpprov.cjs (launcher and mpprov-app.cjs, the
  * command package.json's bin names), once so tests can run the real `mpprov` as a child process, and makes the one folder the run's temporary files live in
  * (test/support/temp-folder.ts), removed afterwards.
  */

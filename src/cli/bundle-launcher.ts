@@ -5,7 +5,7 @@ import { warmRootCertificateStore } from '../http/warm-root-store.js';
 import { runWithCompileCache } from './compile-cache.js';
 
 /**
- * dist/mpprov.mjs, the command the package installs as /usr/bin/mpprov (packaging/bundle.mjs):
+ * dist/mpprov.cjs, the command the package installs as /usr/bin/mpprov (packaging/bundle.mjs):
  * finds the bundled CLI, mpprov-app.cjs, beside it (dist/, install.sh's lib folder) or in
  * ../lib/mpprov/ (the .deb), and runs it with the code cache (compile-cache.ts).
  */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 
 /**
  * Replaced by the bundler (packaging/bundle.mjs, esbuild `define`) with the version as a string
- * literal: dist/mpprov.mjs has no package.json beside it. Undeclared when running from dist/cli/,
+ * literal: dist/mpprov.cjs has no package.json beside it. Undeclared when running from dist/cli/,
  * where `typeof` of it is "undefined" (never a ReferenceError).
  */
 declare const __MPPROV_VERSION__: string | undefined;

@@ -18,7 +18,7 @@ import { repoRoot } from '../support/run-cli.js';
 import { tempFolder } from '../support/temp-folder.js';
 
 /**
- * The bundle's launcher (dist/mpprov.mjs, /usr/bin/mpprov) runs mpprov-app.cjs with V8's code
+ * The bundle's launcher (dist/mpprov.cjs, /usr/bin/mpprov) runs mpprov-app.cjs with V8's code
  * cache. Run here as the real child process, with MPPROV_COMPILE_CACHE_DEBUG=1 saying on stderr
  * what the cache did: a first run writes it, the next one runs from it, and a cache that is not
  * the user's alone (a link, another owner, writable by others, a folder others can write) is never
@@ -26,7 +26,7 @@ import { tempFolder } from '../support/temp-folder.js';
  */
 
 const run = promisify(execFile);
-const launcher = join(repoRoot, 'dist/mpprov.mjs');
+const launcher = join(repoRoot, 'dist/mpprov.cjs');
 const profile = join(repoRoot, 'profiles/peap-mschapv2.yaml');
 const NOBODY = 65534;
 
@@ -113,7 +113,7 @@ describe("the bundle runs from V8's code cache", () => {
     const folder = join(tempFolder('compile-cache'), 'cache');
     const copy = tempFolder('compile-cache');
     await run('cp', ['-p', launcher, join(repoRoot, 'dist/mpprov-app.cjs'), copy]);
-    const copied = join(copy, 'mpprov.mjs');
+    const copied = join(copy, 'mpprov.cjs');
     const version = async (): Promise<{ out: string; said: string }> => {
       const { stdout, stderr } = await run(process.execPath, [copied, '--version'], {
         env: { ...process.env, MPPROV_COMPILE_CACHE: folder, MPPROV_COMPILE_CACHE_DEBUG: '1' },

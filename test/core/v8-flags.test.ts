@@ -105,7 +105,7 @@ describe('an apply (real HTTPS to the simulator)', () => {
     for (let i = 0; i < 2; i++) {
       const apply = startNode(
         [
-          join(repoRoot, 'dist/mpprov.mjs'),
+          join(repoRoot, 'dist/mpprov.cjs'),
           'apply',
           file,
           '--agent-config',

@@ -100,17 +100,17 @@ describe('systemd/mpprov.service', () => {
         const installed = join(dest, 'etc/systemd/system/mpprov.service');
         const node = realpathSync((await run('sh', ['-c', 'command -v node'], { encoding: 'utf8' })).stdout.trim());
         expect(await readFile(installed, 'utf8')).toMatch(
-          new RegExp(`^ExecStart=${node} /usr/local/lib/mpprov/mpprov\\.mjs run `, 'm'),
+          new RegExp(`^ExecStart=${node} /usr/local/lib/mpprov/mpprov\\.cjs run `, 'm'),
         );
         await run('systemd-analyze', ['verify', '--man=no', installed]);
         expect((await lstat(join(dest, 'usr/local/bin/mpprov'))).isSymbolicLink()).toBe(true);
-        expect(await readlink(join(dest, 'usr/local/bin/mpprov'))).toBe('/usr/local/lib/mpprov/mpprov.mjs');
+        expect(await readlink(join(dest, 'usr/local/bin/mpprov'))).toBe('/usr/local/lib/mpprov/mpprov.cjs');
         expect((await readdir(join(dest, 'usr/local/lib/mpprov'))).sort()).toEqual([
           'README.md',
           'mpprov-app.cjs',
-          'mpprov.mjs',
+          'mpprov.cjs',
         ]);
-        const bundle = join(dest, 'usr/local/lib/mpprov/mpprov.mjs');
+        const bundle = join(dest, 'usr/local/lib/mpprov/mpprov.cjs');
         expect((await readFile(bundle, 'utf8')).split('\n')[0]).toBe(`#!${node}`);
         // Run as the command itself: its first line picks the node, nothing but its bundle beside it is needed.
         const { stdout } = await run(bundle, ['run', '--help'], { encoding: 'utf8' });

@@ -64,11 +64,11 @@ describe('systemd/mpprov-notify.service (a user unit)', () => {
         const installed = join(dest, 'etc/systemd/user/mpprov-notify.service');
         expect((await stat(installed)).mode & 0o777).toBe(0o644);
         const node = realpathSync((await run('sh', ['-c', 'command -v node'], { encoding: 'utf8' })).stdout.trim());
-        expect((await settings(installed))('ExecStart')).toEqual([`${node} /opt/mp/lib/mpprov/mpprov.mjs notify`]);
+        expect((await settings(installed))('ExecStart')).toEqual([`${node} /opt/mp/lib/mpprov/mpprov.cjs notify`]);
         const verified = await run('systemd-analyze', ['verify', '--man=no', installed], { encoding: 'utf8' });
         expect(`${verified.stdout}${verified.stderr}`.trim()).toBe('');
         // The installed build answers to the command the unit runs.
-        const help = await run(process.execPath, [join(dest, 'opt/mp/lib/mpprov/mpprov.mjs'), 'notify', '--help'], {
+        const help = await run(process.execPath, [join(dest, 'opt/mp/lib/mpprov/mpprov.cjs'), 'notify', '--help'], {
           encoding: 'utf8',
         });
         expect(help.stdout).toContain('Usage: mpprov notify');

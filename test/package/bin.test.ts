@@ -25,10 +25,10 @@ const readJson = async <T>(file: string): Promise<T> => JSON.parse(await readFil
 describe("package.json's bin", () => {
   it('names the launcher of the bundle, in package.json and in the lock file alike', async () => {
     const manifest = await readJson<PackageJson>('package.json');
-    expect(manifest.bin).toEqual({ mpprov: 'dist/mpprov.mjs' });
+    expect(manifest.bin).toEqual({ mpprov: 'dist/mpprov.cjs' });
     const lock = await readJson<{ packages: Record<string, { bin?: Record<string, string> }> }>('package-lock.json');
     expect(lock.packages['']?.bin).toEqual(manifest.bin);
-    expect(binEntry).toBe('dist/mpprov.mjs');
+    expect(binEntry).toBe('dist/mpprov.cjs');
   });
 
   it('is what `npm run build` makes: tsc, then the bundle and its launcher', async () => {

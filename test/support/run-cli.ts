@@ -6,7 +6,7 @@ import { afterEach } from 'vitest';
 
 /**
  * The tests' one way to run `mpprov`: the command package.json's `bin` names (the bundle's
- * launcher dist/mpprov.mjs and mpprov-app.cjs, what `npm run build` makes, `npx mpprov` runs and
+ * launcher dist/mpprov.cjs and mpprov-app.cjs, what `npm run build` makes, `npx mpprov` runs and
  * the .deb installs) as a real child process of this Node, with the test's arguments, environment,
  * working folder and stdin, and NO_COLOR set so output compares as plain text.
  * MPPROV_TEST_CLI=dist runs tsc's dist/cli/main.js instead: a development aid (stack traces
