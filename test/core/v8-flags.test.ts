@@ -35,7 +35,8 @@ async function builtinCacheVerdicts(steps: string): Promise<{ taken: number; ref
   const after = stdout.slice(stdout.indexOf('--- loading'));
   return {
     taken: after.match(/^\[Deserializing from \d+ bytes/gm)?.length ?? 0,
-    refused: after.match(/^\[Cached code failed check\]/gm)?.length ?? 0,
+    // Node 20's V8 says `[Cached code failed check]`, Node 22's and 24's add the reason (`: flags mismatch`).
+    refused: after.match(/^\[Cached code failed check[\]:]/gm)?.length ?? 0,
   };
 }
 
