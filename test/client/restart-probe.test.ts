@@ -271,3 +271,31 @@ describe('knocking', () => {
     expect(knockIntervalMs(5_000, 10_000, 1)).toBeUndefined();
   });
 });
+
+describe('many waits sharing one stop signal (the agent stops every job and device through one)', () => {
+  it('stop together, at once, and add no listener of their own to it', async () => {
+    // A port that refuses: every wait knocks along, its pauses short.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning);
+    process.on('warning', onWarning);
+    const stop = new AbortController();
+    const clients = Array.from({ length: 12 }, () => clientFor(`https://127.0.0.1:${port}`, { kind: 'insecure' }).api);
+    try {
+      const waits = clients.map((api) => failureOf(api.waitUntilAnswering({ timeoutMs: 30_000, signal: stop.signal })));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      stop.abort(new Error('stopped by SIGTERM'));
+      for (const error of await Promise.all(waits)) expect(error.message).toBe('stopped by SIGTERM');
+      // Emitted on the next tick of the listener that crossed the default limit (10).
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((w) => w.name)).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await Promise.all(clients.map((api) => api.close()));
+    }
+  });
+});
