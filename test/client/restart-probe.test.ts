@@ -261,6 +261,30 @@ describe('knocking', () => {
     expect(refusal?.code).toBe('ECONNREFUSED');
   });
 
+  it("a refusal it tells is the full probe's own: nothing was sent, and the failure says so", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const failures = new Set<string>();
+    for (const host of ['127.0.0.1', 'localhost']) {
+      // localhost: a name, no knock; the full probe meets the refusal itself.
+      const url = `https://${host}:${port}`;
+      const { api } = clientFor(url, { kind: 'insecure' });
+      try {
+        await failureOf(
+          api.waitUntilAnswering({
+            timeoutMs: 300,
+            onAttempt: (_ms, reason, failure) => void failures.add(`${reason}: ${failure.message.replace(url, 'URL')}`),
+          }),
+        );
+      } finally {
+        await api.close();
+      }
+    }
+    expect([...failures]).toEqual(['connection refused: cannot reach URL: connection refused']);
+  });
+
   it('shares one budget among the waits of a process, and stops with the late cadence', () => {
     expect(knockIntervalMs(0, 10_000, 1)).toBe(ProbeCadence.knockIntervalMs);
     expect(knockIntervalMs(0, 10_000, 4)).toBe(10);
