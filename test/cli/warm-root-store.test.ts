@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { describe, expect, it } from 'vitest';
-import { warmRootCertificateStore } from '../../src/http/warm-root-store.js';
+import { warmRootCertificateStore } from '../../src/cli/warm-root-store.js';
 import { repoRoot, startNode } from '../support/run-cli.js';
 import { useSimulators } from '../support/simulator-fixture.js';
 import { PROFILE_DEVICE, stateDir, stickFromProfile } from '../support/stick-workspace.js';
