@@ -51,6 +51,15 @@ describe('V8 flags set for one step', () => {
     );
     expect(afterSteps).toEqual(untouched);
 
+    // A step that throws (a connect callback, a damaged cache's compile) puts them back too.
+    const afterThrows = await builtinCacheVerdicts(
+      [
+        "try { flags.withCodeCacheChecksum(() => { throw new Error('step'); }); } catch {}",
+        "try { flags.withLlhttpAtBaseline(() => { throw new Error('step'); }); } catch {}",
+      ].join('\n'),
+    );
+    expect(afterThrows).toEqual(untouched);
+
     // What the probe sees when a flag stays changed (as it did for the whole process before).
     const leftChanged = await builtinCacheVerdicts("setFlagsFromString('--liftoff-only');");
     expect(leftChanged.refused).toBeGreaterThan(10);
