@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { warmRootCertificateStore } from '../http/warm-root-store.js';
+import { warmRootCertificateStore } from './warm-root-store.js';
 import { runWithCompileCache } from './compile-cache.js';
 
 /**

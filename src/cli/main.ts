@@ -74,11 +74,25 @@ async function main(): Promise<void> {
   const registers = await Promise.all(commands.map((c) => c.load()));
   for (const register of registers) register(program);
   await program.parseAsync(process.argv);
-  // A short command is done when its action is: its exit status is set, its files written and its
-  // output out (stdout and stderr are synchronous on Linux). Exit now instead of when the event
-  // loop has drained (connections closing, the heap torn down piece by piece): 3-8 ms at the end
-  // of every apply. The long-running commands return from their action while their work goes on.
-  if (!LONG_RUNNING_COMMANDS.has(args[0] ?? '')) process.exit();
+  // A short command is done when its action is: its exit status is set and its files written.
+  // Exit once its output is out instead of when the event loop has drained (connections closing,
+  // the heap torn down piece by piece): 3-8 ms at the end of every apply. The long-running
+  // commands return from their action while their work goes on.
+  if (!LONG_RUNNING_COMMANDS.has(args[0] ?? '')) {
+    await Promise.all([written(process.stdout), written(process.stderr)]);
+    process.exit();
+  }
+}
+
+/**
+ * Resolves once what was written to `stream` is out. A pipe is not synchronous: what its reader
+ * has not taken yet (past the 64 KiB it holds) waits in the stream, and process.exit() would drop
+ * it (a stick's thousands of problems through `| less`). A reader that went away
+ * (closed-output.ts) ends the wait too.
+ */
+function written(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.destroyed || stream.writableLength === 0) return Promise.resolve();
+  return new Promise((resolve) => stream.write('', () => resolve()));
 }
 
 // Not a top-level await: the bundle is CommonJS (packaging/bundle.mjs), which has none. A failure

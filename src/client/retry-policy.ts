@@ -61,7 +61,8 @@ export function backoffMs(attempt: number): number {
  * - Knocks, for a device addressed by IP: while its port refuses, a bare TCP connect tells so for
  *   ~0.1 ms of CPU, and the next comes after `knockIntervalMs` (10 ms: the return seen ~5 ms late
  *   on average), a full probe once a knock is accepted. The knocks of all waits of a process share
- *   `knocksPerSecond`, so a fleet restarting together knocks no more often than it probed.
+ *   `knocksPerSecond` up to 20 waits; more each knock every 50 ms (`intervalMs`), so a fleet
+ *   restarting together knocks no more often than it probed (32 devices: 640 a second).
  * - `probeTimeoutMs` bounds connect + TLS + headers of one probe: a device on the LAN answers in
  *   tens of milliseconds, a half-open one never; its probe is dropped after 1 s while the next
  *   ones keep their cadence (up to `maxInFlight` at once, each on its own socket).
@@ -73,8 +74,9 @@ export const ProbeCadence = {
   // While the device's port refuses, a knock (a bare TCP connect, ~0.1 ms of CPU) every 10 ms:
   // the return is seen 5 ms late on average instead of 25.
   knockIntervalMs: 10,
-  // Knocks of all the waits of the process together, at most this many a second (~4 % of a core):
-  // 32 devices restarting at once knock every 50 ms, as they probed before.
+  // Knocks of all the waits of the process together, at most this many a second (~4 % of a core)
+  // up to 20 waits: past that each keeps the probes' 50 ms, and the total grows as the probes'
+  // did (32 devices restarting at once knock every 50 ms, 640 a second, as they probed before).
   knocksPerSecond: 400,
   lateIntervalMs: 1_000,
   probeTimeoutMs: 1_000,

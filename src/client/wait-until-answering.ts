@@ -94,7 +94,9 @@ export async function waitUntilAnswering(
       // With every slot taken (probes hanging) only a settled one can let the next start: no timer,
       // which would wake the loop every millisecond for nothing.
       const waitForProbe = inFlight.size >= ProbeCadence.maxInFlight || (inFlight.size > 0 && now >= timeoutMs);
-      const settled = await raceWith([...inFlight.values()], waitForProbe ? undefined : pause, signal);
+      // The wait's own signal, not the caller's: a caller's signal is shared (the agent's stop, by
+      // every device of every job), and a listener on it per wait crossed Node's limit of ten.
+      const settled = await raceWith([...inFlight.values()], waitForProbe ? undefined : pause, probeSignal);
       if (settled === undefined) continue;
       const [id, outcome] = settled;
       inFlight.delete(id);

@@ -59,6 +59,12 @@ export function failedWhileConnecting(error: unknown): boolean {
   return typeof error === 'object' && error !== null && connectPhaseErrors.has(error);
 }
 
+/** Records `error` as raised while connecting (a knock's refusal, refused-connect.ts); returns it. */
+export function raisedWhileConnecting<T extends object>(error: T): T {
+  connectPhaseErrors.add(error);
+  return error;
+}
+
 export function createConnector(trust: ConnectorTrust, connectTimeoutMs: number): Connector {
   return connectorsFor(trust)(connectTimeoutMs);
 }

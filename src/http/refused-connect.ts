@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { raisedWhileConnecting } from './create-connector.js';
 
 /**
  * A bare TCP connect to `host:port`, closed again at once: resolves with the connect error when
@@ -37,6 +38,10 @@ export function refusedConnect(
     signal?.addEventListener('abort', stop, { once: true });
     socket.once('connect', stop);
     // `on`, not `once`: an error after the end finds a listener (it would otherwise be thrown).
-    socket.on('error', (error: NodeJS.ErrnoException) => finish(error.code === 'ECONNREFUSED' ? error : undefined));
+    // A connect-phase error, as the full probe's would be: nothing was sent ("cannot reach", not
+    // "lost the connection during GET").
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      finish(error.code === 'ECONNREFUSED' ? raisedWhileConnecting(error) : undefined),
+    );
   });
 }

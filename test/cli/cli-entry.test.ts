@@ -1,10 +1,14 @@
-import { writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { binEntry, cliKind, cliPath, repoRoot, runCli } from '../support/run-cli.js';
 import { tempFolder } from '../support/temp-folder.js';
+
+const run = promisify(execFile);
 
 /**
  * Which `mpprov` the CLI tests run: the command package.json's `bin` names (the bundle's launcher
@@ -66,5 +70,30 @@ describe('a short command ends when its work is done', () => {
     expect(result.stdout).toContain('valid (0 errors');
     // Not a speed bound: the held loop would have kept it for the full minute.
     expect(Date.now() - started).toBeLessThan(30_000);
+  });
+});
+
+describe('a short command ends with all its output out', () => {
+  it('through a pipe, read at once or late, past its buffer (a hostile stick with thousands of problems)', async () => {
+    const folder = tempFolder('short-command-pipe');
+    const file = join(folder, 'mpprov.yaml');
+    writeFileSync(
+      file,
+      ['version: 1', ...Array.from({ length: 3_000 }, (_, i) => `unknownkey${i}: ${i}`), ''].join('\n'),
+    );
+    // The whole output, into files (written synchronously): far more than a pipe holds (64 KiB).
+    const [out, err] = [join(folder, 'out'), join(folder, 'err')];
+    const mpprov = '"$0" "$1" validate "$2"';
+    const sh = (script: string) => run('sh', ['-c', script, process.execPath, cliPath, file, out, err]);
+    await sh(`${mpprov} >"$3" 2>"$4"; echo $? >>"$4"`);
+    const whole = { stdout: readFileSync(out, 'utf8'), stderr: readFileSync(err, 'utf8') };
+    expect(whole.stderr).toBe('1\n');
+    expect(whole.stdout.length).toBeGreaterThan(200_000);
+    // Through pipes: read at once (this test's own), and by a reader that starts a second late (`| (sleep 1; wc -c)`).
+    const direct = await runCli(['validate', file]);
+    expect(direct.code).toBe(1);
+    expect(direct.stdout).toBe(whole.stdout);
+    const counted = await sh(`${mpprov} 2>/dev/null | (sleep 1; wc -c); ${mpprov} 2>&1 >/dev/null | (sleep 1; wc -c)`);
+    expect(counted.stdout.split(/\s+/).filter(Boolean).map(Number)).toEqual([Buffer.byteLength(whole.stdout), 0]);
   });
 });

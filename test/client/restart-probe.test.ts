@@ -261,6 +261,30 @@ describe('knocking', () => {
     expect(refusal?.code).toBe('ECONNREFUSED');
   });
 
+  it("a refusal it tells is the full probe's own: nothing was sent, and the failure says so", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const failures = new Set<string>();
+    for (const host of ['127.0.0.1', 'localhost']) {
+      // localhost: a name, no knock; the full probe meets the refusal itself.
+      const url = `https://${host}:${port}`;
+      const { api } = clientFor(url, { kind: 'insecure' });
+      try {
+        await failureOf(
+          api.waitUntilAnswering({
+            timeoutMs: 300,
+            onAttempt: (_ms, reason, failure) => void failures.add(`${reason}: ${failure.message.replace(url, 'URL')}`),
+          }),
+        );
+      } finally {
+        await api.close();
+      }
+    }
+    expect([...failures]).toEqual(['connection refused: cannot reach URL: connection refused']);
+  });
+
   it('shares one budget among the waits of a process, and stops with the late cadence', () => {
     expect(knockIntervalMs(0, 10_000, 1)).toBe(ProbeCadence.knockIntervalMs);
     expect(knockIntervalMs(0, 10_000, 4)).toBe(10);
@@ -269,5 +293,33 @@ describe('knocking', () => {
     expect(knockIntervalMs(0, 10_000, 32)).toBe(ProbeCadence.intervalMs);
     expect(knockIntervalMs(4_999, 10_000, 1)).toBe(10);
     expect(knockIntervalMs(5_000, 10_000, 1)).toBeUndefined();
+  });
+});
+
+describe('many waits sharing one stop signal (the agent stops every job and device through one)', () => {
+  it('stop together, at once, and add no listener of their own to it', async () => {
+    // A port that refuses: every wait knocks along, its pauses short.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning);
+    process.on('warning', onWarning);
+    const stop = new AbortController();
+    const clients = Array.from({ length: 12 }, () => clientFor(`https://127.0.0.1:${port}`, { kind: 'insecure' }).api);
+    try {
+      const waits = clients.map((api) => failureOf(api.waitUntilAnswering({ timeoutMs: 30_000, signal: stop.signal })));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      stop.abort(new Error('stopped by SIGTERM'));
+      for (const error of await Promise.all(waits)) expect(error.message).toBe('stopped by SIGTERM');
+      // Emitted on the next tick of the listener that crossed the default limit (10).
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((w) => w.name)).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await Promise.all(clients.map((api) => api.close()));
+    }
   });
 });

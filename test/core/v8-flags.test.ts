@@ -35,7 +35,8 @@ async function builtinCacheVerdicts(steps: string): Promise<{ taken: number; ref
   const after = stdout.slice(stdout.indexOf('--- loading'));
   return {
     taken: after.match(/^\[Deserializing from \d+ bytes/gm)?.length ?? 0,
-    refused: after.match(/^\[Cached code failed check\]/gm)?.length ?? 0,
+    // Node 20's V8 says `[Cached code failed check]`, Node 22's and 24's add the reason (`: flags mismatch`).
+    refused: after.match(/^\[Cached code failed check[\]:]/gm)?.length ?? 0,
   };
 }
 
@@ -49,6 +50,15 @@ describe('V8 flags set for one step', () => {
       'flags.withCodeCacheChecksum(() => 1); flags.withLlhttpAtBaseline(() => 1);',
     );
     expect(afterSteps).toEqual(untouched);
+
+    // A step that throws (a connect callback, a damaged cache's compile) puts them back too.
+    const afterThrows = await builtinCacheVerdicts(
+      [
+        "try { flags.withCodeCacheChecksum(() => { throw new Error('step'); }); } catch {}",
+        "try { flags.withLlhttpAtBaseline(() => { throw new Error('step'); }); } catch {}",
+      ].join('\n'),
+    );
+    expect(afterThrows).toEqual(untouched);
 
     // What the probe sees when a flag stays changed (as it did for the whole process before).
     const leftChanged = await builtinCacheVerdicts("setFlagsFromString('--liftoff-only');");

@@ -11,16 +11,26 @@ import type { Worker } from 'node:worker_threads';
  *
  * Not done where it buys nothing: NODE_EXTRA_CA_CERTS set (Node then builds the store before any
  * JavaScript runs) or a single core (the worker would take the main thread's time; it also costs
- * about 40 ms of CPU of its own). The worker runs Node's own code only, nothing from the input, and
- * never holds the process open; a failure to start it changes nothing but the time. Returns the
- * worker when one was started.
+ * about 40 ms of CPU of its own). The worker runs Node's own code only, nothing from the input nor
+ * the operator's preloads, and never holds the process open; a failure to start it changes nothing
+ * but the time. Returns the worker when one was started.
  */
 export function warmRootCertificateStore(env: NodeJS.ProcessEnv = process.env): Worker | undefined {
   if (started || (env.NODE_EXTRA_CA_CERTS ?? '') !== '' || availableParallelism() < 2) return undefined;
   started = true;
   try {
     const { Worker: Thread } = process.getBuiltinModule('node:worker_threads');
-    const worker = new Thread("require('node:tls').createSecureContext();", { eval: true, stdout: true, stderr: true });
+    // No execArgv and an empty env: a worker otherwise runs the operator's preloads again (node's
+    // --require/--import, NODE_OPTIONS'), a second time in a thread, and what they write to the
+    // process's descriptors is printed twice. The store does not depend on either: Node reads the
+    // options that shape it (--use-openssl-ca, NODE_EXTRA_CA_CERTS) once, for the whole process.
+    const worker = new Thread("require('node:tls').createSecureContext();", {
+      eval: true,
+      execArgv: [],
+      env: {},
+      stdout: true,
+      stderr: true,
+    });
     worker.on('error', () => undefined);
     worker.unref();
     return worker;
