@@ -50,7 +50,7 @@ describe('the worker of a real `mpprov apply` (the launcher starts it)', () => {
       ].join('\n'),
     );
     // NODE_EXTRA_CA_CERTS empty: set, no worker would be started at all.
-    const launcher = join(repoRoot, 'dist/mpprov.mjs');
+    const launcher = join(repoRoot, 'dist/mpprov.cjs');
     const args = ['apply', file, '--agent-config', '/nonexistent/agent.yaml', '--state-dir', stateDir()];
     for (const [argv, env] of [
       [[launcher, ...args], { NODE_OPTIONS: `--require ${preload}` }],
