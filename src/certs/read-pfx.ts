@@ -34,14 +34,15 @@ export function readPfx(der: Buffer, password?: string): KeyContents | KeyReadEr
   // both, and so do we. forge's PBES2 code throws a TypeError for `undefined`, so '' goes first.
   const [first, ...others] = password === undefined ? ['', undefined] : [password];
   const opened = openPfx(der, first);
-  if (!isReadError(opened) || opened.error !== ReadFailure.WrongPassword) return opened;
-  if (password !== undefined && /\P{ASCII}/u.test(password) && !MAC_FAILURE.test(opened.detail)) {
+  if (!isReadError(opened)) return opened;
+  if (password !== undefined && retryAsUtf8(password, opened)) {
     // The MAC's KDF wants the password as UTF-16, PBES2 (AES) as UTF-8 bytes, and forge hands one
     // string to both: fine for ASCII only. Any MAC passed above, so decrypt once more with UTF-8
     // and the MAC set aside.
     const retried = openPfx(der, nodeForge().util.encodeUtf8(password), { skipMac: true });
     if (!isReadError(retried)) return retried;
   }
+  if (opened.error !== ReadFailure.WrongPassword) return opened;
   for (const candidate of others) {
     const retried = openPfx(der, candidate);
     if (!isReadError(retried)) return retried;
@@ -49,6 +50,20 @@ export function readPfx(der: Buffer, password?: string): KeyContents | KeyReadEr
   return password === undefined
     ? readError(ReadFailure.NeedsPassword, 'the PFX is protected by a password')
     : readError(ReadFailure.WrongPassword, 'the password does not verify the PFX or decrypt its contents');
+}
+
+/**
+ * Whether a PFX that a non-ASCII password did not open may open with that password as UTF-8: its
+ * MAC verified (so the password is right) and what failed came after it, the decryption. The key
+ * forge derived from the wrong bytes turns the contents into garbage, which fails the padding check
+ * (a wrong password) or, 1 time in 256, passes it and fails as unreadable ASN.1: both are retried.
+ */
+export function retryAsUtf8(password: string, failure: KeyReadError): boolean {
+  return (
+    /\P{ASCII}/u.test(password) &&
+    !MAC_FAILURE.test(failure.detail) &&
+    (failure.error === ReadFailure.WrongPassword || failure.error === ReadFailure.Unreadable)
+  );
 }
 
 function openPfx(

@@ -2,6 +2,8 @@ import { X509Certificate, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ReadFailure, isReadError, readPrivateKey } from '../../src/certs/index.js';
+import { readError } from '../../src/certs/read-error.js';
+import { retryAsUtf8 } from '../../src/certs/read-pfx.js';
 import { type Issued, usePki } from '../support/test-pki.js';
 
 const PASSWORD = 'correct horse battery';
@@ -327,5 +329,25 @@ describe('readPrivateKey: PFX', () => {
     const header = Buffer.from(whole);
     header.fill(0x41, 0, 24);
     expect(readPrivateKey(header, PASSWORD)).toMatchObject({ error: ReadFailure.Unreadable });
+  });
+});
+
+describe('a non-ASCII PFX password', () => {
+  // The first try hands forge the password as it is: right for the MAC (UTF-16), wrong for PBES2
+  // (UTF-8). The wrong key's garbage usually fails the padding check, but 1 time in 256 it passes
+  // and then fails as ASN.1 (this is what a CI run met: "Only 8, 16, 24, or 32 bits supported"):
+  // either way the MAC verified, so the UTF-8 retry must follow. Which failure the garbage gives
+  // is chance, so the decision is checked here; the whole read is the test above.
+  it('is retried as UTF-8 whenever the MAC verified, whatever the garbage of the wrong key failed as', () => {
+    const password = 'Pässwörd-€';
+    const garbage = readError(ReadFailure.Unreadable, 'Only 8, 16, 24, or 32 bits supported: 96');
+    expect(retryAsUtf8(password, garbage)).toBe(true);
+    expect(retryAsUtf8(password, readError(ReadFailure.WrongPassword, 'Failed to decrypt'))).toBe(true);
+    // The MAC refused it: the password itself is wrong, in any encoding.
+    const macFailed = readError(ReadFailure.WrongPassword, 'PKCS#12 MAC could not be verified. Invalid password?');
+    expect(retryAsUtf8(password, macFailed)).toBe(false);
+    // ASCII is the same bytes either way; a PFX without a key stays one.
+    expect(retryAsUtf8('Password', garbage)).toBe(false);
+    expect(retryAsUtf8(password, readError(ReadFailure.NoKey, 'the PFX holds no private key'))).toBe(false);
   });
 });
