@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm run package` (after `npm run build`): the bundled CLI dist/mpprov.cjs (launcher and mpprov-app.cjs), then the Debian
-// package dist/mpprov_VERSION_all.deb built from it with dpkg-deb. No network, no fpm.
+// `npm run package` (after `npm run build`): the bundled CLI dist/mpprov.cjs (launcher,
+// mpprov-app.cjs and mpprov-apply.cjs), then the Debian package dist/mpprov_VERSION_all.deb
+// built from it with dpkg-deb. No network, no fpm.
 //
 //   node packaging/build-package.mjs [--bundle-only] [--out DIR]
 //

@@ -1,24 +1,28 @@
-// The CLI as two files for Node's own modules only: src/cli/main.ts and every dependency bundled
-// by esbuild into mpprov-app.cjs (CommonJS), and mpprov.cjs, a small launcher that runs it with
-// V8's code cache (src/cli/compile-cache.ts: compiling 4 MB is a third of a short command's time).
-// The .deb installs the launcher as /usr/bin/mpprov and the bundle as /usr/lib/mpprov/mpprov-app.cjs;
-// nothing needs node_modules beside it.
+// The CLI as files for Node's own modules only: src/cli/main.ts and every dependency bundled by
+// esbuild into mpprov-app.cjs (CommonJS), src/cli/apply-main.ts (plan and apply alone) into
+// mpprov-apply.cjs, and mpprov.cjs, a small launcher that runs one of them with V8's code cache
+// (src/cli/compile-cache.ts: compiling 4 MB is a third of a short command's time). The .deb
+// installs the launcher as /usr/bin/mpprov and the bundles in /usr/lib/mpprov/; nothing needs
+// node_modules beside them.
 import { build } from 'esbuild';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { lazyBuiltinsPlugin } from './lazy-builtins.mjs';
 
-/** The bundle's file name, beside the launcher (dist/, install.sh) or in /usr/lib/mpprov (the .deb). */
-export const APP_FILE_NAME = 'mpprov-app.cjs';
+/**
+ * The bundles' file names, beside the launcher (dist/, install.sh) or in /usr/lib/mpprov (the
+ * .deb): src/cli/bundle-files.ts's, which the launcher looks for. Each entry point is bundled whole.
+ */
+export const APP_FILES = { 'mpprov-app.cjs': 'src/cli/main.ts', 'mpprov-apply.cjs': 'src/cli/apply-main.ts' };
 
 /**
- * Bundles the CLI into `outfile` (the launcher) and mpprov-app.cjs beside it, and returns
- * esbuild's metafile of the bundle (which packages went in: the copyright file lists them).
+ * Bundles the CLI into `outfile` (the launcher) and APP_FILES beside it, and returns esbuild's
+ * metafile of mpprov-app.cjs (which packages went in: the copyright file lists them; the apply
+ * bundle's are a part of them).
  * `version` is inlined as the `__MPPROV_VERSION__` literal that src/cli/package-version.ts
  * prefers to reading ../../package.json, which the bundle does not have.
  */
 export async function bundleCli({ repo, outfile, version }) {
-  const appFile = join(dirname(outfile), APP_FILE_NAME);
   const common = {
     bundle: true,
     platform: 'node',
@@ -27,9 +31,32 @@ export async function bundleCli({ repo, outfile, version }) {
     legalComments: 'none',
     logLevel: 'warning',
   };
+  const metafiles = [];
+  for (const [name, entry] of Object.entries(APP_FILES))
+    metafiles.push(
+      await bundleApp({ common, entry: join(repo, entry), appFile: join(dirname(outfile), name), version }),
+    );
+  // CommonJS as well: an ES module entry costs every command Node's ESM loader and a module wrapper
+  // for each of Node's modules it imports (`--version` 61 -> 56 ms here); as /usr/bin/mpprov, with
+  // no extension and no package.json above it, Node runs it as CommonJS without trying both.
+  await build({
+    ...common,
+    entryPoints: [join(repo, 'src/cli/bundle-launcher.ts')],
+    outfile,
+    format: 'cjs',
+    define: { 'import.meta.url': '__launcherFileUrl' },
+    banner: { js: "var __launcherFileUrl = require('node:url').pathToFileURL(__filename).href;" },
+  });
+  await writeFile(outfile, asciiOnly(await readFile(outfile, 'utf8')));
+  await chmod(outfile, 0o755);
+  return metafiles[0];
+}
+
+/** One entry point and every dependency as one CommonJS file, `appFile`; esbuild's metafile of it. */
+async function bundleApp({ common, entry, appFile, version }) {
   const result = await build({
     ...common,
-    entryPoints: [join(repo, 'src/cli/main.ts')],
+    entryPoints: [entry],
     outfile: appFile,
     format: 'cjs',
     // Whitespace and syntax only (5.0 -> 3.4 MB): less to read, hash and scan on every start (a
@@ -49,19 +76,6 @@ export async function bundleCli({ repo, outfile, version }) {
   // Run inside a function wrapper (compile-cache.ts), where a "#!" line is a syntax error: blanked.
   await writeFile(appFile, asciiOnly((await readFile(appFile, 'utf8')).replace(/^#![^\n]*/, '')));
   await chmod(appFile, 0o644);
-  // CommonJS as well: an ES module entry costs every command Node's ESM loader and a module wrapper
-  // for each of Node's modules it imports (`--version` 61 -> 56 ms here); as /usr/bin/mpprov, with
-  // no extension and no package.json above it, Node runs it as CommonJS without trying both.
-  await build({
-    ...common,
-    entryPoints: [join(repo, 'src/cli/bundle-launcher.ts')],
-    outfile,
-    format: 'cjs',
-    define: { 'import.meta.url': '__launcherFileUrl' },
-    banner: { js: "var __launcherFileUrl = require('node:url').pathToFileURL(__filename).href;" },
-  });
-  await writeFile(outfile, asciiOnly(await readFile(outfile, 'utf8')));
-  await chmod(outfile, 0o755);
   return result.metafile;
 }
 

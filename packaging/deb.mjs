@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { chmod, copyFile, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { APP_FILE_NAME } from './bundle.mjs';
+import { APP_FILES } from './bundle.mjs';
 import { bashCompletion, zshCompletion } from './completion.mjs';
 import { mpprovManPage, stickFormatManPage } from './man-page.mjs';
 
@@ -105,7 +105,11 @@ async function copyright(repo, metafile) {
   const head = await readFile(join(repo, 'packaging/debian/copyright.head'), 'utf8');
   const packages = await bundledPackages(repo, metafile);
   const list = packages.map((p) => ` ${p.name} ${p.version} (${p.license})`).join('\n');
-  return `${head}\nFiles: usr/bin/mpprov usr/lib/mpprov/mpprov-app.cjs\nCopyright: the authors of each bundled package, as each states\nLicense: bundled\n Bundled Node.js packages, with the licence each declares:\n${list}\n`;
+  return `${head}\nFiles: usr/bin/mpprov ${Object.keys(APP_FILES)
+    .map((name) => `usr/lib/mpprov/${name}`)
+    .join(
+      ' ',
+    )}\nCopyright: the authors of each bundled package, as each states\nLicense: bundled\n Bundled Node.js packages, with the licence each declares:\n${list}\n`;
 }
 
 export async function buildDeb({ repo, out, bundle, version, metafile }) {
@@ -124,9 +128,10 @@ export async function buildDeb({ repo, out, bundle, version, metafile }) {
   await rm(root, { recursive: true, force: true });
   await mkdir(root, { mode: 0o755 });
 
-  // The launcher as the command; the bundle it runs in ../lib/mpprov/, where it looks (src/cli/bundle-launcher.ts).
+  // The launcher as the command; the bundles it runs in ../lib/mpprov/, where it looks (src/cli/bundle-launcher.ts).
   await put(root, 'usr/bin/mpprov', packagedBundle(await readFile(bundle, 'utf8')), 0o755);
-  await put(root, `usr/lib/mpprov/${APP_FILE_NAME}`, await readFile(join(dirname(bundle), APP_FILE_NAME)), 0o644);
+  for (const name of Object.keys(APP_FILES))
+    await put(root, `usr/lib/mpprov/${name}`, await readFile(join(dirname(bundle), name)), 0o644);
   await put(
     root,
     'usr/lib/systemd/system/mpprov.service',

@@ -52,7 +52,7 @@ if [ "$build" = yes ]; then
   npm run build
   node packaging/build-package.mjs --bundle-only
 fi
-for built in dist/mpprov.cjs dist/mpprov-app.cjs; do
+for built in dist/mpprov.cjs dist/mpprov-app.cjs dist/mpprov-apply.cjs; do
   [ -f "$built" ] || { echo "install.sh: $built is missing: run npm run package" >&2; exit 1; }
 done
 
@@ -60,11 +60,13 @@ lib="$dest$prefix/lib/mpprov"
 echo "install.sh: $lib"
 rm -rf "$lib"
 install -d -m 0755 "$lib" "$dest$prefix/bin" "$dest/etc/systemd/system" "$dest/etc/systemd/user"
-# The bundle carries its dependencies and its version; the launcher beside it runs it with V8's
-# code cache (src/cli/compile-cache.ts). The launcher's first line names this node.
+# The bundles carry their dependencies and the version (mpprov-apply.cjs: plan and apply alone);
+# the launcher beside them runs one with V8's code cache (src/cli/compile-cache.ts). The
+# launcher's first line names this node.
 { echo "#!$node"; tail -n +2 dist/mpprov.cjs; } > "$lib/mpprov.cjs"
 chmod 0755 "$lib/mpprov.cjs"
 install -m 0644 dist/mpprov-app.cjs "$lib/mpprov-app.cjs"
+install -m 0644 dist/mpprov-apply.cjs "$lib/mpprov-apply.cjs"
 install -m 0644 README.md "$lib/README.md"
 ln -sfn "$prefix/lib/mpprov/mpprov.cjs" "$dest$prefix/bin/mpprov"
 

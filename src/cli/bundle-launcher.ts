@@ -3,11 +3,13 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { warmRootCertificateStore } from './warm-root-store.js';
 import { runWithCompileCache } from './compile-cache.js';
+import { APPLY_APP, APPLY_COMMANDS, FULL_APP } from './bundle-files.js';
 
 /**
  * dist/mpprov.cjs, the command the package installs as /usr/bin/mpprov (packaging/bundle.mjs):
- * finds the bundled CLI, mpprov-app.cjs, beside it (dist/, install.sh's lib folder) or in
- * ../lib/mpprov/ (the .deb), and runs it with the code cache (compile-cache.ts).
+ * finds the bundled CLI beside it (dist/, install.sh's lib folder) or in ../lib/mpprov/ (the
+ * .deb), and runs it with the code cache (compile-cache.ts). `plan` and `apply` have a bundle of
+ * their own, mpprov-apply.cjs (apply-main.ts); every other command line runs mpprov-app.cjs.
  */
 /** Commands whose first TLS connection comes soon after the start: Node's root store is built meanwhile. */
 const CONNECTING_COMMANDS: readonly string[] = ['plan', 'apply', 'service'];
@@ -16,11 +18,11 @@ const CONNECTING_COMMANDS: readonly string[] = ['plan', 'apply', 'service'];
 if (CONNECTING_COMMANDS.includes(process.argv[2] ?? '')) warmRootCertificateStore();
 
 const here = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
-const appFile = [here('./mpprov-app.cjs'), here('../lib/mpprov/mpprov-app.cjs')].find((file) => existsSync(file));
+const find = (name: string): string | undefined =>
+  [here(`./${name}`), here(`../lib/mpprov/${name}`)].find((file) => existsSync(file));
+const appFile = (APPLY_COMMANDS.includes(process.argv[2] ?? '') ? find(APPLY_APP) : undefined) ?? find(FULL_APP);
 if (appFile === undefined) {
-  process.stderr.write(
-    `mpprov: mpprov-app.cjs is neither beside ${here('.')} nor in ../lib/mpprov/: reinstall mpprov\n`,
-  );
+  process.stderr.write(`mpprov: ${FULL_APP} is neither beside ${here('.')} nor in ../lib/mpprov/: reinstall mpprov\n`);
   process.exit(1);
 }
 runWithCompileCache({ appFile, args: process.argv.slice(2), env: process.env, uid: process.geteuid?.() ?? -1 });

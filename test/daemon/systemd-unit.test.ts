@@ -108,6 +108,7 @@ describe('systemd/mpprov.service', () => {
         expect((await readdir(join(dest, 'usr/local/lib/mpprov'))).sort()).toEqual([
           'README.md',
           'mpprov-app.cjs',
+          'mpprov-apply.cjs',
           'mpprov.cjs',
         ]);
         const bundle = join(dest, 'usr/local/lib/mpprov/mpprov.cjs');
@@ -115,6 +116,8 @@ describe('systemd/mpprov.service', () => {
         // Run as the command itself: its first line picks the node, nothing but its bundle beside it is needed.
         const { stdout } = await run(bundle, ['run', '--help'], { encoding: 'utf8' });
         expect(stdout).toContain('Usage: mpprov run');
+        const apply = await run(bundle, ['apply', '--help'], { encoding: 'utf8' });
+        expect(apply.stdout).toContain('Usage: mpprov apply');
         const sample = join(dest, 'etc/mpprov/agent.yaml');
         expect((await stat(sample)).mode & 0o777).toBe(0o600);
         const loaded = await loadAgentConfig(sample, {});

@@ -90,6 +90,8 @@ describe('the .deb: control fields, files, modes, conffiles', () => {
     const files = new Map(entries.filter((e) => e.mode.startsWith('-')).map((e) => [e.path, e.mode]));
     expect(Object.fromEntries(files)).toMatchObject({
       '/usr/bin/mpprov': '-rwxr-xr-x',
+      '/usr/lib/mpprov/mpprov-app.cjs': '-rw-r--r--',
+      '/usr/lib/mpprov/mpprov-apply.cjs': '-rw-r--r--',
       '/usr/lib/systemd/system/mpprov.service': '-rw-r--r--',
       '/usr/lib/systemd/system/mpprov-observe.service': '-rw-r--r--',
       '/etc/mpprov/agent.yaml': '-rw-------',
