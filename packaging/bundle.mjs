@@ -8,6 +8,7 @@ import { build } from 'esbuild';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { lazyBuiltinsPlugin } from './lazy-builtins.mjs';
+import { zodLocalesPlugin } from './zod-locales.mjs';
 
 /**
  * The bundles' file names, beside the launcher (dist/, install.sh) or in /usr/lib/mpprov (the
@@ -71,7 +72,7 @@ async function bundleApp({ common, entry, appFile, version }) {
     // "use strict" first, where it is a directive (esbuild's own would come after the banner).
     banner: { js: "'use strict';\nvar __mpprovFileUrl = require('node:url').pathToFileURL(__filename).href;" },
     metafile: true,
-    plugins: [lazyBuiltinsPlugin()],
+    plugins: [lazyBuiltinsPlugin(), zodLocalesPlugin()],
   });
   // Run inside a function wrapper (compile-cache.ts), where a "#!" line is a syntax error: blanked.
   await writeFile(appFile, asciiOnly((await readFile(appFile, 'utf8')).replace(/^#![^\n]*/, '')));

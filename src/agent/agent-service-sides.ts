@@ -1,4 +1,4 @@
-import { createServiceSide, sameService, type ServiceSide } from '../apply/index.js';
+import { createServiceSide, sameService, type ServiceSide } from '../apply/service-side.js';
 import type { AgentServiceSettings } from '../config/index.js';
 import { RateLimiter } from '../service/index.js';
 

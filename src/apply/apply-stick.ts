@@ -21,7 +21,7 @@ import { type DeviceLockSettings, lockDeviceAt } from './device-file-lock.js';
 import { provisionDevice, type ProvisionOptions } from './provision-device.js';
 import { openSecretsRecord, type RecordWarning } from './secrets-record.js';
 import { servicePostCheck, wantsPostCheck } from './service-post-check.js';
-import { createServiceSide, type ServiceSide } from './service-side.js';
+import type { ServiceSide } from './service-side.js';
 import { cutBy } from './stopped-run.js';
 
 export interface StickApplyOptions extends Omit<ProvisionOptions, 'onEvent'> {
@@ -138,7 +138,9 @@ export async function applyStick(stick: ValidatedStick, options: StickApplyOptio
     settings === undefined || !readsService
       ? undefined
       : (options.serviceSide ??
-        createServiceSide(settings, {
+        // Loaded only here: a run without a service block never loads the service's client, models
+        // and event follower (the plan and apply bundle's start).
+        (await import('./service-side.js')).createServiceSide(settings, {
           roundMs: options.serviceBackoff?.firstMs,
           stateDir: options.agent.stateDir,
         }));

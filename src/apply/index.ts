@@ -14,5 +14,8 @@ export { secretsRecordProblem } from './secrets-record-access.js';
 export { stepRange } from './stopped-run.js';
 export { limitProblem } from './apply-stick.js';
 export { pathsWords } from './path-report.js';
-export { createServiceSide, sameService, type ServiceSide } from './service-side.js';
+// The service side's functions are imported from service-side.ts itself (the agent) or on first
+// use (apply-stick.ts): from here they would load the service's client and models at every start
+// of plan and apply, with or without a service block.
+export type { ServiceSide } from './service-side.js';
 export { UpdateSecrets, UPDATE_SECRETS_CHOICES } from './secret-update-policy.js';

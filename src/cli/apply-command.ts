@@ -22,13 +22,19 @@ import { Redactor } from '../core/redact.js';
 import { visibleJson, visibleLines, visibleText } from '../core/visible-text.js';
 import { configFileOf } from '../ingest/index.js';
 import { createProgressDisplay, formatProblem, renderPlan } from '../report/index.js';
-import { ConnectionOutcomeKind } from '../service/index.js';
+import type { ConnectionOutcomeKind } from '../service/index.js';
 import { jsonVersionLine } from './json-version.js';
 import { nameList } from './name-list.js';
 import { ALLOW_UNSIGNED_FLAG, stickSignatureGate, UNSIGNED_SERVICE_SENTENCE } from './stick-signature-gate.js';
 import { stopOnSignal } from './stop-on-signal.js';
 import { createStopProgress } from './stop-progress.js';
 import { preflightGate } from './preflight-gate.js';
+
+/**
+ * ConnectionOutcomeKind.Unchecked, by its value: importing the constant would load the service's
+ * client and models on every plan and apply, with or without a service block.
+ */
+const UNCHECKED: ConnectionOutcomeKind = 'unchecked';
 
 interface ApplyFlags {
   agentConfig?: string;
@@ -306,7 +312,7 @@ function withServiceSkipped(
     return {
       ...rest,
       service: {
-        kind: ConnectionOutcomeKind.Unchecked,
+        kind: UNCHECKED,
         connected: false,
         hostname: hostnameOf(d.device),
         waitedMs: 0,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServiceSide } from '../../src/apply/index.js';
+import { createServiceSide } from '../../src/apply/service-side.js';
 import { Secret } from '../../src/core/secret.js';
 import { RIG_TOKEN, startServiceRig, type ServiceRig } from '../simulator/service-rig.js';
 import { freePort, removeState, startObserve, type ObserveRun } from './observe-rig.js';

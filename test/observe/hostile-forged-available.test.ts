@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServiceSide } from '../../src/apply/index.js';
+import { createServiceSide } from '../../src/apply/service-side.js';
 import { Secret } from '../../src/core/secret.js';
 import { createEventsLog } from '../../src/observe/events-log.js';
 import { RIG_TOKEN, startServiceRig, type ServiceRig } from '../simulator/service-rig.js';
