@@ -92,14 +92,17 @@ describe('modules a command loads', () => {
     expectNoAgentOrSimulator(run.modules);
   });
 
-  it('plan loads the device client, and no agent or simulator', async () => {
+  it('plan loads the device client, and no agent or simulator, nor the service side without a service block', async () => {
     const { folder, config } = await unreachablePlanStick('lazy-load-plan');
     const run = await loadedBy(['plan', config], folder);
     expect(run.code).toBe(1);
     expect(run.stderr + run.stdout).toMatch(/127\.0\.0\.1:1/);
     expect(packageLoaded(run.modules, 'undici')).toBe(true);
     expect(run.modules).toContain('dist/client/admin-client.js');
+    expect(run.modules).toContain('dist/apply/apply-stick.js');
     expectNoAgentOrSimulator(run.modules);
+    expect(folderLoaded(run.modules, 'service')).toBe(false);
+    expect(folderLoaded(run.modules, 'observe')).toBe(false);
   });
 
   it('--version loads no command at all', async () => {
