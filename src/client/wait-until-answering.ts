@@ -61,10 +61,13 @@ export async function waitUntilAnswering(
   // While the port refuses (the last probe's knock said so, and none is under way): the next
   // knock after knockIntervalMs, sooner than the cadence (retry-policy.ts).
   let refusedAt: number | undefined;
+  // The end of the last 429's Retry-After: nothing starts before it, a knock neither (a refusal
+  // seen meanwhile, from a probe started before the 429, must not bring the next one forward).
+  let askAgainAt = 0;
   const dueAt = (now: number): number => {
     if (refusedAt === undefined || inFlight.size > 0) return nextStart;
     const knockPause = knockIntervalMs(now, timeoutMs, waitsUnderWay);
-    return knockPause === undefined ? nextStart : Math.min(nextStart, refusedAt + knockPause);
+    return knockPause === undefined ? nextStart : Math.max(askAgainAt, Math.min(nextStart, refusedAt + knockPause));
   };
   waitsUnderWay += 1;
   try {
@@ -112,8 +115,10 @@ export async function waitUntilAnswering(
       refusedAt = refusedByKnock(failure) ? elapsed() : undefined;
       // A 429 says when to ask again: no probe before then (a device that counts requests is not
       // helped by twenty a second).
-      if (failure instanceof RateLimitedError)
-        nextStart = Math.max(nextStart, elapsed() + (failure.data.retryAfterMs ?? 0));
+      if (failure instanceof RateLimitedError) {
+        askAgainAt = Math.max(askAgainAt, elapsed() + (failure.data.retryAfterMs ?? 0));
+        nextStart = Math.max(nextStart, askAgainAt);
+      }
       lastReason = briefReason(failure);
       options.onAttempt?.(Math.round(elapsed()), lastReason, failure);
     }
@@ -137,18 +142,22 @@ async function probe(
   // Before any HTTP client is made: a refused knock is the whole probe. Every refusal of a wait
   // says the same, so one failure stands for them all (an error and its stack for each knock
   // was most of a knock's CPU).
+  const knockedAt = performance.now();
   const refusal = await connection.knock?.(timeoutMs, signal);
   if (refusal !== undefined)
     return {
       failure: (refused.failure ??= knockRefusal(connection, refusal, { ...listRequest('active'), timeoutMs })),
     };
-  const own = connection.openProbe?.(timeoutMs);
+  // The probe's time is knock and request together: a knock that got no answer at all (a device
+  // dropping the SYN) leaves the request the rest, so the wait still ends at its timeout.
+  const left = Math.max(1, Math.round(timeoutMs - (performance.now() - knockedAt)));
+  const own = connection.openProbe?.(left);
   const probing: DeviceConnection =
     own === undefined
       ? connection
-      : { ...connection, dispatcher: own, connectTimeoutMs: Math.min(timeoutMs, connection.connectTimeoutMs) };
+      : { ...connection, dispatcher: own, connectTimeoutMs: Math.min(left, connection.connectTimeoutMs) };
   try {
-    return { view: await listInterfaces(probing, 'active', { once: true, timeoutMs, signal }) };
+    return { view: await listInterfaces(probing, 'active', { once: true, timeoutMs: left, signal }) };
   } catch (failure) {
     return { failure };
   } finally {

@@ -44,15 +44,18 @@ export async function sendRequest(req: PeerRequest): Promise<Outcome> {
   }, req.timeoutMs);
   const signal = req.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, req.signal]);
   try {
-    const response = await req.dispatcher.request({
-      path: req.wirePath,
-      method: req.operation.method,
-      headers: req.headers,
-      body: req.body ?? null,
+    const response = await settledByDeadline(
+      req.dispatcher.request({
+        path: req.wirePath,
+        method: req.operation.method,
+        headers: req.headers,
+        body: req.body ?? null,
+        signal,
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+      }),
       signal,
-      headersTimeout: req.timeoutMs,
-      bodyTimeout: req.timeoutMs,
-    });
+    );
     const text = await readCappedBody(
       response.body,
       req.maxBodyBytes ?? MAX_BODY_BYTES,
@@ -91,5 +94,42 @@ export async function sendRequest(req: PeerRequest): Promise<Outcome> {
     return { failure };
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * `requesting`, or the abort of `signal` if that comes first. undici keeps a request waiting for
+ * its connection deaf to its signal until the connect ends, and times connects out on its
+ * half-second timer wheel: a device that drops the SYN held a request (and a restart wait) up to
+ * half a second past its deadline. The request given up on is left to undici, which ends it at the
+ * connect (aborted, as its signal says); an answer that still comes has its body discarded.
+ */
+async function settledByDeadline<T extends { body: { destroy(): unknown } }>(
+  requesting: Promise<T>,
+  signal: AbortSignal,
+): Promise<T> {
+  if (signal.aborted) {
+    void requesting.then(
+      (late) => late.body.destroy(),
+      () => undefined,
+    );
+    throw signal.reason;
+  }
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([requesting, aborted]);
+  } catch (error) {
+    if (signal.aborted)
+      void requesting.then(
+        (late) => late.body.destroy(),
+        () => undefined,
+      );
+    throw error;
+  } finally {
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
   }
 }
