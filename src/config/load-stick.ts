@@ -22,6 +22,7 @@ import { checkStickRules } from './stick-rules.js';
 import { encodingProblems } from './text-encoding.js';
 import { parseYamlYielding, placeProblem, type YamlSource } from './yaml-source.js';
 import { problemsFromZod } from './zod-issues.js';
+import { strictUtf8 } from '../core/utf8-text.js';
 
 /** A file the configuration names, read into memory once (so a pulled stick cannot break a job). */
 export interface StickFileContent {
@@ -256,7 +257,15 @@ async function readReferences(
       }
       const secretKey = secretKeyOfFile(key);
       // A secret file ends with one newline as editors write it; that newline is not the secret.
-      const value = bytes.toString('utf8').replace(/\r?\n$/, '');
+      const value = strictUtf8(bytes)?.replace(/\r?\n$/, '');
+      if (value === undefined) {
+        fail(
+          keyPath,
+          `secret file '${fileName}' is not UTF-8 text (a byte such as Latin-1's): its ${secretKey} would reach the device with other letters`,
+          'save it as UTF-8',
+        );
+        continue;
+      }
       if (value === '') {
         fail(keyPath, `secret file '${fileName}' is empty`, `write the ${secretKey} into it`);
         continue;

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Secret } from '../core/secret.js';
+import { strictUtf8 } from '../core/utf8-text.js';
 
 /** A laptop-side secret file (password, token) is a few bytes; anything larger is not one. */
 const MAX_SECRET_FILE_BYTES = 64 * 1024;
@@ -23,10 +24,9 @@ export async function readSecretFile(file: string): Promise<Secret | string> {
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     if (bytesRead > MAX_SECRET_FILE_BYTES)
       return `secret file ${file} is larger than 64 KiB: it holds no password or token`;
-    const value = buffer
-      .subarray(0, bytesRead)
-      .toString('utf8')
-      .replace(/\r?\n$/, '');
+    const value = strictUtf8(buffer.subarray(0, bytesRead))?.replace(/\r?\n$/, '');
+    if (value === undefined)
+      return `secret file ${file} is not UTF-8 text (a byte such as Latin-1's): save it as UTF-8`;
     if (value === '') return `secret file ${file} is empty`;
     // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f\u007f]/.test(value))

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Secret } from '../core/secret.js';
+import { strictUtf8 } from '../core/utf8-text.js';
 import type { SecretLookup } from './render-template.js';
 
 /** A password or key passphrase is short; a large file named as a secret is a mistake. */
@@ -36,8 +37,13 @@ export function secretsDir(dir: string | undefined): SecretsDir {
         if (!info.isFile()) outcome = { message: `the secret '${name}' is not a file in ${dir}` };
         else if (info.size > MAX_SECRET_BYTES) outcome = { message: `the secret '${name}' is over 64 KiB` };
         else {
-          const text = readFileSync(join(dir, name), 'utf8').replace(/\r?\n$/, '');
-          if (text === '') outcome = { message: `the secret '${name}' is empty` };
+          const text = strictUtf8(readFileSync(join(dir, name)))?.replace(/\r?\n$/, '');
+          if (text === undefined)
+            outcome = {
+              message: `the secret '${name}' is not UTF-8 text (a byte such as Latin-1's)`,
+              hint: `save ${join(dir, name)} as UTF-8`,
+            };
+          else if (text === '') outcome = { message: `the secret '${name}' is empty` };
           // As for a secret file agent.yaml names: a second line or a stray byte would reach the
           // device inside a password and fail its 802.1X or login on site, far from the build.
           // eslint-disable-next-line no-control-regex

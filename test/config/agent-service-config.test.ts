@@ -17,14 +17,17 @@ function folder(files: Record<string, string>): string {
 }
 
 describe('agent.yaml service block', () => {
-  it('refuses a token file that is a FIFO, a device, or more than one line, without hanging or quoting it', async () => {
+  it('refuses a token file that is a FIFO, a device, more than one line or not UTF-8, without hanging or quoting it', async () => {
     const dir = folder({ 'two-lines.token': `${TOKEN}\nsecond line\n`, 'ctrl.token': `${TOKEN}\u0007\n` });
     execFileSync('mkfifo', [join(dir, 'fifo.token')]);
+    // Latin-1: read loosely its '\u00e9' would be U+FFFD, a token the service never issued.
+    writeFileSync(join(dir, 'latin1.token'), Buffer.from(`${TOKEN}-\u00e9\n`, 'latin1'));
     const cases = {
       fifo: join(dir, 'fifo.token'),
       device: '/dev/zero',
       twoLines: join(dir, 'two-lines.token'),
       control: join(dir, 'ctrl.token'),
+      latin1: join(dir, 'latin1.token'),
     };
     const messages: Record<string, string[]> = {};
     for (const [name, file] of Object.entries(cases)) {
@@ -42,6 +45,7 @@ describe('agent.yaml service block', () => {
       control: [
         `secret file ${cases.control} holds more than one line or a control character: it must hold the secret alone, on one line`,
       ],
+      latin1: [`secret file ${cases.latin1} is not UTF-8 text (a byte such as Latin-1's): save it as UTF-8`],
     });
     expect(JSON.stringify(messages)).not.toContain(TOKEN);
   });

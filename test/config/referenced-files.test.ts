@@ -46,6 +46,22 @@ describe('files named by the configuration', () => {
     ]);
   });
 
+  it('refuses a secret file that is not UTF-8 (its letters would reach the device changed), and drops a BOM', async () => {
+    const latin1 = stickDir(base('    password_file: admin.pw\n'), {
+      'admin.pw': Buffer.from('Gr\u00fcn-SeCrEt-1\n', 'latin1'),
+    });
+    const refused = await loadStick(join(latin1, 'mpprov.yaml'), { label: 'mpprov.yaml' });
+    expect(errorsOf(refused.problems)).toEqual([
+      "5:20 monitoring_points[0].password_file secret file 'admin.pw' is not UTF-8 text (a byte such as Latin-1's): its password would reach the device with other letters",
+    ]);
+    expect(refused.problems[0]?.hint).toBe('save it as UTF-8');
+    expect(JSON.stringify(refused.problems)).not.toContain('SeCrEt');
+    const bom = stickDir(base('    password_file: admin.pw\n'), { 'admin.pw': '\ufeffGr\u00fcn-SeCrEt-1\r\n' });
+    const read = await loadStick(join(bom, 'mpprov.yaml'));
+    expect(errorsOf(read.problems)).toEqual([]);
+    expect(read.model?.monitoring_points[0]?.password?.satisfies((value) => value === 'Gr\u00fcn-SeCrEt-1')).toBe(true);
+  });
+
   it('checks a passphrase read from a file like an inline one, without quoting it', async () => {
     const config = `${base('    interfaces:\n')}      wlan0:\n        wireless: { ssid: Corp, security: wpa2-personal, passphrase_file: wifi.txt }\n        ipv4: { method: dhcp }\n`;
     const dir = stickDir(config, { 'wifi.txt': 'shortSe\n' });

@@ -135,6 +135,27 @@ describe('stick build with careless secret files', () => {
     for (const piece of ['Berlin-Dot1x-Pw', 'second-line-of-the-paste', 'Paris-Dot1x-'])
       expect(printed).not.toContain(piece);
   });
+  it('refuses a secret that is not UTF-8 instead of writing U+FFFD for its letters, and drops a BOM', async () => {
+    const { dir, out } = fixtureCopy('latin1-secret');
+    // An old editor's Latin-1: 'Grün' with one byte for the 'ü'.
+    writeFileSync(join(dir, 'secrets/dot1x-mp-berlin-01'), Buffer.from('Gr\u00fcn-Dot1x-Pw\n', 'latin1'));
+    // Notepad's UTF-8, with the byte order mark first.
+    writeFileSync(join(dir, 'secrets/dot1x-mp-paris-02'), '\ufeffParis-Gr\u00fcn-Pw\n');
+    const target = out();
+    const result = await build(dir, target);
+    expect(result.ran).toBe(true);
+    if (!result.ran) return;
+    expect(result.problems.map((p) => [p.path, p.message, p.hint])).toEqual([
+      [
+        'monitoring_points[0].interfaces.eth1.dot1x.password_file',
+        `mp-berlin-01: the secret 'dot1x-mp-berlin-01' is not UTF-8 text (a byte such as Latin-1's) (template ${join(dir, 'template.yaml')}:20:22)`,
+        `save ${join(dir, 'secrets/dot1x-mp-berlin-01')} as UTF-8`,
+      ],
+    ]);
+    expect(result.sticks.map((s) => s.site)).toEqual(['paris']);
+    expect(readFileSync(join(target, 'paris/secrets/dot1x-mp-paris-02'), 'utf8')).toBe('Paris-Gr\u00fcn-Pw');
+    expect(JSON.stringify(result)).not.toContain('Dot1x-Pw');
+  });
 });
 
 describe('stick build output on a shared machine', () => {
