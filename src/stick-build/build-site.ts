@@ -38,14 +38,31 @@ export async function buildSite(input: SiteInput, dir: string): Promise<SiteBuil
   const problems = rendered.flatMap((r) => r.problems);
   const secretNames = new Set(rendered.flatMap((r) => [...r.secrets]));
   const secrets = [...secretNames].map((name) => input.secrets(name)).filter((s) => s !== undefined);
-  const copies = new Map<string, { mp: InventoryMp; index: number; keyPath: string; origin: Origin | undefined }>();
+  const copies = new Map<string, FileOrigin>();
+  // Every file the stick gets, secrets included, by its name on FAT: case-insensitive.
+  const onFat = new Map<string, string>();
   rendered.forEach((r, index) => {
     for (const file of r.files) {
-      const mp = mps[index] as InventoryMp;
+      const from: FileOrigin = {
+        mp: mps[index] as InventoryMp,
+        index,
+        keyPath: file.keyPath,
+        origin: r.origins.get(file.keyPath),
+      };
+      const same = onFat.get(file.path.toUpperCase());
+      if (same === undefined) onFat.set(file.path.toUpperCase(), file.path);
+      else if (same !== file.path)
+        problems.push(
+          located(
+            from,
+            template,
+            `the files '${visibleText(same)}' and '${visibleText(file.path)}' differ only in case: on the stick's FAT filesystem they are one file`,
+            'name the files apart by more than upper and lower case',
+          ),
+        );
       if (file.path.startsWith(`${SECRETS_FOLDER}/`) && secretNames.has(file.path.slice(SECRETS_FOLDER.length + 1)))
         continue;
-      if (!copies.has(file.path))
-        copies.set(file.path, { mp, index, keyPath: file.keyPath, origin: r.origins.get(file.keyPath) });
+      if (!copies.has(file.path)) copies.set(file.path, from);
     }
   });
   const filesRoot = resolve(template.filesDir);
@@ -138,12 +155,15 @@ export async function buildSite(input: SiteInput, dir: string): Promise<SiteBuil
   return { ok: true, sha256: validated.sha256, referenced, warnings: mapped, secrets: all };
 }
 
-function located(
-  from: { mp: InventoryMp; index: number; keyPath: string; origin: Origin | undefined },
-  template: Template,
-  message: string,
-  hint?: string,
-): Problem {
+/** Where a file of the stick comes from: the MP, its index, the key naming the file, the template's place. */
+interface FileOrigin {
+  mp: InventoryMp;
+  index: number;
+  keyPath: string;
+  origin: Origin | undefined;
+}
+
+function located(from: FileOrigin, template: Template, message: string, hint?: string): Problem {
   const where =
     from.origin === undefined ? '' : ` (template ${template.file}:${from.origin.line}:${from.origin.column})`;
   return problemAt(

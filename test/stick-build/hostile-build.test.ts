@@ -105,6 +105,39 @@ describe('stick build with a hostile template file', () => {
   });
 });
 
+describe('stick build with names FAT cannot tell apart', () => {
+  it('refuses two files of one site that differ only in case, and builds the other sites', async () => {
+    const { dir, out } = fixtureCopy('case-only');
+    // Two MPs of paris name their CA in different case: on FAT (case-insensitive) one file, and one
+    // MP's CA would silently be the other's, or mcopy stops half way through the image.
+    writeFileSync(join(dir, 'certs/Fleet-CA.pem'), readFileSync(join(dir, 'certs/fleet-ca.pem')));
+    const text = readFileSync(join(dir, 'fleet.yaml'), 'utf8');
+    writeFileSync(
+      join(dir, 'fleet.yaml'),
+      text.replace('dot1x_identity: mp-paris-02', 'dot1x_identity: mp-paris-02\n        ca: certs/Fleet-CA.pem'),
+    );
+    const target = out();
+    const result = await buildSticks({
+      inventory: join(dir, 'fleet.yaml'),
+      template: join(dir, 'template.yaml'),
+      out: target,
+      secretsDir: join(dir, 'secrets'),
+      image: true,
+    });
+    expect(result.ran).toBe(true);
+    if (!result.ran) return;
+    expect(result.problems.map((p) => [p.path, p.message, p.hint])).toEqual([
+      [
+        'monitoring_points[1].interfaces.eth1.dot1x.ca_cert',
+        `mp-paris-02: the files 'certs/fleet-ca.pem' and 'certs/Fleet-CA.pem' differ only in case: on the stick's FAT filesystem they are one file (template ${join(dir, 'template.yaml')}:21:16)`,
+        'name the files apart by more than upper and lower case',
+      ],
+    ]);
+    expect(result.sticks.map((s) => [s.site, s.image])).toEqual([['berlin', 'berlin.img']]);
+    expect(existsSync(join(target, 'paris'))).toBe(false);
+  });
+});
+
 describe('stick build with careless secret files', () => {
   it('refuses a secret of two lines or with a control character, naming it, never its value', async () => {
     const { dir, out } = fixtureCopy('careless-secret');
