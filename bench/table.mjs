@@ -20,12 +20,24 @@ const label = (path) =>
     )
     .join(' · ');
 
+/** What the machine's NODE_EXTRA_CA_CERTS did to the figures (bench/run.mjs removes it by default). */
+function extraCaCertsText(m) {
+  if (!m.node_extra_ca_certs) return '';
+  const cost =
+    m.node_extra_ca_certs_start_cost_ms === undefined
+      ? ''
+      : `, +${m.node_extra_ca_certs_start_cost_ms} ms a node start`;
+  return m.node_extra_ca_certs_in_measured_processes === false
+    ? `; NODE_EXTRA_CA_CERTS=${m.node_extra_ca_certs} set here (parsed at every node start${cost}), removed for the measured processes`
+    : `; NODE_EXTRA_CA_CERTS=${m.node_extra_ca_certs} (parsed at every node start${cost}, in every figure)`;
+}
+
 const unitText = (unit) => (unit === 'ratio' || unit === 'count' ? '' : ` ${unit}`);
 
 export function renderTable(results) {
   const m = results.machine;
   const head = [
-    `${results.mode} run, ${results.date.slice(0, 10)}, commit ${results.commit}; ${m.cpu}, ${m.cores} cores, ${Math.round(m.memory_mib / 1024)} GiB; Node ${results.node}; load average at start ${m.load_average_at_start.join(' ')}${m.node_extra_ca_certs ? `; NODE_EXTRA_CA_CERTS=${m.node_extra_ca_certs} (parsed at every node start)` : ''}`,
+    `${results.mode} run, ${results.date.slice(0, 10)}, commit ${results.commit}; ${m.cpu}, ${m.cores} cores, ${Math.round(m.memory_mib / 1024)} GiB; Node ${results.node}; load average at start ${m.load_average_at_start.join(' ')}${extraCaCertsText(m)}`,
     '',
     '| figure | median | min | max | runs | target | met |',
     '|---|---:|---:|---:|---:|---|---|',

@@ -49,9 +49,6 @@ export function machine() {
     memory_mib: Math.round(totalmem() / 1024 / 1024),
     load_average_at_start: loadavg().map((l) => round(l, 2)),
     kernel: execFileSync('uname', ['-sr'], { encoding: 'utf8' }).trim(),
-    // Node 20 parses this file's certificates at every start, before any of mpprov runs: with
-    // Debian's 140-certificate bundle, 38 ms of CPU a process (node -e 0: 25 -> 63 ms here).
-    node_extra_ca_certs: process.env.NODE_EXTRA_CA_CERTS ?? null,
   };
 }
 
