@@ -210,6 +210,15 @@ function findSigner(input: StickSignatureInput, allowedSigners: Buffer): Promise
       if (!check.ran) return toolFailure(check);
       if (check.exitCode === 0) {
         const key = signingKeyIn(check.stdout + check.stderr);
+        // The key may be there, outside the validity its entry gives (ssh-keygen says so per line).
+        const outside = outsideValidity(find.stderr);
+        if (outside !== undefined)
+          return {
+            ok: false,
+            blame: 'signature',
+            message: `the stick is signed by ${key ?? 'a key'} whose entry in the allowed signers (line ${outside.line}) ${outside.why}`,
+            hint: 'renew the entry (valid-before, valid-after) in signatures.allowed_signers, or sign the stick with a key valid now',
+          };
         return {
           ok: false,
           blame: 'signature',
@@ -243,6 +252,24 @@ function findSigner(input: StickSignatureInput, allowedSigners: Buffer): Promise
       hint: SIGN_HINT,
     };
   });
+}
+
+/**
+ * The first allowed_signers line ssh-keygen found the key on but outside its validity, from
+ * find-principals' complaint (`FILE:3: key has expired: verify time ... > valid-before
+ * 2020-01-01T00:00:00`): its line and what is wrong, in our words.
+ */
+function outsideValidity(stderr: string): { line: number; why: string } | undefined {
+  const match =
+    /:(\d{1,9}): key (has expired|is not yet valid): verify time \S+ [<>] valid-(?:before|after) (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z?)/.exec(
+      stderr,
+    );
+  if (match === null) return undefined;
+  const [, line, state, at] = match as unknown as [string, string, string, string];
+  return {
+    line: Number(line),
+    why: state === 'has expired' ? `expired at ${at} (valid-before)` : `is valid only from ${at} (valid-after)`,
+  };
 }
 
 function sshKeygenSaid(outcome: SshKeygenOutcome, copies: readonly (readonly [string, string])[]): string {

@@ -279,6 +279,34 @@ describe("a signature that is not an allowed signer's", () => {
     expect(result.status === 'refused' && result.principal).toBeUndefined();
   });
 
+  it("is refused naming the entry when the signer's key is listed but outside the validity its entry gives", async () => {
+    const root = await signedStick(rig.keys.stranger);
+    const stranger = readFileSync(`${rig.keys.stranger}.pub`, 'utf8').split(' ').slice(0, 2).join(' ');
+    const fingerprint = execFileSync('ssh-keygen', ['-l', '-f', `${rig.keys.stranger}.pub`])
+      .toString()
+      .split(' ')[1];
+    const cases = {
+      expired: [`valid-before="20200101"`, 'expired at 2020-01-01T00:00:00 (valid-before)'],
+      early: [`valid-after="20991231Z"`, 'is valid only from 2099-12-31T00:00:00 (valid-after)'],
+    };
+    for (const [name, [option, why]] of Object.entries(cases)) {
+      const allowed = join(work, `allowed-${name}`);
+      writeFileSync(
+        allowed,
+        `# rotated keys\nteam@example.com ${readFileSync(`${rig.keys.team}.pub`, 'utf8').split(' ').slice(0, 2).join(' ')}\nformer@example.com ${option} ${stranger}\n`,
+      );
+      const problems = refusedProblems(await verifyStickSignature(inputFor(root, { allowedSignersFile: allowed })));
+      expect(problems, name).toEqual([
+        {
+          file: 'mpprov.sha256.sig',
+          line: 1,
+          column: 1,
+          message: `the stick is signed by ED25519 key ${fingerprint} whose entry in the allowed signers (line 3) ${why}`,
+        },
+      ]);
+    }
+  });
+
   it('is refused when it was made for another namespace', async () => {
     const root = await signedStick();
     const manifest = readFileSync(join(root, 'mpprov.sha256'));
