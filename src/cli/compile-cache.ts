@@ -14,6 +14,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { getHeapCodeStatistics } from 'node:v8';
 import { Script } from 'node:vm';
 import { withCodeCacheChecksum } from '../core/v8-flags.js';
 import { LONG_RUNNING_COMMANDS } from './long-running.js';
@@ -44,6 +45,29 @@ export interface CompileCacheOptions {
 
 /** A cache file above this is not read (a bundle's is about 1 MiB). */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A cache file is this header, then V8's data. The header holds how much bytecode the process
+ * that wrote the cache had (v8.getHeapCodeStatistics): a cache holds only what its run compiled,
+ * and one written by a short run (`apply --help`, a stick refused at once) would leave every later
+ * full run compiling the rest itself, run after run. A run that ends with clearly more bytecode
+ * than its cache's writer had writes the cache again, once.
+ */
+const HEADER = Buffer.from('mpprovC1');
+const HEADER_BYTES = HEADER.length + 8;
+/** More bytecode than the cache's writer had by this factor: the cache is written again. */
+const GROWTH_TO_REWRITE = 1.1;
+
+interface CacheFile {
+  /** V8's cached data. */
+  data: Buffer;
+  /** Bytes of bytecode in the heap of the process that wrote it, at its exit. */
+  bytecodeBytes: number;
+}
+
+function bytecodeBytesNow(): number {
+  return getHeapCodeStatistics().bytecode_and_metadata_size;
+}
 
 /** The short commands, each with a cache of its own (main.ts's table; test/cli/compile-cache.test.ts compares). */
 export const CACHED_COMMANDS: readonly string[] = [
@@ -130,8 +154,8 @@ function openFolder(folder: string, uid: number): number | undefined {
 
 const inFolder = (folder: number, name: string): string => `/proc/self/fd/${folder}/${name}`;
 
-/** The cache file's bytes, or undefined: missing, a link, not a plain file, someone else's, writable by others, or too large. */
-function readCache(folder: number, name: string, uid: number): Buffer | undefined {
+/** The cache file, or undefined: missing, a link, not a plain file, someone else's, writable by others, too large, or without our header. */
+function readCache(folder: number, name: string, uid: number): CacheFile | undefined {
   let fd: number;
   try {
     fd = openSync(inFolder(folder, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -140,8 +164,11 @@ function readCache(folder: number, name: string, uid: number): Buffer | undefine
   }
   try {
     const info = fstatSync(fd);
-    if (!info.isFile() || !ownedAlone(info, uid) || info.size === 0 || info.size > MAX_CACHE_BYTES) return undefined;
-    return readFileSync(fd);
+    if (!info.isFile() || !ownedAlone(info, uid) || info.size <= HEADER_BYTES || info.size > MAX_CACHE_BYTES)
+      return undefined;
+    const bytes = readFileSync(fd);
+    if (!bytes.subarray(0, HEADER.length).equals(HEADER)) return undefined;
+    return { data: bytes.subarray(HEADER_BYTES), bytecodeBytes: bytes.readUInt32LE(HEADER.length) };
   } catch {
     return undefined;
   } finally {
@@ -153,7 +180,7 @@ function readCache(folder: number, name: string, uid: number): Buffer | undefine
 const STALE_TMP_MS = 60_000;
 
 /** Writes the cache beside its final name and renames it over: a reader never sees half a file. */
-function writeCache(folder: number, name: string, data: Buffer): void {
+function writeCache(folder: number, name: string, data: Buffer, bytecodeBytes: number): void {
   const tmpName = `${name}.${process.pid}.tmp`;
   try {
     const fd = openSync(
@@ -162,8 +189,13 @@ function writeCache(folder: number, name: string, data: Buffer): void {
       0o600,
     );
     try {
-      let offset = 0;
-      while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
+      const header = Buffer.alloc(HEADER_BYTES);
+      HEADER.copy(header);
+      header.writeUInt32LE(Math.min(bytecodeBytes, 0xffffffff), HEADER.length);
+      for (const part of [header, data]) {
+        let offset = 0;
+        while (offset < part.length) offset += writeSync(fd, part, offset, part.length - offset);
+      }
     } finally {
       closeSync(fd);
     }
@@ -204,7 +236,7 @@ export function runWithCompileCache(options: CompileCacheOptions): CacheOutcome 
 
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
   const script = withCodeCacheChecksum(
-    () => new Script(wrapped, { filename: appFile, ...(cached === undefined ? {} : { cachedData: cached }) }),
+    () => new Script(wrapped, { filename: appFile, ...(cached === undefined ? {} : { cachedData: cached.data }) }),
   );
   const outcome: CacheOutcome =
     key === undefined || wanted === undefined
@@ -220,14 +252,24 @@ export function runWithCompileCache(options: CompileCacheOptions): CacheOutcome 
     process.stderr.write(
       `mpprov: compile cache ${outcome}${name === undefined || wanted === undefined ? '' : ` ${wanted}/${name}`}\n`,
     );
-  if ((outcome === 'miss' || outcome === 'rejected') && folder !== undefined && name !== undefined) {
+  if (folder !== undefined && name !== undefined && outcome !== 'off' && outcome !== 'unusable') {
+    // Written at the exit of a run without a usable cache, or of a run that compiled clearly more
+    // than the run that wrote the cache it had (HEADER); otherwise only a number is read.
+    const writtenWith = outcome === 'hit' ? cached?.bytecodeBytes : undefined;
     process.once('exit', () => {
       try {
+        const bytecode = bytecodeBytesNow();
+        if (writtenWith !== undefined && bytecode <= writtenWith * GROWTH_TO_REWRITE) return;
         writeCache(
           folder,
           name,
           withCodeCacheChecksum(() => script.createCachedData()),
+          bytecode,
         );
+        if (env.MPPROV_COMPILE_CACHE_DEBUG === '1' && writtenWith !== undefined)
+          process.stderr.write(
+            `mpprov: compile cache written again (${writtenWith} -> ${bytecode} bytes of bytecode)\n`,
+          );
       } catch {
         // no cache this time: the next run tries again
       }

@@ -80,18 +80,46 @@ describe("the bundle runs from V8's code cache", () => {
     const folder = join(tempFolder('compile-cache'), 'cache');
     await mpprov(['validate', profile], folder);
     const [file] = cacheFiles(folder);
-    writeFileSync(join(folder, file!), Buffer.alloc(200_000, 0x5a), { mode: 0o600 });
+    // Garbage after mpprov's header (compile-cache.ts): V8 refuses it.
+    const header = readFileSync(join(folder, file!)).subarray(0, 16);
+    writeFileSync(join(folder, file!), Buffer.concat([header, Buffer.alloc(200_000, 0x5a)]), { mode: 0o600 });
     const refused = await mpprov(['validate', profile], folder);
     expect(refused).toMatchObject({ said: 'rejected', code: 0 });
     expect(refused.stdout).toContain('valid (0 errors');
     expect((await mpprov(['validate', profile], folder)).said).toBe('hit');
 
-    // A cache of an earlier build (another name for the same command) goes when this one is written.
+    // A cache of an earlier build (another name for the same command) goes when this one is written;
+    // a file without the header is not even given to V8.
     const old = join(folder, 'validate@00000000000000000000000000000000.v8cache');
     writeFileSync(old, 'an older build', { mode: 0o600 });
-    writeFileSync(join(folder, file!), 'garbage again', { mode: 0o600 });
-    expect((await mpprov(['validate', profile], folder)).said).toBe('rejected');
+    writeFileSync(join(folder, file!), Buffer.alloc(200_000, 0x5a), { mode: 0o600 });
+    expect((await mpprov(['validate', profile], folder)).said).toBe('miss');
     expect(cacheFiles(folder)).toEqual([file]);
+    expect((await mpprov(['validate', profile], folder)).said).toBe('hit');
+  });
+
+  it('a cache a short run wrote is written again, once, by the first run that compiles clearly more', async () => {
+    const folder = join(tempFolder('compile-cache'), 'cache');
+    const cacheSays = async (args: string[]): Promise<string[]> => {
+      const { stderr } = await run(process.execPath, [launcher, ...args], {
+        cwd: repoRoot,
+        env: { ...process.env, NO_COLOR: '1', MPPROV_COMPILE_CACHE: folder, MPPROV_COMPILE_CACHE_DEBUG: '1' },
+        encoding: 'utf8',
+      }).catch((failed: { stderr: string }) => failed);
+      return [...stderr.matchAll(/^mpprov: compile cache (\w+( again)?)/gm)].map((m) => m[1] ?? '');
+    };
+    // A file that is not there: the run ends before validation, its cache holds little.
+    expect(await cacheSays(['validate', join(tempFolder('compile-cache'), 'missing.yaml')])).toEqual(['miss']);
+    const [file] = cacheFiles(folder);
+    const short = statSync(join(folder, file!)).size;
+    // A whole validation: the cache is hit, and written again at the end with what it compiled.
+    expect(await cacheSays(['validate', profile])).toEqual(['hit', 'written again']);
+    expect(statSync(join(folder, file!)).size).toBeGreaterThan(short);
+    // Once: the next runs of either kind find what they need and write nothing.
+    const written = statSync(join(folder, file!)).mtimeMs;
+    expect(await cacheSays(['validate', profile])).toEqual(['hit']);
+    expect(await cacheSays(['validate', join(tempFolder('compile-cache'), 'missing.yaml')])).toEqual(['hit']);
+    expect(statSync(join(folder, file!)).mtimeMs).toBe(written);
   });
 
   it('a damaged cache (a torn write, a zeroed block) is refused by its checksum, never run, and rewritten', async () => {
