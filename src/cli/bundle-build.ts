@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, openSync, readSync } from 'node:fs';
 
 /**
  * Which build a bundle is of: packaging/bundle.mjs writes `// mpprov-build ` and 16 hex digits,
@@ -10,7 +10,8 @@ const BUILD_LINE = /^\/\/ mpprov-build ([0-9a-f]{16})\n/;
 export function buildOf(file: string): string | undefined {
   let fd: number;
   try {
-    fd = openSync(file, 'r');
+    // Non-blocking: a FIFO in a bundle's place would hold the open until someone writes to it.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return undefined;
   }

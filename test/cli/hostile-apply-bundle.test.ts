@@ -65,3 +65,18 @@ describe('the plan and apply bundle of another build', () => {
     expect(await answer(join(folder, 'mpprov.cjs'), ['apply', '--help'])).toBe('stray bundle answered\n');
   });
 });
+
+describe('a FIFO in the place of the plan and apply bundle', () => {
+  it('is not waited on: mpprov-app.cjs answers plan and apply', { timeout: 30_000 }, async () => {
+    const folder = tempFolder('hostile-apply-bundle');
+    for (const file of ['mpprov.cjs', FULL_APP]) copyFileSync(join(dist, file), join(folder, file));
+    await run('mkfifo', [join(folder, APPLY_APP)]);
+    const { stdout } = await run(process.execPath, [join(folder, 'mpprov.cjs'), 'apply', '--help'], {
+      env: { ...process.env, MPPROV_COMPILE_CACHE: 'off', NO_COLOR: '1' },
+      encoding: 'utf8',
+      timeout: 15_000,
+      killSignal: 'SIGKILL',
+    });
+    expect(stdout).toContain('Usage: mpprov apply');
+  });
+});
