@@ -95,6 +95,24 @@ describe('a request given up while its connection is still being made', () => {
     }
   });
 
+  it("does not hold the client's close until the handshake it waited for ends", { timeout: 15_000 }, async () => {
+    device = await startTestServer((_req, _body, res) => json(res, 200, { success: true, interfaces: [] }));
+    proxy = await heldProxy(device.port);
+    const { api } = clientFor(
+      proxy.url,
+      { kind: 'fingerprint', sha256: device.fingerprintSha256 },
+      { connectTimeoutMs: 60_000, requestTimeoutMs: 300 },
+    );
+    expect((await failureOf(api.restartNetworking())).code).toBe('MPPROV_DEVICE_TIMEOUT');
+    // The run is done with the device (its lock and concurrency slot wait on this): the close
+    // must not wait for the held connect (undici ends that on its own timeout, or as here when the
+    // handshake completes, and sends nothing on it).
+    await api.close();
+    proxy.release();
+    await proxy.firstClosed;
+    expect(device.requests).toEqual([]);
+  });
+
   it("is cut by the caller's stop at once, and nothing reaches the device after it", async () => {
     device = await startTestServer((_req, _body, res) => json(res, 200, { success: true, interfaces: [] }));
     proxy = await heldProxy(device.port);
