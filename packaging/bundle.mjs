@@ -5,6 +5,7 @@
 // installs the launcher as /usr/bin/mpprov and the bundles in /usr/lib/mpprov/; nothing needs
 // node_modules beside them.
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { lazyBuiltinsPlugin } from './lazy-builtins.mjs';
@@ -37,6 +38,7 @@ export async function bundleCli({ repo, outfile, version }) {
     metafiles.push(
       await bundleApp({ common, entry: join(repo, entry), appFile: join(dirname(outfile), name), version }),
     );
+  await stampBuild(Object.keys(APP_FILES).map((name) => join(dirname(outfile), name)));
   // CommonJS as well: an ES module entry costs every command Node's ESM loader and a module wrapper
   // for each of Node's modules it imports (`--version` 61 -> 56 ms here); as /usr/bin/mpprov, with
   // no extension and no package.json above it, Node runs it as CommonJS without trying both.
@@ -78,6 +80,31 @@ async function bundleApp({ common, entry, appFile, version }) {
   await writeFile(appFile, asciiOnly((await readFile(appFile, 'utf8')).replace(/^#![^\n]*/, '')));
   await chmod(appFile, 0o644);
   return result.metafile;
+}
+
+/**
+ * The first line of every bundle of one build: `// mpprov-build ` and 16 hex digits, the same in
+ * each (src/cli/bundle-build.ts reads it). The launcher runs mpprov-apply.cjs only beside a
+ * mpprov-app.cjs of the same build: a bundle left from another version (copied over by hand, an
+ * older dist/) would answer plan and apply with other code than every other command.
+ */
+export const BUILD_LINE_PREFIX = '// mpprov-build ';
+
+/**
+ * Writes the build's stamp into the first line of each of `files` (the blanked "#!" line, so line
+ * numbers stay): a hash of their contents, so the same sources give the same bundles.
+ */
+async function stampBuild(files) {
+  const contents = await Promise.all(files.map((file) => readFile(file, 'latin1')));
+  const hash = createHash('sha256');
+  for (const text of contents) hash.update(text);
+  const line = `${BUILD_LINE_PREFIX}${hash.digest('hex').slice(0, 16)}`;
+  await Promise.all(
+    files.map((file, i) => {
+      const text = contents[i] ?? '';
+      return writeFile(file, text.startsWith('\n') ? `${line}${text}` : `${line}\n${text}`, 'latin1');
+    }),
+  );
 }
 
 /**

@@ -1,8 +1,9 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { deviceLockKeys, resolveDeviceIdentity } from '../client/index.js';
 import { ErrorCode, MpprovError } from '../core/errors.js';
+import { makeFolder } from '../core/make-folder.js';
 import { visibleText } from '../core/visible-text.js';
 import { holdFlock } from './flock-holder.js';
 
@@ -41,7 +42,9 @@ export function lockFolder(stateDir: string): string {
  */
 export async function lockDevice(keys: readonly string[], options: DeviceLockOptions): Promise<() => Promise<void>> {
   const folder = lockFolder(options.stateDir);
-  await mkdir(folder, { recursive: true });
+  // Not Node's recursive mkdir, which never returns under /proc or /sys (a state_dir or
+  // --state-dir there held `apply --lock-wait` forever before any device). As mkdir's own mode.
+  await makeFolder(folder, 0o777);
   const held: (() => Promise<void>)[] = [];
   const release = async (): Promise<void> => {
     for (const free of held.reverse()) await free();

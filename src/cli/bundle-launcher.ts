@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { warmRootCertificateStore } from './warm-root-store.js';
 import { runWithCompileCache } from './compile-cache.js';
 import { APPLY_APP, APPLY_COMMANDS, FULL_APP } from './bundle-files.js';
+import { sameBuild } from './bundle-build.js';
 
 /**
  * dist/mpprov.cjs, the command the package installs as /usr/bin/mpprov (packaging/bundle.mjs):
@@ -18,9 +20,15 @@ const CONNECTING_COMMANDS: readonly string[] = ['plan', 'apply', 'service'];
 if (CONNECTING_COMMANDS.includes(process.argv[2] ?? '')) warmRootCertificateStore();
 
 const here = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
-const find = (name: string): string | undefined =>
-  [here(`./${name}`), here(`../lib/mpprov/${name}`)].find((file) => existsSync(file));
-const appFile = (APPLY_COMMANDS.includes(process.argv[2] ?? '') ? find(APPLY_APP) : undefined) ?? find(FULL_APP);
+const fullApp = [here(`./${FULL_APP}`), here(`../lib/mpprov/${FULL_APP}`)].find((file) => existsSync(file));
+// The apply bundle only from fullApp's folder and of its build: one left from another version (a
+// hand copy over an install, an older dist/) would answer plan and apply with other code, and
+// another --version, than every other command. mpprov-app.cjs runs plan and apply as well.
+const applyApp =
+  fullApp !== undefined && APPLY_COMMANDS.includes(process.argv[2] ?? '')
+    ? join(dirname(fullApp), APPLY_APP)
+    : undefined;
+const appFile = fullApp !== undefined && applyApp !== undefined && sameBuild(fullApp, applyApp) ? applyApp : fullApp;
 if (appFile === undefined) {
   process.stderr.write(`mpprov: ${FULL_APP} is neither beside ${here('.')} nor in ../lib/mpprov/: reinstall mpprov\n`);
   process.exit(1);

@@ -3,7 +3,6 @@ import {
   closeSync,
   constants,
   fstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -16,6 +15,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { getHeapCodeStatistics } from 'node:v8';
 import { Script } from 'node:vm';
+import { makeFolderSync } from '../core/make-folder.js';
 import { withCodeCacheChecksum } from '../core/v8-flags.js';
 import { LONG_RUNNING_COMMANDS } from './long-running.js';
 
@@ -138,7 +138,9 @@ function ownedAlone(info: { uid: number; mode: number }, uid: number): boolean {
 function openFolder(folder: string, uid: number): number | undefined {
   let fd: number;
   try {
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    // Not Node's recursive mkdir: under /proc or /sys (MPPROV_COMPILE_CACHE, XDG_CACHE_HOME, HOME
+    // set there) it never returns, and every command hung before its first line.
+    makeFolderSync(folder, 0o700);
     fd = openSync(folder, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch {
     return undefined;

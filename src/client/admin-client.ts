@@ -50,7 +50,10 @@ export interface AdminApi {
   waitUntilAnswering(options: WaitOptions): Promise<DeviceInterface[]>;
   /** The device's clock from its last answer's Date header; undefined before any answer (or from a fake). */
   deviceClock?(): DeviceClock | undefined;
-  /** Closes the device's connection once running requests are done. */
+  /**
+   * Closes the device's connection. Called once the caller's requests have settled: what undici
+   * may still hold is a request given up by its deadline or stop while waiting for its connect.
+   */
   close(): Promise<void>;
 }
 
@@ -130,7 +133,10 @@ export function createAdminClient(target: DeviceTarget, options: ClientOptions =
     deviceClock: () => clock,
     close: () => {
       options.signal?.removeEventListener('abort', destroy);
-      return (closing ??= dispatcher.close());
+      // destroy, not close: undici's close waits for every request it holds, and a request given
+      // up (send-request.ts) while a device held its handshake would hold the close, and the
+      // device's lock and concurrency slot with it, until the connect timed out.
+      return (closing ??= dispatcher.destroy());
     },
   };
 }

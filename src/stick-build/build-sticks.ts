@@ -1,5 +1,6 @@
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeFolder } from '../core/make-folder.js';
 import type { Problem } from '../core/problem.js';
 import type { Secret } from '../core/secret.js';
 import { formatPolicy, keyFingerprint, type NotAfter, POLICY_NAME, signStick } from '../signature/index.js';
@@ -109,7 +110,17 @@ export async function buildSticks(options: BuildOptions): Promise<BuildResult> {
   }
 
   const staging = join(options.out, STAGING);
-  await mkdir(staging, { recursive: true });
+  // Not Node's recursive mkdir, which never returns where the file system refuses a new folder
+  // with ENOENT although its parent exists (--out under /proc or /sys held the build forever).
+  const unmade = await makeFolder(staging, 0o777).then(
+    () => undefined,
+    (error: NodeJS.ErrnoException) => error.code ?? 'error',
+  );
+  if (unmade !== undefined)
+    return whole(
+      [problemAt({ file: options.out, line: 1, column: 1 }, `the --out folder cannot be made (${unmade})`)],
+      true,
+    );
   const built = new Map<string, StickEntry>();
   // Per site, so the problems come out in inventory order whatever order the workers finish in.
   const siteProblems = new Map<string, Problem[]>();
