@@ -24,7 +24,8 @@ export interface WaitOptions {
   until?: (active: DeviceInterface[]) => boolean;
 }
 
-type ProbeOutcome = { view: DeviceInterface[] } | { failure: unknown };
+/** `held`: its knock ended after a 429 came whose Retry-After had not passed; nothing was asked. */
+type ProbeOutcome = { view: DeviceInterface[] } | { failure: unknown } | { held: true };
 
 /**
  * After a restart or reboot: probes the active view (`GET /interface/?config_state=active`, a
@@ -85,6 +86,7 @@ export async function waitUntilAnswering(
             Math.max(1, Math.min(ProbeCadence.probeTimeoutMs, connection.requestTimeoutMs, Math.ceil(remaining))),
             probeSignal,
             refused,
+            () => elapsed() >= askAgainAt,
           ).then((o) => [id, o]),
         );
         // Start to start: a probe that takes 150 ms does not push the next one to 350 ms. A knock
@@ -109,6 +111,7 @@ export async function waitUntilAnswering(
         lastReason = 'it answered, but not yet with the new configuration';
         continue;
       }
+      if ('held' in outcome) continue;
       const { failure } = outcome;
       if (aborted(signal)) throw signal?.reason;
       if (!stillComingBack(failure)) throw failure;
@@ -138,6 +141,7 @@ async function probe(
   timeoutMs: number,
   signal: AbortSignal,
   refused: { failure?: unknown },
+  mayAsk: () => boolean,
 ): Promise<ProbeOutcome> {
   // Before any HTTP client is made: a refused knock is the whole probe. Every refusal of a wait
   // says the same, so one failure stands for them all (an error and its stack for each knock
@@ -148,6 +152,8 @@ async function probe(
     return {
       failure: (refused.failure ??= knockRefusal(connection, refusal, { ...listRequest('active'), timeoutMs })),
     };
+  // A 429 that came while this knock was out holds the request as it holds new probes.
+  if (!mayAsk()) return { held: true };
   // The probe's time is knock and request together: a knock that got no answer at all (a device
   // dropping the SYN) leaves the request the rest, so the wait still ends at its timeout.
   const left = Math.max(1, Math.round(timeoutMs - (performance.now() - knockedAt)));

@@ -24,6 +24,41 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/**
+ * The wait's connection as the client builds it (insecure trust, a socket per probe), but each
+ * knock's answer `delayMs` after the port gave it.
+ */
+function slowKnockConnection(port: number, delayMs: number): DeviceConnection {
+  const connector = connectorsFor({ kind: 'insecure' });
+  const url = `https://127.0.0.1:${port}`;
+  const dispatcher = new Client(url, { connect: connector(2_000), pipelining: 1 });
+  cleanups.push(() => dispatcher.destroy());
+  return {
+    url,
+    dispatcher,
+    username: 'admin',
+    password: new Secret(PASSWORD),
+    connectTimeoutMs: 2_000,
+    requestTimeoutMs: 5_000,
+    openProbe: (timeoutMs) => new Client(url, { connect: connector(timeoutMs), pipelining: 1 }),
+    knock: async (deadlineMs, signal) => {
+      const refusal = await refusedConnect('127.0.0.1', port, deadlineMs, signal);
+      await sleep(delayMs);
+      return refusal;
+    },
+  };
+}
+
+/** An HTTPS server on loopback answering with `handler`; closed after the test. */
+async function httpsServer(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; port: number }> {
+  const { certificatePem, privateKeyPem } = createSelfSignedCertificate();
+  const server: Server = createServer({ cert: certificatePem, key: privateKeyPem }, handler);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  cleanups.push(() => void server.close());
+  return { server, port: (server.address() as { port: number }).port };
+}
+
 describe('a 429 during a restart wait', () => {
   it('holds every probe and knock until its Retry-After, even when a knock started before it is refused after it', async () => {
     const { certificatePem, privateKeyPem } = createSelfSignedCertificate();
@@ -44,35 +79,18 @@ describe('a 429 during a restart wait', () => {
         res
           .writeHead(429, { 'retry-after': '1', 'content-type': 'application/json', connection: 'close' })
           .end('{"success":false,"error":"too many requests"}');
-        setTimeout(() => server.listen(port, '127.0.0.1'), 100);
+        // Well after the 429, so a loaded machine still reads it first: a probe sent before it is no fault.
+        setTimeout(() => server.listen(port, '127.0.0.1'), 400);
       }, 120);
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     port = (server.address() as { port: number }).port;
     cleanups.push(() => void server.close());
-    // The wait as the client builds it, but each knock's answer arriving 30 ms after the port gave
-    // it, as over a slow path: on loopback a refusal is back within microseconds, so the knock
-    // started just before the 429 and refused just after it, which such a path makes likely, would
-    // not happen here.
-    const connector = connectorsFor({ kind: 'insecure' });
-    const url = `https://127.0.0.1:${port}`;
-    const dispatcher = new Client(url, { connect: connector(2_000), pipelining: 1 });
-    cleanups.push(() => dispatcher.destroy());
-    const connection: DeviceConnection = {
-      url,
-      dispatcher,
-      username: 'admin',
-      password: new Secret(PASSWORD),
-      connectTimeoutMs: 2_000,
-      requestTimeoutMs: 5_000,
-      openProbe: (timeoutMs) => new Client(url, { connect: connector(timeoutMs), pipelining: 1 }),
-      knock: async (deadlineMs, signal) => {
-        const refusal = await refusedConnect('127.0.0.1', port, deadlineMs, signal);
-        await sleep(30);
-        return refusal;
-      },
-    };
+    // Each knock's answer 30 ms after the port gave it, as over a slow path: on loopback a refusal
+    // is back within microseconds, so the knock started just before the 429 and refused just after
+    // it, which such a path makes likely, would not happen here.
+    const connection = slowKnockConnection(port, 30);
     const reasons: string[] = [];
     await waitUntilAnswering(connection, {
       timeoutMs: 10_000,
@@ -83,6 +101,27 @@ describe('a 429 during a restart wait', () => {
     expect(reasons).toContain('connection refused');
     expect(reasons.some((r) => r.startsWith('HTTP 429'))).toBe(true);
     // ... and the next request still came only after the second the device asked for.
+    expect(askedAt).toHaveLength(2);
+    expect(askedAt[1]! - limitedAt).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it('holds a probe whose knock was still out when the 429 came: it asks nothing', async () => {
+    const askedAt: number[] = [];
+    let limitedAt = 0;
+    const { port } = await httpsServer((_req, res) => {
+      askedAt.push(performance.now());
+      if (askedAt.length > 1) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true,"interfaces":[]}');
+        return;
+      }
+      limitedAt = performance.now();
+      res
+        .writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' })
+        .end('{"success":false,"error":"too many requests"}');
+    });
+    // Knocks answered 150 ms late: the probes started 50 and 100 ms after the first are still
+    // knocking when its 429 comes back, and their knocks end inside its Retry-After.
+    await waitUntilAnswering(slowKnockConnection(port, 150), { timeoutMs: 10_000, until: () => true });
     expect(askedAt).toHaveLength(2);
     expect(askedAt[1]! - limitedAt).toBeGreaterThanOrEqual(1_000);
   });
