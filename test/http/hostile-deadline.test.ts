@@ -1,5 +1,6 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AdminApi } from '../../src/client/index.js';
 import { clientFor } from '../client/client-fixtures.js';
 import { json, startTestServer, type TestServer } from '../client/test-server.js';
 import { failureOf } from '../support/failures.js';
@@ -71,46 +72,52 @@ afterEach(async () => {
   device = undefined;
 });
 
+/**
+ * A device answering every GET, behind a proxy that holds each TLS handshake until released, and
+ * a client of it whose requests give up after 300 ms (their connect would wait a minute).
+ */
+async function heldDevice(): Promise<{ api: AdminApi; held: HeldProxy; server: TestServer }> {
+  const server = await startTestServer((_req, _body, res) => json(res, 200, { success: true, interfaces: [] }));
+  const held = await heldProxy(server.port);
+  // Closed after each test.
+  device = server;
+  proxy = held;
+  const { api } = clientFor(
+    held.url,
+    { kind: 'fingerprint', sha256: server.fingerprintSha256 },
+    { connectTimeoutMs: 60_000, requestTimeoutMs: 300 },
+  );
+  return { api, held, server };
+}
+
 describe('a request given up while its connection is still being made', () => {
   it('never reaches the device later, and the client serves the next request', async () => {
-    device = await startTestServer((_req, _body, res) => json(res, 200, { success: true, interfaces: [] }));
-    proxy = await heldProxy(device.port);
-    const { api } = clientFor(
-      proxy.url,
-      { kind: 'fingerprint', sha256: device.fingerprintSha256 },
-      { connectTimeoutMs: 60_000, requestTimeoutMs: 300 },
-    );
+    const { api, held, server } = await heldDevice();
     try {
       // A write is never retried after a timeout: it fails on its deadline, the connect still held.
       const failure = await failureOf(api.restartNetworking());
       expect(failure.code).toBe('MPPROV_DEVICE_TIMEOUT');
-      proxy.release();
+      held.release();
       await api.listInterfaces('active');
       // The GET came after the handshake the restart's request waited for had completed (undici
       // ends that connection when it finds its request given up, and the GET makes another): had
       // the restart been sent then, the device would have seen it first.
-      expect(device.requests.map((r) => r.method)).toEqual(['GET']);
+      expect(server.requests.map((r) => r.method)).toEqual(['GET']);
     } finally {
       await api.close();
     }
   });
 
   it("does not hold the client's close until the handshake it waited for ends", { timeout: 15_000 }, async () => {
-    device = await startTestServer((_req, _body, res) => json(res, 200, { success: true, interfaces: [] }));
-    proxy = await heldProxy(device.port);
-    const { api } = clientFor(
-      proxy.url,
-      { kind: 'fingerprint', sha256: device.fingerprintSha256 },
-      { connectTimeoutMs: 60_000, requestTimeoutMs: 300 },
-    );
+    const { api, held, server } = await heldDevice();
     expect((await failureOf(api.restartNetworking())).code).toBe('MPPROV_DEVICE_TIMEOUT');
     // The run is done with the device (its lock and concurrency slot wait on this): the close
     // must not wait for the held connect (undici ends that on its own timeout, or as here when the
     // handshake completes, and sends nothing on it).
     await api.close();
-    proxy.release();
-    await proxy.firstClosed;
-    expect(device.requests).toEqual([]);
+    held.release();
+    await held.firstClosed;
+    expect(server.requests).toEqual([]);
   });
 
   it("is cut by the caller's stop at once, and nothing reaches the device after it", async () => {

@@ -16,6 +16,17 @@ async function build(dir: string, out: string, inventory = 'fleet.yaml', templat
   });
 }
 
+/** The same, writing each site's FAT image as well (mcopy). */
+async function buildImages(dir: string, out: string) {
+  return buildSticks({
+    inventory: join(dir, 'fleet.yaml'),
+    template: join(dir, 'template.yaml'),
+    out,
+    secretsDir: join(dir, 'secrets'),
+    image: true,
+  });
+}
+
 /** The fixture inventory with every MP's CA file (the `ca` default) renamed. */
 function withCa(dir: string, ca: string): void {
   const text = readFileSync(join(dir, 'fleet.yaml'), 'utf8');
@@ -117,13 +128,7 @@ describe('stick build with names FAT cannot tell apart', () => {
       text.replace('dot1x_identity: mp-paris-02', 'dot1x_identity: mp-paris-02\n        ca: certs/Fleet-CA.pem'),
     );
     const target = out();
-    const result = await buildSticks({
-      inventory: join(dir, 'fleet.yaml'),
-      template: join(dir, 'template.yaml'),
-      out: target,
-      secretsDir: join(dir, 'secrets'),
-      image: true,
-    });
+    const result = await buildImages(dir, target);
     expect(result.ran).toBe(true);
     if (!result.ran) return;
     expect(result.problems.map((p) => [p.path, p.message, p.hint])).toEqual([
@@ -197,13 +202,7 @@ describe('stick build output on a shared machine', () => {
     // World-readable beside the template; a private key or a PFX is copied the same way as this CA.
     writeFileSync(join(dir, 'certs/fleet-ca.pem'), readFileSync(join(dir, 'certs/fleet-ca.pem')), { mode: 0o644 });
     const target = out();
-    const result = await buildSticks({
-      inventory: join(dir, 'fleet.yaml'),
-      template: join(dir, 'template.yaml'),
-      out: target,
-      secretsDir: join(dir, 'secrets'),
-      image: true,
-    });
+    const result = await buildImages(dir, target);
     expect(result.ran && result.sticks.map((s) => s.image)).toEqual(['berlin.img', 'paris.img']);
     expect(modeOf(join(target, 'berlin.img'))).toBe(0o600);
     expect(modeOf(join(target, 'paris.img'))).toBe(0o600);
