@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServiceSide } from '../dist/apply/index.js';
+import { createServiceSide } from '../dist/apply/service-side.js';
 import { Secret } from '../dist/core/secret.js';
 import { runObserve } from '../dist/observe/index.js';
 import { createDataApiClient } from '../dist/service/index.js';
