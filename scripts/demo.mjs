@@ -128,6 +128,14 @@ try {
   await cli(['validate', file, '--agent-config', agentYaml]);
 
   say(
+    "3b. The same stick with its 802.1X password file saved by an old editor in Latin-1: refused, naming the file and never the password (its 'ü' would reach the device as another letter)",
+  );
+  const careless = join(demoDir, 'careless-stick');
+  cpSync(stick, careless, { recursive: true });
+  writeFileSync(join(careless, 'secrets/mp01-peap.pw'), Buffer.from('Gr\u00fcn-Dot1x-2026\n', 'latin1'));
+  await cli(['validate', join(careless, 'mpprov.yaml'), '--agent-config', agentYaml]);
+
+  say(
     '4. mpprov plan: what would change (secrets only as "(changed)"), and the paths it would create (the service is only read)',
   );
   await cli(['plan', file, ...engine]);
