@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { getHeapCodeStatistics } from 'node:v8';
+import { getHeapCodeStatistics, getHeapSpaceStatistics } from 'node:v8';
 import { Script } from 'node:vm';
 import { makeFolderSync } from '../core/make-folder.js';
 import { withCodeCacheChecksum } from '../core/v8-flags.js';
@@ -48,21 +48,56 @@ const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
  * A cache file is this header, then V8's data. The header holds how much bytecode the process
- * that wrote the cache had (v8.getHeapCodeStatistics): a cache holds only what its run compiled,
- * and one written by a short run (`apply --help`, a stick refused at once) would leave every later
- * full run compiling the rest itself, run after run. A run that ends with clearly more bytecode
- * than its cache's writer had writes the cache again, once.
+ * that wrote the cache had (v8.getHeapCodeStatistics), and how much of its heap and of its code
+ * space was in use: a cache holds only what its run compiled, and one written by a short run
+ * (`apply --help`, a stick refused at once) would leave every later full run compiling the rest
+ * itself, run after run. A run that ends with clearly more bytecode than its cache's writer had
+ * writes the cache again, once.
  */
-const HEADER = Buffer.from('mpprovC1');
-const HEADER_BYTES = HEADER.length + 8;
+const HEADER = Buffer.from('mpprovC2');
+const HEADER_BYTES = HEADER.length + 12;
 /** More bytecode than the cache's writer had by this factor: the cache is written again. */
 const GROWTH_TO_REWRITE = 1.1;
+/**
+ * Counting bytecode walks the whole heap (1.7 ms at the end of an `apply`, every run), so it is
+ * done only when the heap in use or the code space (baseline code of what ran often) has grown
+ * past the writer's, numbers V8 keeps and gives in microseconds. A run that went further than the
+ * writer holds more of both (heap MiB and code space MiB at the exit: `apply --help` 11.7 and
+ * 0.23, a refused stick 13.1 and 0.47, a whole apply 14.6 and 0.93), a run like the writer's
+ * neither (within 2 %), and a writer with a large heap but little code (a stick of many problems)
+ * is still replaced by a run that ran more code.
+ */
+const HEAP_GROWTH_TO_COUNT = 1.05;
+const CODE_SPACE_GROWTH_TO_COUNT = 1.25;
 
 interface CacheFile {
   /** V8's cached data. */
   data: Buffer;
-  /** Bytes of bytecode in the heap of the process that wrote it, at its exit. */
-  bytecodeBytes: number;
+  /** What the process that wrote it had at its exit. */
+  writer: HeapFigures & { bytecodeBytes: number };
+}
+
+/** KiB of V8's heap in use, all spaces and the code space alone. */
+interface HeapFigures {
+  heapKiB: number;
+  codeKiB: number;
+}
+
+function heapFiguresNow(): HeapFigures {
+  let heap = 0;
+  let code = 0;
+  for (const space of getHeapSpaceStatistics()) {
+    heap += space.space_used_size;
+    if (space.space_name === 'code_space') code += space.space_used_size;
+  }
+  return { heapKiB: Math.round(heap / 1024), codeKiB: Math.round(code / 1024) };
+}
+
+/** Whether `now` went clearly further than the writer: only then is the bytecode counted. */
+function grewPastWriter(now: HeapFigures, writer: HeapFigures): boolean {
+  return (
+    now.heapKiB > writer.heapKiB * HEAP_GROWTH_TO_COUNT || now.codeKiB > writer.codeKiB * CODE_SPACE_GROWTH_TO_COUNT
+  );
 }
 
 function bytecodeBytesNow(): number {
@@ -170,7 +205,14 @@ function readCache(folder: number, name: string, uid: number): CacheFile | undef
       return undefined;
     const bytes = readFileSync(fd);
     if (!bytes.subarray(0, HEADER.length).equals(HEADER)) return undefined;
-    return { data: bytes.subarray(HEADER_BYTES), bytecodeBytes: bytes.readUInt32LE(HEADER.length) };
+    return {
+      data: bytes.subarray(HEADER_BYTES),
+      writer: {
+        bytecodeBytes: bytes.readUInt32LE(HEADER.length),
+        heapKiB: bytes.readUInt32LE(HEADER.length + 4),
+        codeKiB: bytes.readUInt32LE(HEADER.length + 8),
+      },
+    };
   } catch {
     return undefined;
   } finally {
@@ -182,7 +224,7 @@ function readCache(folder: number, name: string, uid: number): CacheFile | undef
 const STALE_TMP_MS = 60_000;
 
 /** Writes the cache beside its final name and renames it over: a reader never sees half a file. */
-function writeCache(folder: number, name: string, data: Buffer, bytecodeBytes: number): void {
+function writeCache(folder: number, name: string, data: Buffer, writer: CacheFile['writer']): void {
   const tmpName = `${name}.${process.pid}.tmp`;
   try {
     const fd = openSync(
@@ -193,7 +235,9 @@ function writeCache(folder: number, name: string, data: Buffer, bytecodeBytes: n
     try {
       const header = Buffer.alloc(HEADER_BYTES);
       HEADER.copy(header);
-      header.writeUInt32LE(Math.min(bytecodeBytes, 0xffffffff), HEADER.length);
+      [writer.bytecodeBytes, writer.heapKiB, writer.codeKiB].forEach((value, i) =>
+        header.writeUInt32LE(Math.min(value, 0xffffffff), HEADER.length + 4 * i),
+      );
       for (const part of [header, data]) {
         let offset = 0;
         while (offset < part.length) offset += writeSync(fd, part, offset, part.length - offset);
@@ -256,21 +300,25 @@ export function runWithCompileCache(options: CompileCacheOptions): CacheOutcome 
     );
   if (folder !== undefined && name !== undefined && outcome !== 'off' && outcome !== 'unusable') {
     // Written at the exit of a run without a usable cache, or of a run that compiled clearly more
-    // than the run that wrote the cache it had (HEADER); otherwise only a number is read.
-    const writtenWith = outcome === 'hit' ? cached?.bytecodeBytes : undefined;
+    // than the run that wrote the cache it had (HEADER); otherwise only a number or two is read.
+    const writer = outcome === 'hit' ? cached?.writer : undefined;
     process.once('exit', () => {
       try {
-        const bytecode = bytecodeBytesNow();
-        if (writtenWith !== undefined && bytecode <= writtenWith * GROWTH_TO_REWRITE) return;
+        const figures = heapFiguresNow();
+        if (writer !== undefined && !grewPastWriter(figures, writer)) return;
+        const bytecodeBytes = bytecodeBytesNow();
+        if (env.MPPROV_COMPILE_CACHE_DEBUG === '1' && writer !== undefined)
+          process.stderr.write(`mpprov: compile cache bytecode counted (${bytecodeBytes} bytes)\n`);
+        if (writer !== undefined && bytecodeBytes <= writer.bytecodeBytes * GROWTH_TO_REWRITE) return;
         writeCache(
           folder,
           name,
           withCodeCacheChecksum(() => script.createCachedData()),
-          bytecode,
+          { ...figures, bytecodeBytes },
         );
-        if (env.MPPROV_COMPILE_CACHE_DEBUG === '1' && writtenWith !== undefined)
+        if (env.MPPROV_COMPILE_CACHE_DEBUG === '1' && writer !== undefined)
           process.stderr.write(
-            `mpprov: compile cache written again (${writtenWith} -> ${bytecode} bytes of bytecode)\n`,
+            `mpprov: compile cache written again (${writer.bytecodeBytes} -> ${bytecodeBytes} bytes of bytecode)\n`,
           );
       } catch {
         // no cache this time: the next run tries again

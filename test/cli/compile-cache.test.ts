@@ -81,7 +81,7 @@ describe("the bundle runs from V8's code cache", () => {
     await mpprov(['validate', profile], folder);
     const [file] = cacheFiles(folder);
     // Garbage after mpprov's header (compile-cache.ts): V8 refuses it.
-    const header = readFileSync(join(folder, file!)).subarray(0, 16);
+    const header = readFileSync(join(folder, file!)).subarray(0, 20);
     writeFileSync(join(folder, file!), Buffer.concat([header, Buffer.alloc(200_000, 0x5a)]), { mode: 0o600 });
     const refused = await mpprov(['validate', profile], folder);
     expect(refused).toMatchObject({ said: 'rejected', code: 0 });
@@ -106,16 +106,18 @@ describe("the bundle runs from V8's code cache", () => {
         env: { ...process.env, NO_COLOR: '1', MPPROV_COMPILE_CACHE: folder, MPPROV_COMPILE_CACHE_DEBUG: '1' },
         encoding: 'utf8',
       }).catch((failed: { stderr: string }) => failed);
-      return [...stderr.matchAll(/^mpprov: compile cache (\w+( again)?)/gm)].map((m) => m[1] ?? '');
+      return [...stderr.matchAll(/^mpprov: compile cache (\w+( again| counted)?)/gm)].map((m) => m[1] ?? '');
     };
     // A file that is not there: the run ends before validation, its cache holds little.
     expect(await cacheSays(['validate', join(tempFolder('compile-cache'), 'missing.yaml')])).toEqual(['miss']);
     const [file] = cacheFiles(folder);
     const short = statSync(join(folder, file!)).size;
     // A whole validation: the cache is hit, and written again at the end with what it compiled.
-    expect(await cacheSays(['validate', profile])).toEqual(['hit', 'written again']);
+    expect(await cacheSays(['validate', profile])).toEqual(['hit', 'bytecode counted', 'written again']);
     expect(statSync(join(folder, file!)).size).toBeGreaterThan(short);
-    // Once: the next runs of either kind find what they need and write nothing.
+    // Once: the next runs of either kind find what they need and write nothing; nor do they count
+    // their bytecode (a walk of the whole heap at every exit), their heap and code no larger than
+    // the writer's.
     const written = statSync(join(folder, file!)).mtimeMs;
     expect(await cacheSays(['validate', profile])).toEqual(['hit']);
     expect(await cacheSays(['validate', join(tempFolder('compile-cache'), 'missing.yaml')])).toEqual(['hit']);
