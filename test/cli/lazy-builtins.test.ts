@@ -60,14 +60,15 @@ describe("Node's modules a short command does not load", () => {
     expect(run.builtins).not.toContain('http2');
   });
 
-  it('plan: the device client and TLS, but no http2, child_process or readline', async () => {
+  it('plan: the device client and TLS, but no http2, child_process, readline, nor DNS for a device addressed by IP', async () => {
     const { folder, config } = await unreachablePlanStick('lazy-builtins-plan');
     const run = await builtinsOf(['plan', config], folder);
     expect(run.code).toBe(1);
     expect(run.stderr + run.stdout).toMatch(/127\.0\.0\.1:1/);
     expect(run.builtins).toContain('tls');
     expect(run.builtins).toContain('http');
-    for (const unused of ['http2', 'child_process', 'readline']) expect(run.builtins).not.toContain(unused);
+    for (const unused of ['http2', 'child_process', 'readline', 'dns/promises'])
+      expect(run.builtins).not.toContain(unused);
   });
 
   it("the bundle's stand-in for node:http2 has undici's constants as Node has them, and connect is the real one", async () => {
