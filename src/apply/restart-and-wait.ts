@@ -17,7 +17,7 @@ const REPORT_EVERY_MS = 1_000;
 
 /**
  * Restarts networking and rides out the outage (resets and refused connections are expected),
- * probing every 50 ms from the 202 on (knocking every 10 ms while the port refuses) (the client's waitUntilAnswering). Done at the first
+ * probing every 50 ms from the 202 on (knocking every 5 ms while the port refuses) (the client's waitUntilAnswering). Done at the first
  * answer whose active view shows the new configuration, or, once the device was seen going down
  * (a refused or reset connection), at its first answer again: a restart that did not take is
  * verify-active's to report. An answer with the old configuration before the device went down

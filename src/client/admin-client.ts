@@ -41,7 +41,7 @@ export interface AdminApi {
   addAcl(rule: AclRule): Promise<void>;
   deleteAcl(rule: AclRule): Promise<void>;
   /**
-   * After a restart: probes the active view (one attempt each, every 50 ms, knocks every 10 ms while
+   * After a restart: probes the active view (one attempt each, every 50 ms, knocks every 5 ms while
    * the port refuses, 1 s after half the wait) until an answer satisfies `until` (default: any answer) or `timeoutMs` passes
    * (DeviceNotAnsweringError). Refused, reset and timed-out probes are expected meanwhile and
    * reported through `onAttempt` (a 429 too, its Retry-After waited out); TLS, pin and credential failures end it. Returns the active

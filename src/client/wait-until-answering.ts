@@ -37,7 +37,7 @@ type ProbeOutcome = { view: DeviceInterface[] } | { failure: unknown } | { held:
  * meanwhile, and so is a 429: no probe starts before its Retry-After has passed. A wrong password, a TLS or pin failure (the device came back with another
  * certificate) or any other refusal ends the wait at once: waiting would not fix them.
  * A probe of a device addressed by IP knocks first (a bare TCP connect): a refusal is its failure,
- * and while the port refuses the next knock comes after 10 ms, not 50 (retry-policy.ts).
+ * and while the port refuses the next knock comes after 5 ms, not 50 (retry-policy.ts).
  * Returns the active view that ended the wait: the caller's verification needs no request of its own.
  */
 export async function waitUntilAnswering(

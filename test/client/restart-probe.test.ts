@@ -287,11 +287,13 @@ describe('knocking', () => {
 
   it('shares one budget among the waits of a process, and stops with the late cadence', () => {
     expect(knockIntervalMs(0, 10_000, 1)).toBe(ProbeCadence.knockIntervalMs);
+    expect(ProbeCadence.knockIntervalMs).toBe(5);
+    expect(knockIntervalMs(0, 10_000, 2)).toBe(5);
     expect(knockIntervalMs(0, 10_000, 4)).toBe(10);
     expect(knockIntervalMs(0, 10_000, 8)).toBe(20);
     // 32 devices restarting at once knock no more often than they probed before.
     expect(knockIntervalMs(0, 10_000, 32)).toBe(ProbeCadence.intervalMs);
-    expect(knockIntervalMs(4_999, 10_000, 1)).toBe(10);
+    expect(knockIntervalMs(4_999, 10_000, 1)).toBe(5);
     expect(knockIntervalMs(5_000, 10_000, 1)).toBeUndefined();
   });
 });
