@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { APPLY_APP, APPLY_COMMANDS, FULL_APP } from '../../src/cli/bundle-files.js';
+import { bundleIdentity } from '../../src/cli/compile-cache.js';
 import { APP_FILES } from '../../packaging/bundle.mjs';
 import { repoRoot } from '../support/run-cli.js';
 import { tempFolder } from '../support/temp-folder.js';
@@ -12,8 +12,8 @@ import { tempFolder } from '../support/temp-folder.js';
 const run = promisify(execFile);
 const dist = join(repoRoot, 'dist');
 
-/** The bundle a command line ran, told by the code cache's name: the command, then a hash of node and the bundle. */
-async function bundleRunBy(launcher: string, args: string[]): Promise<{ cacheHash: string; stdout: string }> {
+/** The bundle a command line ran, told by the code cache's name: the command, then node and the bundle file. */
+async function bundleRunBy(launcher: string, args: string[]): Promise<{ cacheIdentity: string; stdout: string }> {
   const { stdout, stderr } = await run(process.execPath, [launcher, ...args], {
     env: {
       ...process.env,
@@ -22,18 +22,13 @@ async function bundleRunBy(launcher: string, args: string[]): Promise<{ cacheHas
     },
     encoding: 'utf8',
   });
-  const cacheHash = /compile cache \w+ \S+@([0-9a-f]+)\.v8cache/.exec(stderr)?.[1];
-  if (cacheHash === undefined) throw new Error(`no compile cache line in ${JSON.stringify(stderr)}`);
-  return { cacheHash, stdout };
+  const cacheIdentity = /compile cache \w+ \S+@([\w.-]+)\.v8cache/.exec(stderr)?.[1];
+  if (cacheIdentity === undefined) throw new Error(`no compile cache line in ${JSON.stringify(stderr)}`);
+  return { cacheIdentity, stdout };
 }
 
-/** compile-cache.ts's name for a bundle's cache. */
-const hashOf = (file: string): string =>
-  createHash('sha256')
-    .update(`${process.version}\0${process.arch}\0`)
-    .update(readFileSync(file))
-    .digest('hex')
-    .slice(0, 32);
+/** compile-cache.ts's name for a bundle's cache, after the command. */
+const identityOf = (file: string): string => bundleIdentity(statSync(file, { bigint: true }));
 
 /**
  * `plan` and `apply` run from a bundle of their own (src/cli/apply-main.ts), without the code
@@ -43,9 +38,9 @@ describe('the plan and apply bundle', () => {
   it('is what the launcher runs for plan and apply, and mpprov-app.cjs for every other command line', async () => {
     const launcher = join(dist, 'mpprov.cjs');
     for (const command of APPLY_COMMANDS)
-      expect((await bundleRunBy(launcher, [command, '--help'])).cacheHash, command).toBe(hashOf(join(dist, APPLY_APP)));
+      expect((await bundleRunBy(launcher, [command, '--help'])).cacheIdentity, command).toBe(identityOf(join(dist, APPLY_APP)));
     for (const args of [['validate', '--help'], ['--version'], ['--help'], ['schema']])
-      expect((await bundleRunBy(launcher, args)).cacheHash, args.join(' ')).toBe(hashOf(join(dist, FULL_APP)));
+      expect((await bundleRunBy(launcher, args)).cacheIdentity, args.join(' ')).toBe(identityOf(join(dist, FULL_APP)));
   });
 
   it('holds no other command: a third smaller or more, the other commands unknown to it', () => {
@@ -98,8 +93,8 @@ describe('the plan and apply bundle', () => {
   it('is optional beside the launcher: without it plan and apply run from mpprov-app.cjs', async () => {
     const folder = tempFolder('apply-bundle');
     for (const file of ['mpprov.cjs', FULL_APP]) copyFileSync(join(dist, file), join(folder, file));
-    const { cacheHash, stdout } = await bundleRunBy(join(folder, 'mpprov.cjs'), ['apply', '--help']);
-    expect(cacheHash).toBe(hashOf(join(dist, FULL_APP)));
+    const { cacheIdentity, stdout } = await bundleRunBy(join(folder, 'mpprov.cjs'), ['apply', '--help']);
+    expect(cacheIdentity).toBe(identityOf(join(folder, FULL_APP)));
     expect(stdout).toContain('Usage: mpprov apply');
   });
 

@@ -59,7 +59,7 @@ describe("the bundle runs from V8's code cache", () => {
     const first = await mpprov(['validate', '--json', profile], folder);
     expect(first.said).toBe('miss');
     const [file] = cacheFiles(folder);
-    expect(file).toMatch(/^validate@[0-9a-f]{32}\.v8cache$/);
+    expect(file).toMatch(/^validate@v[\d.]+-\w+-[0-9a-f]+(-[0-9a-f]+){4}\.v8cache$/);
     expect(statSync(folder).mode & 0o777).toBe(0o700);
     expect(statSync(join(folder, file!)).mode & 0o777).toBe(0o600);
     const second = await mpprov(['validate', '--json', profile], folder);
@@ -90,7 +90,7 @@ describe("the bundle runs from V8's code cache", () => {
 
     // A cache of an earlier build (another name for the same command) goes when this one is written;
     // a file without the header is not even given to V8.
-    const old = join(folder, 'validate@00000000000000000000000000000000.v8cache');
+    const old = join(folder, `validate@${process.version}-${process.arch}-1-2-3-4-5.v8cache`);
     writeFileSync(old, 'an older build', { mode: 0o600 });
     writeFileSync(join(folder, file!), Buffer.alloc(200_000, 0x5a), { mode: 0o600 });
     expect((await mpprov(['validate', profile], folder)).said).toBe('miss');
