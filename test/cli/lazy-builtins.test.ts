@@ -1,3 +1,4 @@
+import assert from 'node:assert';
 import { spawn } from 'node:child_process';
 import { constants as http2Constants } from 'node:http2';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -60,7 +61,7 @@ describe("Node's modules a short command does not load", () => {
     expect(run.builtins).not.toContain('http2');
   });
 
-  it('plan: the device client and TLS, but no http2, child_process, readline, nor DNS for a device addressed by IP', async () => {
+  it('plan: the device client and TLS, but no http2, child_process, readline, assert, nor DNS for a device addressed by IP', async () => {
     const { folder, config } = await unreachablePlanStick('lazy-builtins-plan');
     const run = await builtinsOf(['plan', config], folder);
     expect(run.code).toBe(1);
@@ -109,5 +110,37 @@ describe("Node's modules a short command does not load", () => {
       require: (id: string) => ({ spawn: () => `real ${id}` }),
     });
     expect((exports.spawn as () => unknown)()).toBe('real node:child_process');
+  });
+
+  it("undici's node:assert is a function it only calls, and the stand-in's failure is the real AssertionError", async () => {
+    const { readdir } = await import('node:fs/promises');
+    const lib = join(repoRoot, 'node_modules/undici/lib');
+    const files = (await readdir(lib, { recursive: true })).filter((file) => file.endsWith('.js'));
+    let importers = 0;
+    for (const file of files) {
+      const text = await readFile(join(lib, file), 'utf8');
+      if (!text.includes("require('node:assert')")) continue;
+      importers += 1;
+      // Only `const assert = require('node:assert')`, then `assert(...)`: a member (assert.ok,
+      // assert.strictEqual) in a newer undici would be undefined in the bundle.
+      expect(text.match(/require\('node:assert'\)/g), file).toHaveLength(1);
+      expect(text, file).toContain("const assert = require('node:assert')");
+      expect(
+        [...text.matchAll(/\bassert\b(?!\s*\(|'\))/g)].map((m) => text.slice(m.index, m.index + 30)),
+        file,
+      ).toEqual(["assert = require('node:assert'"]);
+    }
+    expect(importers).toBeGreaterThan(20);
+    const standIn = standIns().find((s) => s.builtin === 'node:assert');
+    const module: { exports?: unknown } = {};
+    runInNewContext(standIn?.contents ?? '', {
+      module,
+      require: (id: string) => (id === 'node:assert' ? assert : undefined),
+    });
+    const check = module.exports as (value: unknown, message?: string) => void;
+    expect(() => check(1, 'holds')).not.toThrow();
+    expect(() => check(0, 'an invariant that does not hold')).toThrow(
+      expect.objectContaining({ name: 'AssertionError', message: 'an invariant that does not hold' }),
+    );
   });
 });
