@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../support/run-cli.js';
 
@@ -30,11 +31,15 @@ export function requireTool(tool: string, why: string): void {
 /**
  * Ansible's environment for a test: the examples' own ansible.cfg (the collection beside them, the
  * inventory plugin, custom stats), its home (temp files, caches) in the test's folder instead of
- * /root/.ansible, no colour.
+ * /root/.ansible, no colour. TMPDIR too: a module's AnsiballZ payload is unpacked into Python's
+ * temporary folder and left there when the test kills the module on purpose.
  */
 export function ansibleEnv(work: string): NodeJS.ProcessEnv {
+  const tmp = join(work, 'tmp');
+  mkdirSync(tmp, { recursive: true });
   return {
     ...process.env,
+    TMPDIR: tmp,
     ANSIBLE_CONFIG: join(examplesDir, 'ansible.cfg'),
     ANSIBLE_COLLECTIONS_PATH: collectionsPath,
     ANSIBLE_HOME: join(work, 'ansible-home'),
