@@ -69,6 +69,14 @@ const GROWTH_TO_REWRITE = 1.1;
  */
 const HEAP_GROWTH_TO_COUNT = 1.05;
 const CODE_SPACE_GROWTH_TO_COUNT = 1.25;
+/**
+ * A writer whose heap at its exit was past this held outsized data (a refused stick near its 256
+ * KiB: 60 MiB of heap and 0.7 MiB of code space, for less bytecode than a whole validation): no
+ * ordinary run passes those figures, so its cache, partial as it may be, would never be counted
+ * against. The next hit run under this writes the cache again, once, whatever its bytecode.
+ * Ordinary runs end at 11-17 MiB on Node 20 to 24.
+ */
+const OUTSIZED_HEAP_KIB = 32 * 1024;
 
 interface CacheFile {
   /** V8's cached data. */
@@ -320,11 +328,14 @@ export function runWithCompileCache(options: CompileCacheOptions): CacheOutcome 
     process.once('exit', () => {
       try {
         const figures = heapFiguresNow();
-        if (writer !== undefined && !grewPastWriter(figures, writer)) return;
+        const replacesOutsized =
+          writer !== undefined && writer.heapKiB > OUTSIZED_HEAP_KIB && figures.heapKiB <= OUTSIZED_HEAP_KIB;
+        if (writer !== undefined && !replacesOutsized && !grewPastWriter(figures, writer)) return;
         const bytecodeBytes = bytecodeBytesNow();
         if (env.MPPROV_COMPILE_CACHE_DEBUG === '1' && writer !== undefined)
           process.stderr.write(`mpprov: compile cache bytecode counted (${bytecodeBytes} bytes)\n`);
-        if (writer !== undefined && bytecodeBytes <= writer.bytecodeBytes * GROWTH_TO_REWRITE) return;
+        if (writer !== undefined && !replacesOutsized && bytecodeBytes <= writer.bytecodeBytes * GROWTH_TO_REWRITE)
+          return;
         writeCache(
           folder,
           name,

@@ -124,6 +124,28 @@ describe("the bundle runs from V8's code cache", () => {
     expect(statSync(join(folder, file!)).mtimeMs).toBe(written);
   });
 
+  it('a cache a run of outsized data wrote (a large refused stick) is replaced by the next ordinary run', async () => {
+    const folder = join(tempFolder('compile-cache'), 'cache');
+    const cacheSays = async (args: string[]): Promise<string[]> => {
+      const { stderr } = await run(process.execPath, [launcher, ...args], {
+        cwd: repoRoot,
+        env: { ...process.env, NO_COLOR: '1', MPPROV_COMPILE_CACHE: folder, MPPROV_COMPILE_CACHE_DEBUG: '1' },
+        encoding: 'utf8',
+      }).catch((failed: { stderr: string }) => failed);
+      return [...stderr.matchAll(/^mpprov: compile cache (\w+( again| counted)?)/gm)].map((m) => m[1] ?? '');
+    };
+    // Just under the stick's 256 KiB: refused at the schema, so the run compiles less than a whole
+    // validation, but its YAML leaves a heap four times an ordinary run's, and its hot loops more
+    // baseline code: no later run's figures pass the writer's, and the bytecode was never counted.
+    const stick = join(tempFolder('compile-cache'), 'mpprov.yaml');
+    const lines = ['version: 1', 'device:'];
+    for (let i = 0; lines.join('\n').length < 240_000; i += 1) lines.push(`  bogus_key_${i}: [${i}, x${i}, {a: ${i}}]`);
+    writeFileSync(stick, `${lines.join('\n')}\n`);
+    expect(await cacheSays(['validate', stick])).toEqual(['miss']);
+    expect(await cacheSays(['validate', profile])).toEqual(['hit', 'bytecode counted', 'written again']);
+    expect(await cacheSays(['validate', profile])).toEqual(['hit']);
+  });
+
   it('a damaged cache (a torn write, a zeroed block) is refused by its checksum, never run, and rewritten', async () => {
     const folder = join(tempFolder('compile-cache'), 'cache');
     await mpprov(['validate', profile], folder);
