@@ -43,7 +43,15 @@ export function standIns() {
       importer: 'node_modules/undici/lib/',
       contents: [
         "'use strict';",
-        "module.exports = function assert(value, message) { if (!value) require('node:assert')(value, message); };",
+        // Thrown here, not by calling the real assert: that would name its caller, the stand-in, as
+        // the failed expression and start the stack there. As Node's own without a message when it
+        // cannot read the source: `false == true`, the stack from undici's line that failed.
+        'module.exports = function assert(value, message) {',
+        '  if (value) return;',
+        '  if (message instanceof Error) throw message;',
+        "  const { AssertionError } = require('node:assert');",
+        "  throw new AssertionError({ actual: value, expected: true, operator: '==', message, stackStartFn: assert });",
+        '};',
       ].join('\n'),
     },
     {

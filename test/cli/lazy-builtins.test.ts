@@ -144,3 +144,35 @@ describe("Node's modules a short command does not load", () => {
     );
   });
 });
+
+describe("the bundle's stand-in for undici's node:assert, failing", () => {
+  it('names the invariant that failed as the real assert would: the stack starts at the caller, not the stand-in', async () => {
+    const folder = tempFolder('lazy-builtins-assert');
+    const standIn = standIns().find((s) => s.builtin === 'node:assert');
+    await writeFile(join(folder, 'stand-in.cjs'), standIn?.contents ?? '');
+    await writeFile(
+      join(folder, 'pool.cjs'),
+      [
+        "const assert = require('./stand-in.cjs');",
+        'function release(kSize) {',
+        '  assert(kSize === 0);',
+        '}',
+        'release(3);',
+      ].join('\n'),
+    );
+    const { stderr, code } = await new Promise<{ stderr: string; code: number | null }>((resolve) => {
+      const child = spawn(process.execPath, [join(folder, 'pool.cjs')], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      child.on('close', (exit) => resolve({ stderr: err, code: exit }));
+    });
+    expect(code).toBe(1);
+    // Node names the throw's own line above the error (the real one: node:internal/assert/utils);
+    // the error itself, its message and stack, names the invariant's line and nothing of the stand-in.
+    const error = stderr.slice(stderr.indexOf('AssertionError [ERR_ASSERTION]'));
+    expect(error).toMatch(/^AssertionError \[ERR_ASSERTION\]: false == true$/m);
+    expect(/^\s+at .*$/m.exec(error)?.[0]).toContain(`${join(folder, 'pool.cjs')}:3:`);
+    expect(error).not.toContain('stand-in.cjs');
+    expect(error).not.toContain('require(');
+  });
+});
