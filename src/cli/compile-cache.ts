@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -158,18 +159,29 @@ export function commandKey(args: readonly string[]): string | undefined {
  * is now (device, inode, size, modification and change times in nanoseconds). V8 checks only the
  * source's length: a bundle replaced by another of the same size (`cp -p`, a reproducible build,
  * an edit in place with its time put back) would otherwise run the old one's bytecode. Each of
- * those changes the inode or the change time, which no one but the kernel sets. Not a hash of the
- * content: that read all 1.7 MB through SHA-256 at every start (1.5 ms of an `apply`). `@` cannot
+ * those changes the inode or the change time, which no one but the kernel sets (where the file
+ * system keeps one: bundleIdentity). Not a hash of the content: that read all 1.7 MB through SHA-256 at every start (1.5 ms of an `apply`). `@` cannot
  * be in a key, so no command's name is the start of another's.
  */
-function cacheName(key: string, bundle: BigIntStats): string {
-  return `${key}@${bundleIdentity(bundle)}.v8cache`;
+function cacheName(key: string, bundle: BigIntStats, bytes: Buffer): string {
+  return `${key}@${bundleIdentity(bundle, bytes)}.v8cache`;
 }
 
-/** Node and the bundle file, as a cache's name holds them after the command. */
-export function bundleIdentity(bundle: BigIntStats): string {
-  const file = [bundle.dev, bundle.ino, bundle.size, bundle.mtimeNs, bundle.ctimeNs].map((n) => n.toString(16));
-  return `${process.version}-${process.arch}-${file.join('-')}`;
+const NS_PER_SECOND = 1_000_000_000n;
+
+/**
+ * Node and the bundle file, as a cache's name holds them after the command. A file whose times
+ * are both whole seconds is on a file system that keeps no change time of its own (FAT gives the
+ * modification time, to 2 s, and numbers inodes by place) or keeps times to the second: there an
+ * edit in place with its time put back looks the same, so the content is hashed as before (on
+ * ext4 and tmpfs the change time has nanoseconds, whole seconds one file in a billion).
+ */
+export function bundleIdentity(bundle: BigIntStats, bytes: Buffer): string {
+  const timesVouch = bundle.mtimeNs % NS_PER_SECOND !== 0n || bundle.ctimeNs % NS_PER_SECOND !== 0n;
+  const file = timesVouch
+    ? [bundle.dev, bundle.ino, bundle.size, bundle.mtimeNs, bundle.ctimeNs].map((n) => n.toString(16)).join('-')
+    : `sha256-${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}`;
+  return `${process.version}-${process.arch}-${file}`;
 }
 
 /** Whether a file or folder is ours alone: owned by `uid` and writable by nobody else. */
@@ -300,7 +312,7 @@ export function runWithCompileCache(options: CompileCacheOptions): CacheOutcome 
   const key = commandKey(options.args);
   const wanted = key === undefined ? undefined : cacheFolder(env, uid);
   const folder = wanted === undefined ? undefined : openFolder(wanted, uid);
-  const name = folder === undefined || key === undefined ? undefined : cacheName(key, identity);
+  const name = folder === undefined || key === undefined ? undefined : cacheName(key, identity, bytes);
   const cached = folder === undefined || name === undefined ? undefined : readCache(folder, name, uid);
 
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;

@@ -28,7 +28,7 @@ async function bundleRunBy(launcher: string, args: string[]): Promise<{ cacheIde
 }
 
 /** compile-cache.ts's name for a bundle's cache, after the command. */
-const identityOf = (file: string): string => bundleIdentity(statSync(file, { bigint: true }));
+const identityOf = (file: string): string => bundleIdentity(statSync(file, { bigint: true }), readFileSync(file));
 
 /**
  * `plan` and `apply` run from a bundle of their own (src/cli/apply-main.ts), without the code
@@ -38,7 +38,9 @@ describe('the plan and apply bundle', () => {
   it('is what the launcher runs for plan and apply, and mpprov-app.cjs for every other command line', async () => {
     const launcher = join(dist, 'mpprov.cjs');
     for (const command of APPLY_COMMANDS)
-      expect((await bundleRunBy(launcher, [command, '--help'])).cacheIdentity, command).toBe(identityOf(join(dist, APPLY_APP)));
+      expect((await bundleRunBy(launcher, [command, '--help'])).cacheIdentity, command).toBe(
+        identityOf(join(dist, APPLY_APP)),
+      );
     for (const args of [['validate', '--help'], ['--version'], ['--help'], ['schema']])
       expect((await bundleRunBy(launcher, args)).cacheIdentity, args.join(' ')).toBe(identityOf(join(dist, FULL_APP)));
   });
