@@ -87,7 +87,7 @@ describe('probing a restarting device', () => {
     }
   });
 
-  it('knocks every ~10 ms while the port refuses (a bare TCP connect, no request): the return is seen within a few ms', async () => {
+  it('knocks every ~5 ms while the port refuses (a bare TCP connect, no request): the return is seen within a few ms', async () => {
     const { api, seen } = clientFor(sim.url, { kind: 'fingerprint', sha256: sim.fingerprintSha256 });
     try {
       await api.postStanza(ETH1);
@@ -101,7 +101,7 @@ describe('probing a restarting device', () => {
           if (reason === 'connection refused') refusedAt.push(performance.now());
         },
       });
-      // Well inside the outage: a knock's refusal every ~10 ms (timers run late on a loaded
+      // Well inside the outage: a knock's refusal every ~5 ms (timers run late on a loaded
       // machine, so the median, and room to 30 ms; the full probes' cadence is 50).
       const inside = refusedAt.filter((t) => t > (downAt[0] as number) + 100 && t < (backAt[0] as number) - 100);
       expect(inside.length).toBeGreaterThan(10);
