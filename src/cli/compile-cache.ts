@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -160,8 +159,9 @@ export function commandKey(args: readonly string[]): string | undefined {
  * source's length: a bundle replaced by another of the same size (`cp -p`, a reproducible build,
  * an edit in place with its time put back) would otherwise run the old one's bytecode. Each of
  * those changes the inode or the change time, which no one but the kernel sets (where the file
- * system keeps one: bundleIdentity). Not a hash of the content: that read all 1.7 MB through SHA-256 at every start (1.5 ms of an `apply`). `@` cannot
- * be in a key, so no command's name is the start of another's.
+ * system keeps one: bundleIdentity). Not a hash of the content: that read all 1.7 MB through
+ * SHA-256 at every start (1.5 ms of an `apply`). `@` cannot be in a key, so no command's name is
+ * the start of another's.
  */
 function cacheName(key: string, bundle: BigIntStats, bytes: Buffer): string {
   return `${key}@${bundleIdentity(bundle, bytes)}.v8cache`;
@@ -180,8 +180,13 @@ export function bundleIdentity(bundle: BigIntStats, bytes: Buffer): string {
   const timesVouch = bundle.mtimeNs % NS_PER_SECOND !== 0n || bundle.ctimeNs % NS_PER_SECOND !== 0n;
   const file = timesVouch
     ? [bundle.dev, bundle.ino, bundle.size, bundle.mtimeNs, bundle.ctimeNs].map((n) => n.toString(16)).join('-')
-    : `sha256-${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}`;
+    : `sha256-${sha256Hex(bytes).slice(0, 32)}`;
   return `${process.version}-${process.arch}-${file}`;
+}
+
+/** node:crypto taken here only: nothing else at a command's start needs it. */
+function sha256Hex(bytes: Buffer): string {
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(bytes).digest('hex');
 }
 
 /** Whether a file or folder is ours alone: owned by `uid` and writable by nobody else. */
