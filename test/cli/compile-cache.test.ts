@@ -49,6 +49,16 @@ async function mpprov(args: string[], cache: string): Promise<{ stdout: string; 
   }
 }
 
+/** Everything the cache said on stderr for one run: hit/miss, `bytecode counted`, `written again`. */
+async function cacheSaysIn(folder: string, args: string[]): Promise<string[]> {
+  const { stderr } = await run(process.execPath, [launcher, ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, NO_COLOR: '1', MPPROV_COMPILE_CACHE: folder, MPPROV_COMPILE_CACHE_DEBUG: '1' },
+    encoding: 'utf8',
+  }).catch((failed: { stderr: string }) => failed);
+  return [...stderr.matchAll(/^mpprov: compile cache (\w+( again| counted)?)/gm)].map((m) => m[1] ?? '');
+}
+
 const cacheFiles = (folder: string): string[] => readdirSync(folder).filter((name) => name.endsWith('.v8cache'));
 
 describe("the bundle runs from V8's code cache", () => {
@@ -100,14 +110,7 @@ describe("the bundle runs from V8's code cache", () => {
 
   it('a cache a short run wrote is written again, once, by the first run that compiles clearly more', async () => {
     const folder = join(tempFolder('compile-cache'), 'cache');
-    const cacheSays = async (args: string[]): Promise<string[]> => {
-      const { stderr } = await run(process.execPath, [launcher, ...args], {
-        cwd: repoRoot,
-        env: { ...process.env, NO_COLOR: '1', MPPROV_COMPILE_CACHE: folder, MPPROV_COMPILE_CACHE_DEBUG: '1' },
-        encoding: 'utf8',
-      }).catch((failed: { stderr: string }) => failed);
-      return [...stderr.matchAll(/^mpprov: compile cache (\w+( again| counted)?)/gm)].map((m) => m[1] ?? '');
-    };
+    const cacheSays = (args: string[]): Promise<string[]> => cacheSaysIn(folder, args);
     // A file that is not there: the run ends before validation, its cache holds little.
     expect(await cacheSays(['validate', join(tempFolder('compile-cache'), 'missing.yaml')])).toEqual(['miss']);
     const [file] = cacheFiles(folder);
@@ -126,14 +129,7 @@ describe("the bundle runs from V8's code cache", () => {
 
   it('a cache a run of outsized data wrote (a large refused stick) is replaced by the next ordinary run', async () => {
     const folder = join(tempFolder('compile-cache'), 'cache');
-    const cacheSays = async (args: string[]): Promise<string[]> => {
-      const { stderr } = await run(process.execPath, [launcher, ...args], {
-        cwd: repoRoot,
-        env: { ...process.env, NO_COLOR: '1', MPPROV_COMPILE_CACHE: folder, MPPROV_COMPILE_CACHE_DEBUG: '1' },
-        encoding: 'utf8',
-      }).catch((failed: { stderr: string }) => failed);
-      return [...stderr.matchAll(/^mpprov: compile cache (\w+( again| counted)?)/gm)].map((m) => m[1] ?? '');
-    };
+    const cacheSays = (args: string[]): Promise<string[]> => cacheSaysIn(folder, args);
     // Just under the stick's 256 KiB: refused at the schema, so the run compiles less than a whole
     // validation, but its YAML leaves a heap four times an ordinary run's, and its hot loops more
     // baseline code: no later run's figures pass the writer's, and the bytecode was never counted.
