@@ -1,7 +1,8 @@
 import { constants } from 'node:fs';
-import { chmod, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { chmod, lstat, open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StatusSource } from '../status-page/index.js';
+import { makeFolder } from '../core/make-folder.js';
 
 /**
  * status.json in the agent's runtime directory: the status contract's file, read by `mpprov
@@ -53,7 +54,7 @@ export function startStatusFile(options: {
     writing = writing.then(async () => {
       try {
         // A folder made here is made readable (the umask would narrow it); one systemd made keeps its mode.
-        const made = await mkdir(options.dir, { recursive: true, mode: 0o755 });
+        const made = await makeFolder(options.dir, 0o755);
         if (made !== undefined) await chmod(options.dir, 0o755);
         await checkRuntimeDirectory(options.dir);
         // A leftover from a killed agent, or something planted: removed, never followed.

@@ -8,26 +8,33 @@ import { dirname, resolve } from 'node:path';
  * tries again, forever at full CPU. A state_dir such as /proc/mpprov hung the agent's start that
  * way, and a reload to it every later reload and the stop. Here each missing folder is made once,
  * from the top down, with `mode`; the first refusal is thrown as it came (ENOENT, ENOTDIR, EACCES).
+ * Returns the first folder it made, as Node's does, or undefined when the whole path was there.
  */
-export function makeFolderSync(path: string, mode: number): void {
+export function makeFolderSync(path: string, mode: number): string | undefined {
+  let first: string | undefined;
   for (const folder of lineage(path)) {
     try {
       mkdirSync(folder, { mode });
+      first ??= folder;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
+  return first;
 }
 
 /** makeFolderSync, asynchronous. */
-export async function makeFolder(path: string, mode: number): Promise<void> {
+export async function makeFolder(path: string, mode: number): Promise<string | undefined> {
+  let first: string | undefined;
   for (const folder of lineage(path)) {
     try {
       await mkdir(folder, { mode });
+      first ??= folder;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
+  return first;
 }
 
 /** The folder and its parents, the root first. */

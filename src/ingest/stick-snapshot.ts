@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { link, mkdir, opendir, truncate, writeFile } from 'node:fs/promises';
+import { link, opendir, truncate, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { isCaseInsensitiveMount, showPathBytes } from './mount-table.js';
 import { joinBytes, readInside } from './read-inside.js';
 import { MAX_CONFIG_BYTES, MAX_REFERENCED_BYTES, type StickReader } from './stick-files.js';
+import { makeFolder } from '../core/make-folder.js';
 
 /**
  * Reads a stick into a job folder at the start of a job, so pulling the stick afterwards cannot
@@ -95,7 +96,7 @@ export async function snapshotStick(
   destDir: string,
   limits: SnapshotLimits = SNAPSHOT_LIMITS,
 ): Promise<StickSnapshot> {
-  await mkdir(destDir, { recursive: true, mode: 0o700 });
+  await makeFolder(destDir, 0o700);
   const notes: string[] = [];
   const refused = new Map<string, { message: string; hint?: string }>();
   const state = { files: 0, bytes: 0, bytesRead: 0 };
@@ -211,7 +212,7 @@ export async function snapshotStick(
     state.bytesRead += read.ok ? read.bytes.length : (read.bytesRead ?? 0);
     if (!read.ok) {
       if (read.tooLarge !== undefined && read.tooLarge > limits.maxFileBytes) {
-        await mkdir(dirname(to), { recursive: true, mode: 0o700 });
+        await makeFolder(dirname(to), 0o700);
         await placeholder(to, read.tooLarge, limits.maxFileBytes);
         notes.push(`${relPath} is ${read.tooLarge} bytes, over the 1 MiB limit: not read`);
       } else if (read.tooLarge !== undefined) {
@@ -233,7 +234,7 @@ export async function snapshotStick(
       }
       continue;
     }
-    await mkdir(dirname(to), { recursive: true, mode: 0o700 });
+    await makeFolder(dirname(to), 0o700);
     await writeFile(to, read.bytes, { mode: 0o600 });
     state.files += 1;
     state.bytes += read.bytes.length;
@@ -336,7 +337,7 @@ async function addSpellings(configBytes: Buffer, copied: readonly string[], dest
     const to = join(destDir, written);
     if (relative(destDir, to).startsWith('..')) continue;
     try {
-      await mkdir(dirname(to), { recursive: true, mode: 0o700 });
+      await makeFolder(dirname(to), 0o700);
       await link(join(destDir, actual), to);
     } catch {
       // already there under this spelling, or a folder of another spelling: validation says so

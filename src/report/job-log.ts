@@ -1,4 +1,4 @@
-import { appendFile, mkdir } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Redactor } from '../core/redact.js';
 import { visibleJson, visibleLines, visibleText } from '../core/visible-text.js';
@@ -6,6 +6,7 @@ import type { AgentLogger, LogLevel } from './agent-logger.js';
 import { formatJobHeader, formatJobLine, type JobHeader, type LogLine } from './job-log-format.js';
 import type { ResultDocument } from './result-document.js';
 import { createUsbLogWriter, stickProblemText, type UsbLogWriter } from './usb-log-writer.js';
+import { makeFolder } from '../core/make-folder.js';
 
 /**
  * One job's log, written three ways at once: usb.log on the stick (when there is one), a local
@@ -46,7 +47,7 @@ export function createJobLog(options: JobLogOptions): JobLog {
   const { jobId, localFile, logger } = options;
   const now = options.now ?? (() => new Date());
   const clean = (text: string): string => options.redactor.text(text);
-  let local: Promise<void> = mkdir(dirname(localFile), { recursive: true, mode: 0o700 }).then(() => undefined);
+  let local: Promise<void> = makeFolder(dirname(localFile), 0o700).then(() => undefined);
   let localFailed = false;
   const toLocal = (text: string): void => {
     local = local

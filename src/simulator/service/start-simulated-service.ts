@@ -1,8 +1,9 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DeviceEventHooks } from '../simulated-device.js';
 import { startServiceSimulator, type ServiceSimulator } from './service-simulator.js';
+import { makeFolder } from '../../core/make-folder.js';
 
 /**
  * `mpprov simulate --service`: the simulated monitoring service beside the simulated MPs, each
@@ -81,7 +82,7 @@ export async function startSimulatedService(options: {
   };
   let files: SimulatedServiceSetup['files'];
   if (options.filesDir !== undefined) {
-    await mkdir(options.filesDir, { recursive: true, mode: 0o700 });
+    await makeFolder(options.filesDir, 0o700);
     files = { token: join(options.filesDir, 'service-token'), ca: join(options.filesDir, 'service-ca.pem') };
     await writeFile(files.token, `${service.token}\n`, { mode: 0o600 });
     await writeFile(files.ca, service.caPem, { mode: 0o644 });
