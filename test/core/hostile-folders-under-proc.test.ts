@@ -52,9 +52,9 @@ describe('a folder asked for under /proc', () => {
     });
     log.write('info', 'a line');
     await log.flush();
-    expect(lines.filter((l) => l.message.startsWith('cannot write the local job log'))).toEqual([
-      expect.objectContaining({ level: 'error', message: expect.stringContaining('ENOENT') }),
-    ]);
+    const said = lines.filter((l) => l.message.startsWith('cannot write the local job log'));
+    expect(said.map((l) => l.level)).toEqual(['error']);
+    expect(said[0]?.message).toContain('ENOENT');
   });
 
   it('a stick snapshot: refused with the file system error, nothing read', async () => {
