@@ -24,6 +24,16 @@ describe('makeFolder', () => {
     expect((await stat(join(dir, 'a', 'b'))).mode & 0o777).toBe(0o700);
   });
 
+  it("says the first folder it made, as Node's recursive mkdir does, or undefined when all were there", async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mpprov-make-folder-'));
+    expect(await makeFolder(join(dir, 'a', 'b', 'c'), 0o700)).toBe(join(dir, 'a'));
+    expect(await makeFolder(join(dir, 'a', 'b', 'c'), 0o700)).toBeUndefined();
+    expect(await makeFolder(join(dir, 'a', 'b', 'd'), 0o700)).toBe(join(dir, 'a', 'b', 'd'));
+    expect(makeFolderSync(join(dir, 'x', 'y'), 0o700)).toBe(join(dir, 'x'));
+    expect(makeFolderSync(join(dir, 'x', 'y'), 0o700)).toBeUndefined();
+    expect(makeFolderSync(join(dir, 'x', 'z'), 0o700)).toBe(join(dir, 'x', 'z'));
+  });
+
   it('throws the file system refusal: under a file, and under /proc (where recursive mkdir never returns)', async () => {
     dir = await mkdtemp(join(tmpdir(), 'mpprov-make-folder-'));
     await writeFile(join(dir, 'file'), 'x');
